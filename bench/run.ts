@@ -1,0 +1,31 @@
+/**
+ * `npm run bench -- <scenario>` runs one scenario; `npm run bench` runs them all in turn.
+ * A scenario is bench/scenarios/<name>.ts whose default export returns BenchResult[].
+ */
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { printTable, writeResults, type BenchResult } from './report.ts';
+
+const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
+const available = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const chosen = asked.length ? asked : available;
+const unknown = chosen.filter((c) => !available.includes(c));
+if (unknown.length) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; available: ${available.join(', ')}`);
+  process.exit(2);
+}
+
+let failed = false;
+for (const [i, name] of chosen.entries()) {
+  process.stderr.write(`[${i + 1}/${chosen.length}] ${name} ...\n`);
+  const mod = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)) as { default: () => Promise<BenchResult[]> };
+  const results = await mod.default();
+  printTable(name, results);
+  console.log(`results: ${writeResults(name, results)}`);
+  if (results.some((r) => r.pass === false)) failed = true;
+}
+// Figures below target are reported, not fatal: a bench informs, it does not gate CI.
+process.exitCode = 0;
+if (failed) console.log('\nsome figures are below target (see FAIL rows)');

@@ -1,0 +1,86 @@
+/**
+ * Route declarations. Routes are data plus a plain async function (STYLE: "The transport's rules
+ * live in one file"): an area declares them in actors/<area>/routes.ts, the gateway mounts them
+ * and generates docs/openapi.json from the same declarations.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Platform } from './area.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * none: no credential (registration, token grant). key: an API key or an access token, scoped.
+ * session: a signed-in person's Service-Session (GET /v1/me, /v1/account/api_keys).
+ */
+export type Auth = 'none' | 'key' | 'session';
+
+export interface Principal {
+  kind: 'api_key' | 'access_token' | 'session';
+  /** api_key_..., the token's client id, or the session's account id. */
+  id: string;
+  org: string;
+  livemode: boolean;
+  scopes: ReadonlySet<string>;
+  /** The account behind a session. */
+  account?: string;
+}
+
+export interface RouteRequest<B = unknown, Q = unknown> {
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  headers: Readonly<Record<string, string>>;
+  /** Present unless the route's auth is 'none'. */
+  principal: Principal | undefined;
+  /** Organisation of the credential (spec 5.5); '' for auth 'none'. */
+  org: string;
+  livemode: boolean;
+  requestId: string;
+  platform: Platform;
+}
+
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Raw bytes instead of JSON (CSV export, PDF document). */
+  raw?: { contentType: string; bytes: Uint8Array | string };
+}
+
+export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSchema> {
+  method: Method;
+  /** OpenAPI-style path: /v1/payroll/runs/{run_id}. */
+  path: string;
+  auth: Auth;
+  /**
+   * Scope prefix of the module (spec 5.6): run, match, anchor, ledger, delivery, iam ...
+   * The action follows the spec's rule: safe method -> read, path ending /approve -> approve,
+   * anything else -> write. `null` means authenticated but no scope applies.
+   */
+  module: string | null;
+  /** POSTs marked IK in the spec require an Idempotency-Key. */
+  idempotent: boolean;
+  body?: B;
+  query?: Q;
+  summary: string;
+  /** Set when this route or its shapes fill a "not shown" gap; the reason, listed in docs/gaps.md. */
+  specGap?: string;
+  /** Response schema for the OpenAPI document (optional). */
+  response?: TSchema;
+  /** Success status (default 200; creates may use 201). */
+  status?: number;
+  handler: (req: RouteRequest<Static<B>, Static<Q>>) => Promise<RouteResult | unknown>;
+}
+
+/** Identity helper that keeps the generic parameters inferred from the schemas. */
+export function route<B extends TSchema, Q extends TSchema>(def: RouteDef<B, Q>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+/** Scope a route needs, by the spec 5.6 rule. */
+export function requiredScope(def: Pick<RouteDef, 'method' | 'path' | 'module'>): string | null {
+  if (def.module === null) return null;
+  if (def.method === 'GET') return `${def.module}:read`;
+  if (def.path.endsWith('/approve')) return `${def.module}:approve`;
+  return `${def.module}:write`;
+}

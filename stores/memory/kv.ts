@@ -1,0 +1,53 @@
+import type { KeyValueStore, Now } from '../types.ts';
+
+/** Key-value with TTL measured on the injected clock; expired entries are dropped when touched
+ * and by a sweep every SWEEP_EVERY writes, so the map does not only grow. */
+const SWEEP_EVERY = 4096;
+
+export class MemoryKeyValue implements KeyValueStore {
+  private readonly map = new Map<string, { value: unknown; expiresAt: number }>();
+  private writes = 0;
+
+  constructor(private readonly now: Now) {}
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const e = this.map.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return e.value as T;
+  }
+
+  async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
+    this.write(key, value, ttlMs);
+  }
+
+  async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
+    if ((await this.get(key)) !== undefined) return false;
+    this.write(key, value, ttlMs);
+    return true;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.map.delete(key);
+  }
+
+  async incr(key: string, by = 1): Promise<number> {
+    const cur = ((await this.get<number>(key)) ?? 0) + by;
+    const e = this.map.get(key);
+    this.write(key, cur, e && Number.isFinite(e.expiresAt) ? e.expiresAt - this.now() : undefined);
+    return cur;
+  }
+
+  async close(): Promise<void> {}
+
+  private write(key: string, value: unknown, ttlMs?: number): void {
+    this.map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.now() + ttlMs });
+    if (++this.writes % SWEEP_EVERY === 0) {
+      const t = this.now();
+      for (const [k, e] of this.map) if (e.expiresAt <= t) this.map.delete(k);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Store interfaces. Two implementations each: memory (embedded default) and NATS JetStream /
+ * Redis (cluster). Nothing here imports the rest of the project; time comes in as a function.
+ */
+
+export type Now = () => number;
+
+// ---------------------------------------------------------------------------------------------
+// Journal: the events of each actor, in order, on a stream named `${kind}.${id}`.
+
+export interface StoredEvent {
+  /** 1-based position in its actor's stream; the actor's version after applying it. */
+  version: number;
+  /** Platform event id (prefix evt_), fixed at commit, kept on every redelivery (spec 6). */
+  id: string;
+  type: string;
+  data: unknown;
+  /** Commit time, ms since epoch, from the runtime clock. */
+  at: number;
+  org: string;
+  /** Service-Request-Id of the causing request; absent for scheduled and reaction commands. */
+  requestId?: string;
+  /** Who caused it (api key, access token client, session account, `system`). */
+  principal?: string;
+  /** Dedupe id of the command that produced it (reactions, reminders, idempotent retries). */
+  dedupe?: string;
+}
+
+export interface FeedEntry {
+  /** Global position of the entry across every stream; strictly increasing. */
+  position: number;
+  stream: string;
+  event: StoredEvent;
+}
+
+export class VersionConflictError extends Error {
+  constructor(readonly stream: string, readonly expected: number, readonly actual: number) {
+    super(`append to ${stream} expected version ${expected}, found ${actual}`);
+  }
+}
+
+export interface Journal {
+  /** Append after `expectedVersion` (0 for a new stream); throws VersionConflictError otherwise. */
+  append(stream: string, expectedVersion: number, events: StoredEvent[]): Promise<void>;
+  /** Events of one stream with version > afterVersion, in order. */
+  read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
+  /** Every stream's events in global order, after a feed position (0 = from the start). */
+  readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]>;
+  /** Called (without arguments) after any append becomes readable from the feed. */
+  onAppend(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots: an opaque encoded blob per actor, written with compare-and-set on version.
+
+export interface SnapshotStore {
+  load(key: string): Promise<Uint8Array | undefined>;
+  /** Keeps the blob only when `version` is newer than the stored one; returns whether it did. */
+  save(key: string, version: number, blob: Uint8Array): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reminders: durable timers addressed to an actor.
+
+export interface Reminder {
+  /** `${kind}.${id}.${name}`: one reminder per actor and name; putting it again replaces it. */
+  key: string;
+  kind: string;
+  id: string;
+  org: string;
+  name: string;
+  dueAt: number;
+  command: string;
+  payload: unknown;
+  /** Unique per put, so completing a fired reminder never deletes its replacement. */
+  generation: string;
+}
+
+export interface ReminderStore {
+  put(reminder: Reminder): Promise<void>;
+  cancel(key: string): Promise<void>;
+  /** Due reminders (dueAt <= now), earliest first, at most `limit`. */
+  due(now: number, limit: number): Promise<Reminder[]>;
+  /** Claim a due reminder for `leaseMs` so one node fires it; false when another holds it. */
+  claim(reminder: Reminder, leaseMs: number): Promise<boolean>;
+  /** Remove it after it fired, unless it was replaced since (generation differs). */
+  complete(reminder: Reminder): Promise<void>;
+  /** Push a reminder whose firing failed to a later time (same generation). */
+  postpone(reminder: Reminder, dueAt: number): Promise<void>;
+  nextDue(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key-value with TTL: sessions, key digests, idempotency records, counters.
+
+export interface KeyValueStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, ttlMs?: number): Promise<void>;
+  /** Sets only when absent (or expired); true when this call set it. */
+  setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Atomic increment of an integer counter (created at 0); returns the new value. */
+  incr(key: string, by?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordered indexes for list endpoints: per list, members ordered by a string sort key.
+
+export type IndexOp =
+  | { op: 'put'; list: string; id: string; sortKey: string }
+  | { op: 'remove'; list: string; id: string };
+
+export interface IndexPage {
+  ids: string[];
+  hasMore: boolean;
+}
+
+export interface IndexStore {
+  apply(ops: IndexOp[]): Promise<void>;
+  /**
+   * A page of ids in sort-key order (ties by id). `after` is the id of the last member of the
+   * previous page; an id that is not in the list gives an empty page (spec 4 preamble).
+   */
+  page(list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heartbeat readings per worker, kept for a retention window.
+
+export interface StoredReading {
+  recordedAt: number;
+  data: unknown;
+}
+
+export interface ReadingStore {
+  append(worker: string, readings: StoredReading[]): Promise<void>;
+  /** Readings with from <= recordedAt <= to, ordered by recordedAt. */
+  range(worker: string, from: number, to: number): Promise<StoredReading[]>;
+  close(): Promise<void>;
+}
+
+export interface Stores {
+  readonly mode: 'embedded' | 'cluster';
+  journal: Journal;
+  snapshots: SnapshotStore;
+  reminders: ReminderStore;
+  kv: KeyValueStore;
+  indexes: IndexStore;
+  readings: ReadingStore;
+  close(): Promise<void>;
+}
