@@ -4,7 +4,7 @@
  */
 import type { AnyActorDef } from './actor.ts';
 import type { Clock } from './clock.ts';
-import type { RouteDef } from './route.ts';
+import type { RouteDef, SocketDef } from './route.ts';
 import type { ActorSystem } from './system.ts';
 import type { Stores } from '../stores/index.ts';
 
@@ -29,6 +29,8 @@ export interface Platform {
   /** Per-area services (providers, engines) registered in Area.start, looked up by name. */
   services: Map<string, unknown>;
   config: Readonly<Record<string, string | undefined>>;
+  /** Every area mounted on this platform (the event system reads kinds and modules from it). */
+  areas: readonly Area[];
 }
 
 export interface Area {
@@ -36,6 +38,8 @@ export interface Area {
   kinds: AnyActorDef[];
   routes: RouteDef[];
   events?: PublicEventDecl[];
+  /** WebSocket endpoints (served by the gateway's one transport file). */
+  sockets?: SocketDef[];
   start?(platform: Platform): Promise<void> | void;
   stop?(platform: Platform): Promise<void> | void;
 }

@@ -84,3 +84,25 @@ export function requiredScope(def: Pick<RouteDef, 'method' | 'path' | 'module'>)
   if (def.path.endsWith('/approve')) return `${def.module}:approve`;
   return `${def.module}:write`;
 }
+
+/**
+ * A WebSocket endpoint. The gateway authenticates the upgrade (same credentials and scope rule as
+ * a GET/POST on `path` with `module`), then hands each frame to onMessage and sends back the reply
+ * (a string as a text frame, bytes as a binary frame). Errors thrown become an error frame.
+ */
+export interface SocketDef {
+  path: string;
+  module: string;
+  summary: string;
+  specGap?: string;
+  onMessage(frame: { data: Uint8Array; binary: boolean }, ctx: SocketContext): Promise<string | Uint8Array>;
+}
+
+export interface SocketContext {
+  principal: Principal;
+  org: string;
+  livemode: boolean;
+  /** A fresh request id per frame (req_...). */
+  requestId: string;
+  platform: Platform;
+}
