@@ -1,0 +1,59 @@
+/**
+ * Derived side effects of a commit: list memberships and durable timers are functions of state
+ * (ActorDef.indexes, ActorDef.timers). After each commit the runtime diffs them against the state
+ * before the batch and writes only what changed.
+ */
+import type { IndexOp, Reminder } from '../stores/index.ts';
+import type { AnyActorDef, IndexEntry, TimerWish } from './actor.ts';
+import { newId } from './ids.ts';
+
+export const listName = (org: string, kind: string, list: string) => `${org}/${kind}/${list}`;
+
+export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean): IndexOp[] {
+  if (!def.indexes) return [];
+  const prev: IndexEntry[] = existedBefore ? def.indexes(before) : [];
+  const next: IndexEntry[] = def.indexes(after);
+  const ops: IndexOp[] = [];
+  const prevByList = new Map(prev.map((e) => [e.list, e.sortKey]));
+  const nextLists = new Set<string>();
+  for (const e of next) {
+    nextLists.add(e.list);
+    if (prevByList.get(e.list) !== e.sortKey) ops.push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey });
+  }
+  for (const e of prev) if (!nextLists.has(e.list)) ops.push({ op: 'remove', list: listName(org, def.kind, e.list), id });
+  return ops;
+}
+
+export interface TimerOps {
+  put: Reminder[];
+  cancel: string[];
+}
+
+export const reminderKey = (kind: string, id: string, name: string) => `${kind}.${id}.${name}`;
+
+export function timerOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean): TimerOps {
+  if (!def.timers) return { put: [], cancel: [] };
+  const prev: TimerWish[] = existedBefore ? def.timers(before) : [];
+  const next: TimerWish[] = def.timers(after);
+  const prevByName = new Map(prev.map((t) => [t.name, t]));
+  const nextNames = new Set<string>();
+  const put: Reminder[] = [];
+  for (const t of next) {
+    nextNames.add(t.name);
+    const p = prevByName.get(t.name);
+    if (p && p.dueAt === t.dueAt && p.command === t.command && JSON.stringify(p.payload) === JSON.stringify(t.payload)) continue;
+    put.push({
+      key: reminderKey(def.kind, id, t.name),
+      kind: def.kind,
+      id,
+      org,
+      name: t.name,
+      dueAt: t.dueAt,
+      command: t.command,
+      payload: t.payload ?? null,
+      generation: newId('rmd_'),
+    });
+  }
+  const cancel = prev.filter((t) => !nextNames.has(t.name)).map((t) => reminderKey(def.kind, id, t.name));
+  return { put, cancel };
+}

@@ -1,0 +1,33 @@
+/**
+ * Composition: the areas' kinds in one actor system, the areas' services started around it.
+ * main.ts and the test harness both build the platform here, so they cannot drift apart.
+ */
+import type { Stores } from '../stores/index.ts';
+import type { Area, Platform } from './area.ts';
+import type { Clock } from './clock.ts';
+import type { Limits } from './limits.ts';
+import { ActorSystem, type Placement } from './system.ts';
+
+export interface PlatformOptions {
+  areas: readonly Area[];
+  stores: Stores;
+  clock: Clock;
+  config?: Readonly<Record<string, string | undefined>>;
+  limits?: Partial<Limits>;
+  placement?: Placement;
+}
+
+export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
+  const system = new ActorSystem({ stores: opts.stores, clock: opts.clock, kinds: opts.areas.flatMap((a) => a.kinds), limits: opts.limits, placement: opts.placement });
+  const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Map(), config: opts.config ?? {}, areas: opts.areas };
+  for (const area of opts.areas) await area.start?.(platform);
+  await system.start();
+  return platform;
+}
+
+/** Drain mailboxes, flush snapshots, stop the areas, close the stores. */
+export async function stopPlatform(platform: Platform): Promise<void> {
+  await platform.system.stop();
+  for (const area of [...platform.areas].reverse()) await area.stop?.(platform);
+  await platform.stores.close();
+}

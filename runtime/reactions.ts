@@ -1,0 +1,144 @@
+/**
+ * Reactions (DESIGN): a kind reacts to other kinds' committed events by sending itself a command.
+ * The dispatcher reads the journal's global feed from a cursor kept in the key-value store, so a
+ * reaction survives a restart; delivery is at least once, and each command carries the dedupe id
+ * `rx:<kind>:<command>:<event id>`, so a repeat has no second effect. A target that fails
+ * retryably is retried with backoff; a refusal (4xx) is final and logged; after the last attempt
+ * the reaction is parked in the key-value store under `runtime:reactions:dead:`.
+ */
+import type { FeedEntry, Stores } from '../stores/index.ts';
+import type { AnyActorDef, Reaction } from './actor.ts';
+import { isApiError } from './errors.ts';
+import type { Limits } from './limits.ts';
+import type { ActorSystem } from './system.ts';
+
+const CURSOR_KEY = 'runtime:reactions:cursor';
+
+interface Route {
+  def: AnyActorDef;
+  reaction: Reaction;
+}
+
+export class ReactionDispatcher {
+  private readonly byKind = new Map<string, Route[]>();
+  private readonly any: Route[] = [];
+  private cursor = 0;
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
+  /** Restricts dispatch to streams this node owns (cluster); all when absent. */
+  owns: ((stream: string) => boolean) | undefined;
+
+  constructor(
+    private readonly system: ActorSystem,
+    private readonly stores: Stores,
+    kinds: AnyActorDef[],
+    private readonly limits: Limits,
+    private readonly log: (msg: string, err?: unknown) => void,
+  ) {
+    for (const def of kinds) {
+      for (const reaction of def.reactions ?? []) {
+        const route = { def, reaction };
+        if (reaction.from === '*') this.any.push(route);
+        else this.byKind.set(reaction.from, [...(this.byKind.get(reaction.from) ?? []), route]);
+      }
+    }
+  }
+
+  get enabled(): boolean {
+    return this.any.length > 0 || this.byKind.size > 0;
+  }
+
+  get idle(): boolean {
+    return this.pass === undefined;
+  }
+
+  async start(): Promise<void> {
+    if (!this.enabled) return;
+    this.stopped = false;
+    this.cursor = (await this.stores.kv.get<number>(CURSOR_KEY)) ?? 0;
+    this.unsubscribe = this.stores.journal.onAppend(() => this.poke());
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    await this.pass;
+  }
+
+  poke(): void {
+    if (this.stopped) return;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    this.pass = this.drain().finally(() => {
+      this.pass = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.poke();
+      }
+    });
+  }
+
+  /** Resolves once the feed has been read to its end (as of the call). */
+  async caughtUp(): Promise<void> {
+    while (this.pass) await this.pass;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const entries = await this.stores.journal.readFeed(this.cursor, this.limits.reactionBatch);
+      if (entries.length === 0 || this.stopped) return;
+      for (const entry of entries) {
+        await this.dispatch(entry);
+        this.cursor = entry.position;
+      }
+      await this.stores.kv.set(CURSOR_KEY, this.cursor);
+    }
+  }
+
+  private async dispatch(entry: FeedEntry): Promise<void> {
+    if (this.owns && !this.owns(entry.stream)) return;
+    const dot = entry.stream.indexOf('.');
+    const source = { kind: entry.stream.slice(0, dot), id: entry.stream.slice(dot + 1) };
+    const routes = [...(this.byKind.get(source.kind) ?? []), ...this.any];
+    for (const { def, reaction } of routes) {
+      if (def.kind === source.kind && reaction.from === '*') continue; // a kind never reacts to itself through '*'
+      if (reaction.events !== '*' && !reaction.events.includes(entry.event.type)) continue;
+      let target: ReturnType<Reaction['target']>;
+      try {
+        target = reaction.target(entry.event, source);
+      } catch (e) {
+        this.log(`reaction ${def.kind}.${reaction.command} could not pick a target for ${entry.event.id}`, e);
+        continue;
+      }
+      if (target) await this.deliver(def, reaction.command, target, entry);
+    }
+  }
+
+  private async deliver(def: AnyActorDef, command: string, target: { id: string; payload: unknown }, entry: FeedEntry): Promise<void> {
+    const dedupeId = `rx:${def.kind}:${command}:${entry.event.id}`;
+    let delay = this.limits.reactionBackoffMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.system.ask(def, target.id, command as never, target.payload as never, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system' });
+        return;
+      } catch (e) {
+        if (isApiError(e) && !e.retryable) {
+          this.log(`reaction ${dedupeId} refused by ${def.kind} ${target.id}: ${e.code} ${e.message}`);
+          return;
+        }
+        if (attempt >= this.limits.reactionMaxAttempts || this.stopped) {
+          this.log(`reaction ${dedupeId} parked after ${attempt} attempts`, e);
+          await this.stores.kv.set(`runtime:reactions:dead:${dedupeId}`, { kind: def.kind, id: target.id, command, payload: target.payload, org: entry.event.org, position: entry.position });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, this.limits.reactionBackoffMaxMs);
+      }
+    }
+  }
+}

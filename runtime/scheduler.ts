@@ -1,0 +1,104 @@
+/**
+ * Durable reminders (DESIGN: consent expiry, webhook retries, offer expiry ...). A due reminder is
+ * claimed, sent to its actor as a system-lane command whose dedupe id is the reminder's generation
+ * (so a fire repeated after a crash has no second effect), then completed. A retryable failure
+ * postpones it; a refusal (4xx) completes it: the actor has moved on.
+ *
+ * With a manual clock the clock drives firing (ManualClock.advance); with the system clock a
+ * volatile timer is armed for the next due time, polling at least every reminderPollMs because
+ * other nodes may add reminders.
+ */
+import type { ReminderStore, Reminder } from '../stores/index.ts';
+import type { Clock, TimerHost } from './clock.ts';
+import { isApiError } from './errors.ts';
+import type { Limits } from './limits.ts';
+import type { ActorSystem } from './system.ts';
+
+export class ReminderScheduler implements TimerHost {
+  private detach: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+  private stopped = true;
+  private firing: Promise<void> | undefined;
+
+  constructor(
+    private readonly system: ActorSystem,
+    private readonly store: ReminderStore,
+    private readonly clock: Clock,
+    private readonly limits: Limits,
+    private readonly log: (msg: string, err?: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    if (this.clock.manual) this.detach = this.clock.attach(this);
+    else void this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.detach?.();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  nextDue(): Promise<number | undefined> {
+    return this.store.nextDue();
+  }
+
+  /** A reminder was put: re-arm if it is due before the armed time. */
+  poke(dueAt: number): void {
+    if (this.stopped || this.clock.manual || dueAt >= this.armedFor) return;
+    void this.arm();
+  }
+
+  /** Fire every reminder due at or before `now`; one firing pass at a time. */
+  async fireDue(now: number): Promise<void> {
+    while (this.firing) await this.firing;
+    this.firing = this.fireAll(now).finally(() => (this.firing = undefined));
+    await this.firing;
+  }
+
+  private async fireAll(now: number): Promise<void> {
+    for (;;) {
+      const due = await this.store.due(now, this.limits.reminderBatch);
+      if (due.length === 0) return;
+      await Promise.all(due.map((r) => this.fire(r, now)));
+      if (due.length < this.limits.reminderBatch) return;
+    }
+  }
+
+  private async fire(r: Reminder, now: number): Promise<void> {
+    if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return;
+    try {
+      await this.system.ask(r.kind, r.id, r.command as never, r.payload as never, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system' });
+      await this.store.complete(r);
+    } catch (e) {
+      if (isApiError(e) && !e.retryable) {
+        await this.store.complete(r);
+      } else {
+        this.log(`reminder ${r.key} failed; retrying later`, e);
+        await this.store.postpone(r, now + this.limits.reminderRetryMs);
+      }
+    }
+  }
+
+  private async arm(): Promise<void> {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = await this.store.nextDue().catch(() => undefined);
+    const now = this.clock.now();
+    const delay = Math.max(0, Math.min((next ?? Infinity) - now, this.limits.reminderPollMs));
+    this.armedFor = now + delay;
+    this.timer = setTimeout(() => void this.tick(), delay).unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.armedFor = Infinity;
+    try {
+      await this.fireDue(this.clock.now());
+    } catch (e) {
+      this.log('reminder pass failed', e);
+    }
+    void this.arm();
+  }
+}

@@ -1,0 +1,510 @@
+/**
+ * The actor system (DESIGN "The runtime"): one instance per actor id, activated on first use
+ * (snapshot, then the journal after it), one bounded mailbox each, processed serially.
+ *
+ * A turn takes up to `batchSize` commands, decides and evolves them in memory, appends all their
+ * events with one expected-version append (group commit), and only then answers the callers, writes
+ * the derived index and timer changes, snapshots when due and tells commit listeners. If the append
+ * fails nothing of the turn is kept and every caller of the turn gets a retryable error.
+ *
+ * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
+ * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
+ */
+import type { Stores, StoredEvent } from '../stores/index.ts';
+import { VersionConflictError } from '../stores/index.ts';
+import type { AnyActorDef, CommandOf, CommandContext, PayloadOf } from './actor.ts';
+import type { Clock } from './clock.ts';
+import { decodeSnapshot, encodeSnapshot } from './codec.ts';
+import { indexOps, listName, timerOps } from './effects.ts';
+import { ApiError, isApiError } from './errors.ts';
+import { newId } from './ids.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { Mailbox, type Envelope } from './mailbox.ts';
+import { ReactionDispatcher } from './reactions.ts';
+import { ReminderScheduler } from './scheduler.ts';
+
+export interface AskOptions {
+  /** Organisation of the caller; compared with the actor's (spec 5.5). */
+  org: string;
+  requestId?: string;
+  principal?: string;
+  /** A command with a dedupe id seen before has no second effect (reactions, reminders). */
+  dedupeId?: string;
+  /** 'system' for reminders and reactions: taken before user commands. */
+  lane?: 'user' | 'system';
+}
+
+export interface Committed {
+  kind: string;
+  id: string;
+  org: string;
+  events: StoredEvent[];
+  /** The API view after the commit (computed on first read). */
+  readonly view: unknown;
+}
+
+/** Routes asks for actors this node does not own (cluster mode); absent when embedded. */
+export interface Placement {
+  isLocal(kind: string, id: string): boolean;
+  forward(kind: string, id: string, call: RemoteCall): Promise<unknown>;
+}
+
+export type RemoteCall =
+  | { op: 'ask'; command: string; payload: unknown; opts: AskOptions }
+  | { op: 'get' | 'state'; org: string };
+
+export interface ActorSystemOptions {
+  stores: Stores;
+  clock: Clock;
+  kinds: readonly AnyActorDef[];
+  limits?: Partial<Limits>;
+  placement?: Placement;
+  /** Where faults that reach no caller are reported (a failed listener, a dead reaction). */
+  log?: (msg: string, err?: unknown) => void;
+}
+
+interface Cell {
+  def: AnyActorDef;
+  id: string;
+  key: string;
+  org: string | undefined;
+  state: unknown;
+  version: number;
+  snapVersion: number;
+  dedupe: Set<string>;
+  mailbox: Mailbox;
+  ready: boolean;
+  loading: Promise<void> | undefined;
+  running: boolean;
+  lastActive: number;
+}
+
+type KindRef = AnyActorDef | string;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+export class ActorSystem {
+  readonly limits: Limits;
+  readonly clock: Clock;
+  readonly stores: Stores;
+  private readonly kinds = new Map<string, AnyActorDef>();
+  private readonly cells = new Map<string, Cell>();
+  private readonly listeners = new Set<(c: Committed) => void>();
+  private readonly tracked = new Set<Promise<unknown>>();
+  private readonly scheduler: ReminderScheduler;
+  private readonly reactions: ReactionDispatcher;
+  private placement: Placement | undefined;
+  private readonly log: (msg: string, err?: unknown) => void;
+  private running = 0;
+  private stopping = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(opts: ActorSystemOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.clock = opts.clock;
+    this.stores = opts.stores;
+    this.placement = opts.placement;
+    this.log = opts.log ?? ((m, e) => console.error(`[runtime] ${m}`, e ?? ''));
+    for (const def of opts.kinds) {
+      if (this.kinds.has(def.kind)) throw new Error(`actor kind ${def.kind} defined twice`);
+      this.kinds.set(def.kind, def);
+    }
+    this.scheduler = new ReminderScheduler(this, opts.stores.reminders, opts.clock, this.limits, this.log);
+    this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log);
+  }
+
+  async start(): Promise<void> {
+    await this.reactions.start();
+    this.scheduler.start();
+    this.sweepTimer = setInterval(() => void this.sweep(), this.limits.sweepEveryMs).unref();
+  }
+
+  /** Stop accepting, drain every mailbox, flush snapshots, detach timers. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.scheduler.stop();
+    await this.reactions.stop();
+    await this.settleMailboxes();
+    await Promise.allSettled([...this.tracked]);
+    await Promise.all([...this.cells.values()].map((c) => this.snapshot(c)));
+    this.cells.clear();
+  }
+
+  setPlacement(p: Placement | undefined): void {
+    this.placement = p;
+  }
+
+  kind(ref: KindRef): AnyActorDef {
+    const def = typeof ref === 'string' ? this.kinds.get(ref) : ref;
+    if (!def || this.kinds.get(def.kind) !== def) throw new Error(`unknown actor kind ${typeof ref === 'string' ? ref : ref.kind}`);
+    return def;
+  }
+
+  get kindNames(): string[] {
+    return [...this.kinds.keys()];
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Calls
+
+  ask<D extends AnyActorDef, K extends CommandOf<D>>(ref: D | string, id: string, command: K, payload: PayloadOf<D, K>, opts: AskOptions): Promise<unknown> {
+    const def = this.kind(ref);
+    if (!Object.hasOwn(def.decide, command)) return Promise.reject(new Error(`${def.kind} has no command ${command}`));
+    if (this.placement && !this.placement.isLocal(def.kind, id)) {
+      return this.placement.forward(def.kind, id, { op: 'ask', command, payload, opts });
+    }
+    return this.askLocal(def, id, command, payload, opts);
+  }
+
+  /** Ask on this node (the cluster transport calls this for asks it received). */
+  askLocal(def: AnyActorDef, id: string, command: string, payload: unknown, opts: AskOptions): Promise<unknown> {
+    if (this.stopping) return Promise.reject(new ApiError('unavailable', 'This node is shutting down; retry.', { retryable: true }));
+    const cell = this.cellFor(def, id);
+    return new Promise((resolve, reject) => {
+      const env: Envelope = { command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId, resolve, reject };
+      if (!cell.mailbox.push(env, opts.lane ?? 'user')) {
+        reject(new ApiError('overloaded', `${def.kind} ${id} is busy; retry shortly.`, { retryable: true }));
+        return;
+      }
+      this.schedule(cell);
+    });
+  }
+
+  /** The API view of a committed actor. */
+  async get(ref: KindRef, id: string, org: string): Promise<unknown> {
+    const def = this.kind(ref);
+    if (this.placement && !this.placement.isLocal(def.kind, id)) return this.placement.forward(def.kind, id, { op: 'get', org });
+    return def.view(await this.stateLocal(def, id, org));
+  }
+
+  /** The raw committed state of an actor (for engines and read models in the same area). */
+  async state<S = unknown>(ref: KindRef, id: string, org: string): Promise<S> {
+    const def = this.kind(ref);
+    if (this.placement && !this.placement.isLocal(def.kind, id)) return (await this.placement.forward(def.kind, id, { op: 'state', org })) as S;
+    return (await this.stateLocal(def, id, org)) as S;
+  }
+
+  async stateLocal(def: AnyActorDef, id: string, org: string): Promise<unknown> {
+    const cell = this.cellFor(def, id);
+    if (!cell.ready) await this.activate(cell);
+    if (!this.exists(cell)) {
+      this.forgetIfEmpty(cell);
+      throw new ApiError('not_found', `No ${def.kind} with id ${id}.`);
+    }
+    if (cell.org !== org) throw new ApiError('organisation_mismatch', `${id} belongs to another organisation.`);
+    cell.lastActive = this.clock.now();
+    return cell.state;
+  }
+
+  /** A page of a list (indexes declared by the kind), as views. */
+  async list(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ data: unknown[]; has_more: boolean }> {
+    const def = this.kind(ref);
+    const page = await this.stores.indexes.page(listName(org, def.kind, list), opts);
+    const data = await Promise.all(page.ids.map((id) => this.get(def, id, org)));
+    return { data, has_more: page.hasMore };
+  }
+
+  onCommit(listener: (c: Committed) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Let settle() wait for outside work an area started (for example an outbound HTTP attempt). */
+  track<T>(p: Promise<T>): Promise<T> {
+    this.tracked.add(p);
+    const done = () => this.tracked.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /** Wait until mailboxes are empty, reactions caught up, due timers fired and tracked work done. */
+  async settle(): Promise<void> {
+    for (let quiet = 0; quiet < 3; ) {
+      await yieldToLoop();
+      if (this.clock.manual) await this.scheduler.fireDue(this.clock.now());
+      await Promise.allSettled([...this.tracked]);
+      await this.reactions.caughtUp();
+      quiet = this.running === 0 && this.tracked.size === 0 && this.reactions.idle && this.allEmpty() ? quiet + 1 : 0;
+    }
+  }
+
+  /** Number of actors in memory. */
+  get activeCount(): number {
+    return this.cells.size;
+  }
+
+  /** Snapshot and drop idle actors (the sweep calls this; tests may too). */
+  async passivateIdle(idleMs = this.limits.idleMs): Promise<number> {
+    const horizon = this.clock.now() - idleMs;
+    let n = 0;
+    for (const cell of [...this.cells.values()]) {
+      if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
+      if (cell.lastActive > horizon) continue;
+      await this.passivate(cell);
+      n++;
+    }
+    return n;
+  }
+
+  /** Drop every local actor matching `which` (cluster: a shard handed to another node). */
+  async passivateWhere(which: (kind: string, id: string) => boolean): Promise<void> {
+    const targets = [...this.cells.values()].filter((c) => which(c.def.kind, c.id));
+    await Promise.all(targets.map(async (c) => {
+      while (c.running || c.mailbox.size) await yieldToLoop();
+      await this.passivate(c);
+    }));
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Cells
+
+  private cellFor(def: AnyActorDef, id: string): Cell {
+    const key = `${def.kind}.${id}`;
+    let cell = this.cells.get(key);
+    if (!cell) {
+      cell = {
+        def, id, key, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: new Set(),
+        mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
+        ready: false, loading: undefined, running: false, lastActive: this.clock.now(),
+      };
+      this.cells.set(key, cell);
+      if (this.cells.size > this.limits.maxActive) void this.shed();
+    }
+    return cell;
+  }
+
+  private exists(cell: Cell): boolean {
+    return cell.org !== undefined;
+  }
+
+  private forgetIfEmpty(cell: Cell): void {
+    if (!this.exists(cell) && !cell.running && cell.mailbox.size === 0 && this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+  }
+
+  private activate(cell: Cell): Promise<void> {
+    cell.loading ??= this.load(cell).finally(() => (cell.loading = undefined));
+    return cell.loading;
+  }
+
+  private async load(cell: Cell): Promise<void> {
+    const { def, id, key } = cell;
+    let state: unknown;
+    let version = 0;
+    let org: string | undefined;
+    const dedupe: string[] = [];
+    if (!def.ephemeral) {
+      const blob = await this.stores.snapshots.load(key);
+      if (blob) {
+        try {
+          const snap = decodeSnapshot(blob);
+          if (snap.schema === (def.schema ?? 1) && snap.kind === def.kind && snap.id === id) {
+            ({ state, version, org } = snap);
+            dedupe.push(...snap.dedupe);
+          }
+        } catch (e) {
+          this.log(`snapshot of ${key} unreadable; replaying the journal`, e);
+        }
+      }
+      const snapVersion = version;
+      const events = await this.stores.journal.read(key, version);
+      for (const e of events) {
+        org ??= e.org;
+        state = def.evolve(state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org });
+        version = e.version;
+        if (e.dedupe) dedupe.push(e.dedupe);
+      }
+      cell.snapVersion = snapVersion;
+    }
+    cell.state = state;
+    cell.version = version;
+    cell.org = org;
+    cell.dedupe = new Set(dedupe.slice(-this.limits.dedupeMemory));
+    cell.ready = true;
+  }
+
+  private schedule(cell: Cell): void {
+    if (cell.running) return;
+    cell.running = true;
+    this.running++;
+    queueMicrotask(() => void this.run(cell));
+  }
+
+  private async run(cell: Cell): Promise<void> {
+    try {
+      if (!cell.ready) await this.activate(cell);
+      while (cell.mailbox.size > 0) {
+        await this.turn(cell);
+        if (cell.mailbox.size > 0) await yieldToLoop();
+      }
+    } catch (e) {
+      // Activation failed (a store is unreachable): nobody waiting gets an answer they can't retry.
+      for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
+      this.log(`activation of ${cell.key} failed`, e);
+      if (this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+    } finally {
+      cell.running = false;
+      this.running--;
+      cell.lastActive = this.clock.now();
+      if (cell.mailbox.size > 0 && this.cells.get(cell.key) === cell) this.schedule(cell);
+      else this.forgetIfEmpty(cell);
+    }
+  }
+
+  private async turn(cell: Cell): Promise<void> {
+    const { def, id } = cell;
+    const now = this.clock.now();
+    const before = { state: cell.state, version: cell.version, org: cell.org };
+    let state = cell.state;
+    let version = cell.version;
+    let org = cell.org;
+    const staged: StoredEvent[] = [];
+    const turnDedupe: string[] = [];
+    const outcomes: Array<{ env: Envelope; ok: boolean; value: unknown }> = [];
+
+    for (let n = 0; n < this.limits.batchSize; n++) {
+      const env = cell.mailbox.take();
+      if (!env) break;
+      if (org !== undefined && env.org !== org) {
+        outcomes.push({ env, ok: false, value: new ApiError('organisation_mismatch', `${id} belongs to another organisation.`) });
+        continue;
+      }
+      const exists = org !== undefined;
+      if (!exists && !def.creates.includes(env.command)) {
+        outcomes.push({ env, ok: false, value: new ApiError('not_found', `No ${def.kind} with id ${id}.`) });
+        continue;
+      }
+      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turnDedupe.includes(env.dedupeId))) {
+        outcomes.push({ env, ok: true, value: exists ? def.view(state) : undefined });
+        continue;
+      }
+      const base = exists ? state : def.initial(id, env.org);
+      const ctx: CommandContext = { now, id, org: env.org, version, requestId: env.requestId, principal: env.principal, newId };
+      const mark = staged.length;
+      try {
+        const decision = def.decide[env.command](base, env.payload, ctx);
+        const events = Array.isArray(decision) ? decision : decision.events;
+        let next = base;
+        for (const ev of events) {
+          const stored: StoredEvent = { version: version + 1 + (staged.length - mark), id: newId('evt_'), type: ev.type, data: ev, at: now, org: env.org };
+          if (env.requestId !== undefined) stored.requestId = env.requestId;
+          if (env.principal !== undefined) stored.principal = env.principal;
+          if (env.dedupeId !== undefined) stored.dedupe = env.dedupeId;
+          next = def.evolve(next, ev, { at: now, version: stored.version, eventId: stored.id, org: env.org });
+          staged.push(stored);
+        }
+        if (events.length > 0) {
+          state = next;
+          version += events.length;
+          org ??= env.org;
+          if (env.dedupeId !== undefined) turnDedupe.push(env.dedupeId);
+        }
+        const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
+        outcomes.push({ env, ok: true, value: reply });
+      } catch (e) {
+        staged.length = mark;
+        if (!isApiError(e)) this.log(`${def.kind}.${env.command} on ${id} threw`, e);
+        outcomes.push({ env, ok: false, value: isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }) });
+      }
+    }
+
+    if (staged.length > 0) {
+      try {
+        if (!def.ephemeral) await this.stores.journal.append(cell.key, before.version, staged);
+      } catch (e) {
+        const conflict = e instanceof VersionConflictError;
+        this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : e);
+        for (const o of outcomes) o.env.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
+        for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
+        if (this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+        return;
+      }
+      cell.state = state;
+      cell.version = version;
+      cell.org = org;
+      for (const d of turnDedupe) cell.dedupe.add(d);
+      while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
+      await this.effects(cell, before.state, before.org !== undefined, staged);
+    }
+    for (const o of outcomes) (o.ok ? o.env.resolve : o.env.reject)(o.value);
+  }
+
+  /** Index and timer diffs, snapshot when due, commit listeners. */
+  private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[]): Promise<void> {
+    const { def, id } = cell;
+    const org = cell.org!;
+    const state = cell.state;
+    const ops = indexOps(def, id, org, beforeState, state, existedBefore);
+    if (ops.length) await this.stores.indexes.apply(ops);
+    const timers = timerOps(def, id, org, beforeState, state, existedBefore);
+    for (const key of timers.cancel) await this.stores.reminders.cancel(key);
+    for (const r of timers.put) {
+      await this.stores.reminders.put(r);
+      this.scheduler.poke(r.dueAt);
+    }
+    if (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)) await this.snapshot(cell);
+    if (this.listeners.size) {
+      let view: unknown;
+      let viewed = false;
+      const committed: Committed = {
+        kind: def.kind, id, org, events,
+        get view() {
+          if (!viewed) (view = def.view(state)), (viewed = true);
+          return view;
+        },
+      };
+      for (const l of this.listeners) {
+        try {
+          l(committed);
+        } catch (e) {
+          this.log(`commit listener failed on ${cell.key}`, e);
+        }
+      }
+    }
+  }
+
+  private async snapshot(cell: Cell): Promise<void> {
+    if (cell.def.ephemeral || cell.org === undefined || cell.version <= cell.snapVersion) return;
+    const version = cell.version;
+    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: [...cell.dedupe] });
+    try {
+      await this.stores.snapshots.save(cell.key, version, blob);
+      cell.snapVersion = Math.max(cell.snapVersion, version);
+    } catch (e) {
+      this.log(`snapshot of ${cell.key} failed (the journal still holds every event)`, e);
+    }
+  }
+
+  private async passivate(cell: Cell): Promise<void> {
+    await this.snapshot(cell);
+    if (!cell.running && cell.mailbox.size === 0 && this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+  }
+
+  private async shed(): Promise<void> {
+    const excess = this.cells.size - this.limits.maxActive;
+    let n = 0;
+    for (const cell of this.cells.values()) {
+      if (n >= excess) break;
+      if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
+      n++;
+      await this.passivate(cell);
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      await this.passivateIdle();
+    } catch (e) {
+      this.log('passivation sweep failed', e);
+    }
+  }
+
+  private allEmpty(): boolean {
+    for (const c of this.cells.values()) if (c.running || c.mailbox.size) return false;
+    return true;
+  }
+
+  private async settleMailboxes(): Promise<void> {
+    while (this.running > 0 || !this.allEmpty()) await yieldToLoop();
+  }
+}
