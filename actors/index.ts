@@ -1,4 +1,7 @@
 /** Every area the platform mounts. Each area adds its own line. */
 import type { Area } from '../runtime/area.ts';
+import { area as ledger } from './ledger/index.ts';
 
-export const areas: Area[] = [];
+export const areas: Area[] = [
+  ledger,
+];

@@ -1,0 +1,26 @@
+/** Public face of the ledger area (spec 2.3, 4.2). */
+import type { Area } from '../../runtime/area.ts';
+import { Chart } from './accounts.ts';
+import { Posting } from './posting.ts';
+import { routes } from './routes.ts';
+
+export { STARTING_CHART, chartEntry, type ChartEntry, type LedgerAccountKind } from './chart.ts';
+export { Posting, postingIdFor, checkPosting, type PostingRequest } from './posting.ts';
+export { balancesByCode, accountViews } from './reads.ts';
+
+export const area: Area = {
+  name: 'ledger',
+  kinds: [Chart, Posting],
+  routes,
+  events: [
+    {
+      type: 'ledger.posting.recorded',
+      source: 'ledger',
+      schemaVersion: 1,
+      kind: 'ledger_posting',
+      on: 'ledger.posting.recorded',
+      description: 'A posting was recorded because another area caused it.',
+      specGap: true,
+    },
+  ],
+};

@@ -1,0 +1,53 @@
+/**
+ * Ledger reads (spec 4.2). Balances are computed from posting lines when asked, never stored
+ * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
+ */
+import type { ActorSystem } from '../../runtime/system.ts';
+import { iso } from '../../runtime/clock.ts';
+import { listName } from '../../runtime/effects.ts';
+import { Chart, chartIdFor, type ChartState } from './accounts.ts';
+import { Posting, type PostingState } from './posting.ts';
+
+const PAGE = 100;
+
+/** The organisation's chart, opened with the starting accounts on first touch. */
+export async function chartOf(system: ActorSystem, org: string, livemode: boolean): Promise<ChartState> {
+  await system.ask(Chart, chartIdFor(org), 'open', { livemode }, { org, dedupeId: 'open', lane: 'system' });
+  return system.state<ChartState>(Chart, chartIdFor(org), org);
+}
+
+/** Every posting of the organisation, newest first (raw states). */
+export async function* allPostings(system: ActorSystem, org: string): AsyncGenerator<PostingState> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await system.stores.indexes.page(listName(org, Posting.kind, 'all'), { after, limit: PAGE, order: 'desc' });
+    for (const id of page.ids) yield await system.state<PostingState>(Posting, id, org);
+    if (!page.hasMore || page.ids.length === 0) return;
+    after = page.ids[page.ids.length - 1];
+  }
+}
+
+/** Balance per account code, from every line of every posting. */
+export async function balancesByCode(system: ActorSystem, org: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for await (const p of allPostings(system, org)) {
+    for (const l of p.lines) out.set(l.account_code, (out.get(l.account_code) ?? 0) + l.debit - l.credit);
+  }
+  return out;
+}
+
+export async function accountViews(system: ActorSystem, org: string, livemode: boolean) {
+  const chart = await chartOf(system, org, livemode);
+  const balances = await balancesByCode(system, org);
+  return chart.accounts.map((a) => ({
+    id: a.id,
+    object: 'ledger_account' as const,
+    livemode: chart.livemode,
+    mocked: false,
+    code: a.code,
+    kind: a.kind,
+    currency: a.currency,
+    balance: { amount: balances.get(a.code) ?? 0, currency: a.currency },
+    created_at: iso(a.created_at),
+  }));
+}

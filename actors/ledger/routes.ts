@@ -1,0 +1,50 @@
+/**
+ * Ledger routes (spec 4.2, scope ledger:read). Read-only: no route writes a posting and no ledger
+ * write scope exists (spec 1 rule 5).
+ */
+import { Type } from '@sinclair/typebox';
+import { route, type RouteDef } from '../../runtime/route.ts';
+import { ApiError } from '../../runtime/errors.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
+import { ListQuery, listEnvelope, listPage } from '../../runtime/lists.ts';
+import { Posting, POSTING_PREFIX } from './posting.ts';
+import { accountViews } from './reads.ts';
+
+export const routes: RouteDef[] = [
+  route({
+    method: 'GET',
+    path: '/v1/ledger/accounts',
+    auth: 'key',
+    module: 'ledger',
+    idempotent: false,
+    summary: 'List ledger accounts in code order, each with its balance computed from posting lines.',
+    specGap: 'The starting chart of accounts is not shown; see docs/gaps/ledger.md.',
+    handler: async (req) => {
+      const data = await accountViews(req.platform.system, req.org, req.livemode);
+      return listEnvelope(data, false);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/ledger/postings',
+    auth: 'key',
+    module: 'ledger',
+    idempotent: false,
+    query: ListQuery,
+    summary: 'List ledger postings, newest first, lines included.',
+    handler: (req) => listPage(req.platform.system, Posting, req.org, 'all', req.query, 'desc'),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/ledger/postings/{posting_id}',
+    auth: 'key',
+    module: 'ledger',
+    idempotent: false,
+    summary: 'Retrieve a ledger posting with its lines.',
+    handler: async (req) => {
+      const id = req.params.posting_id;
+      if (!hasPrefix(id, POSTING_PREFIX)) throw new ApiError('not_found', `No ledger posting with id ${id}.`);
+      return req.platform.system.get(Posting, id, req.org);
+    },
+  }),
+];
