@@ -1,10 +1,36 @@
 /**
- * The store family a test runs over. TEST_STORES=memory (default) or cluster; the cluster family
- * is added by the cluster work (issue 4) behind this same function.
+ * The store family a test runs over: TEST_STORES=memory (default) or cluster (vitest.config.ts runs
+ * the suite once per family). A cluster family gets a random namespace of its own (streams,
+ * subjects, keys) and deletes all of it when closed, so parallel test files never meet.
  */
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../runtime/index.ts';
-import { createMemoryStores, type Stores } from '../../stores/index.ts';
+import { createClusterStores, createMemoryStores, type ClusterStores, type Stores } from '../../stores/index.ts';
 
-export async function testStores(clock: Clock, _opts: { namespace?: string } = {}): Promise<Stores> {
-  return createMemoryStores({ now: () => clock.now() });
+export type StoreFamily = 'memory' | 'cluster';
+
+export const storeFamily = (): StoreFamily => (process.env.TEST_STORES === 'cluster' ? 'cluster' : 'memory');
+
+export const natsUrl = () => process.env.NATS_URL ?? '127.0.0.1:4222';
+export const redisUrl = () => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A fresh namespace: `t` and 12 random hex characters (or `t_<given>_<random>`). */
+export const testNamespace = (given?: string) => `t${given ? `_${given}_` : ''}${randomBytes(6).toString('hex')}`;
+
+export async function testStores(clock: Clock, opts: { namespace?: string; family?: StoreFamily; readingRetentionMs?: number } = {}): Promise<Stores> {
+  const now = () => clock.now();
+  if ((opts.family ?? storeFamily()) === 'memory') return createMemoryStores({ now, readingRetentionMs: opts.readingRetentionMs });
+  return clusterTestStores(clock, opts);
+}
+
+/** Cluster stores on a namespace of the test's own; pass one namespace to two calls to share it. */
+export async function clusterTestStores(clock: Clock, opts: { namespace?: string; readingRetentionMs?: number; ephemeral?: boolean } = {}): Promise<ClusterStores> {
+  return createClusterStores({
+    natsUrl: natsUrl(),
+    redisUrl: redisUrl(),
+    now: () => clock.now(),
+    namespace: opts.namespace ?? testNamespace(),
+    readingRetentionMs: opts.readingRetentionMs,
+    ephemeral: opts.ephemeral ?? true,
+  });
 }

@@ -1,0 +1,216 @@
+/**
+ * Journal on one JetStream stream, one subject per actor (DESIGN "Sharding", issue 4).
+ *
+ * One append is one message holding all of its events, so a multi-event commit is atomic (the
+ * 2.9 server has no atomic batch publish). The message carries headers
+ *   wf-first / wf-last  the versions of its first and last event,
+ *   wf-prev             the stream sequence of the subject's previous message (0 for none),
+ * and is published with `Nats-Expected-Last-Subject-Sequence` set to that previous sequence, so
+ * a writer holding a stale view of the actor (a node that lost its shard) is refused by the
+ * server itself. The feed position of an event is `seq * 1024 + index in its message`: strictly
+ * increasing and resumable mid-message; stream sequences are dense because nothing is deleted.
+ */
+import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
+import { pack, unpack } from './codec.ts';
+import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { nameOf, subjectOf } from './names.ts';
+
+/** Positions per stream message: the most events one append may carry. */
+export const EVENTS_PER_MESSAGE = 1024;
+/** Server error code for a failed Nats-Expected-Last-Subject-Sequence check. */
+const WRONG_LAST_SEQUENCE = 10071;
+/** Beyond this many messages, reading an actor walks forward with a consumer, not backward by gets. */
+const WALK_LIMIT = 32;
+/** Actors whose last (version, seq) is remembered, to skip a lookup before each append. */
+const TIP_CACHE = 50_000;
+/** Direct gets in flight per feed read round. */
+const FEED_PARALLEL = 128;
+
+interface Tip {
+  version: number;
+  seq: number;
+}
+
+export interface JournalNames {
+  stream: string;
+  prefix: string;
+}
+
+export class JetStreamJournal implements Journal {
+  private readonly tips = new Map<string, Tip>();
+  private readonly listeners = new Set<() => void>();
+  private watcher?: { stop(): void };
+  private notifyQueued = false;
+  private closed = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly names: JournalNames,
+  ) {}
+
+  static async ensureStream(jsm: JetStreamManager, names: JournalNames, replicas: number): Promise<void> {
+    const config = { name: names.stream, subjects: [`${names.prefix}.>`], allow_direct: true, num_replicas: replicas, max_msg_size: 4 << 20 };
+    try {
+      await jsm.streams.info(names.stream);
+    } catch {
+      await jsm.streams.add(config);
+    }
+  }
+
+  async append(stream: string, expectedVersion: number, events: StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (events.length > EVENTS_PER_MESSAGE) throw new RangeError(`at most ${EVENTS_PER_MESSAGE} events per append`);
+    events.forEach((e, i) => {
+      if (e.version !== expectedVersion + i + 1) throw new VersionConflictError(stream, expectedVersion + i + 1, e.version);
+    });
+    const subject = subjectOf(this.names.prefix, stream);
+    let tip = this.tips.get(stream);
+    if (!tip || tip.version !== expectedVersion) tip = await this.tipOf(subject);
+    if (tip.version !== expectedVersion) throw new VersionConflictError(stream, expectedVersion, tip.version);
+    const h = headers();
+    h.set('wf-first', String(expectedVersion + 1));
+    h.set('wf-last', String(expectedVersion + events.length));
+    h.set('wf-prev', String(tip.seq));
+    let seq: number;
+    try {
+      const ack = await this.js.publish(subject, pack(events), { headers: h, expect: { lastSubjectSequence: tip.seq } });
+      seq = ack.seq;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((err as Error).message))) throw err;
+      this.tips.delete(stream);
+      const actual = await this.tipOf(subject);
+      throw new VersionConflictError(stream, expectedVersion, actual.version);
+    }
+    this.remember(stream, { version: expectedVersion + events.length, seq });
+    this.notify();
+  }
+
+  async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
+    const subject = subjectOf(this.names.prefix, stream);
+    const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
+    if (!last) return [];
+    const lastVersion = num(last, 'wf-last');
+    this.remember(stream, { version: lastVersion, seq: last.seq });
+    if (lastVersion <= afterVersion) return [];
+    const messages = lastVersion - afterVersion > WALK_LIMIT ? await this.forward(subject, last.seq) : await this.backward(last, afterVersion);
+    const out: StoredEvent[] = [];
+    for (const m of messages) for (const e of unpack(m.data) as StoredEvent[]) if (e.version > afterVersion) out.push(e);
+    return out;
+  }
+
+  async readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]> {
+    const out: FeedEntry[] = [];
+    let seq = Math.max(1, Math.floor(afterPosition / EVENTS_PER_MESSAGE));
+    while (out.length < limit) {
+      const want = Math.min(FEED_PARALLEL, limit - out.length);
+      const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.jsm.direct.getMessage(this.names.stream, { seq: seq + i })));
+      for (const m of batch) {
+        if (!m) return out;
+        const name = nameOf(this.names.prefix, m.subject);
+        (unpack(m.data) as StoredEvent[]).forEach((event, i) => {
+          const position = m.seq * EVENTS_PER_MESSAGE + i;
+          if (position > afterPosition && out.length < limit) out.push({ position, stream: name, event });
+        });
+      }
+      seq += want;
+    }
+    return out;
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (!this.watcher) this.watch();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.unwatch();
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    this.unwatch();
+  }
+
+  /** The actor's current version and the sequence of its last message (0, 0 when new). */
+  private async tipOf(subject: string): Promise<Tip> {
+    const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
+    return last ? { version: num(last, 'wf-last'), seq: last.seq } : { version: 0, seq: 0 };
+  }
+
+  /** Follows wf-prev from the last message back to the one holding afterVersion + 1. */
+  private async backward(last: StoredMsg, afterVersion: number): Promise<StoredMsg[]> {
+    const chain = [last];
+    let m = last;
+    while (num(m, 'wf-first') > afterVersion + 1) {
+      const prev = num(m, 'wf-prev');
+      if (prev === 0) break;
+      const p = await this.jsm.direct.getMessage(this.names.stream, { seq: prev });
+      if (!p) throw new Error(`journal message ${prev} missing (stream ${this.names.stream})`);
+      chain.push((m = p));
+    }
+    return chain.reverse();
+  }
+
+  /** Every message of one subject up to `lastSeq`, through an ordered consumer. */
+  private async forward(subject: string, lastSeq: number): Promise<StoredMsg[]> {
+    const consumer = await this.js.consumers.get(this.names.stream, { filter_subjects: subject });
+    const out: StoredMsg[] = [];
+    const messages = await consumer.consume({ max_messages: 256 });
+    try {
+      for await (const m of messages) {
+        out.push({ subject: m.subject, seq: m.seq, header: m.headers!, data: m.data } as StoredMsg);
+        if (m.seq >= lastSeq) break;
+      }
+    } finally {
+      messages.stop();
+      await consumer.delete().catch(() => {});
+    }
+    return out;
+  }
+
+  private remember(stream: string, tip: Tip): void {
+    this.tips.delete(stream);
+    this.tips.set(stream, tip);
+    if (this.tips.size > TIP_CACHE) this.tips.delete(this.tips.keys().next().value!);
+  }
+
+  /** Listeners hear of appends by any node: an ordered headers-only consumer sees each stored message. */
+  private watch(): void {
+    let stopped = false;
+    let stop: () => void = () => {
+      stopped = true;
+    };
+    this.watcher = { stop: () => stop() };
+    void (async () => {
+      const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.New, headers_only: true });
+      if (stopped || this.closed) return;
+      const messages = await consumer.consume({ max_messages: 1024 });
+      stop = () => messages.stop();
+      for await (const _ of messages) this.notify();
+    })().catch(() => {});
+  }
+
+  private unwatch(): void {
+    this.watcher?.stop();
+    this.watcher = undefined;
+  }
+
+  private notify(): void {
+    if (this.notifyQueued) return;
+    this.notifyQueued = true;
+    queueMicrotask(() => {
+      this.notifyQueued = false;
+      for (const l of this.listeners) l();
+    });
+  }
+}
+
+function num(m: StoredMsg, header: string): number {
+  const v = Number(m.header?.get(header));
+  if (!Number.isInteger(v)) throw new Error(`journal message ${m.seq} lacks header ${header}`);
+  return v;
+}
