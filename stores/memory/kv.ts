@@ -11,6 +11,11 @@ export class MemoryKeyValue implements KeyValueStore {
   constructor(private readonly now: Now) {}
 
   async get<T>(key: string): Promise<T | undefined> {
+    return this.read<T>(key);
+  }
+
+  /** Synchronous, so incr reads and writes in one turn and concurrent increments add up. */
+  private read<T>(key: string): T | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
     if (e.expiresAt <= this.now()) {
@@ -35,7 +40,7 @@ export class MemoryKeyValue implements KeyValueStore {
   }
 
   async incr(key: string, by = 1): Promise<number> {
-    const cur = ((await this.get<number>(key)) ?? 0) + by;
+    const cur = (this.read<number>(key) ?? 0) + by;
     const e = this.map.get(key);
     this.write(key, cur, e && Number.isFinite(e.expiresAt) ? e.expiresAt - this.now() : undefined);
     return cur;
