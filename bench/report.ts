@@ -25,6 +25,12 @@ export function compared(name: string, value: number, unit: string, baselineName
   return { name, value, unit, baseline_name: baselineName, baseline_value: baselineValue, ratio: round(ratio, 3), target, pass: target === undefined ? undefined : ratio >= target, note };
 }
 
+/** A figure beside its baseline, ratio printed, judged against an absolute target for the value. */
+export function versus(name: string, value: number, unit: string, baselineName: string, baselineValue: number, valueTarget: number, note?: string): BenchResult {
+  const ratio = baselineValue > 0 ? value / baselineValue : 0;
+  return { name, value, unit, baseline_name: baselineName, baseline_value: baselineValue, ratio: round(ratio, 3), target: valueTarget, pass: value >= valueTarget, note };
+}
+
 /** A lone figure against an absolute target; `higherIsBetter` false for latencies and memory. */
 export function absolute(name: string, value: number, unit: string, target?: number, higherIsBetter = true, note?: string): BenchResult {
   return { name, value, unit, target, pass: target === undefined ? undefined : higherIsBetter ? value >= target : value <= target, note };

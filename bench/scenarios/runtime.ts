@@ -1,0 +1,100 @@
+/**
+ * Runtime bench (issue 2). In one process and one run:
+ * - baseline: the same state update applied through a plain async function, awaited per command;
+ * - commands/s through one hot actor (asks in waves of WAVE concurrent callers);
+ * - commands/s spread over 100,000 actors;
+ * - activations/s from memory snapshots (a new system over the same stores reads every actor).
+ * The event loop is single-threaded: every figure here uses one core.
+ */
+import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
+import { createMemoryStores } from '../../stores/index.ts';
+import { round, versus, type BenchResult } from '../report.ts';
+
+interface S {
+  total: number;
+  count: number;
+}
+type E = { type: 'added'; n: number } | { type: 'opened' };
+
+const evolve = (s: S, e: E): S => (e.type === 'added' ? { total: s.total + e.n, count: s.count + 1 } : s);
+const decideAdd = (_s: S, cmd: { n: number }): E[] => [{ type: 'added', n: cmd.n }];
+
+const Acc = defineActor({
+  kind: 'bench_acc',
+  prefix: 'acc_',
+  creates: ['open'],
+  snapshotEvery: 1_000_000,
+  initial: (): S => ({ total: 0, count: 0 }),
+  decide: { open: (): E[] => [{ type: 'opened' }], add: decideAdd },
+  evolve,
+  view: (s: S) => s,
+});
+
+const HOT = 1_000_000;
+const ACTORS = 100_000;
+const SPREAD = 1_000_000;
+const WAVE = 8_192;
+const ORG = 'org_bench';
+
+async function baseline(n: number): Promise<number> {
+  let state: S = { total: 0, count: 0 };
+  const apply = async (s: S, cmd: { n: number }) => {
+    let next = s;
+    for (const e of decideAdd(s, cmd)) next = evolve(next, e);
+    return next;
+  };
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) state = await apply(state, { n: i });
+  const secs = (performance.now() - t0) / 1000;
+  if (state.count !== n) throw new Error('baseline lost updates');
+  return n / secs;
+}
+
+async function waves(total: number, send: (i: number) => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < total; i += WAVE) {
+    const batch: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(total, i + WAVE); j++) batch.push(send(j));
+    await Promise.all(batch);
+  }
+  return total / ((performance.now() - t0) / 1000);
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const clock = new ManualClock();
+  const stores = createMemoryStores({ now: () => clock.now() });
+  const system = new ActorSystem({ stores, clock, kinds: [Acc], limits: { mailboxCapacity: WAVE * 2 } });
+  await system.start();
+
+  await baseline(200_000); // warm-up
+  const base = await baseline(HOT);
+
+  await system.ask(Acc, 'acc_hot', 'open', {}, { org: ORG });
+  await waves(100_000, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG })); // warm-up
+  const hot = await waves(HOT, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG }));
+
+  const ids = Array.from({ length: ACTORS }, (_, i) => `acc_${i}`);
+  await waves(ACTORS, (i) => system.ask(Acc, ids[i], 'open', {}, { org: ORG }));
+  const spread = await waves(SPREAD, (i) => system.ask(Acc, ids[i % ACTORS], 'add', { n: 1 }, { org: ORG }));
+
+  await system.stop(); // flushes a snapshot of every actor
+  const fresh = new ActorSystem({ stores, clock, kinds: [Acc] });
+  await fresh.start();
+  const t0 = performance.now();
+  for (let i = 0; i < ACTORS; i += WAVE) {
+    const batch: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(ACTORS, i + WAVE); j++) batch.push(fresh.state(Acc, ids[j], ORG));
+    await Promise.all(batch);
+  }
+  const activations = ACTORS / ((performance.now() - t0) / 1000);
+  const check = await fresh.state<S>(Acc, ids[7], ORG);
+  if (check.count !== SPREAD / ACTORS) throw new Error(`activation rebuilt a wrong state: ${JSON.stringify(check)}`);
+  await fresh.stop();
+
+  const note = 'one core (single event loop), memory stores';
+  return [
+    versus('hot actor', round(hot), 'cmd/s', 'plain async function', round(base), 500_000, note),
+    versus('spread over 100,000 actors', round(spread), 'cmd/s', 'plain async function', round(base), 300_000, note),
+    versus('activations from memory snapshots', round(activations), 'act/s', 'plain async function', round(base), 100_000, note),
+  ];
+}
