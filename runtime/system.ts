@@ -96,6 +96,7 @@ export class ActorSystem {
   private placement: Placement | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
   private running = 0;
+  private reactionsOn = false;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -114,7 +115,7 @@ export class ActorSystem {
   }
 
   async start(): Promise<void> {
-    await this.reactions.start();
+    await this.setReactionDispatch(true);
     this.scheduler.start();
     this.sweepTimer = setInterval(() => void this.sweep(), this.limits.sweepEveryMs).unref();
   }
@@ -124,11 +125,22 @@ export class ActorSystem {
     this.stopping = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.scheduler.stop();
-    await this.reactions.stop();
+    await this.setReactionDispatch(false);
     await this.settleMailboxes();
     await Promise.allSettled([...this.tracked]);
     await Promise.all([...this.cells.values()].map((c) => this.snapshot(c)));
     this.cells.clear();
+  }
+
+  /**
+   * Cluster: the reaction dispatcher's cursor is shared, so one node at a time runs it (the holder
+   * of shard 0); the others switch theirs off. Turning it on re-reads the cursor.
+   */
+  async setReactionDispatch(on: boolean): Promise<void> {
+    if (on === this.reactionsOn) return;
+    this.reactionsOn = on;
+    if (on) await this.reactions.start();
+    else await this.reactions.stop();
   }
 
   setPlacement(p: Placement | undefined): void {
