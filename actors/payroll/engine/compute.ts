@@ -85,13 +85,16 @@ interface Compiled {
   deductNhia: boolean;
   annualReliefs: boolean;
   payeFormula: string;
+  taxYearText: string;
+  rentCapText: string;
+  mwThresholdText: string;
 }
 
-const EARNINGS: ReadonlyArray<{ code: PayComponent; label: string; field: keyof PayeeInputs; formula: string }> = [
-  { code: 'basic', label: 'Basic salary', field: 'monthly_basic', formula: 'monthly basic salary (pay profile input)' },
-  { code: 'housing', label: 'Housing allowance', field: 'monthly_housing', formula: 'monthly housing allowance (pay profile input)' },
-  { code: 'transport', label: 'Transport allowance', field: 'monthly_transport', formula: 'monthly transport allowance (pay profile input)' },
-  { code: 'other_allowances', label: 'Other allowances', field: 'monthly_other_allowances', formula: 'monthly other cash allowances (pay profile input)' },
+const EARNINGS: ReadonlyArray<{ code: PayComponent; label: string; inputs: (s: string) => Record<string, string>; formula: string }> = [
+  { code: 'basic', label: 'Basic salary', inputs: (s) => ({ monthly_basic_kobo: s }), formula: 'monthly basic salary (pay profile input)' },
+  { code: 'housing', label: 'Housing allowance', inputs: (s) => ({ monthly_housing_kobo: s }), formula: 'monthly housing allowance (pay profile input)' },
+  { code: 'transport', label: 'Transport allowance', inputs: (s) => ({ monthly_transport_kobo: s }), formula: 'monthly transport allowance (pay profile input)' },
+  { code: 'other_allowances', label: 'Other allowances', inputs: (s) => ({ monthly_other_allowances_kobo: s }), formula: 'monthly other cash allowances (pay profile input)' },
 ];
 
 const KOBO_KEYS: Record<PayComponent, string> = {
@@ -160,6 +163,9 @@ function compile(pack: RulePack): Compiled {
     deductNhf: ded.has('nhf'),
     deductNhia: ded.has('nhia_employee'),
     annualReliefs: P.paye.apply_annual_reliefs,
+    taxYearText: String(P.tax_year),
+    rentCapText: String(P.paye.rent_relief.cap_kobo),
+    mwThresholdText: String(P.paye.minimum_wage_exemption.threshold_monthly_gross_kobo),
     payeFormula:
       'annual tax on projected chargeable income (NTA 2025 s.58, Fourth Schedule); ' +
       'cumulative target = round(annual_tax_kobo x k/n); month = target - PAYE already deducted',
@@ -239,7 +245,7 @@ export function computePayslip(
       label: e.label,
       category: 'earning',
       amount,
-      trace: { formula: e.formula, inputs: { [e.field]: s }, exact: s, rounding, rule_pack_version: version },
+      trace: { formula: e.formula, inputs: e.inputs(s), exact: s, rounding, rule_pack_version: version },
     });
   }
 
@@ -278,13 +284,13 @@ export function computePayslip(
   const rentN = rent * C.rentRate.p;
   const rentCapped = Number.isSafeInteger(rentN) ? rentN >= C.rentCap * C.rentRate.q : BigInt(rent) * BigInt(C.rentRate.p) >= BigInt(C.rentCap) * BigInt(C.rentRate.q);
   const rentRelief = rentCapped ? C.rentCap : mulRateHalfUp(rent, C.rentRate);
-  const rentReliefExact = rentCapped ? String(C.rentCap) : mulRateExact(rent, C.rentRate);
+  const rentReliefExact = rentCapped ? C.rentCapText : mulRateExact(rent, C.rentRate);
   const otherReliefs = C.annualReliefs ? payee.annual_life_assurance_premium + payee.annual_mortgage_interest : 0;
   const chargeable = Math.max(0, projGross - projDeductions - rentRelief - otherReliefs);
 
   const exempt = C.mwAnnual ? projGross <= C.mwThreshold * 12 : gross <= C.mwThreshold;
   const payeInputs: Record<string, string> = {
-    tax_year: String(C.taxYear),
+    tax_year: C.taxYearText,
     month_k: String(k),
     months_employed_n: String(n),
     remaining_months: String(remaining),
@@ -296,7 +302,7 @@ export function computePayslip(
     projected_annual_statutory_deductions_kobo: String(projDeductions),
     annual_rent_paid_kobo: String(rent),
     rent_relief_rate: C.rentRate.text,
-    rent_relief_cap_kobo: String(C.rentCap),
+    rent_relief_cap_kobo: C.rentCapText,
     rent_relief_exact_kobo: rentReliefExact,
     rent_relief_kobo: String(rentRelief),
     other_reliefs_kobo: String(otherReliefs),
@@ -320,7 +326,7 @@ export function computePayslip(
   const target = Number.isSafeInteger(targetN) ? halfUp(targetN, n) : halfUp(BigInt(annualTax) * BigInt(k), n);
   const paye = target - before.paye;
   payeInputs.minimum_wage_exempt = exempt ? 'true' : 'false';
-  payeInputs.minimum_wage_threshold_monthly_gross_kobo = String(C.mwThreshold);
+  payeInputs.minimum_wage_threshold_monthly_gross_kobo = C.mwThresholdText;
   payeInputs.annual_tax_exact_kobo = formatExact(taxN, C.bandDen);
   payeInputs.annual_tax_kobo = String(annualTax);
   payeInputs.cumulative_target_exact_kobo = Number.isSafeInteger(targetN) ? formatExact(targetN, n) : formatExact(BigInt(annualTax) * BigInt(k), BigInt(n));

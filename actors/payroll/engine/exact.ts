@@ -94,6 +94,7 @@ function decimalPlaces(d: number): number {
 export function formatExact(n: number | bigint, d: number | bigint): string {
   if (typeof n === 'number' && typeof d === 'number') {
     if (n === 0) return '0';
+    if (n % d === 0) return String(n / d);
     const g = gcd(n, d);
     const nn = n / g;
     const dd = d / g;
@@ -104,8 +105,11 @@ export function formatExact(n: number | bigint, d: number | bigint): string {
     const scaled = nn * (scale / dd);
     if (Number.isSafeInteger(scaled)) {
       const whole = floorDiv(scaled, scale);
-      const frac = String(scaled - whole * scale).padStart(places, '0').replace(/0+$/, '');
-      return `${whole}.${frac}`;
+      let f = scaled - whole * scale;
+      let p = places;
+      while (f % 10 === 0) { f /= 10; p--; }
+      const frac = String(f);
+      return `${whole}.${frac.length < p ? '0'.repeat(p - frac.length) + frac : frac}`;
     }
     return formatExact(BigInt(n), BigInt(d));
   }
