@@ -1,0 +1,354 @@
+/**
+ * The H3 supply index (spec 2.8; issue 6 "Supply map"): positions of the workers currently in the
+ * map, bucketed by H3 cell (resolution from the policy pack, default 9), cells grouped into regions
+ * by a coarse parent cell (the unit a cluster would place on one node).
+ *
+ * nearest(): the nearest N within R metres of a point, exact, by ring expansion. After rings
+ * 0..k are scanned, any worker not yet seen lies in a cell at grid distance >= k+1, and the
+ * geodesic to it crosses some cell of ring k+1 (grid distance changes by at most one between
+ * adjacent cells). So min over ring k+1 of (distance to the cell centre - the cell's circumradius)
+ * bounds every unseen distance from below; the scan stops once that bound exceeds R, or once N are
+ * held and the farthest of them is strictly nearer than the bound. Ranking is by the haversine
+ * term (monotonic in distance), ties by worker id, so the result equals a brute-force scan.
+ *
+ * Per worker: one Map entry id -> slot, a slot (id, bucket, position in bucket) and four numbers in
+ * its bucket's arrays.
+ */
+import { cellToBoundary, cellToLatLng, cellToParent, gridDisk, gridRing, latLngToCell } from 'h3-js';
+import { aToMetres, cosLat, haversineA, metresToA } from './geo.ts';
+
+interface CellGeo {
+  lat: number;
+  lng: number;
+  cos: number;
+  /** Circumradius in metres (centre to farthest vertex), with a hair of margin. */
+  radius: number;
+  /** Distance from the centre within which a point is certainly inside the cell. */
+  inner: number;
+}
+
+/** Coordinates live in the bucket, side by side, so a scan reads memory in order. */
+interface Bucket {
+  cell: string;
+  geo: CellGeo;
+  region: Region;
+  slots: number[];
+  lat: number[];
+  lng: number[];
+  cos: number[];
+}
+
+export interface Region {
+  cell: string;
+  cells: number;
+  workers: number;
+}
+
+export interface Neighbour {
+  worker_id: string;
+  distance_metres: number;
+  latitude: number;
+  longitude: number;
+}
+
+const GEO_CACHE_LIMIT = 200_000;
+const RING_CACHE_LIMIT = 100_000;
+
+export class SupplyIndex {
+  private readonly slotOf = new Map<string, number>();
+  private ids: (string | undefined)[] = [];
+  private posInBucket = new Int32Array(1024);
+  private bucketOf: (Bucket | undefined)[] = [];
+  private readonly free: number[] = [];
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly regions = new Map<string, Region>();
+  /** Geometry of cells seen by queries that hold no bucket (bounded; cleared when full). */
+  private readonly geoCache = new Map<string, CellGeo>();
+  /** The first rings around recently queried cells (bounded; cleared when full). */
+  private readonly ringCache = new Map<string, string[]>();
+
+  constructor(
+    readonly resolution = 9,
+    readonly regionResolution = 5,
+  ) {}
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  position(id: string): { latitude: number; longitude: number; cell: string } | undefined {
+    const s = this.slotOf.get(id);
+    if (s === undefined) return undefined;
+    const b = this.bucketOf[s]!;
+    const i = this.posInBucket[s];
+    return { latitude: b.lat[i], longitude: b.lng[i], cell: b.cell };
+  }
+
+  regionList(): Region[] {
+    return [...this.regions.values()];
+  }
+
+  /** Enter or move. Returns false when nothing changed (same coordinates). */
+  upsert(id: string, lat: number, lng: number): boolean {
+    let s = this.slotOf.get(id);
+    const c = cosLat(lat);
+    if (s !== undefined) {
+      const b = this.bucketOf[s]!;
+      const i = this.posInBucket[s];
+      if (b.lat[i] === lat && b.lng[i] === lng) return false;
+      // Still well inside its cell (or still in it): move in place.
+      if (
+        aToMetres(haversineA(b.geo.lat, b.geo.lng, b.geo.cos, lat, lng, c)) < b.geo.inner ||
+        latLngToCell(lat, lng, this.resolution) === b.cell
+      ) {
+        b.lat[i] = lat;
+        b.lng[i] = lng;
+        b.cos[i] = c;
+        return true;
+      }
+      this.detach(s);
+      this.attach(s, latLngToCell(lat, lng, this.resolution), lat, lng, c);
+      return true;
+    }
+    s = this.free.length ? this.free.pop()! : this.grow();
+    this.slotOf.set(id, s);
+    this.ids[s] = id;
+    this.attach(s, latLngToCell(lat, lng, this.resolution), lat, lng, c);
+    return true;
+  }
+
+  /** Leave; immediate. Returns whether the worker was in the index. */
+  remove(id: string): boolean {
+    const s = this.slotOf.get(id);
+    if (s === undefined) return false;
+    this.slotOf.delete(id);
+    this.detach(s);
+    this.ids[s] = undefined;
+    this.free.push(s);
+    return true;
+  }
+
+  /**
+   * The nearest `limit` workers within `radiusMetres` of the point, nearest first (ties by id).
+   * `accept` narrows eligibility further without losing exactness.
+   */
+  nearest(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
+    if (limit <= 0 || this.slotOf.size === 0) return [];
+    const cq = cosLat(lat);
+    const aMax = metresToA(radiusMetres);
+    const heapA: number[] = [];
+    const heapS: number[] = [];
+    const origin = latLngToCell(lat, lng, this.resolution);
+    let ring: string[] = [origin];
+    for (let k = 0; ; k++) {
+      for (const cell of ring) {
+        const b = this.buckets.get(cell);
+        if (!b) continue;
+        if (heapA.length === limit) {
+          // the whole cell is farther than the farthest held: nothing in it can enter
+          const near = aToMetres(haversineA(lat, lng, cq, b.geo.lat, b.geo.lng, b.geo.cos)) - b.geo.radius;
+          if (near > 0 && metresToA(near) > heapA[0]) continue;
+        }
+        const { slots, lat: bl, lng: bg, cos: bc } = b;
+        for (let i = 0; i < slots.length; i++) {
+          const s = slots[i];
+          const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
+          if (a > aMax) continue;
+          if (heapA.length === limit && !this.before(a, s, heapA[0], heapS[0])) continue;
+          if (accept && !accept(this.ids[s]!)) continue;
+          if (heapA.length === limit) this.replaceTop(heapA, heapS, a, s);
+          else this.push(heapA, heapS, a, s);
+        }
+      }
+      const next = this.ringAt(origin, k + 1);
+      let bound = Infinity;
+      for (const cell of next) {
+        const g = this.geo(cell);
+        const d = aToMetres(haversineA(lat, lng, cq, g.lat, g.lng, g.cos)) - g.radius;
+        if (d < bound) bound = d;
+      }
+      if (bound > radiusMetres) break;
+      if (heapA.length === limit && bound > 0 && heapA[0] < metresToA(bound)) break;
+      ring = next;
+    }
+    const order = heapA.map((_, i) => i).sort((x, y) => heapA[x] - heapA[y] || cmp(this.ids[heapS[x]]!, this.ids[heapS[y]]!));
+    return order.map((i) => {
+      const s = heapS[i];
+      const b = this.bucketOf[s]!;
+      const j = this.posInBucket[s];
+      return { worker_id: this.ids[s]!, distance_metres: aToMetres(heapA[i]), latitude: b.lat[j], longitude: b.lng[j] };
+    });
+  }
+
+  /** Every worker within the radius, nearest first: the brute-force reference (tests, checks). */
+  bruteForce(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
+    const cq = cosLat(lat);
+    const aMax = metresToA(radiusMetres);
+    const hits: { a: number; s: number }[] = [];
+    for (const s of this.slotOf.values()) {
+      const b = this.bucketOf[s]!;
+      const i = this.posInBucket[s];
+      const a = haversineA(lat, lng, cq, b.lat[i], b.lng[i], b.cos[i]);
+      if (a <= aMax && (!accept || accept(this.ids[s]!))) hits.push({ a, s });
+    }
+    hits.sort((x, y) => x.a - y.a || cmp(this.ids[x.s]!, this.ids[y.s]!));
+    return hits.slice(0, limit).map(({ a, s }) => {
+      const b = this.bucketOf[s]!;
+      const i = this.posInBucket[s];
+      return { worker_id: this.ids[s]!, distance_metres: aToMetres(a), latitude: b.lat[i], longitude: b.lng[i] };
+    });
+  }
+
+  // -- buckets ---------------------------------------------------------------------------------
+
+  private attach(s: number, cell: string, lat: number, lng: number, cos: number): void {
+    let b = this.buckets.get(cell);
+    if (!b) {
+      const regionCell = cellToParent(cell, this.regionResolution);
+      let region = this.regions.get(regionCell);
+      if (!region) this.regions.set(regionCell, (region = { cell: regionCell, cells: 0, workers: 0 }));
+      region.cells++;
+      b = { cell, geo: this.geo(cell), region, slots: [], lat: [], lng: [], cos: [] };
+      this.buckets.set(cell, b);
+    }
+    this.posInBucket[s] = b.slots.length;
+    b.slots.push(s);
+    b.lat.push(lat);
+    b.lng.push(lng);
+    b.cos.push(cos);
+    b.region.workers++;
+    this.bucketOf[s] = b;
+  }
+
+  private detach(s: number): void {
+    const b = this.bucketOf[s]!;
+    const i = this.posInBucket[s];
+    const last = b.slots.pop()!;
+    const lat = b.lat.pop()!;
+    const lng = b.lng.pop()!;
+    const cos = b.cos.pop()!;
+    if (last !== s) {
+      b.slots[i] = last;
+      b.lat[i] = lat;
+      b.lng[i] = lng;
+      b.cos[i] = cos;
+      this.posInBucket[last] = i;
+    }
+    this.bucketOf[s] = undefined;
+    b.region.workers--;
+    if (b.slots.length === 0) {
+      this.buckets.delete(b.cell);
+      if (--b.region.cells === 0) this.regions.delete(b.region.cell);
+    }
+  }
+
+  private geo(cell: string): CellGeo {
+    const b = this.buckets.get(cell);
+    if (b) return b.geo;
+    let g = this.geoCache.get(cell);
+    if (g) return g;
+    const [lat, lng] = cellToLatLng(cell);
+    const c = cosLat(lat);
+    const boundary = cellToBoundary(cell);
+    let radius = 0;
+    for (const [vlat, vlng] of boundary) radius = Math.max(radius, aToMetres(haversineA(lat, lng, c, vlat, vlng, cosLat(vlat))));
+    g = { lat, lng, cos: c, radius: radius * 1.001 + 0.01, inner: inradius(lat, lng, boundary) * 0.95 };
+    if (this.geoCache.size >= GEO_CACHE_LIMIT) this.geoCache.clear();
+    this.geoCache.set(cell, g);
+    return g;
+  }
+
+  private ringAt(origin: string, k: number): string[] {
+    const key = k < 4 ? origin + k : undefined;
+    if (key !== undefined) {
+      const hit = this.ringCache.get(key);
+      if (hit) return hit;
+    }
+    let ring: string[];
+    try {
+      ring = gridRing(origin, k);
+    } catch {
+      // near a pentagon the fast ring fails; take the disk difference instead
+      const outer = new Set(gridDisk(origin, k));
+      for (const c of gridDisk(origin, k - 1)) outer.delete(c);
+      ring = [...outer];
+    }
+    if (key !== undefined) {
+      if (this.ringCache.size >= RING_CACHE_LIMIT) this.ringCache.clear();
+      this.ringCache.set(key, ring);
+    }
+    return ring;
+  }
+
+  private grow(): number {
+    const s = this.ids.length;
+    if (s === this.posInBucket.length) {
+      const p = new Int32Array(s * 2);
+      p.set(this.posInBucket);
+      this.posInBucket = p;
+    }
+    this.ids.push(undefined);
+    this.bucketOf.push(undefined);
+    return s;
+  }
+
+  // -- a max-heap on (a, id): the root is the farthest of the nearest held ------------------------
+
+  private before(a1: number, s1: number, a2: number, s2: number): boolean {
+    return a1 < a2 || (a1 === a2 && cmp(this.ids[s1]!, this.ids[s2]!) < 0);
+  }
+
+  private push(A: number[], S: number[], a: number, s: number): void {
+    let i = A.length;
+    A.push(a);
+    S.push(s);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.before(A[p], S[p], A[i], S[i])) break;
+      [A[p], A[i]] = [A[i], A[p]];
+      [S[p], S[i]] = [S[i], S[p]];
+      i = p;
+    }
+  }
+
+  private replaceTop(A: number[], S: number[], a: number, s: number): void {
+    A[0] = a;
+    S[0] = s;
+    const n = A.length;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.before(A[m], S[m], A[l], S[l])) m = l;
+      if (r < n && this.before(A[m], S[m], A[r], S[r])) m = r;
+      if (m === i) break;
+      [A[m], A[i]] = [A[i], A[m]];
+      [S[m], S[i]] = [S[i], S[m]];
+      i = m;
+    }
+  }
+}
+
+const cmp = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+/** Distance from the centre to the nearest edge, in a local flat frame (fine at cell scale). */
+function inradius(lat: number, lng: number, boundary: number[][]): number {
+  const mLat = 111_195;
+  const mLng = mLat * cosLat(lat);
+  let best = Infinity;
+  for (let i = 0; i < boundary.length; i++) {
+    const [aLat, aLng] = boundary[i];
+    const [bLat, bLng] = boundary[(i + 1) % boundary.length];
+    const ax = (aLng - lng) * mLng, ay = (aLat - lat) * mLat;
+    const bx = (bLng - lng) * mLng, by = (bLat - lat) * mLat;
+    const dx = bx - ax, dy = by - ay;
+    const t = Math.max(0, Math.min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy || 1)));
+    best = Math.min(best, Math.hypot(ax + t * dx, ay + t * dy));
+  }
+  return best;
+}
