@@ -1,0 +1,107 @@
+/**
+ * API key. Spec 2.2 (ApiKey), 5.1, 5.2, 5.6, 5.8.
+ * Neither the secret nor its digest is held here (events may be published): the credential table
+ * keeps the digest. A revoked key stays listed with revoked_at (spec 5.2).
+ *
+ * status   command  condition  event            next
+ * -------  -------  ---------  ---------------  -------
+ * (none)   issue    -          api_key.created  active
+ * active   revoke   -          api_key.revoked  revoked
+ * revoked  revoke   -          409 conflict     revoked
+ * active,  issue    -          409 conflict     (same)
+ * revoked
+ */
+import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
+import { iso } from '../../runtime/clock.ts';
+import { assertNever, conflict } from '../../runtime/errors.ts';
+import type { Realm } from './credentials.ts';
+
+export type ApiKeyStatus = 'none' | 'active' | 'revoked';
+
+export interface ApiKeyState {
+  id: string;
+  org: string;
+  status: ApiKeyStatus;
+  name: string;
+  realm: Realm;
+  scopes: string[];
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface IssueCommand {
+  name: string;
+  realm: Realm;
+  scopes: string[];
+}
+
+type ApiKeyEvent =
+  | { type: 'api_key.created'; name: string; realm: Realm; scopes: string[] }
+  | { type: 'api_key.revoked' };
+
+export interface ApiKeyView {
+  id: string;
+  object: 'api_key';
+  livemode: boolean;
+  mocked: false;
+  name: string;
+  realm: Realm;
+  scopes: string[];
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export const ApiKey = defineActor({
+  kind: 'api_key',
+  prefix: 'api_key_',
+  creates: ['issue'],
+  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], created_at: 0, revoked_at: null }),
+  decide: {
+    issue(state: ApiKeyState, cmd: IssueCommand): ApiKeyEvent[] {
+      switch (state.status) {
+        case 'none':
+          return [{ type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes }];
+        case 'active':
+        case 'revoked':
+          throw conflict('This API key was already issued.');
+        default:
+          return assertNever(state.status);
+      }
+    },
+    revoke(state: ApiKeyState): ApiKeyEvent[] {
+      switch (state.status) {
+        case 'active':
+          return [{ type: 'api_key.revoked' }];
+        case 'revoked':
+          throw conflict(`API key ${state.id} is already revoked (revoked_at ${iso(state.revoked_at!)}).`);
+        case 'none':
+          throw conflict('This API key does not exist.');
+        default:
+          return assertNever(state.status);
+      }
+    },
+  },
+  evolve(state: ApiKeyState, e: ApiKeyEvent, meta): ApiKeyState {
+    switch (e.type) {
+      case 'api_key.created':
+        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, created_at: meta.at };
+      case 'api_key.revoked':
+        return { ...state, status: 'revoked', revoked_at: meta.at };
+      default:
+        return assertNever(e);
+    }
+  },
+  view: (s: ApiKeyState): ApiKeyView => ({
+    id: s.id,
+    object: 'api_key',
+    livemode: s.realm === 'live',
+    mocked: false,
+    name: s.name,
+    realm: s.realm,
+    scopes: s.scopes,
+    revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),
+    created_at: iso(s.created_at),
+  }),
+  // Newest first (ties by id); revoked keys stay in the list (spec 5.2).
+  indexes: (s: ApiKeyState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(s.created_at) }]),
+});

@@ -1,0 +1,94 @@
+/**
+ * The credential table (spec 5): what the gateway asks "who is this?".
+ *
+ * Every credential the platform issues (API key, access token, session) is a random secret whose
+ * SHA-256 digest keys a record in the platform key-value store: `cred:<digest>`. Looking a secret up
+ * is one read; the record's own digest is compared in constant time. A revoked API key's record is
+ * deleted before the key's actor records the revocation, so a revoked key stops at once on every
+ * node. Access tokens and sessions carry expires_at, checked against the platform clock as well as
+ * stored with a TTL.
+ */
+import { ApiError } from '../../runtime/errors.ts';
+import type { Auth, Principal } from '../../runtime/route.ts';
+import type { KeyValueStore } from '../../stores/index.ts';
+import { digest, digestsEqual } from './secrets.ts';
+
+export type Realm = 'test' | 'live';
+
+export type CredentialRecord =
+  | { type: 'api_key'; digest: string; id: string; org: string; realm: Realm; scopes: string[] }
+  | { type: 'access_token'; digest: string; id: string; org: string; realm: Realm; scopes: string[]; expires_at: number }
+  | { type: 'session'; digest: string; id: string; account: string; org: string; expires_at: number };
+
+const key = (d: string) => `cred:${d}`;
+
+export async function putCredential(kv: KeyValueStore, rec: CredentialRecord, ttlMs?: number): Promise<void> {
+  await kv.set(key(rec.digest), rec, ttlMs);
+}
+
+export async function removeCredential(kv: KeyValueStore, secretDigest: string): Promise<void> {
+  await kv.delete(key(secretDigest));
+}
+
+/** Principal objects per record object (records read from an in-process store are reused). */
+const principals = new WeakMap<object, Principal>();
+
+function principalOf(rec: CredentialRecord): Principal {
+  let p = principals.get(rec);
+  if (p) return p;
+  switch (rec.type) {
+    case 'api_key':
+    case 'access_token':
+      p = { kind: rec.type, id: rec.id, org: rec.org, livemode: rec.realm === 'live', scopes: new Set(rec.scopes) };
+      break;
+    case 'session':
+      // A signed-in person acts for the organisation on the session endpoints; scopes do not apply there.
+      p = { kind: 'session', id: rec.id, org: rec.org, livemode: false, scopes: new Set(), account: rec.account };
+      break;
+  }
+  principals.set(rec, p);
+  return p;
+}
+
+const unauthenticated = (msg: string) => new ApiError('unauthenticated', msg);
+
+function bearer(headers: Readonly<Record<string, string>>): string | undefined {
+  const h = headers['authorization'];
+  if (!h) return undefined;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(h);
+  if (!m) throw unauthenticated('The Authorization header must be "Bearer <API key or access token>".');
+  return m[1];
+}
+
+async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialRecord | undefined> {
+  const d = digest(secret);
+  const rec = await kv.get<CredentialRecord>(key(d));
+  return rec && digestsEqual(rec.digest, d) ? rec : undefined;
+}
+
+/**
+ * Resolves the credential a route needs. 'key': an API key (Service-Api-Key or Authorization:
+ * Bearer, the same credential, spec 5.1) or an access token (Bearer, spec 5.3). 'session': a
+ * Service-Session only; an API key is refused with 401 (spec 5.4).
+ */
+export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude<Auth, 'none'>, headers: Readonly<Record<string, string>>): Promise<Principal> {
+  if (auth === 'session') {
+    const token = headers['service-session'];
+    if (!token) throw unauthenticated('This endpoint needs a signed-in session in the Service-Session header; an API key is not accepted here.');
+    const rec = await lookup(kv, token);
+    if (!rec || rec.type !== 'session') throw unauthenticated('The session is not valid.');
+    if (rec.expires_at <= now) throw unauthenticated('The session has expired; sign in again (POST /v1/sessions).');
+    return principalOf(rec);
+  }
+  const fromHeader = headers['service-api-key'] || undefined;
+  const fromBearer = bearer(headers);
+  if (fromHeader && fromBearer && fromHeader !== fromBearer) {
+    throw unauthenticated('Service-Api-Key and Authorization carry different credentials; send one.');
+  }
+  const secret = fromHeader ?? fromBearer;
+  if (!secret) throw unauthenticated('No credential: send an API key in Service-Api-Key or Authorization: Bearer <key>.');
+  const rec = await lookup(kv, secret);
+  if (!rec || rec.type === 'session') throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
+  if (rec.type === 'access_token' && rec.expires_at <= now) throw unauthenticated('The access token has expired; request a new one (POST /v1/oauth/token).');
+  return principalOf(rec);
+}

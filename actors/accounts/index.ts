@@ -1,0 +1,42 @@
+/** Public face of the Accounts area (spec 2.2, 4.1, 5). */
+import type { Area } from '../../runtime/area.ts';
+import { Account } from './account.ts';
+import { ApiKey } from './api_key.ts';
+import { OAuthClient } from './oauth_client.ts';
+import { Organisation } from './organisation.ts';
+import { routes } from './routes.ts';
+import { SupportAccess } from './support_access.ts';
+
+export { authenticate, type CredentialRecord, type Realm } from './credentials.ts';
+export { ALL_SCOPES, MODULE_PREFIXES, isScope } from './scopes.ts';
+export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
+export { recordSupportAccess } from './support.ts';
+export { issueKey, revokeKey } from './keys.ts';
+export { SESSION_TTL_MS } from './sessions.ts';
+export { Organisation, Account, ApiKey, OAuthClient, SupportAccess };
+
+export const area: Area = {
+  name: 'accounts',
+  kinds: [Organisation, Account, ApiKey, OAuthClient, SupportAccess],
+  routes,
+  events: [
+    {
+      type: 'api_key.created',
+      source: 'iam',
+      schemaVersion: 1,
+      kind: 'api_key',
+      on: 'api_key.created',
+      description: 'An API key was created (the secret is never in the event).',
+      specGap: true,
+    },
+    {
+      type: 'api_key.revoked',
+      source: 'iam',
+      schemaVersion: 1,
+      kind: 'api_key',
+      on: 'api_key.revoked',
+      description: 'An API key was revoked; it stopped authenticating at once.',
+      specGap: true,
+    },
+  ],
+};

@@ -1,0 +1,93 @@
+/**
+ * Issuing and revoking API keys (spec 5.1, 5.2, 5.6, 5.8). A key is `sk_test_` + 40 base62
+ * characters in the sandbox realm; it is returned once, at creation, and kept only as a digest.
+ * Scopes: only named ones, never a wildcard, never more than the issuer holds.
+ */
+import type { Platform } from '../../runtime/area.ts';
+import { ApiError, validationError, type ValidationEntry } from '../../runtime/errors.ts';
+import { newId } from '../../runtime/ids.ts';
+import { listPage, type ListEnvelope } from '../../runtime/lists.ts';
+import { ApiKey, type ApiKeyState, type ApiKeyView } from './api_key.ts';
+import { putCredential, removeCredential, type Realm } from './credentials.ts';
+import { canonicalScopes, isScope } from './scopes.ts';
+import { digest, newSecret } from './secrets.ts';
+
+/** Where a key's digest is kept (the actor's events never carry it). */
+const digestKey = (id: string) => `api_key_digest:${id}`;
+
+export type ApiKeyWithSecret = ApiKeyView & { key: string };
+
+export const KEY_PREFIX: Record<Realm, string> = { test: 'sk_test_', live: 'sk_live_' };
+
+export interface IssueKey {
+  org: string;
+  name: string;
+  realm: Realm;
+  scopes: string[];
+  requestId?: string;
+  principal?: string;
+}
+
+/**
+ * Checks requested scopes: each must be a named scope (a wildcard never is), and within `held`
+ * when given. Unknown or wildcard scopes are a refused value (400, every one named); a scope the
+ * issuer does not hold is 403 forbidden naming it (spec 5.6).
+ */
+export function checkScopes(requested: string[], held: ReadonlySet<string> | undefined, field = '/scopes'): string[] {
+  const bad: ValidationEntry[] = [];
+  requested.forEach((s, i) => {
+    if (!isScope(s)) {
+      const wild = s.includes('*');
+      bad.push({
+        index: bad.length + 1,
+        severity: 'error',
+        code: wild ? 'wildcard_scope' : 'unknown_scope',
+        detail: wild ? `${s}: a wildcard scope cannot be issued.` : `${s} is not a scope; scopes are module:read|write|approve (see docs).`,
+        field: `${field}/${i}`,
+      });
+    }
+  });
+  if (bad.length) throw validationError(bad, requested.length);
+  if (held) {
+    const missing = requested.filter((s) => !held.has(s));
+    if (missing.length) throw new ApiError('forbidden', `A key cannot carry a scope its issuer lacks: missing ${missing.join(', ')}.`);
+  }
+  return canonicalScopes(requested);
+}
+
+export async function issueKey(platform: Platform, k: IssueKey): Promise<ApiKeyWithSecret> {
+  const secret = newSecret(KEY_PREFIX[k.realm]);
+  const d = digest(secret);
+  const id = newId(ApiKey.prefix);
+  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes }, {
+    org: k.org,
+    requestId: k.requestId,
+    principal: k.principal,
+  })) as ApiKeyView;
+  await platform.stores.kv.set(digestKey(id), d);
+  await putCredential(platform.stores.kv, { type: 'api_key', digest: d, id, org: k.org, realm: k.realm, scopes: k.scopes });
+  return { ...view, key: secret };
+}
+
+/** The credential goes first, so the key stops at once even if recording the revocation fails. */
+export async function revokeKey(platform: Platform, org: string, id: string, requestId?: string, principal?: string): Promise<ApiKeyView> {
+  await platform.system.state<ApiKeyState>(ApiKey, id, org); // 404 / 403 organisation_mismatch first
+  const d = await platform.stores.kv.get<string>(digestKey(id));
+  if (d) await removeCredential(platform.stores.kv, d);
+  return (await platform.system.ask(ApiKey, id, 'revoke', undefined, { org, requestId, principal })) as ApiKeyView;
+}
+
+/** Newest first, revoked keys included (spec 5.2). */
+export const listKeys = (platform: Platform, org: string, query: { limit?: number; starting_after?: string }) =>
+  listPage(platform.system, ApiKey, org, 'all', query, 'desc') as Promise<ListEnvelope<ApiKeyView>>;
+
+export async function allKeys(platform: Platform, org: string): Promise<ApiKeyView[]> {
+  const out: ApiKeyView[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await listKeys(platform, org, { limit: 100, starting_after: after });
+    out.push(...page.data);
+    if (!page.has_more || page.data.length === 0) return out;
+    after = page.data[page.data.length - 1].id;
+  }
+}

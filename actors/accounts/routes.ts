@@ -1,0 +1,170 @@
+/** Accounts endpoints (spec 4.1, 5). Scope prefix of the Accounts endpoints: iam (gap). */
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../runtime/errors.ts';
+import { ListQuery, listEnvelope } from '../../runtime/lists.ts';
+import { CURRENCIES, CURRENCY_DATA_PUBLISHED } from '../../runtime/money.ts';
+import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import { Account, type AccountDetail } from './account.ts';
+import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './keys.ts';
+import { grantToken } from './oauth.ts';
+import { Organisation, type OrganisationDetail } from './organisation.ts';
+import { register } from './registration.ts';
+import { ALL_SCOPES } from './scopes.ts';
+import * as S from './schemas.ts';
+import { signIn } from './sessions.ts';
+import { listSupportAccess } from './support.ts';
+
+
+function principalOf(req: RouteRequest<unknown, unknown>) {
+  if (!req.principal) throw new ApiError('unauthenticated', 'No credential.');
+  return req.principal;
+}
+
+/** The realm of keys a caller creates is the caller's own: live keys are never self-serve (spec 5.8). */
+const realmOf = (req: RouteRequest<unknown, unknown>) => (req.livemode ? 'live' : 'test') as 'test' | 'live';
+
+const currencyList = { ...listEnvelope(CURRENCIES as unknown[], false), source: `ISO 4217 (currency-codes, published ${CURRENCY_DATA_PUBLISHED})` };
+
+export const routes: RouteDef[] = [
+  route({
+    method: 'POST',
+    path: '/v1/registrations',
+    auth: 'none',
+    module: null,
+    idempotent: false,
+    body: S.RegistrationBody,
+    response: S.RegistrationSchema,
+    summary: 'Register an organisation and its first account; returns a session and the first sandbox key (shown once).',
+    handler: (req) => register(req.platform, req.body, req.requestId),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/sessions',
+    auth: 'none',
+    module: null,
+    idempotent: false,
+    body: S.SessionBody,
+    response: S.SessionSchema,
+    summary: 'Sign in: a session token to send as Service-Session.',
+    specGap: 'Request body beyond email not shown: password; response is the Session of spec 2.2.',
+    handler: (req) => signIn(req.platform, req.body.email, req.body.password),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/me',
+    auth: 'session',
+    module: null,
+    idempotent: false,
+    response: S.AccountViewSchema,
+    summary: 'The signed-in account, its organisation and every API key (revoked ones included). Refuses an API key (401).',
+    handler: async (req) => {
+      const p = principalOf(req);
+      const [account, organisation, api_keys] = await Promise.all([
+        req.platform.system.get(Account, p.account!, req.org) as Promise<AccountDetail>,
+        req.platform.system.get(Organisation, req.org, req.org) as Promise<OrganisationDetail>,
+        allKeys(req.platform, req.org),
+      ]);
+      return { object: 'account', livemode: false, mocked: false, account, organisation, api_keys };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/api_keys',
+    auth: 'key',
+    module: 'iam',
+    idempotent: true,
+    body: S.CreateApiKeyBody,
+    response: S.ApiKeyCreatedSchema,
+    summary: 'Create an API key carrying at most the caller\'s scopes; the key is returned once.',
+    specGap: 'Body and response not shown: body {name, scopes?}; response ApiKey plus key.',
+    handler: (req) => {
+      const p = principalOf(req);
+      const scopes = checkScopes(req.body.scopes ?? [...p.scopes], p.scopes);
+      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: realmOf(req), scopes, requestId: req.requestId, principal: p.id });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/api_keys',
+    auth: 'key',
+    module: 'iam',
+    idempotent: false,
+    query: ListQuery,
+    response: S.ApiKeyListSchema,
+    summary: 'The organisation\'s API keys, newest first; revoked keys stay listed with revoked_at.',
+    specGap: 'Response not shown: a list of ApiKey without secrets.',
+    handler: (req) => listKeys(req.platform, req.org, req.query),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/api_keys/{id}/revoke',
+    auth: 'key',
+    module: 'iam',
+    idempotent: true,
+    response: S.ApiKeySchema,
+    summary: 'Revoke an API key: it stops authenticating at once and stays listed with revoked_at.',
+    specGap: 'Response not shown: the ApiKey.',
+    handler: (req) => revokeKey(req.platform, req.org, req.params.id, req.requestId, principalOf(req).id),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/account/api_keys',
+    auth: 'session',
+    module: null,
+    idempotent: true,
+    body: S.CreateApiKeyBody,
+    response: S.ApiKeyCreatedSchema,
+    summary: 'Create a sandbox API key from a signed-in session (any named scopes; default every one). The key is returned once.',
+    specGap: 'Body and response not shown: body {name, scopes?}; response ApiKey plus key.',
+    handler: (req) => {
+      const scopes = checkScopes(req.body.scopes ?? [...ALL_SCOPES], undefined);
+      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: 'test', scopes, requestId: req.requestId, principal: principalOf(req).account });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/account/api_keys/{id}/revoke',
+    auth: 'session',
+    module: null,
+    idempotent: true,
+    response: S.ApiKeySchema,
+    summary: 'Revoke an API key from a signed-in session.',
+    specGap: 'Response not shown: the ApiKey.',
+    handler: (req) => revokeKey(req.platform, req.org, req.params.id, req.requestId, principalOf(req).account),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/oauth/token',
+    auth: 'none',
+    module: null,
+    idempotent: false,
+    body: S.TokenBody,
+    response: S.AccessTokenSchema,
+    summary: 'Token grant (client_credentials): an access token for 15 minutes; no refresh token.',
+    specGap: 'Response shape not shown.',
+    handler: (req) => grantToken(req.platform, req.body),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/support_access',
+    auth: 'key',
+    module: 'iam',
+    idempotent: false,
+    query: ListQuery,
+    response: S.SupportAccessListSchema,
+    summary: 'Support-access log: every action the maker\'s staff took on the organisation, newest first.',
+    handler: (req) => listSupportAccess(req.platform, req.org, req.query),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/currencies',
+    auth: 'none',
+    module: null,
+    idempotent: false,
+    response: S.CurrencyListSchema,
+    summary: 'ISO 4217 currencies and their minor units (never assume one hundred).',
+    specGap: 'Response shape not shown; served without a credential (reference data).',
+    handler: async () => currencyList,
+  }),
+];
+

@@ -1,0 +1,126 @@
+/** Request and response shapes of the Accounts endpoints (spec 2.2, 4.1), for validation and OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import { ListEnvelopeSchema } from '../../runtime/lists.ts';
+import { CURRENCY_DATA_PUBLISHED } from '../../runtime/money.ts';
+
+export const RegistrationBody = Type.Object(
+  {
+    organisation_name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 1000, description: 'At least 10 characters, not common, not containing your email or names.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionBody = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1000 }) },
+  { additionalProperties: false, 'x-spec-gap': true, description: 'Spec 4.1 names email; password is the remaining field (gap).' },
+);
+
+export const Scopes = Type.Array(Type.String({ pattern: '^[a-z]+:(read|write|approve)$' }), {
+  minItems: 1,
+  maxItems: 64,
+  uniqueItems: true,
+  description: 'Named scopes only; never a wildcard, never more than the issuer holds. Default: the issuer\'s scopes.',
+});
+
+export const CreateApiKeyBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200, description: 'What the key is for.' }), scopes: Type.Optional(Scopes) },
+  { additionalProperties: false, 'x-spec-gap': true },
+);
+
+export const TokenBody = Type.Object(
+  {
+    grant_type: Type.Literal('client_credentials'),
+    client_id: Type.String({ minLength: 1, maxLength: 255 }),
+    client_secret: Type.String({ minLength: 1, maxLength: 255 }),
+    scope: Type.Optional(Type.String({ maxLength: 4000, description: 'Space-separated scopes; default: every scope the client was granted.' })),
+  },
+  { additionalProperties: false },
+);
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const ApiKeySchema = Type.Object({
+  id: Type.String({ pattern: '^api_key_' }),
+  object: Type.Literal('api_key'),
+  livemode: Type.Boolean(),
+  mocked: Type.Boolean(),
+  name: Type.String(),
+  realm: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  scopes: Type.Array(Type.String()),
+  revoked_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+});
+
+export const ApiKeyCreatedSchema = Type.Composite([ApiKeySchema, Type.Object({ key: Type.String({ description: 'The secret; shown once.' }) })]);
+
+export const SessionSchema = Type.Object({
+  object: Type.Literal('session'),
+  livemode: Type.Boolean(),
+  mocked: Type.Boolean(),
+  token: Type.String({ description: 'Send as Service-Session.' }),
+  expires_at: Timestamp,
+});
+
+const OrganisationDetail = Type.Object({ id: Type.String({ pattern: '^org_' }), name: Type.String() });
+const AccountDetail = Type.Object({ email: Type.String({ format: 'email' }), name: Type.String() });
+
+export const RegistrationSchema = Type.Object({
+  object: Type.Literal('registration'),
+  livemode: Type.Boolean(),
+  mocked: Type.Boolean(),
+  organisation: OrganisationDetail,
+  account: AccountDetail,
+  session: SessionSchema,
+  api_key: Type.Composite([ApiKeyCreatedSchema, Type.Object({ next: Type.String() })]),
+});
+
+export const AccountViewSchema = Type.Object({
+  object: Type.Literal('account'),
+  livemode: Type.Boolean(),
+  mocked: Type.Boolean(),
+  account: AccountDetail,
+  organisation: OrganisationDetail,
+  api_keys: Type.Array(ApiKeySchema),
+});
+
+export const AccessTokenSchema = Type.Object(
+  {
+    object: Type.Literal('access_token'),
+    livemode: Type.Boolean(),
+    mocked: Type.Boolean(),
+    access_token: Type.String({ description: 'Send as Authorization: Bearer <access_token>.' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds: 900 (15 minutes).' }),
+    expires_at: Timestamp,
+    scope: Type.String(),
+  },
+  { 'x-spec-gap': true, description: 'Spec 5.3: response shape of the token grant not shown.' },
+);
+
+export const SupportAccessSchema = Type.Object({
+  id: Type.String({ pattern: '^sta_' }),
+  object: Type.Literal('support_access'),
+  at: Timestamp,
+  action: Type.String(),
+  purpose: Type.String(),
+});
+
+export const CurrencySchema = Type.Object({
+  object: Type.Literal('currency'),
+  code: Type.String(),
+  numeric_code: Type.String(),
+  name: Type.String(),
+  minor_unit_digits: Type.Integer(),
+  minor_units_per_major_unit: Type.Integer(),
+});
+
+export const CurrencyListSchema = Type.Composite([ListEnvelopeSchema(CurrencySchema), Type.Object({ source: Type.String() })], {
+  'x-spec-gap': true,
+  description: `Spec 2.1: response shape not shown. ISO 4217 as published ${CURRENCY_DATA_PUBLISHED}.`,
+});
+
+export const ApiKeyListSchema = ListEnvelopeSchema(ApiKeySchema);
+export const SupportAccessListSchema = ListEnvelopeSchema(SupportAccessSchema);

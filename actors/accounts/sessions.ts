@@ -1,0 +1,47 @@
+/**
+ * Sessions (spec 5.4): a signed-in person's token, sent as Service-Session, refused after
+ * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps/accounts.md). Sign-in answers
+ * an unknown email and a wrong password identically, after the same amount of hashing.
+ */
+import type { Platform } from '../../runtime/area.ts';
+import { iso } from '../../runtime/clock.ts';
+import { ApiError } from '../../runtime/errors.ts';
+import { newId } from '../../runtime/ids.ts';
+import { Account, type AccountState } from './account.ts';
+import { putCredential } from './credentials.ts';
+import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';
+
+export const SESSION_TTL_MS = 12 * 3600_000;
+
+export interface SessionView {
+  object: 'session';
+  livemode: boolean;
+  mocked: false;
+  token: string;
+  expires_at: string;
+}
+
+export const emailKey = (email: string) => `account_email:${normaliseEmail(email)}`;
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export interface EmailEntry {
+  account: string;
+  org: string;
+}
+
+export async function openSession(platform: Platform, account: string, org: string): Promise<SessionView> {
+  const token = newSecret('sess_');
+  const expires = platform.clock.now() + SESSION_TTL_MS;
+  await putCredential(platform.stores.kv, { type: 'session', digest: digest(token), id: newId('ses_'), account, org, expires_at: expires }, SESSION_TTL_MS);
+  return { object: 'session', livemode: false, mocked: false, token, expires_at: iso(expires) };
+}
+
+export async function signIn(platform: Platform, email: string, password: string): Promise<SessionView> {
+  const entry = await platform.stores.kv.get<EmailEntry | { pending: true }>(emailKey(email));
+  const known = entry && 'account' in entry ? entry : undefined;
+  const state = known ? await platform.system.state<AccountState>(Account, known.account, known.org) : undefined;
+  const hash = state?.password ?? (await decoyHash());
+  const ok = await verifyPassword(password, hash);
+  if (!known || !state?.password || !ok) throw new ApiError('unauthenticated', 'The email or password is not correct.');
+  return openSession(platform, known.account, known.org);
+}

@@ -1,0 +1,109 @@
+/**
+ * Idempotency (spec 1.9, 8; STYLE "Idempotency is a rule with three outcomes").
+ *
+ *   same key, same request        -> the first response again (errors included),
+ *                                    with Service-Idempotent-Replay: true
+ *   same key, another request     -> 400 idempotency_key_reused
+ *   same key while the first runs -> wait for it, then replay its response
+ *
+ * Records live in the platform key-value store under the caller's organisation, so two
+ * organisations never see each other's keys and every node of a cluster sees the same record.
+ * A finished record is kept 7 days (payroll and payout retries come days later). A claim in progress
+ * is a lease: if its node dies, the lease ends and a retry executes. A response that says nothing
+ * was applied (5xx, retryable) is not kept, so the retry runs again.
+ * The request's fingerprint is its method, path and exact body bytes.
+ */
+import { createHash } from 'node:crypto';
+import { ApiError } from '../runtime/errors.ts';
+import type { KeyValueStore } from '../stores/index.ts';
+import type { WireResponse } from './uws.ts';
+
+export const IDEMPOTENCY_TTL_MS = 7 * 24 * 3600_000;
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+export const IDEMPOTENCY_KEY_MAX = 255;
+/** How often a waiter on another node looks at the record (in-process waiters are woken directly). */
+const POLL_MS = 5;
+/** A waiter gives up after this many looks (about 30 s of polling) and answers a retryable 503. */
+const WAIT_LIMIT_LOOKS = 6000;
+
+type Stored =
+  | { state: 'pending'; fp: string }
+  | { state: 'done'; fp: string; status: number; headers: Record<string, string>; body: string; base64?: true };
+
+export function checkKey(key: string | undefined, required: boolean): string | undefined {
+  if (key === undefined || key === '') {
+    if (required) throw new ApiError('idempotency_key_missing', 'This request requires an Idempotency-Key header (spec 8).');
+    return undefined;
+  }
+  if (key.length > IDEMPOTENCY_KEY_MAX) {
+    throw new ApiError('idempotency_key_invalid', `The Idempotency-Key is ${key.length} characters; at most ${IDEMPOTENCY_KEY_MAX} are allowed.`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new ApiError('idempotency_key_invalid', 'The Idempotency-Key must be visible ASCII characters.');
+  return key;
+}
+
+export const fingerprint = (method: string, path: string, body: Buffer): string =>
+  createHash('sha256').update(method).update(' ').update(path).update('\n').update(body).digest('base64url');
+
+export class Idempotency {
+  /** Local executions in flight, so waiters in this process are woken without polling. */
+  private readonly inflight = new Map<string, Promise<void>>();
+
+  constructor(private readonly kv: KeyValueStore) {}
+
+  /**
+   * Runs `execute` at most once per (org, key). Returns the response to send and whether it is
+   * a replay. `execute` must return a response (errors already mapped), never throw.
+   */
+  async run(org: string, key: string, fp: string, execute: () => Promise<WireResponse>): Promise<{ response: WireResponse; replay: boolean }> {
+    const k = `idem:${org}:${key}`;
+    for (let looks = 0; ; looks++) {
+      if (await this.kv.setIfAbsent(k, { state: 'pending', fp } satisfies Stored, IDEMPOTENCY_LEASE_MS)) {
+        return { response: await this.execute(k, fp, execute), replay: false };
+      }
+      const rec = await this.kv.get<Stored>(k);
+      if (rec === undefined) continue; // released (a retryable failure) or lease ended: try to claim
+      if (rec.fp !== fp) {
+        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+      }
+      if (rec.state === 'done') {
+        return { response: { status: rec.status, headers: { ...rec.headers }, body: rec.base64 ? Buffer.from(rec.body, 'base64') : rec.body }, replay: true };
+      }
+      if (looks > WAIT_LIMIT_LOOKS) {
+        throw new ApiError('overloaded', 'The first request with this Idempotency-Key is still running; retry shortly.', { retryable: true });
+      }
+      const local = this.inflight.get(k);
+      if (local) await local;
+      else await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  private async execute(k: string, fp: string, execute: () => Promise<WireResponse>): Promise<WireResponse> {
+    let done!: () => void;
+    this.inflight.set(k, new Promise<void>((r) => (done = r)));
+    try {
+      const response = await execute();
+      if (response.status >= 500) {
+        await this.kv.delete(k);
+      } else {
+        const text = typeof response.body === 'string';
+        const stored: Stored = {
+          state: 'done',
+          fp,
+          status: response.status,
+          headers: response.headers,
+          body: text ? (response.body as string) : Buffer.from(response.body).toString('base64'),
+          ...(text ? {} : { base64: true as const }),
+        };
+        await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
+      }
+      return response;
+    } catch (e) {
+      await this.kv.delete(k);
+      throw e;
+    } finally {
+      this.inflight.delete(k);
+      done();
+    }
+  }
+}

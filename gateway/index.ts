@@ -1,0 +1,41 @@
+/**
+ * Public face of the gateway: start the HTTP/WebSocket server for a started platform.
+ * Routes and sockets come from platform.areas; the OpenAPI document is served at
+ * GET /v1/openapi.json without a credential.
+ */
+import type { Platform } from '../runtime/area.ts';
+import { openApiRoute } from './openapi/route.ts';
+import { createPipeline } from './pipeline.ts';
+import { socketRoutes } from './sockets.ts';
+import { serve } from './uws.ts';
+
+/** Request size limit: not shown in the spec (spec 8); 1 MiB (docs/gaps/gateway.md). */
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+
+export interface GatewayOptions {
+  host?: string;
+  port: number;
+  maxBodyBytes?: number;
+}
+
+export interface Gateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startGateway(platform: Platform, opts: GatewayOptions): Promise<Gateway> {
+  const configured = Number(platform.config.MAX_BODY_BYTES);
+  const maxBodyBytes = opts.maxBodyBytes ?? (Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES);
+  const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [openApiRoute(platform)] });
+  return serve({
+    host: opts.host ?? '0.0.0.0',
+    port: opts.port,
+    maxBodyBytes,
+    handle: pipeline.handle,
+    refuse: pipeline.refuse,
+    sockets: socketRoutes(platform),
+  });
+}
+
+export { buildOpenApi } from './openapi/build.ts';
+export { REQUEST_ID_HEADER, REPLAY_HEADER } from './pipeline.ts';

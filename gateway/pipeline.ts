@@ -1,0 +1,170 @@
+/**
+ * The request pipeline (DESIGN "Gateway"), transport-free: a WireRequest in, a WireResponse out.
+ *
+ *   route (404 / 405) -> request id -> credential (401) -> organisation (from the credential only)
+ *   -> scope (403 forbidden naming it) -> body read (415 / 400 unreadable JSON)
+ *   -> idempotency (400 missing / invalid / reused; replay; wait) -> schema validation (400 naming
+ *   every field; invalid_money_amount) -> handler -> JSON
+ *
+ * The body cap (413) is applied by the transport before any of this, with the same request-id and
+ * error shape (refuse()). Every response carries Service-Request-Id.
+ */
+import type { Platform } from '../runtime/area.ts';
+import { ApiError } from '../runtime/errors.ts';
+import { newId } from '../runtime/ids.ts';
+import { requiredScope, type Principal, type RouteDef, type RouteRequest, type RouteResult } from '../runtime/route.ts';
+import { authenticate } from '../actors/accounts/index.ts';
+import { errorResponse } from './errors.ts';
+import './formats.ts';
+import { checkKey, fingerprint, Idempotency } from './idempotency.ts';
+import { Router } from './router.ts';
+import type { WireRequest, WireResponse } from './uws.ts';
+import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
+
+export const REQUEST_ID_HEADER = 'service-request-id';
+export const REPLAY_HEADER = 'service-idempotent-replay';
+
+interface Mounted {
+  def: RouteDef;
+  scope: string | null;
+  body?: Validator;
+  query?: Validator;
+}
+
+export interface Pipeline {
+  handle(req: WireRequest): Promise<WireResponse>;
+  refuse(req: Omit<WireRequest, 'body'>, reason: 'payload_too_large'): WireResponse;
+  routes(): readonly RouteDef[];
+}
+
+export interface PipelineOptions {
+  maxBodyBytes: number;
+  /** Routes the gateway adds itself (the OpenAPI document). */
+  extraRoutes?: RouteDef[];
+}
+
+const JSON_TYPE = 'application/json';
+
+export function createPipeline(platform: Platform, opts: PipelineOptions): Pipeline {
+  const router = new Router();
+  const mounted = new Map<RouteDef, Mounted>();
+  for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) {
+    router.add(def);
+    mounted.set(def, {
+      def,
+      scope: def.auth === 'key' ? requiredScope(def) : null,
+      body: def.body ? compile(def.body) : undefined,
+      query: def.query ? compile(def.query) : undefined,
+    });
+  }
+  const idem = new Idempotency(platform.stores.kv);
+
+  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string): Promise<WireResponse> {
+    try {
+      const query = parseQuery(m.query, w.query);
+      let body: unknown = rawBody;
+      if (m.body) {
+        body = rawBody === undefined ? {} : rawBody;
+        assertValid(m.body, body);
+      }
+      const req: RouteRequest = {
+        params,
+        query,
+        body,
+        headers: w.headers,
+        principal,
+        org: principal?.org ?? '',
+        livemode: principal?.livemode ?? false,
+        requestId,
+        platform,
+      };
+      const out = await m.def.handler(req as RouteRequest<never, never>);
+      return toResponse(out, m.def.status ?? 200, requestId);
+    } catch (e) {
+      return errorResponse(e, requestId);
+    }
+  }
+
+  async function handle(w: WireRequest): Promise<WireResponse> {
+    const requestId = newId('req_');
+    try {
+      const match = router.match(w.method, w.path);
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No endpoint at ${w.path}.`);
+      if (match.kind === 'method_not_allowed') {
+        return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${match.allow.join(', ')}.`), requestId, {
+          allow: match.allow.join(', '),
+        });
+      }
+      const m = mounted.get(match.route)!;
+
+      let principal: Principal | undefined;
+      if (m.def.auth !== 'none') {
+        principal = await authenticate(platform.stores.kv, platform.clock.now(), m.def.auth, w.headers);
+        if (m.scope !== null && !principal.scopes.has(m.scope)) {
+          throw new ApiError('forbidden', `This request needs the scope ${m.scope}, which the credential does not carry.`);
+        }
+      }
+
+      const rawBody = readBody(w);
+
+      const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
+      if (key === undefined || !principal) return await execute(m, w, rawBody, match.params, principal, requestId);
+
+      const { response, replay } = await idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
+        execute(m, w, rawBody, match.params, principal, requestId),
+      );
+      if (!replay) return response;
+      return { status: response.status, headers: { ...response.headers, [REQUEST_ID_HEADER]: requestId, [REPLAY_HEADER]: 'true' }, body: response.body };
+    } catch (e) {
+      return errorResponse(e, requestId);
+    }
+  }
+
+  function refuse(_req: Omit<WireRequest, 'body'>, reason: 'payload_too_large'): WireResponse {
+    return errorResponse(new ApiError(reason, `The request body is larger than ${opts.maxBodyBytes} bytes.`), newId('req_'));
+  }
+
+  return { handle, refuse, routes: () => router.routes() };
+}
+
+/** Unreadable JSON is 400 invalid_request; a body of another media type is 415. */
+function readBody(w: WireRequest): unknown {
+  if (w.body.length === 0) return undefined;
+  const type = w.headers['content-type'];
+  if (type !== undefined && !type.toLowerCase().startsWith(JSON_TYPE)) {
+    throw new ApiError('unsupported_media_type', `The request body must be ${JSON_TYPE}; got ${type}.`);
+  }
+  try {
+    return JSON.parse(w.body.toString('utf8'));
+  } catch (e) {
+    throw new ApiError('invalid_request', `The request body is not valid JSON: ${(e as Error).message}.`);
+  }
+}
+
+const RESULT_KEYS = new Set(['status', 'body', 'headers', 'raw']);
+
+/** A handler returns a record (sent as JSON) or a RouteResult. Records always carry `object`. */
+function isRouteResult(x: unknown): x is RouteResult {
+  if (typeof x !== 'object' || x === null || Array.isArray(x) || 'object' in x) return false;
+  const keys = Object.keys(x);
+  return keys.length > 0 && keys.every((k) => RESULT_KEYS.has(k)) && ('body' in x || 'raw' in x);
+}
+
+function toResponse(out: unknown, status: number, requestId: string): WireResponse {
+  if (isRouteResult(out)) {
+    const headers: Record<string, string> = { ...lower(out.headers), [REQUEST_ID_HEADER]: requestId };
+    if (out.raw) {
+      headers['content-type'] = out.raw.contentType;
+      return { status: out.status ?? status, headers, body: out.raw.bytes };
+    }
+    headers['content-type'] = JSON_TYPE;
+    return { status: out.status ?? status, headers, body: out.body === undefined ? '' : JSON.stringify(out.body) };
+  }
+  return { status, headers: { 'content-type': JSON_TYPE, [REQUEST_ID_HEADER]: requestId }, body: JSON.stringify(out) };
+}
+
+function lower(h: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h) for (const k in h) out[k.toLowerCase()] = h[k];
+  return out;
+}

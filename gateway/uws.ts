@@ -1,0 +1,264 @@
+/**
+ * The transport, in one file (STYLE: "The transport's rules live in one file"). The only importer
+ * of uWebSockets.js. Its rules:
+ * - method, URL, query and headers are copied out of the stack-allocated HttpRequest before the
+ *   first await (uWS frees it when the callback returns);
+ * - every HttpResponse gets onAborted before anything asynchronous, and nothing is written to an
+ *   aborted one;
+ * - every write after an await is wrapped in cork(), so status, headers and body leave in one send;
+ * - the body is copied chunk by chunk (uWS neuters each ArrayBuffer after onData returns) and
+ *   capped: a declared or streamed length over the cap is answered at once (413).
+ * What to answer is decided elsewhere (pipeline.ts); this file only moves bytes.
+ */
+import { createRequire } from 'node:module';
+import type * as UWS from 'uWebSockets.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Loads the native build and refuses to run on the package's Node.js fallback (which the fork
+ * switches to silently when no binary matches this Node ABI): the platform's throughput figures
+ * assume the native server.
+ */
+function loadNative(): typeof UWS {
+  if (/^(1|true)$/i.test(process.env.UWS_USE_FALLBACK ?? '')) {
+    throw new Error('uWebSockets.js: UWS_USE_FALLBACK is set; the gateway runs only on the native build');
+  }
+  let mod: typeof UWS;
+  try {
+    mod = require('uWebSockets.js') as typeof UWS;
+  } catch (e) {
+    throw new Error(`uWebSockets.js could not be loaded: ${(e as Error).message}`);
+  }
+  let fallback: unknown;
+  try {
+    fallback = require('uWebSockets.js/dist/index');
+  } catch {
+    fallback = undefined;
+  }
+  const native = mod !== fallback && typeof (mod as unknown as { getParts?: unknown }).getParts === 'function';
+  if (!native) {
+    throw new Error(
+      `uWebSockets.js: the native build for ${process.platform}-${process.arch} ABI ${process.versions.modules} did not load ` +
+        '(the package fell back to its Node.js implementation); refusing to start',
+    );
+  }
+  return mod;
+}
+
+const uws = loadNative();
+
+/** What the pipeline sees of a request: plain copied data. */
+export interface WireRequest {
+  method: string;
+  path: string;
+  /** Raw query string without '?'. */
+  query: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+}
+
+/** Called when a request cannot even be read (body over the cap); answers with a response. */
+export type EarlyRefusal = (req: Omit<WireRequest, 'body'>, reason: 'payload_too_large') => WireResponse;
+
+export interface SocketRoute {
+  path: string;
+  maxPayloadBytes: number;
+  /** Authenticates the upgrade; returns per-connection data or a refusal to send instead. */
+  authenticate(req: Omit<WireRequest, 'body'>): Promise<{ ok: true; data: unknown } | { ok: false; response: WireResponse }>;
+  /** One frame in, one frame back. */
+  message(data: unknown, frame: Uint8Array, binary: boolean): Promise<{ frame: string | Uint8Array; binary: boolean }>;
+}
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  handle(req: WireRequest): Promise<WireResponse>;
+  refuse: EarlyRefusal;
+  sockets: SocketRoute[];
+}
+
+export interface Served {
+  port: number;
+  close(): Promise<void>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content',
+  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Entity', 429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
+};
+const statusLine = (s: number) => STATUS_TEXT[s] ?? String(s);
+
+function copyRequest(req: UWS.HttpRequest): Omit<WireRequest, 'body'> {
+  const headers: Record<string, string> = {};
+  req.forEach((k, v) => {
+    headers[k] = v;
+  });
+  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: req.getQuery() ?? '', headers };
+}
+
+function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false): void {
+  res.writeStatus(statusLine(out.status));
+  for (const k in out.headers) res.writeHeader(k, out.headers[k]);
+  res.end(out.body, closeConnection);
+}
+
+export function serve(opts: ServeOptions): Promise<Served> {
+  const app = uws.App();
+
+  for (const s of opts.sockets) {
+    app.ws<{ data: unknown }>(s.path, {
+      maxPayloadLength: s.maxPayloadBytes,
+      idleTimeout: 120,
+      sendPingsAutomatically: true,
+      upgrade: (res, req, context) => {
+        const head = copyRequest(req);
+        const key = req.getHeader('sec-websocket-key');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        let aborted = false;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        s.authenticate(head).then(
+          (r) => {
+            if (aborted) return;
+            res.cork(() => {
+              if (r.ok) res.upgrade({ data: r.data }, key, protocol, extensions, context);
+              else write(res, r.response, true);
+            });
+          },
+          () => {
+            if (aborted) return;
+            res.cork(() => write(res, { status: 500, headers: {}, body: '' }, true));
+          },
+        );
+      },
+      message: (ws, message, isBinary) => {
+        const frame = new Uint8Array(message.byteLength);
+        frame.set(new Uint8Array(message));
+        let open = true;
+        const data = ws.getUserData().data;
+        s.message(data, frame, isBinary).then((reply) => {
+          if (!open) return;
+          try {
+            ws.cork(() => ws.send(reply.frame, reply.binary));
+          } catch {
+            open = false; // closed while the reply was computed
+          }
+        });
+      },
+    });
+  }
+
+  app.any('/*', (res, req) => {
+    const head = copyRequest(req);
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const respond = (out: WireResponse) => {
+      if (aborted) return;
+      aborted = true; // one answer per response
+      res.cork(() => write(res, out));
+    };
+    const run = (body: Buffer) => {
+      opts.handle({ ...head, body }).then(respond, () => respond({ status: 500, headers: { 'content-type': 'application/json' }, body: '{}' }));
+    };
+
+    const declared = head.headers['content-length'];
+    if (declared !== undefined && Number(declared) > opts.maxBodyBytes) {
+      const out = opts.refuse(head, 'payload_too_large');
+      aborted = true;
+      write(res, out, true); // still in the synchronous part: already corked
+      return;
+    }
+    if (head.method === 'GET' || head.method === 'HEAD' || (declared === '0' && !head.headers['transfer-encoding'])) {
+      run(EMPTY);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    res.onData((chunk, isLast) => {
+      if (refused) return;
+      size += chunk.byteLength;
+      if (size > opts.maxBodyBytes) {
+        refused = true;
+        const out = opts.refuse(head, 'payload_too_large');
+        if (!aborted) {
+          aborted = true;
+          res.cork(() => write(res, out, true));
+        }
+        return;
+      }
+      chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: the ArrayBuffer is neutered after this call
+      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (listenSocket) => {
+      if (!listenSocket) {
+        reject(new Error(`gateway: could not listen on ${opts.host}:${opts.port}`));
+        return;
+      }
+      const port = uws.us_socket_local_port(listenSocket as unknown as UWS.us_socket);
+      let closed = false;
+      resolve({
+        port,
+        async close() {
+          if (closed) return;
+          closed = true;
+          uws.us_listen_socket_close(listenSocket);
+          const closeAll = (app as unknown as { close?: () => void }).close;
+          if (typeof closeAll === 'function') closeAll.call(app); // also drops open connections where supported
+        },
+      });
+    });
+  });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A bare server for the bench baseline: hello-world JSON on GET and an echo on POST, on the same
+ * native build and the same body handling as serve(), with no pipeline.
+ */
+export function serveBare(host: string, port: number): Promise<Served> {
+  const app = uws.App();
+  const hello = JSON.stringify({ hello: 'world' });
+  app.get('/*', (res) => {
+    res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(hello);
+  });
+  app.post('/*', (res) => {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const chunks: Buffer[] = [];
+    res.onData((chunk, isLast) => {
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast && !aborted) {
+        const body = Buffer.concat(chunks);
+        res.cork(() => res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body));
+      }
+    });
+  });
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (ls) => {
+      if (!ls) return reject(new Error(`bare: could not listen on ${port}`));
+      resolve({ port: uws.us_socket_local_port(ls as unknown as UWS.us_socket), close: async () => uws.us_listen_socket_close(ls) });
+    });
+  });
+}
