@@ -1,0 +1,179 @@
+/**
+ * The event pipeline: reads every committed journal event from the global feed, in order, from a
+ * cursor kept in the key-value store (so a restart resumes where it stopped and loses nothing),
+ * and for each one
+ *   - of a module's kind: records its audit entry (spec 3: every transition is recorded);
+ *   - declared in the catalogue: assigns its sequence in the organisation's stream, records the
+ *     public event (the module's event list), and hands it to every enabled endpoint of the
+ *     organisation that subscribes to its type, which assigns the delivery.
+ * Each step is idempotent (ids derived from the event id, repeats answered from memory of recent
+ * assignments), so re-reading the last batch after a crash duplicates nothing. Within a batch the
+ * organisations proceed in parallel and each organisation's events in feed order.
+ * In cluster mode one node at a time reads the feed (a lease in the key-value store).
+ */
+import type { AnyActorDef } from '../../runtime/actor.ts';
+import type { Platform } from '../../runtime/area.ts';
+import { isApiError } from '../../runtime/errors.ts';
+import { newId } from '../../runtime/ids.ts';
+import type { FeedEntry } from '../../stores/index.ts';
+import { AuditEntry, auditEntryId, type AuditFacts } from './audit-entry.ts';
+import type { EventCatalogue } from './catalogue.ts';
+import { WebhookDelivery } from './delivery.ts';
+import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
+import { envelope, type EventEnvelope } from './envelope.ts';
+import { EventStream, streamId } from './event-stream.ts';
+import { isModule } from './modules.ts';
+import { PublicEvent } from './public-event.ts';
+import { ViewFolder } from './views.ts';
+
+const CURSOR_KEY = 'delivery:feed:cursor';
+const LEASE_KEY = 'delivery:feed:lease';
+const LEASE_MS = 15_000;
+const BATCH = 256;
+const RETRY_MS = 250;
+
+interface EndpointView {
+  id: string;
+  event_types: string[];
+}
+
+export class EventFeed {
+  private cursor = 0;
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly folder: ViewFolder;
+  private readonly defs = new Map<string, AnyActorDef>();
+  private readonly ownKinds: Set<string>;
+  private readonly node = newId('node_');
+
+  constructor(private readonly platform: Platform, private readonly catalogue: EventCatalogue, ownKinds: readonly string[]) {
+    this.folder = new ViewFolder(platform.stores.journal);
+    for (const area of platform.areas) for (const def of area.kinds) this.defs.set(def.kind, def);
+    this.ownKinds = new Set(ownKinds);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.cursor = (await this.platform.stores.kv.get<number>(CURSOR_KEY)) ?? 0;
+    this.unsubscribe = this.platform.stores.journal.onAppend(() => this.poke());
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.pass;
+    if (this.platform.stores.mode === 'cluster' && (await this.platform.stores.kv.get(LEASE_KEY)) === this.node) await this.platform.stores.kv.delete(LEASE_KEY);
+  }
+
+  poke(): void {
+    if (this.stopped) return;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    this.pass = this.platform.system.track(this.drain()).finally(() => {
+      this.pass = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.poke();
+      }
+    });
+  }
+
+  private retryLater(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.poke();
+    }, RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  private async holdsLease(): Promise<boolean> {
+    const { kv } = this.platform.stores;
+    if (this.platform.stores.mode !== 'cluster') return true;
+    const holder = await kv.get<string>(LEASE_KEY);
+    if (holder === this.node) {
+      await kv.set(LEASE_KEY, this.node, LEASE_MS);
+      return true;
+    }
+    return holder === undefined && (await kv.setIfAbsent(LEASE_KEY, this.node, LEASE_MS));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      if (!(await this.holdsLease())) return this.retryLater();
+      for (;;) {
+        const entries = await this.platform.stores.journal.readFeed(this.cursor, BATCH);
+        if (entries.length === 0 || this.stopped) return;
+        const byOrg = new Map<string, FeedEntry[]>();
+        for (const e of entries) byOrg.set(e.event.org, [...(byOrg.get(e.event.org) ?? []), e]);
+        await Promise.all([...byOrg.values()].map(async (list) => {
+          for (const e of list) await this.project(e);
+        }));
+        this.cursor = entries[entries.length - 1].position;
+        await this.platform.stores.kv.set(CURSOR_KEY, this.cursor);
+      }
+    } catch (e) {
+      if (!(isApiError(e) && e.code === 'unavailable' && this.stopped)) console.error('[delivery] event feed pass failed; retrying', e);
+      this.retryLater();
+    }
+  }
+
+  private async project(entry: FeedEntry): Promise<void> {
+    const dot = entry.stream.indexOf('.');
+    const kind = entry.stream.slice(0, dot);
+    if (this.ownKinds.has(kind)) return;
+    const area = this.catalogue.areaOf(kind);
+    const def = this.defs.get(kind);
+    if (area === undefined || def === undefined) return;
+    const ev = entry.event;
+    const decl = this.catalogue.match(kind, ev.type);
+    const audited = isModule(area);
+    if (!decl && !audited) return;
+
+    const { system } = this.platform;
+    const opts = { org: ev.org, principal: 'system', lane: 'system' as const };
+    const view = (await this.folder.viewAt(def, entry.stream, entry.stream.slice(dot + 1), ev)) as { livemode?: unknown; mocked?: unknown } | null;
+    const livemode = view?.livemode === true;
+    const mocked = view?.mocked === true;
+
+    if (audited) {
+      const facts: AuditFacts = {
+        module: area, record_type: kind, record_id: entry.stream.slice(dot + 1), action: ev.type, event_id: ev.id, record_version: ev.version,
+        principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
+      };
+      await system.ask(AuditEntry, auditEntryId(ev.id), 'record', facts, opts);
+    }
+    if (!decl) return;
+
+    const { sequence } = (await system.ask(EventStream, streamId(ev.org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id }, opts)) as { sequence: number };
+    const body = JSON.stringify(envelope({
+      id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org: ev.org, sequence, at: ev.at, requestId: ev.requestId,
+      livemode, mocked, source: decl.source, data: view,
+    }));
+    await system.ask(PublicEvent, ev.id, 'record', { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope }, opts);
+
+    const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode, body };
+    for await (const ep of this.endpoints(ev.org)) {
+      if (!subscribes(ep.event_types, decl.type)) continue;
+      const a = (await system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts)) as Assignment | null;
+      if (a?.seed) await system.ask(WebhookDelivery, a.delivery_id, 'create', a.seed, opts);
+    }
+  }
+
+  private async *endpoints(org: string): AsyncGenerator<EndpointView> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.platform.system.list(WebhookEndpoint, org, 'enabled', { after, limit: 100, order: 'asc' });
+      for (const v of page.data as EndpointView[]) yield v;
+      if (!page.has_more || page.data.length === 0) return;
+      after = (page.data[page.data.length - 1] as EndpointView).id;
+    }
+  }
+}

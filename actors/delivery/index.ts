@@ -1,0 +1,40 @@
+/**
+ * Public face of the delivery area and the event system (spec 2.12, 3, 4.11, 6, 8).
+ * Other areas only declare `events` on their Area; this area turns their committed journal events
+ * into audit entries, sequenced public events and signed webhook deliveries.
+ */
+import type { Area, Platform } from '../../runtime/area.ts';
+import { AuditEntry } from './audit-entry.ts';
+import { WebhookDelivery } from './delivery.ts';
+import { WebhookEndpoint } from './endpoint.ts';
+import { EventStream } from './event-stream.ts';
+import { moduleEventRoutes } from './module-routes.ts';
+import { PublicEvent } from './public-event.ts';
+import { routes } from './routes.ts';
+import { DeliveryService, SERVICE } from './service.ts';
+
+export { EventCatalogue, renderCatalogue, type CatalogueEntry } from './catalogue.ts';
+export { RETRY_SCHEDULE_SECONDS, type DeliveryStatus, type Fault } from './delivery.ts';
+export { DEFAULT_TEST_EVENT_TYPE, PREVIOUS_SECRET_LIFETIME_MS } from './endpoint.ts';
+export type { EventEnvelope } from './envelope.ts';
+export { MODULES, type ModuleInfo } from './modules.ts';
+export { SIGNATURE_HEADER } from './signing.ts';
+export { deliveryService } from './service.ts';
+
+const kinds = [EventStream, PublicEvent, AuditEntry, WebhookEndpoint, WebhookDelivery];
+
+export const area: Area = {
+  name: 'delivery',
+  kinds,
+  routes: [...routes, ...moduleEventRoutes],
+  async start(platform: Platform) {
+    const service = new DeliveryService(platform, kinds.map((k) => k.kind));
+    platform.services.set(SERVICE, service);
+    await service.start();
+  },
+  async stop(platform: Platform) {
+    const service = platform.services.get(SERVICE);
+    if (service instanceof DeliveryService) await service.stop();
+    platform.services.delete(SERVICE);
+  },
+};

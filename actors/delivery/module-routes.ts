@@ -1,0 +1,85 @@
+/**
+ * Every module's event list and audit entries through one mechanism (spec 4: "events and
+ * audit_entries reads" of each module; spec 6: "Each module offers a list of its events and a read
+ * by id"). Served for all eight modules whether or not the module's area is mounted yet: with no
+ * area the lists are simply empty. Events are listed in sequence order (oldest first), so a client
+ * that sees a gap reads on from the last event it holds with starting_after; audit entries newest
+ * first.
+ */
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../runtime/errors.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
+import { ListQuery, listQueryWith, listPage } from '../../runtime/lists.ts';
+import { route, type RouteDef } from '../../runtime/route.ts';
+import { AuditEntry, moduleList, recordList, type AuditState } from './audit-entry.ts';
+import { MODULES, type ModuleInfo } from './modules.ts';
+import { PublicEvent, streamList, type PublicEventState } from './public-event.ts';
+
+const AuditQuery = listQueryWith({ record_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the entries of this record.' })) });
+
+function moduleRoutes(m: ModuleInfo): RouteDef[] {
+  const gap = 'Response shape not shown (spec 4, 6); see docs/gaps/delivery.md.';
+  return [
+    route({
+      method: 'GET',
+      path: `${m.path}/events`,
+      auth: 'key',
+      module: m.scope,
+      idempotent: false,
+      query: ListQuery,
+      summary: `List the ${m.area} module's events in sequence order (spec 6 envelope).`,
+      specGap: gap,
+      handler: (req) => listPage(req.platform.system, PublicEvent, req.org, streamList(m.area), req.query, 'asc'),
+    }),
+    route({
+      method: 'GET',
+      path: `${m.path}/events/{event_id}`,
+      auth: 'key',
+      module: m.scope,
+      idempotent: false,
+      summary: `Retrieve one event of the ${m.area} module.`,
+      handler: async (req) => {
+        const id = req.params.event_id;
+        const missing = new ApiError('not_found', `No ${m.area} event with id ${id}.`);
+        if (!hasPrefix(id, PublicEvent.prefix)) throw missing;
+        const s = await req.platform.system.state<PublicEventState>(PublicEvent, id, req.org);
+        if (s.stream !== m.area) throw missing;
+        return s.envelope;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${m.path}/audit_entries`,
+      auth: 'key',
+      module: m.scope,
+      idempotent: false,
+      query: AuditQuery,
+      summary: `List the audit entries (one per recorded transition) of the ${m.area} module, newest first.`,
+      specGap: gap,
+      handler: (req) => {
+        const list = req.query.record_id === undefined ? moduleList(m.area) : recordList(m.area, req.query.record_id);
+        return listPage(req.platform.system, AuditEntry, req.org, list, req.query, 'desc');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${m.path}/audit_entries/{audit_entry_id}`,
+      auth: 'key',
+      module: m.scope,
+      idempotent: false,
+      summary: `Retrieve one audit entry of the ${m.area} module.`,
+      specGap: gap,
+      handler: async (req) => {
+        const id = req.params.audit_entry_id;
+        const missing = new ApiError('not_found', `No ${m.area} audit entry with id ${id}.`);
+        if (!hasPrefix(id, AuditEntry.prefix)) throw missing;
+        const { system } = req.platform;
+        const s = await system.state<AuditState>(AuditEntry, id, req.org);
+        if (s.facts?.module !== m.area) throw missing;
+        return AuditEntry.view(s);
+      },
+    }),
+  ];
+}
+
+export const moduleEventRoutes: RouteDef[] = MODULES.flatMap(moduleRoutes);

@@ -1,0 +1,198 @@
+/**
+ * Delivery routes (spec 4.11; scopes delivery:read, delivery:write): webhook endpoints and
+ * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps/delivery.md).
+ */
+import { Type } from '@sinclair/typebox';
+import { ApiError, conflict, validationError, type ValidationEntry } from '../../runtime/errors.ts';
+import { hasPrefix, newId } from '../../runtime/ids.ts';
+import { ListQuery, listEnvelope, listQueryWith, listPage, parseListQuery } from '../../runtime/lists.ts';
+import { listName } from '../../runtime/effects.ts';
+import { route, type RouteDef } from '../../runtime/route.ts';
+import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
+import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
+import { deliveryService } from './service.ts';
+
+const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const MAX_EVENT_TYPES = 100;
+
+const EndpointCreate = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL that accepts POST and answers 2xx within 5 seconds.' }),
+    event_types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: MAX_EVENT_TYPES, description: 'Event types to receive; ["*"] (the default) means every event.' })),
+  },
+  { additionalProperties: false },
+);
+
+const TestBody = Type.Object(
+  { event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `Type to send; default ${DEFAULT_TEST_EVENT_TYPE}.` })) },
+  { additionalProperties: false },
+);
+
+const DeliveriesQuery = listQueryWith({ endpoint_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+
+function checkEndpointBody(url: string, types: string[]): void {
+  const entries: ValidationEntry[] = [];
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_format', detail: 'url must be an absolute http or https URL.', field: '/url' });
+  }
+  if (types.includes('*') && types.length > 1) {
+    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_value', detail: 'A single * means every event; it cannot be combined with named types.', field: '/event_types' });
+  }
+  types.forEach((t, i) => {
+    if (t !== '*' && !TYPE_PATTERN.test(t)) {
+      entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_format', detail: `${t} is not an event type (module.resource.past_tense_verb).`, field: `/event_types/${i}` });
+    }
+  });
+  if (new Set(types).size !== types.length) {
+    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_value', detail: 'event_types lists a type twice.', field: '/event_types' });
+  }
+  if (entries.length) throw validationError(entries);
+}
+
+const endpointNotFound = (id: string) => new ApiError('not_found', `No webhook endpoint with id ${id}.`);
+const deliveryNotFound = (id: string) => new ApiError('not_found', `No webhook delivery with id ${id}.`);
+
+function endpointIdOf(id: string): string {
+  if (!hasPrefix(id, WebhookEndpoint.prefix)) throw endpointNotFound(id);
+  return id;
+}
+
+function deliveryIdOf(id: string): string {
+  if (!hasPrefix(id, WebhookDelivery.prefix)) throw deliveryNotFound(id);
+  return id;
+}
+
+export const routes: RouteDef[] = [
+  route({
+    method: 'POST',
+    path: '/v1/webhook_endpoints',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: true,
+    body: EndpointCreate,
+    summary: 'Create a webhook endpoint; the signing secret is returned once, in `secret`.',
+    specGap: 'The name of the field carrying the secret is not shown: `secret` (docs/gaps/delivery.md).',
+    handler: async (req) => {
+      const event_types = req.body.event_types ?? ['*'];
+      checkEndpointBody(req.body.url, event_types);
+      const { system } = req.platform;
+      const id = newId(WebhookEndpoint.prefix);
+      const opts = { org: req.org, requestId: req.requestId, principal: req.principal?.id };
+      const { secret } = (await system.ask(WebhookEndpoint, id, 'create', { url: req.body.url, event_types, livemode: req.livemode }, opts)) as { secret: string };
+      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/webhook_endpoints',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    query: ListQuery,
+    summary: 'List webhook endpoints, newest first.',
+    handler: (req) => listPage(req.platform.system, WebhookEndpoint, req.org, 'all', req.query, 'desc'),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/webhook_endpoints/{id}',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    summary: 'Retrieve a webhook endpoint.',
+    handler: (req) => req.platform.system.get(WebhookEndpoint, endpointIdOf(req.params.id), req.org),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhook_endpoints/{id}/rotate_secret',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    summary: 'Issue a new signing secret (returned once, in `secret`); the previous one stays active for 24 hours.',
+    specGap: 'Response shape not shown: the endpoint plus `secret`; the previous secret lives 24 hours (docs/gaps/delivery.md).',
+    handler: async (req) => {
+      const id = endpointIdOf(req.params.id);
+      const { system } = req.platform;
+      const { secret } = (await system.ask(WebhookEndpoint, id, 'rotate_secret', {}, { org: req.org, requestId: req.requestId, principal: req.principal?.id })) as { secret: string };
+      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhook_endpoints/{id}/disable',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    summary: 'Disable a webhook endpoint (sets disabled_at); 409 when it is disabled already.',
+    specGap: 'Response shape not shown: the endpoint (docs/gaps/delivery.md).',
+    handler: (req) => req.platform.system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'disable', undefined, { org: req.org, requestId: req.requestId, principal: req.principal?.id }),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhook_endpoints/{id}/test',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    body: TestBody,
+    summary: 'Send a test event (is_test true) through the same envelope, signature and retry schedule; 409 when the endpoint is disabled.',
+    specGap: 'Request and response shapes not shown: body {event_type?}, answer the WebhookDelivery; a test event has sequence 0 and data {} (docs/gaps/delivery.md).',
+    handler: async (req) => {
+      const type = req.body?.event_type ?? DEFAULT_TEST_EVENT_TYPE;
+      if (!TYPE_PATTERN.test(type)) throw validationError([{ index: 1, severity: 'error', code: 'invalid_format', detail: `${type} is not an event type.`, field: '/event_type' }]);
+      const { system } = req.platform;
+      const decl = deliveryService(req.platform).catalogue.type(type);
+      const opts = { org: req.org, requestId: req.requestId, principal: req.principal?.id };
+      const a = (await system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'test', { event_type: type, source: decl?.source ?? 'delivery', schema_version: decl?.schemaVersion ?? 1 }, opts)) as Assignment;
+      return system.ask(WebhookDelivery, a.delivery_id, 'create', a.seed!, { ...opts, principal: 'system' });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/webhook_deliveries',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    query: DeliveriesQuery,
+    summary: 'List webhook deliveries, newest first (by sequence within one endpoint_id), without signed_body and signature_header.',
+    handler: async (req) => {
+      const { system } = req.platform;
+      const page = parseListQuery(req.query);
+      const endpoint = req.query.endpoint_id;
+      const list = endpoint === undefined ? 'all' : endpointList(endpoint);
+      const ids = await system.stores.indexes.page(listName(req.org, WebhookDelivery.kind, list), { after: page.after, limit: page.limit, order: 'desc' });
+      const data = await Promise.all(ids.ids.map(async (id) => deliveryView(await system.state<DeliveryState>(WebhookDelivery, id, req.org), false)));
+      return listEnvelope(data, ids.hasMore);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/webhook_deliveries/{id}',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    summary: 'Retrieve a webhook delivery with signed_body (the exact bytes signed and sent) and signature_header (of the most recent attempt).',
+    handler: (req) => req.platform.system.get(WebhookDelivery, deliveryIdOf(req.params.id), req.org),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhook_deliveries/{id}/replay',
+    auth: 'key',
+    module: 'delivery',
+    idempotent: false,
+    summary: 'Start a delivered or failed delivery again with the same event id and body; 409 while it is in flight or retrying, or when its endpoint is disabled.',
+    specGap: 'Response shape not shown: the WebhookDelivery; the same record restarts its ladder (docs/gaps/delivery.md).',
+    handler: async (req) => {
+      const id = deliveryIdOf(req.params.id);
+      const { system } = req.platform;
+      const d = await system.state<DeliveryState>(WebhookDelivery, id, req.org);
+      const ep = await system.state<EndpointState>(WebhookEndpoint, d.seed!.endpoint_id, req.org);
+      if (ep.status === 'disabled') throw conflict(`Webhook endpoint ${ep.id} is disabled; its deliveries cannot be replayed.`);
+      return system.ask(WebhookDelivery, id, 'replay', undefined, { org: req.org, requestId: req.requestId, principal: req.principal?.id });
+    },
+  }),
+];

@@ -1,0 +1,64 @@
+/**
+ * The delivery area's running parts on one platform: the catalogue, the event feed reader and the
+ * attempt dispatcher, wired to the actor system. Kept in platform.services under SERVICE so that
+ * routes and tests of the same platform find them (a test may run several platforms).
+ */
+import type { Platform } from '../../runtime/area.ts';
+import type { Committed } from '../../runtime/system.ts';
+import { EventCatalogue } from './catalogue.ts';
+import { WebhookDelivery } from './delivery.ts';
+import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
+import { EventFeed } from './feed.ts';
+
+export const SERVICE = 'delivery';
+
+interface AttemptView {
+  endpoint_id: string;
+  attempts: number;
+  signed_body: string;
+}
+
+function positiveInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export class DeliveryService {
+  readonly catalogue: EventCatalogue;
+  private readonly feed: EventFeed;
+  private readonly dispatcher: AttemptDispatcher;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
+    this.catalogue = new EventCatalogue(platform.areas);
+    this.feed = new EventFeed(platform, this.catalogue, ownKinds);
+    this.dispatcher = new AttemptDispatcher(platform, {
+      ...DEFAULT_DISPATCHER,
+      timeoutMs: positiveInt(platform.config.WEBHOOK_RECEIVER_TIMEOUT_MS, DEFAULT_DISPATCHER.timeoutMs),
+      perEndpoint: positiveInt(platform.config.WEBHOOK_CONCURRENCY_PER_ENDPOINT, DEFAULT_DISPATCHER.perEndpoint),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    await this.feed.start();
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.dispatcher.stop();
+    await this.feed.stop();
+  }
+
+  private onCommit(c: Committed): void {
+    if (c.kind !== WebhookDelivery.kind || !c.events.some((e) => e.type === 'delivery.attempt_started')) return;
+    const v = c.view as AttemptView;
+    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: v.endpoint_id, attempt: v.attempts, body: v.signed_body });
+  }
+}
+
+export function deliveryService(platform: Platform): DeliveryService {
+  const s = platform.services.get(SERVICE);
+  if (!(s instanceof DeliveryService)) throw new Error('the delivery area is not started on this platform');
+  return s;
+}

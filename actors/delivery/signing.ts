@@ -1,0 +1,15 @@
+/**
+ * Webhook signatures (spec 6.2): `Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`, each
+ * v1 an HMAC-SHA256 over `${t}.${raw body}` keyed with one active endpoint secret, newest first.
+ * The receiver verifies over the raw bytes before parsing; matching any one v1 suffices.
+ */
+import { createHash, createHmac } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'Service-Signature';
+export const secretDigest = (secret: string): string => `sha256:${createHash('sha256').update(secret).digest('hex')}`;
+
+export function signatureHeader(secrets: readonly string[], t: number, body: string | Uint8Array): string {
+  const parts = [`t=${t}`];
+  for (const s of secrets) parts.push(`v1=${createHmac('sha256', s).update(`${t}.`).update(body).digest('hex')}`);
+  return parts.join(',');
+}

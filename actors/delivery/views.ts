@@ -1,0 +1,36 @@
+/**
+ * The record of an actor as it stood right after one of its events: the `data` of a public event
+ * (spec 6). Folded from the journal with the kind's own evolve and view, so it is exact even when
+ * a commit held several events and it survives restarts (nothing is kept only in memory). Streams
+ * read recently stay folded in a bounded LRU, so the common case costs one evolve per event.
+ */
+import type { AnyActorDef } from '../../runtime/actor.ts';
+import type { Journal, StoredEvent } from '../../stores/index.ts';
+
+interface Folded {
+  version: number;
+  state: unknown;
+}
+
+export class ViewFolder {
+  private readonly cache = new Map<string, Folded>();
+
+  constructor(private readonly journal: Journal, private readonly capacity = 10_000) {}
+
+  async viewAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): Promise<unknown> {
+    let f = this.cache.get(stream);
+    if (f && f.version === ev.version - 1) {
+      f = { version: ev.version, state: def.evolve(f.state, ev.data, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org }) };
+    } else {
+      f = { version: 0, state: undefined };
+      for (const e of await this.journal.read(stream, 0)) {
+        if (e.version > ev.version) break;
+        f = { version: e.version, state: def.evolve(f.state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org }) };
+      }
+    }
+    this.cache.delete(stream);
+    this.cache.set(stream, f);
+    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+    return f.version === ev.version ? def.view(f.state) : null;
+  }
+}
