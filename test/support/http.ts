@@ -1,5 +1,6 @@
 /**
- * HTTP test harness: a platform with every area of actors/index.ts (memory stores, a ManualClock),
+ * HTTP test harness: a platform with every area of actors/index.ts (the test store family of
+ * test/support/stores.ts: memory, or NATS/Redis under TEST_STORES=cluster; a ManualClock),
  * the real gateway on port 0, and one registered organisation. Tests talk to it through a real
  * socket:
  *
@@ -15,7 +16,8 @@ import { startGateway } from '../../gateway/index.ts';
 import type { Area, Platform } from '../../runtime/area.ts';
 import { ManualClock } from '../../runtime/clock.ts';
 import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
-import { createMemoryStores } from '../../stores/index.ts';
+import type { Stores } from '../../stores/index.ts';
+import { testStores } from './stores.ts';
 
 export interface HttpResponse<T = any> {
   status: number;
@@ -69,13 +71,15 @@ export interface HarnessOptions {
   clock?: ManualClock;
   config?: Record<string, string | undefined>;
   maxBodyBytes?: number;
+  /** Stores to use instead of the test family's fresh ones. */
+  stores?: Stores;
 }
 
 let counter = 0;
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = opts.clock ?? new ManualClock();
-  const stores = createMemoryStores({ now: () => clock.now() });
+  const stores = opts.stores ?? (await testStores(clock));
   const platform = await createPlatform({ areas: opts.areas ?? allAreas, stores, clock, config: opts.config ?? {} });
   const gateway = await startGateway(platform, { host: '127.0.0.1', port: 0, maxBodyBytes: opts.maxBodyBytes });
   const url = `http://127.0.0.1:${gateway.port}`;
