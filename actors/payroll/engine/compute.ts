@@ -186,15 +186,26 @@ function refuse(entries: ReturnType<typeof validatePayee>): never {
   throw new ApiError('validation_failed', entries.length === 1 ? entries[0].detail : `${entries.length} values were refused; see validation.entries`, { validation: report });
 }
 
-function pctLine(L: RateLine, comp: Record<PayComponent, number>, version: string, rounding: RoundingPolicy): PayslipLine {
+/** Per-payslip string cache: each component and each distinct base is turned into a string once. */
+interface Strings {
+  comp: Record<PayComponent, string>;
+  lastBase: number;
+  lastBaseText: string;
+}
+
+function pctLine(L: RateLine, comp: Record<PayComponent, number>, S: Strings, version: string, rounding: RoundingPolicy): PayslipLine {
   let base = 0;
   const inputs: Record<string, string> = {};
   for (let i = 0; i < L.base.length; i++) {
-    const v = comp[L.base[i]];
-    base += v;
-    if (L.base.length > 1) inputs[L.baseKeys[i]] = String(v);
+    const c = L.base[i];
+    base += comp[c];
+    if (L.base.length > 1) inputs[L.baseKeys[i]] = S.comp[c];
   }
-  inputs.base_kobo = String(base);
+  if (base !== S.lastBase) {
+    S.lastBase = base;
+    S.lastBaseText = String(base);
+  }
+  inputs.base_kobo = S.lastBaseText;
   inputs.rate = L.rate.text;
   return {
     code: L.code,
@@ -233,13 +244,23 @@ export function computePayslip(
     transport: payee.monthly_transport,
     other_allowances: payee.monthly_other_allowances,
   };
+  const S: Strings = {
+    comp: {
+      basic: String(comp.basic),
+      housing: String(comp.housing),
+      transport: String(comp.transport),
+      other_allowances: String(comp.other_allowances),
+    },
+    lastBase: -1,
+    lastBaseText: '',
+  };
   const earnings: PayslipLine[] = [];
   let gross = 0;
   for (const e of EARNINGS) {
     const amount = comp[e.code];
     gross += amount;
     if (amount === 0 && e.code !== 'basic') continue;
-    const s = String(amount);
+    const s = S.comp[e.code];
     earnings.push({
       code: e.code,
       label: e.label,
@@ -250,14 +271,14 @@ export function computePayslip(
   }
 
   const pensionApplies = employer.headcount >= C.pensionMinHeadcount;
-  const pensionEe = pensionApplies ? pctLine(C.pensionEe, comp, version, rounding) : null;
-  const nhf = payee.nhf_contributing ? pctLine(C.nhf, comp, version, rounding) : null;
-  const nhiaEe = payee.nhia_enrolled ? pctLine(C.nhiaEe, comp, version, rounding) : null;
+  const pensionEe = pensionApplies ? pctLine(C.pensionEe, comp, S, version, rounding) : null;
+  const nhf = payee.nhf_contributing ? pctLine(C.nhf, comp, S, version, rounding) : null;
+  const nhiaEe = payee.nhia_enrolled ? pctLine(C.nhiaEe, comp, S, version, rounding) : null;
   const employerLines: PayslipLine[] = [];
-  if (pensionApplies) employerLines.push(pctLine(C.pensionEr, comp, version, rounding));
-  if (payee.nhia_enrolled) employerLines.push(pctLine(C.nhiaEr, comp, version, rounding));
-  employerLines.push(pctLine(C.nsitf, comp, version, rounding));
-  if (employer.headcount >= C.itfMinHeadcount || employer.turnover_50m_or_more) employerLines.push(pctLine(C.itf, comp, version, rounding));
+  if (pensionApplies) employerLines.push(pctLine(C.pensionEr, comp, S, version, rounding));
+  if (payee.nhia_enrolled) employerLines.push(pctLine(C.nhiaEr, comp, S, version, rounding));
+  employerLines.push(pctLine(C.nsitf, comp, S, version, rounding));
+  if (employer.headcount >= C.itfMinHeadcount || employer.turnover_50m_or_more) employerLines.push(pctLine(C.itf, comp, S, version, rounding));
 
   // PAYE, cumulative projection.
   const employed = payee.months_employed;
@@ -294,7 +315,7 @@ export function computePayslip(
     month_k: String(k),
     months_employed_n: String(n),
     remaining_months: String(remaining),
-    monthly_gross_kobo: String(gross),
+    monthly_gross_kobo: S.lastBase === gross ? S.lastBaseText : String(gross),
     ytd_gross_kobo: String(before.gross),
     ytd_statutory_deductions_kobo: String(ytdDeductions),
     monthly_statutory_deductions_kobo: String(monthDeductions),
