@@ -17,6 +17,8 @@ export interface AttemptJob {
   deliveryId: string;
   endpointId: string;
   attempt: number;
+  /** Commit time of delivery.attempt_started: the attempt's own instant, which it signs. */
+  at: number;
   body: string;
 }
 
@@ -37,6 +39,7 @@ interface Lane {
 
 export class AttemptDispatcher {
   private readonly lanes = new Map<string, Lane>();
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = DEFAULT_DISPATCHER) {}
@@ -50,14 +53,26 @@ export class AttemptDispatcher {
       return;
     }
     const l = lane;
-    void this.platform.system.track(new Promise<void>((done) => {
+    const p = new Promise<void>((done) => {
       l.queue.push({ job, done });
       this.pump(job.endpointId, l);
-    }));
+    });
+    this.inFlight.add(p);
+    void p.then(() => this.inFlight.delete(p));
+    void this.platform.system.track(p);
   }
 
   stop(): void {
     this.stopped = true;
+  }
+
+  get idle(): boolean {
+    return this.inFlight.size === 0;
+  }
+
+  /** Resolves when every attempt submitted so far has finished and reported. */
+  async finished(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private pump(endpointId: string, lane: Lane): void {
@@ -74,7 +89,7 @@ export class AttemptDispatcher {
   }
 
   private async attempt(job: AttemptJob): Promise<void> {
-    const { system, clock } = this.platform;
+    const { system } = this.platform;
     const opts = { org: job.org, principal: 'system', lane: 'system' as const };
     try {
       const endpoint = await system.state<EndpointState>(WebhookEndpoint, job.endpointId, job.org);
@@ -82,7 +97,7 @@ export class AttemptDispatcher {
         await system.ask(WebhookDelivery, job.deliveryId, 'abandon', { attempt: job.attempt }, opts);
         return;
       }
-      const now = clock.now();
+      const now = job.at;
       const body = Buffer.from(job.body, 'utf8');
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);

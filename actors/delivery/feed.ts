@@ -70,6 +70,15 @@ export class EventFeed {
     if (this.platform.stores.mode === 'cluster' && (await this.platform.stores.kv.get(LEASE_KEY)) === this.node) await this.platform.stores.kv.delete(LEASE_KEY);
   }
 
+  get idle(): boolean {
+    return this.pass === undefined;
+  }
+
+  /** Resolves once the feed has been read to its end. */
+  async caughtUp(): Promise<void> {
+    while (this.pass) await this.pass;
+  }
+
   poke(): void {
     if (this.stopped) return;
     if (this.pass) {

@@ -4,6 +4,7 @@
  * routes and tests of the same platform find them (a test may run several platforms).
  */
 import type { Platform } from '../../runtime/area.ts';
+import type { TimerHost } from '../../runtime/clock.ts';
 import type { Committed } from '../../runtime/system.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery } from './delivery.ts';
@@ -23,11 +24,19 @@ function positiveInt(v: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-export class DeliveryService {
+/**
+ * Also a timer host of the clock: with a manual clock the feed and the HTTP of attempts are work
+ * the clock does not wait for. Attached, the service makes ManualClock.advance() let the feed catch
+ * up and every started attempt finish and report before time moves on to the next due reminder
+ * (an attempt's watchdog, say), as in real time, where an attempt ends within 5 s. With the
+ * system clock attach() does nothing.
+ */
+export class DeliveryService implements TimerHost {
   readonly catalogue: EventCatalogue;
   private readonly feed: EventFeed;
   private readonly dispatcher: AttemptDispatcher;
   private unsubscribe: (() => void) | undefined;
+  private detach: (() => void) | undefined;
 
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
     this.catalogue = new EventCatalogue(platform.areas);
@@ -41,19 +50,34 @@ export class DeliveryService {
 
   async start(): Promise<void> {
     this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    this.detach = this.platform.clock.attach(this);
     await this.feed.start();
   }
 
   async stop(): Promise<void> {
+    this.detach?.();
     this.unsubscribe?.();
     this.dispatcher.stop();
     await this.feed.stop();
   }
 
+  async nextDue(): Promise<number | undefined> {
+    return undefined;
+  }
+
+  async fireDue(): Promise<void> {
+    while (!this.feed.idle || !this.dispatcher.idle) {
+      await this.feed.caughtUp();
+      await this.dispatcher.finished();
+    }
+  }
+
   private onCommit(c: Committed): void {
-    if (c.kind !== WebhookDelivery.kind || !c.events.some((e) => e.type === 'delivery.attempt_started')) return;
+    if (c.kind !== WebhookDelivery.kind) return;
+    const started = c.events.find((e) => e.type === 'delivery.attempt_started');
+    if (!started) return;
     const v = c.view as AttemptView;
-    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: v.endpoint_id, attempt: v.attempts, body: v.signed_body });
+    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: v.endpoint_id, attempt: v.attempts, at: started.at, body: v.signed_body });
   }
 }
 
