@@ -295,6 +295,18 @@ describe('explanation and document (spec 4.8 explanation, document)', () => {
 });
 
 describe('year to date', () => {
+  it('a joiner whose earlier pay this year was untaxed catches up in one month; a negative net to date is still accepted next month', () => {
+    const months = [6, 7, 8, 9, 10, 11, 12];
+    const prior: YearToDate = { ...emptyYearToDate(2026), last_period: '2026-05', payslips: 5, gross: 500_000_000, net: 500_000_000 };
+    const p = payee({ months_employed: [1, 2, 3, 4, 5, ...months] });
+    const jun = computePayslip(active, '2026-06', p, EMPLOYER, prior);
+    expect(jun.net).toBeLessThan(0);
+    expect(jun.ytd_after.net).toBe(500_000_000 + jun.net);
+    const jul = computePayslip(active, '2026-07', p, EMPLOYER, { ...jun.ytd_after, net: -1 });
+    expect(jul.ytd_before.net).toBe(-1);
+  });
+
+
   it('ytd_after adds this payslip to ytd_before', () => {
     const c = computePayslip(active, '2026-01', payee({ nhia_enrolled: true }), EMPLOYER);
     const e = emptyYearToDate(2026);

@@ -13,9 +13,12 @@
  *   computePayslip(pack, period, payee, employer, ytd?)   -> PayslipComputation (throws ApiError
  *                                 validation_failed / invalid_money_amount on bad inputs)
  *   remittanceSchedule(pack, c, payDate)   due dates, recipients and PAYE authority (reference 8)
+ *   taxAuthority(pack, state)     PAYE authority name for a state of residence (generic if unlisted)
  *   explain(c)                    plain-words sentences built from the traces
  *   diffComputations(a, b)        lines (and totals) whose amounts differ; [] when identical
  *   renderPayslipPdf(c, meta)     PDF bytes (pdfkit), deterministic for the same inputs
+ *   naira(kobo)                   "NGN 1,234.56" (minor units from ISO 4217 data)
+ *   LINE_ORDER, EMPLOYER_CODES    line codes in payslip order; employer-contribution codes
  *
  * Totals are sums of lines; amounts are integer kobo; exact values are exact decimal or rational
  * strings in kobo, computed with integer arithmetic (BigInt where a product would pass 2^53).

@@ -21,13 +21,13 @@ const MONEY_FIELDS = [
 
 const STATE = /^NG-[A-Z]{2}$/;
 
-function money(entries: ValidationEntry[], index: number, field: string, v: unknown, prefix = ''): void {
+function money(entries: ValidationEntry[], index: number, field: string, v: unknown, prefix = '', signed = false): void {
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     entries.push({ index, severity: 'error', code: 'invalid_type', detail: `${field} must be an integer number of kobo.`, field: `${prefix}/${field}` });
   } else if (!Number.isInteger(v)) {
     entries.push({ index, severity: 'error', code: 'invalid_money_amount', detail: `${field} (${v}) is not a whole number of kobo; fractions are refused, never rounded.`, field: `${prefix}/${field}` });
-  } else if (v < 0 || v > MAX_KOBO) {
-    entries.push({ index, severity: 'error', code: 'value_out_of_range', detail: `${field} must be between 0 and ${MAX_KOBO} kobo.`, field: `${prefix}/${field}` });
+  } else if (v < (signed ? -MAX_KOBO * 12 : 0) || v > MAX_KOBO * (prefix ? 12 : 1)) {
+    entries.push({ index, severity: 'error', code: 'value_out_of_range', detail: `${field} is outside the accepted range of kobo amounts.`, field: `${prefix}/${field}` });
   }
 }
 
@@ -89,7 +89,7 @@ export function validateEmployer(employer: EmployerInputs, index = 1): Validatio
 }
 
 const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
-const YTD_MONEY = ['gross', 'pension_employee', 'nhf', 'nhia_employee', 'net'] as const;
+const YTD_MONEY = ['gross', 'pension_employee', 'nhf', 'nhia_employee', 'paye'] as const;
 
 /** The period must fall in the pack's dates and tax year; the YTD must be of that year and earlier. */
 export function validatePeriod(period: string, taxYear: number, from: string, to: string | null, ytd?: YearToDate): ValidationEntry[] {
@@ -114,9 +114,10 @@ export function validatePeriod(period: string, taxYear: number, from: string, to
     if (ytd.last_period !== null && !(typeof ytd.last_period === 'string' && ytd.last_period < period)) {
       entries.push({ index: 1, severity: 'error', code: 'year_to_date_mismatch', detail: `year_to_date already counts ${ytd.last_period}; it must end before ${period}.`, field: '/year_to_date/last_period' });
     }
+    // Cumulative PAYE to date is a rounded target, never negative; net to date can be (a month
+    // whose PAYE catch-up exceeds its pay).
     for (const f of YTD_MONEY) money(entries, 1, f, ytd[f], '/year_to_date');
-    // YTD PAYE may be negative only if refunds exceeded deductions, which the method never does.
-    money(entries, 1, 'paye', ytd.paye, '/year_to_date');
+    money(entries, 1, 'net', ytd.net, '/year_to_date', true);
     if (!Number.isInteger(ytd.payslips) || ytd.payslips < 0) {
       entries.push({ index: 1, severity: 'error', code: 'invalid_type', detail: 'year_to_date.payslips must be a whole number >= 0.', field: '/year_to_date/payslips' });
     }
