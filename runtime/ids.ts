@@ -4,26 +4,23 @@
  */
 import { randomFillSync } from 'node:crypto';
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const ALPHABET = Buffer.from('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 'latin1');
 const SUFFIX_LENGTH = 22;
-const pool = Buffer.alloc(4096);
+const pool = Buffer.alloc(8192);
 let cursor = pool.length;
-
-function randomByte(): number {
-  if (cursor === pool.length) {
-    randomFillSync(pool);
-    cursor = 0;
-  }
-  return pool[cursor++];
-}
+const out = Buffer.alloc(64);
 
 export function randomSuffix(length = SUFFIX_LENGTH): string {
-  let out = '';
-  while (out.length < length) {
-    const b = randomByte() & 63; // 6 bits; 62 and 63 are rejected so every symbol is equally likely
-    if (b < 62) out += ALPHABET[b];
+  let n = 0;
+  while (n < length) {
+    if (cursor === pool.length) {
+      randomFillSync(pool);
+      cursor = 0;
+    }
+    const b = pool[cursor++] & 63; // 6 bits; 62 and 63 are rejected so every symbol is equally likely
+    if (b < 62) out[n++] = ALPHABET[b];
   }
-  return out;
+  return out.toString('latin1', 0, length);
 }
 
 export const newId = (prefix: string): string => prefix + randomSuffix();

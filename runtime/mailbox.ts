@@ -12,6 +12,9 @@ export interface Envelope {
   dedupeId?: string;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Outcome, set during a turn and delivered after its commit. */
+  ok?: boolean;
+  value?: unknown;
 }
 
 class Lane {

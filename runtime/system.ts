@@ -83,12 +83,20 @@ type KindRef = AnyActorDef | string;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
+function outcome(outcomes: Envelope[], env: Envelope, ok: boolean, value: unknown): void {
+  env.ok = ok;
+  env.value = value;
+  outcomes.push(env);
+}
+
 export class ActorSystem {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly stores: Stores;
   private readonly kinds = new Map<string, AnyActorDef>();
-  private readonly cells = new Map<string, Cell>();
+  /** Active actors, one map per kind (no key building on the hot path). */
+  private readonly cells = new Map<AnyActorDef, Map<string, Cell>>();
+  private cellCount = 0;
   private readonly listeners = new Set<(c: Committed) => void>();
   private readonly tracked = new Set<Promise<unknown>>();
   private readonly scheduler: ReminderScheduler;
@@ -109,6 +117,7 @@ export class ActorSystem {
     for (const def of opts.kinds) {
       if (this.kinds.has(def.kind)) throw new Error(`actor kind ${def.kind} defined twice`);
       this.kinds.set(def.kind, def);
+      this.cells.set(def, new Map());
     }
     this.scheduler = new ReminderScheduler(this, opts.stores.reminders, opts.clock, this.limits, this.log);
     this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log);
@@ -128,8 +137,9 @@ export class ActorSystem {
     await this.setReactionDispatch(false);
     await this.settleMailboxes();
     await Promise.allSettled([...this.tracked]);
-    await Promise.all([...this.cells.values()].map((c) => this.snapshot(c)));
-    this.cells.clear();
+    await Promise.all([...this.allCells()].map((c) => this.snapshot(c)));
+    for (const m of this.cells.values()) m.clear();
+    this.cellCount = 0;
   }
 
   /**
@@ -243,14 +253,14 @@ export class ActorSystem {
 
   /** Number of actors in memory. */
   get activeCount(): number {
-    return this.cells.size;
+    return this.cellCount;
   }
 
   /** Snapshot and drop idle actors (the sweep calls this; tests may too). */
   async passivateIdle(idleMs = this.limits.idleMs): Promise<number> {
     const horizon = this.clock.now() - idleMs;
     let n = 0;
-    for (const cell of [...this.cells.values()]) {
+    for (const cell of [...this.allCells()]) {
       if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
       if (cell.lastActive > horizon) continue;
       await this.passivate(cell);
@@ -261,7 +271,7 @@ export class ActorSystem {
 
   /** Drop every local actor matching `which` (cluster: a shard handed to another node). */
   async passivateWhere(which: (kind: string, id: string) => boolean): Promise<void> {
-    const targets = [...this.cells.values()].filter((c) => which(c.def.kind, c.id));
+    const targets = [...this.allCells()].filter((c) => which(c.def.kind, c.id));
     await Promise.all(targets.map(async (c) => {
       while (c.running || c.mailbox.size) await yieldToLoop();
       await this.passivate(c);
@@ -271,17 +281,33 @@ export class ActorSystem {
   // ----------------------------------------------------------------------------------------------
   // Cells
 
+  private *allCells(): IterableIterator<Cell> {
+    for (const m of this.cells.values()) yield* m.values();
+  }
+
+  private isCurrent(cell: Cell): boolean {
+    return this.cells.get(cell.def)!.get(cell.id) === cell;
+  }
+
+  private drop(cell: Cell): void {
+    const m = this.cells.get(cell.def)!;
+    if (m.get(cell.id) === cell) {
+      m.delete(cell.id);
+      this.cellCount--;
+    }
+  }
+
   private cellFor(def: AnyActorDef, id: string): Cell {
-    const key = `${def.kind}.${id}`;
-    let cell = this.cells.get(key);
+    const m = this.cells.get(def)!;
+    let cell = m.get(id);
     if (!cell) {
       cell = {
-        def, id, key, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: new Set(),
+        def, id, key: `${def.kind}.${id}`, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: new Set(),
         mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
         ready: false, loading: undefined, running: false, lastActive: this.clock.now(),
       };
-      this.cells.set(key, cell);
-      if (this.cells.size > this.limits.maxActive) void this.shed();
+      m.set(id, cell);
+      if (++this.cellCount > this.limits.maxActive) void this.shed();
     }
     return cell;
   }
@@ -291,7 +317,7 @@ export class ActorSystem {
   }
 
   private forgetIfEmpty(cell: Cell): void {
-    if (!this.exists(cell) && !cell.running && cell.mailbox.size === 0 && this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+    if (!this.exists(cell) && !cell.running && cell.mailbox.size === 0) this.drop(cell);
   }
 
   private activate(cell: Cell): Promise<void> {
@@ -353,12 +379,12 @@ export class ActorSystem {
       // Activation failed (a store is unreachable): nobody waiting gets an answer they can't retry.
       for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
       this.log(`activation of ${cell.key} failed`, e);
-      if (this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+      this.drop(cell);
     } finally {
       cell.running = false;
       this.running--;
       cell.lastActive = this.clock.now();
-      if (cell.mailbox.size > 0 && this.cells.get(cell.key) === cell) this.schedule(cell);
+      if (cell.mailbox.size > 0 && this.isCurrent(cell)) this.schedule(cell);
       else this.forgetIfEmpty(cell);
     }
   }
@@ -372,22 +398,22 @@ export class ActorSystem {
     let org = cell.org;
     const staged: StoredEvent[] = [];
     const turnDedupe: string[] = [];
-    const outcomes: Array<{ env: Envelope; ok: boolean; value: unknown }> = [];
+    const outcomes: Envelope[] = [];
 
     for (let n = 0; n < this.limits.batchSize; n++) {
       const env = cell.mailbox.take();
       if (!env) break;
       if (org !== undefined && env.org !== org) {
-        outcomes.push({ env, ok: false, value: new ApiError('organisation_mismatch', `${id} belongs to another organisation.`) });
+        outcome(outcomes, env, false, new ApiError('organisation_mismatch', `${id} belongs to another organisation.`));
         continue;
       }
       const exists = org !== undefined;
       if (!exists && !def.creates.includes(env.command)) {
-        outcomes.push({ env, ok: false, value: new ApiError('not_found', `No ${def.kind} with id ${id}.`) });
+        outcome(outcomes, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
       if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turnDedupe.includes(env.dedupeId))) {
-        outcomes.push({ env, ok: true, value: exists ? def.view(state) : undefined });
+        outcome(outcomes, env, true, exists ? def.view(state) : undefined);
         continue;
       }
       const base = exists ? state : def.initial(id, env.org);
@@ -412,11 +438,11 @@ export class ActorSystem {
           if (env.dedupeId !== undefined) turnDedupe.push(env.dedupeId);
         }
         const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
-        outcomes.push({ env, ok: true, value: reply });
+        outcome(outcomes, env, true, reply);
       } catch (e) {
         staged.length = mark;
         if (!isApiError(e)) this.log(`${def.kind}.${env.command} on ${id} threw`, e);
-        outcomes.push({ env, ok: false, value: isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }) });
+        outcome(outcomes, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }));
       }
     }
 
@@ -426,9 +452,9 @@ export class ActorSystem {
       } catch (e) {
         const conflict = e instanceof VersionConflictError;
         this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : e);
-        for (const o of outcomes) o.env.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
+        for (const o of outcomes) o.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
         for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
-        if (this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+        this.drop(cell);
         return;
       }
       cell.state = state;
@@ -436,9 +462,14 @@ export class ActorSystem {
       cell.org = org;
       for (const d of turnDedupe) cell.dedupe.add(d);
       while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
-      await this.effects(cell, before.state, before.org !== undefined, staged);
+      if (this.hasEffects(cell)) await this.effects(cell, before.state, before.org !== undefined, staged);
     }
-    for (const o of outcomes) (o.ok ? o.env.resolve : o.env.reject)(o.value);
+    for (const o of outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+  }
+
+  private hasEffects(cell: Cell): boolean {
+    const def = cell.def;
+    return !!(def.indexes || def.timers || this.listeners.size || (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)));
   }
 
   /** Index and timer diffs, snapshot when due, commit listeners. */
@@ -489,13 +520,13 @@ export class ActorSystem {
 
   private async passivate(cell: Cell): Promise<void> {
     await this.snapshot(cell);
-    if (!cell.running && cell.mailbox.size === 0 && this.cells.get(cell.key) === cell) this.cells.delete(cell.key);
+    if (!cell.running && cell.mailbox.size === 0) this.drop(cell);
   }
 
   private async shed(): Promise<void> {
-    const excess = this.cells.size - this.limits.maxActive;
+    const excess = this.cellCount - this.limits.maxActive;
     let n = 0;
-    for (const cell of this.cells.values()) {
+    for (const cell of [...this.allCells()]) {
       if (n >= excess) break;
       if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
       n++;
@@ -512,7 +543,7 @@ export class ActorSystem {
   }
 
   private allEmpty(): boolean {
-    for (const c of this.cells.values()) if (c.running || c.mailbox.size) return false;
+    for (const c of this.allCells()) if (c.running || c.mailbox.size) return false;
     return true;
   }
 

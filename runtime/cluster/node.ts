@@ -1,0 +1,187 @@
+/**
+ * A cluster node (DESIGN "Sharding", issue 4): the Placement the actor system consults on every
+ * ask and get. An actor whose shard this node holds runs here; any other travels as a NATS
+ * request to the owner's subject `<ns>.node.<owner>`. A request for a shard the receiver does not
+ * serve (being handed over, just lost) is answered `moved`, with nothing applied, and the caller
+ * retries against the lease table until an owner appears or `forwardWaitMs` passes.
+ *
+ * A new owner loads snapshot + journal on first use (ActorSystem activation); the journal's
+ * expected-sequence append refuses a stale owner's write, so an actor never has two writers.
+ * The node that holds shard 0 runs the reaction dispatcher (its cursor is shared); reminders are
+ * claimed atomically in Redis, so any node may fire them. drain() (SIGTERM) hands every shard
+ * over without failing a caller: asks wait for the new owner rather than erroring.
+ */
+import { NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { ClusterStores } from '../../stores/index.ts';
+import { ApiError, assertNever } from '../errors.ts';
+import { SystemClock } from '../clock.ts';
+import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
+import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
+import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
+import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply } from './wire.ts';
+
+export interface ClusterNodeOptions {
+  stores: ClusterStores;
+  nodeId: string;
+  shards?: number;
+  timings?: Partial<LeaseTimings>;
+  /** How long one remote ask may take before the caller gets a retryable 503. */
+  requestTimeoutMs?: number;
+  /** How long an ask waits for its shard to get an owner (failover, hand-over) before a 503. */
+  forwardWaitMs?: number;
+  /** Wall clock for leases (never a ManualClock: leases are about real processes). */
+  now?: () => number;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+export class ClusterNode implements Placement {
+  readonly nodeId: string;
+  readonly shards: number;
+  readonly leases: ShardLeases;
+  private system: ActorSystem | undefined;
+  private sub: Subscription | undefined;
+  private readonly nc: NatsConnection;
+  private readonly subjectPrefix: string;
+  private readonly requestTimeoutMs: number;
+  private readonly forwardWaitMs: number;
+  private readonly log: (msg: string, err?: unknown) => void;
+  private readonly now: () => number;
+  private readonly stores: ClusterStores;
+
+  constructor(opts: ClusterNodeOptions) {
+    this.stores = opts.stores;
+    this.nodeId = opts.nodeId;
+    this.shards = opts.shards ?? DEFAULT_SHARDS;
+    this.nc = opts.stores.nats;
+    this.subjectPrefix = `${opts.stores.namespace}.node`;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 5_000;
+    this.forwardWaitMs = opts.forwardWaitMs ?? 15_000;
+    this.log = opts.log ?? ((m, e) => console.error(`[cluster ${opts.nodeId}] ${m}`, e ?? ''));
+    const clock = new SystemClock();
+    this.now = opts.now ?? (() => clock.now());
+    this.leases = new ShardLeases(
+      this.nc,
+      `${opts.stores.namespace}_shards`,
+      opts.nodeId,
+      this.shards,
+      { gained: (s) => this.gained(s), releasing: (s) => this.passivate(s), lost: (s) => void this.lostShard(s) },
+      this.now,
+      { ...DEFAULT_TIMINGS, ...opts.timings },
+      this.log,
+    );
+  }
+
+  /** Serve remote asks for `system` and start taking shards. */
+  async start(system: ActorSystem): Promise<void> {
+    this.system = system;
+    system.setPlacement(this);
+    await system.setReactionDispatch(false);
+    this.sub = this.nc.subscribe(`${this.subjectPrefix}.${this.nodeId}`, {
+      callback: (err, msg) => {
+        if (err) return;
+        void this.serve(msg.data).then((r) => msg.respond(encode(r)), (e) => msg.respond(encode(replyOf(e))));
+      },
+    });
+    await this.nc.flush();
+    await this.leases.start();
+  }
+
+  isLocal(kind: string, id: string): boolean {
+    return this.system !== undefined && this.leases.holds(shardOf(kind, id, this.shards));
+  }
+
+  /** Streams (journal `${kind}.${id}`) whose shard this node serves. */
+  ownsStream(stream: string): boolean {
+    return this.leases.holds(shardOfStream(stream, this.shards));
+  }
+
+  async forward(kind: string, id: string, call: RemoteCall): Promise<unknown> {
+    const shard = shardOf(kind, id, this.shards);
+    const deadline = this.now() + this.forwardWaitMs;
+    let pause = 25;
+    for (;;) {
+      if (this.isLocal(kind, id)) return this.local(kind, id, call);
+      const owner = this.leases.ownerOf(shard);
+      if (owner !== undefined && owner !== this.nodeId) {
+        const reply = await this.request(owner, kind, id, call);
+        if (reply !== undefined && reply.t !== 'moved') return unwrap(reply);
+      }
+      if (this.now() >= deadline) throw new ApiError('unavailable', `No node serves ${kind} ${id} right now; retry.`, { retryable: true });
+      await this.leases.changed(pause);
+      pause = Math.min(pause * 2, 250);
+    }
+  }
+
+  /** Hand every shard to the other nodes (SIGTERM); asks from here keep working through them. */
+  async drain(): Promise<void> {
+    await this.leases.drain();
+  }
+
+  /** Stop serving and leave (after drain(), or abruptly in tests). */
+  async stop(): Promise<void> {
+    await this.leases.stop();
+    await this.sub?.drain().catch(() => {});
+    this.sub = undefined;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+
+  /** One request to the owner; undefined when it is gone (no responders) so the caller waits. */
+  private async request(owner: string, kind: string, id: string, call: RemoteCall): Promise<RemoteReply | undefined> {
+    try {
+      const msg = await this.nc.request(`${this.subjectPrefix}.${owner}`, encode({ kind, id, call }), { timeout: this.requestTimeoutMs });
+      return decodeReply(msg.data);
+    } catch (e) {
+      if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) return undefined;
+      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
+        // The owner may have applied the command before going quiet: only the client may retry
+        // (with its Idempotency-Key), never this node behind its back.
+        throw new ApiError('unavailable', `The node serving ${kind} ${id} did not answer in time; retry.`, { retryable: true });
+      }
+      throw e;
+    }
+  }
+
+  private async serve(data: Uint8Array): Promise<RemoteReply> {
+    const { kind, id, call } = decodeRequest(data);
+    if (!this.isLocal(kind, id)) return { t: 'moved' };
+    return { t: 'ok', value: await this.local(kind, id, call) };
+  }
+
+  private async local(kind: string, id: string, call: RemoteCall): Promise<unknown> {
+    const system = this.system!;
+    const def = system.kind(kind);
+    switch (call.op) {
+      case 'ask':
+        return system.askLocal(def, id, call.command, call.payload, call.opts);
+      case 'get':
+        return def.view(await system.stateLocal(def, id, call.org));
+      case 'state':
+        return system.stateLocal(def, id, call.org);
+      default:
+        return assertNever(call);
+    }
+  }
+
+  private gained(shard: number): void {
+    if (shard === 0) void this.system?.setReactionDispatch(true).catch((e) => this.log('starting reactions failed', e));
+  }
+
+  private async passivate(shard: number): Promise<void> {
+    if (shard === 0) await this.system?.setReactionDispatch(false);
+    await this.system?.passivateWhere((kind, id) => shardOf(kind, id, this.shards) === shard);
+  }
+
+  private async lostShard(shard: number): Promise<void> {
+    this.log(`lost shard ${shard} without a hand-over`);
+    try {
+      await this.passivate(shard);
+    } catch (e) {
+      this.log(`passivating lost shard ${shard} failed`, e);
+    }
+  }
+
+  get namespace(): string {
+    return this.stores.namespace;
+  }
+}

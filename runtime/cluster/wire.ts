@@ -1,0 +1,45 @@
+/**
+ * The remote-ask wire format: msgpack (the snapshot codec's options, so replies carry the same
+ * values a local call returns) over NATS request/reply. A refusal travels as its ApiError code,
+ * message and details and is rebuilt on the caller's side; `moved` means the receiver does not
+ * serve the shard (it is being handed over) and nothing was applied.
+ */
+import { Packr } from 'msgpackr';
+import { ApiError, assertNever, type ErrorCode } from '../errors.ts';
+import type { RemoteCall } from '../system.ts';
+
+const packr = new Packr({ structuredClone: true, useRecords: false, useBigIntExtension: true } as ConstructorParameters<typeof Packr>[0]);
+
+export interface RemoteRequest {
+  kind: string;
+  id: string;
+  call: RemoteCall;
+}
+
+export type RemoteReply =
+  | { t: 'ok'; value: unknown }
+  | { t: 'api'; code: ErrorCode; message: string; details?: Record<string, unknown> }
+  | { t: 'fault'; message: string }
+  | { t: 'moved' };
+
+export const encode = (v: RemoteRequest | RemoteReply): Uint8Array => packr.pack(v);
+export const decodeRequest = (b: Uint8Array): RemoteRequest => packr.unpack(b) as RemoteRequest;
+export const decodeReply = (b: Uint8Array): RemoteReply => packr.unpack(b) as RemoteReply;
+
+export function replyOf(err: unknown): RemoteReply {
+  if (err instanceof ApiError) return { t: 'api', code: err.code, message: err.message, details: err.details };
+  return { t: 'fault', message: err instanceof Error ? err.message : String(err) };
+}
+
+export function unwrap(r: Exclude<RemoteReply, { t: 'moved' }>): unknown {
+  switch (r.t) {
+    case 'ok':
+      return r.value;
+    case 'api':
+      throw new ApiError(r.code, r.message, r.details);
+    case 'fault':
+      throw new Error(r.message);
+    default:
+      return assertNever(r);
+  }
+}
