@@ -22,24 +22,28 @@ export class EventCatalogue {
   private readonly byTrigger = new Map<string, CatalogueEntry>();
   private readonly areaOfKind = new Map<string, string>();
 
+  /** Declarations that were refused (logged at start; a test keeps the real areas free of them). */
+  readonly problems: string[] = [];
+
   constructor(areas: readonly Area[]) {
     for (const area of areas) for (const def of area.kinds) this.areaOfKind.set(def.kind, area.name);
-    for (const area of areas) {
-      for (const decl of area.events ?? []) {
-        if (!TYPE_PATTERN.test(decl.type)) throw new Error(`event type ${decl.type} of ${area.name} is not module.resource.verb style`);
-        if (!Number.isInteger(decl.schemaVersion) || decl.schemaVersion < 1) throw new Error(`event type ${decl.type}: schemaVersion must be an integer >= 1`);
-        if (this.byType.has(decl.type)) throw new Error(`event type ${decl.type} declared twice`);
-        const stream = this.areaOfKind.get(decl.kind);
-        if (stream === undefined) throw new Error(`event type ${decl.type} names kind ${decl.kind}, which no area defines`);
-        const trigger = `${decl.kind}\u0000${decl.on}`;
-        const prev = this.byTrigger.get(trigger);
-        // One journal event is one public event: its id is the journal event's id (spec 6).
-        if (prev) throw new Error(`${decl.kind} ${decl.on} already produces ${prev.type}; cannot also produce ${decl.type}`);
-        const entry: CatalogueEntry = { ...decl, area: area.name, stream };
-        this.byType.set(decl.type, entry);
-        this.byTrigger.set(trigger, entry);
-      }
-    }
+    for (const area of areas) for (const decl of area.events ?? []) this.add(area.name, decl);
+  }
+
+  private add(area: string, decl: PublicEventDecl): void {
+    const refuse = (why: string) => void this.problems.push(`${area}: ${decl.type}: ${why}`);
+    if (!TYPE_PATTERN.test(decl.type)) return refuse('not module.resource.past_tense_verb style');
+    if (!Number.isInteger(decl.schemaVersion) || decl.schemaVersion < 1) return refuse('schemaVersion must be an integer >= 1');
+    if (this.byType.has(decl.type)) return refuse('declared twice');
+    const stream = this.areaOfKind.get(decl.kind);
+    if (stream === undefined) return refuse(`names kind ${decl.kind}, which no area defines`);
+    const trigger = `${decl.kind}\u0000${decl.on}`;
+    const prev = this.byTrigger.get(trigger);
+    // One journal event is one public event: its id is the journal event's id (spec 6).
+    if (prev) return refuse(`${decl.kind} ${decl.on} already produces ${prev.type}`);
+    const entry: CatalogueEntry = { ...decl, area, stream };
+    this.byType.set(decl.type, entry);
+    this.byTrigger.set(trigger, entry);
   }
 
   /** The public event a committed journal event of `kind` produces, if any. */

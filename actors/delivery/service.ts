@@ -40,6 +40,7 @@ export class DeliveryService implements TimerHost {
 
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
     this.catalogue = new EventCatalogue(platform.areas);
+    for (const p of this.catalogue.problems) console.error(`[delivery] event declaration refused: ${p}`);
     this.feed = new EventFeed(platform, this.catalogue, ownKinds);
     this.dispatcher = new AttemptDispatcher(platform, {
       ...DEFAULT_DISPATCHER,
