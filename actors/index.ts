@@ -1,9 +1,11 @@
 /** Every area the platform mounts. Each area adds its own line. */
 import type { Area } from '../runtime/area.ts';
 import { area as accounts } from './accounts/index.ts';
+import { area as delivery } from './delivery/index.ts';
 import { area as ledger } from './ledger/index.ts';
 
 export const areas: Area[] = [
   accounts,
+  delivery,
   ledger,
 ];
