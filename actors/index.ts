@@ -3,9 +3,11 @@ import type { Area } from '../runtime/area.ts';
 import { area as accounts } from './accounts/index.ts';
 import { area as delivery } from './delivery/index.ts';
 import { area as ledger } from './ledger/index.ts';
+import { area as payroll } from './payroll/index.ts';
 
 export const areas: Area[] = [
   accounts,
   delivery,
   ledger,
+  payroll,
 ];

@@ -1,0 +1,122 @@
+/**
+ * Calculation and simulation (spec 2.9, 4.8): gathers who is on the roster for the period, their
+ * recorded inputs and year-to-date figures, and runs the engine. Calculation hands the payslips to
+ * the run actor (one command, events in batches); simulation writes nothing at all.
+ */
+import type { ActorSystem } from '../../runtime/system.ts';
+import { isApiError, type ValidationEntry } from '../../runtime/errors.ts';
+import { listName } from '../../runtime/effects.ts';
+import { computePayslip, type EmployerInputs, type PayeeInputs, type PayslipComputation, type RulePack, type YearToDate } from './engine/index.ts';
+import { DEFAULT_EMPLOYER, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
+import { PayProfile, type PayProfileState } from './pay_profile.ts';
+import { amountOf, recordOf, type PayeeRef, type PayslipRecord } from './payslip_record.ts';
+import { RosterEntry, employedIn, monthsEmployed, type RosterEntryState } from './roster_entry.ts';
+import { EXECUTED, Run, type NewFinding, type RunState } from './run.ts';
+
+const PAGE = 1_000;
+
+export interface GatheredPayee {
+  who: PayeeRef;
+  payee: PayeeInputs;
+  has_bank_identifier: boolean;
+}
+
+export async function employerSettings(system: ActorSystem, org: string): Promise<EmployerSettings> {
+  try {
+    return await system.state<EmployerSettings>(Employer, employerIdFor(org), org);
+  } catch (e) {
+    if (isApiError(e) && e.code === 'not_found') return DEFAULT_EMPLOYER;
+    throw e;
+  }
+}
+
+async function* pages(system: ActorSystem, list: string): AsyncGenerator<string[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await system.stores.indexes.page(list, { after, limit: PAGE, order: 'asc' });
+    if (page.ids.length) yield page.ids;
+    if (!page.hasMore || page.ids.length === 0) return;
+    after = page.ids[page.ids.length - 1];
+  }
+}
+
+/** Every roster entry employed in the period, with its pay profile's inputs (payee order). */
+export async function gatherPayees(system: ActorSystem, org: string, period: string): Promise<GatheredPayee[]> {
+  const taxYear = Number(period.slice(0, 4));
+  const out: GatheredPayee[] = [];
+  for await (const ids of pages(system, listName(org, RosterEntry.kind, 'all'))) {
+    const entries = await Promise.all(ids.map((id) => system.state<RosterEntryState>(RosterEntry, id, org)));
+    const employed = entries.filter((e) => employedIn(e, period));
+    const profiles = await Promise.all(employed.map((e) => system.state<PayProfileState>(PayProfile, e.pay_profile_id, org)));
+    employed.forEach((e, i) => {
+      const p = profiles[i];
+      out.push({
+        who: { roster_entry_id: e.id, pay_profile_id: p.id, payee_ref: e.payee_ref },
+        payee: { ...p.inputs, months_employed: monthsEmployed(e, taxYear) },
+        has_bank_identifier: p.bank_identifier !== null,
+      });
+    });
+  }
+  return out;
+}
+
+/** Each payee's year to date from the executed runs of earlier periods of the tax year. */
+export async function yearToDate(system: ActorSystem, org: string, period: string): Promise<Map<string, YearToDate>> {
+  const year = period.slice(0, 4);
+  const month = Number(period.slice(5, 7));
+  const ytd = new Map<string, YearToDate>();
+  for (let m = 1; m < month; m++) {
+    const runs: RunState[] = [];
+    for await (const ids of pages(system, listName(org, Run.kind, `period:${year}-${String(m).padStart(2, '0')}`))) {
+      for (const id of ids) {
+        const r = await system.state<RunState>(Run, id, org);
+        if (EXECUTED.has(r.status)) runs.push(r);
+      }
+    }
+    runs.sort((a, b) => (a.executed_at ?? 0) - (b.executed_at ?? 0));
+    for (const r of runs) for (const p of r.payslips) ytd.set(p.pay_profile_id, p.ytd_after);
+  }
+  return ytd;
+}
+
+export function employerInputs(settings: EmployerSettings, payeeCount: number): EmployerInputs {
+  return { headcount: settings.headcount ?? payeeCount, turnover_50m_or_more: settings.turnover_50m_or_more };
+}
+
+export interface Computed {
+  records: PayslipRecord[];
+  findings: NewFinding[];
+}
+
+/** Runs the engine over every payee; a payee the engine refuses becomes a p0 finding, not a payslip. */
+export function computeAll(pack: RulePack, period: string, employer: EmployerInputs, payees: readonly GatheredPayee[], ytd: Map<string, YearToDate>): Computed {
+  const records: PayslipRecord[] = [];
+  const findings: NewFinding[] = [];
+  for (const g of payees) {
+    let c: PayslipComputation;
+    try {
+      c = computePayslip(pack, period, g.payee, employer, ytd.get(g.who.pay_profile_id));
+    } catch (e) {
+      if (!isApiError(e)) throw e;
+      const entries = (e.details?.validation?.entries ?? []) as ValidationEntry[];
+      findings.push({ severity: 'p0', code: 'computation_refused', detail: `No payslip for ${g.who.payee_ref}: ${entries.map((x) => x.detail).join(' ') || e.message}`, payee_ref: g.who.payee_ref, n: null });
+      continue;
+    }
+    const r = recordOf(records.length, g.who, c);
+    records.push(r);
+    findings.push(...findingsOf(r, g));
+  }
+  return { records, findings };
+}
+
+function findingsOf(r: PayslipRecord, g: GatheredPayee): NewFinding[] {
+  const out: NewFinding[] = [];
+  const at = { payee_ref: r.payee_ref, n: r.n };
+  if (r.net < 0) out.push({ severity: 'p0', code: 'negative_net_pay', detail: `Net pay of ${r.payee_ref} is negative (${r.net} kobo).`, ...at });
+  if ((amountOf(r, 'pension_employee') > 0 || amountOf(r, 'pension_employer') > 0) && !r.payee.pension_administrator) {
+    out.push({ severity: 'p1', code: 'pension_administrator_missing', detail: `${r.payee_ref} has pension contributions but no pension administrator on file; they are grouped as unassigned.`, ...at });
+  }
+  if (r.net > 0 && !g.has_bank_identifier) out.push({ severity: 'p1', code: 'bank_identifier_missing', detail: `${r.payee_ref} has net pay but no bank identifier on file; payouts cannot pay this line.`, ...at });
+  if (amountOf(r, 'paye') < 0) out.push({ severity: 'p2', code: 'paye_refund', detail: `PAYE for ${r.payee_ref} is a refund of ${-amountOf(r, 'paye')} kobo under the cumulative method.`, ...at });
+  return out;
+}

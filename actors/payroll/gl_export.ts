@@ -1,0 +1,24 @@
+/**
+ * General-ledger export of an executed run (spec 4.8 POST/GET .../gl_export; shape not shown,
+ * docs/gaps/payroll.md): the run's ledger posting as CSV, one row per line, so an outside ledger
+ * can import exactly what this platform's ledger recorded.
+ */
+import { chartEntry } from '../ledger/index.ts';
+import { buildPosting } from './instruction_set.ts';
+import type { RunState } from './run.ts';
+
+export const GL_COLUMNS = ['export_id', 'run_id', 'period', 'posting_id', 'line', 'account_code', 'account_kind', 'debit', 'credit', 'currency'] as const;
+
+const cell = (v: string | number) => {
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+export function glExportCsv(s: RunState, exportId: string): string {
+  const posting = buildPosting(s.id, s.period, s.livemode, s.payslips);
+  const rows: string[] = [GL_COLUMNS.join(',')];
+  posting?.lines.forEach((l, i) => {
+    rows.push([exportId, s.id, s.period, s.ledger_posting_id ?? '', i + 1, l.account_code, chartEntry(l.account_code)?.kind ?? '', l.debit, l.credit, posting.currency].map(cell).join(','));
+  });
+  return rows.join('\r\n') + '\r\n';
+}

@@ -1,0 +1,138 @@
+/**
+ * Rows of a payee import (POST /v1/payroll/imports; the body is a gap, docs/gaps/payroll.md):
+ * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
+ * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
+ */
+import type { ValidationEntry } from '../../runtime/errors.ts';
+import { checkProfileInputs, type ProfileInputs } from './pay_profile.ts';
+import { checkDates } from './roster_entry.ts';
+
+export interface ImportRow {
+  payee_ref: string;
+  name: string | null;
+  inputs: ProfileInputs;
+  bank_identifier: string | null;
+  starts_on: string;
+  ends_on: string | null;
+}
+
+export const MONEY_COLUMNS = [
+  'monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances',
+  'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest',
+] as const;
+
+export const CSV_COLUMNS = [
+  'payee_ref', 'name', ...MONEY_COLUMNS, 'currency', 'state_of_residence', 'nhf_contributing', 'nhia_enrolled',
+  'pension_administrator', 'bank_identifier', 'starts_on', 'ends_on',
+] as const;
+
+const REQUIRED_CSV = ['payee_ref', 'monthly_basic', 'state_of_residence', 'starts_on'];
+
+type Raw = Record<string, unknown>;
+
+/** Splits CSV text (RFC 4180 quoting) into records. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
+  }
+  if (cell !== '' || row.length) row.push(cell), rows.push(row);
+  return rows.filter((r) => !(r.length === 1 && r[0] === ''));
+}
+
+/** CSV text -> raw rows in the JSON row shape (money as {amount, currency}), plus header problems. */
+export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[] } {
+  const all = parseCsv(text);
+  const entries: ValidationEntry[] = [];
+  if (all.length === 0) return { rows: [], entries: [{ index: 1, severity: 'error', code: 'empty_file', detail: 'The CSV has no header row.', field: '/csv' }] };
+  const header = all[0].map((h) => h.trim());
+  for (const c of REQUIRED_CSV) if (!header.includes(c)) entries.push({ index: 1, severity: 'error', code: 'missing_column', detail: `The CSV header has no ${c} column.`, field: '/csv' });
+  for (const h of header) if (!(CSV_COLUMNS as readonly string[]).includes(h)) entries.push({ index: 1, severity: 'error', code: 'unknown_column', detail: `Unknown CSV column ${h}.`, field: '/csv' });
+  if (entries.length) return { rows: [], entries };
+  const rows = all.slice(1).map((cells) => {
+    const o: Raw = {};
+    header.forEach((h, i) => (o[h] = cells[i] ?? ''));
+    const currency = (o.currency as string) || 'NGN';
+    for (const m of MONEY_COLUMNS) {
+      const v = (o[m] as string | undefined)?.trim() ?? '';
+      o[m] = v === '' ? undefined : { amount: /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v, currency };
+    }
+    for (const b of ['nhf_contributing', 'nhia_enrolled']) {
+      const v = String(o[b] ?? '').trim().toLowerCase();
+      o[b] = v === '' ? undefined : v === 'true' ? true : v === 'false' ? false : v;
+    }
+    for (const k of ['name', 'pension_administrator', 'bank_identifier', 'ends_on']) if (o[k] === '') o[k] = null;
+    delete o.currency;
+    return o;
+  });
+  return { rows, entries };
+}
+
+/** One raw row -> ImportRow, or the entries naming its every failing field. */
+export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; entries: ValidationEntry[] } {
+  const entries: ValidationEntry[] = [];
+  const at = `/rows/${index - 1}`;
+  const bad = (field: string, code: string, detail: string) => entries.push({ index, severity: 'error', code, detail, field: `${at}/${field}` });
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    bad('', 'invalid_type', 'A row must be an object.');
+    return { entries };
+  }
+  const r = raw as Raw;
+  if (typeof r.payee_ref !== 'string' || r.payee_ref.length === 0 || r.payee_ref.length > 255) bad('payee_ref', 'invalid_payee_ref', 'payee_ref must be a string of 1 to 255 characters.');
+  const amounts: Record<string, unknown> = {};
+  for (const m of MONEY_COLUMNS) {
+    const v = r[m] as { amount?: unknown; currency?: unknown } | undefined;
+    if (v === undefined || v === null) {
+      amounts[m] = 0;
+      if (m === 'monthly_basic') bad(m, 'required', 'monthly_basic is required.');
+      continue;
+    }
+    if (typeof v !== 'object') {
+      bad(m, 'invalid_type', `${m} must be Money {amount, currency}.`);
+      continue;
+    }
+    if (v.currency !== 'NGN') bad(`${m}/currency`, 'unsupported_currency', `${m} must be in NGN, the rule pack's currency.`);
+    amounts[m] = v.amount;
+  }
+  const inputs = {
+    ...amounts,
+    state_of_residence: r.state_of_residence,
+    nhf_contributing: r.nhf_contributing ?? false,
+    nhia_enrolled: r.nhia_enrolled ?? false,
+    pension_administrator: r.pension_administrator ?? null,
+  } as ProfileInputs;
+  for (const e of checkProfileInputs(inputs, index, at)) {
+    entries.push(e.field?.endsWith(`/${e.field.split('/').pop()}`) && MONEY_COLUMNS.includes(e.field.split('/').pop() as never) ? { ...e, field: `${e.field}/amount` } : e);
+  }
+  if (r.name !== undefined && r.name !== null && typeof r.name !== 'string') bad('name', 'invalid_type', 'name must be a string.');
+  if (r.bank_identifier !== undefined && r.bank_identifier !== null && (typeof r.bank_identifier !== 'string' || r.bank_identifier.length === 0)) bad('bank_identifier', 'invalid_type', 'bank_identifier must be a non-empty string.');
+  entries.push(...checkDates(r.starts_on, r.ends_on ?? null, index, at));
+  if (entries.length) return { entries };
+  return {
+    entries,
+    row: {
+      payee_ref: r.payee_ref as string,
+      name: (r.name as string | null | undefined) ?? null,
+      inputs,
+      bank_identifier: (r.bank_identifier as string | null | undefined) ?? null,
+      starts_on: r.starts_on as string,
+      ends_on: (r.ends_on as string | null | undefined) ?? null,
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/** Runs a payee import (see payroll_import.ts for the record and import_rows.ts for the rows). */
+import type { ActorSystem } from '../../runtime/system.ts';
+import { newId } from '../../runtime/ids.ts';
+import { validationReport, type ValidationEntry } from '../../runtime/errors.ts';
+import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
+import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from './ids.ts';
+import { csvRows, normaliseRow, type ImportRow } from './import_rows.ts';
+import { PayProfile } from './pay_profile.ts';
+import { PayrollImport, type ImportState } from './payroll_import.ts';
+import { RosterEntry } from './roster_entry.ts';
+
+export interface ImportBody {
+  format: 'json' | 'csv';
+  rows?: unknown[];
+  csv?: string;
+  employer?: Partial<Omit<EmployerSettings, 'maker_checker_threshold'>> & { maker_checker_threshold?: number | { amount: number; currency: string } };
+}
+
+const CHUNK = 2_000;
+const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
+
+export interface Caller {
+  org: string;
+  livemode: boolean;
+  principal?: string;
+  requestId?: string;
+}
+
+export async function runImport(system: ActorSystem, caller: Caller, body: ImportBody): Promise<unknown> {
+  const { org } = caller;
+  const entries: ValidationEntry[] = [];
+  let raw: unknown[] = [];
+  if (body.format === 'csv') {
+    const parsed = csvRows(body.csv ?? '');
+    raw = parsed.rows;
+    entries.push(...parsed.entries);
+  } else raw = body.rows ?? [];
+
+  const rows: ImportRow[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i++) {
+    const { row, entries: bad } = normaliseRow(raw[i], i + 1);
+    entries.push(...bad);
+    if (!row) continue;
+    if (seen.has(row.payee_ref) || (await system.stores.kv.get(refKey(org, row.payee_ref))) !== undefined) {
+      entries.push({ index: i + 1, severity: 'error', code: 'duplicate_payee_ref', detail: `payee_ref ${row.payee_ref} is already on the roster or earlier in this import.`, field: `/rows/${i}/payee_ref` });
+      continue;
+    }
+    seen.add(row.payee_ref);
+    rows.push(row);
+  }
+  let employer: Partial<EmployerSettings> | undefined;
+  if (body.employer) {
+    const t = body.employer.maker_checker_threshold;
+    employer = { ...body.employer, maker_checker_threshold: typeof t === 'object' && t !== null ? t.amount : t };
+    entries.push(...checkEmployer(employer, 1));
+    if (typeof t === 'object' && t !== null && t.currency !== 'NGN') entries.push({ index: 1, severity: 'error', code: 'unsupported_currency', detail: 'maker_checker_threshold must be in NGN.', field: '/employer/maker_checker_threshold/currency' });
+  }
+
+  const id = newId(IMPORT_PREFIX);
+  const opts = { org, principal: caller.principal, requestId: caller.requestId };
+  const errors = entries.filter((e) => e.severity === 'error');
+  const record: Omit<ImportState, 'id' | 'org' | 'created_at'> = {
+    livemode: caller.livemode,
+    status: errors.length ? 'rejected' : 'completed',
+    format: body.format,
+    validation: validationReport(raw.length, entries),
+    rows: [],
+    employer_configured: false,
+  };
+  if (!errors.length) {
+    if (employer) {
+      await system.ask(Employer, employerIdFor(org), 'configure', employer, opts);
+      record.employer_configured = true;
+    }
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const chunk = rows.slice(i, i + CHUNK);
+      const made = await Promise.all(chunk.map(async (row, j) => {
+        const profileId = newId(PAY_PROFILE_PREFIX);
+        const entryId = newId(ROSTER_ENTRY_PREFIX);
+        await system.stores.kv.set(refKey(org, row.payee_ref), profileId);
+        await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, bank_identifier: row.bank_identifier, livemode: caller.livemode }, opts);
+        await system.ask(RosterEntry, entryId, 'create', { payee_ref: row.payee_ref, pay_profile_id: profileId, starts_on: row.starts_on, ends_on: row.ends_on, livemode: caller.livemode }, opts);
+        return { index: i + j + 1, payee_ref: row.payee_ref, pay_profile_id: profileId, roster_entry_id: entryId };
+      }));
+      record.rows.push(...made);
+    }
+  }
+  return system.ask(PayrollImport, id, 'record', record, opts);
+}

@@ -1,0 +1,46 @@
+/**
+ * Public face of the payroll area (spec 2.9, 3 Payroll run, 4.8). Other areas import only this:
+ * the actor kinds, the run's command for payout outcomes, and the signed payout instruction with
+ * its verification (spec 1 rule 10).
+ */
+import type { Area, PublicEventDecl } from '../../runtime/area.ts';
+import { Employer } from './employer.ts';
+import { PayProfile } from './pay_profile.ts';
+import { PayrollImport } from './payroll_import.ts';
+import { RosterEntry } from './roster_entry.ts';
+import { Run } from './run.ts';
+import { routes } from './routes.ts';
+
+export { Run, type RunState, type RunStatus, type RunType, type PayoutOutcome } from './run.ts';
+export { PayProfile } from './pay_profile.ts';
+export { RosterEntry } from './roster_entry.ts';
+export { authorityIdFor, type InstructionSetData } from './instruction_set.ts';
+export {
+  payoutDocument, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
+  type PublicKeyRecord, type Realm, type SignedPayoutInstruction, type Verification,
+} from './signing.ts';
+export { parsePayslipId, payslipId } from './ids.ts';
+
+const runEvent = (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'run', schemaVersion: 1, kind: 'payroll_run', on, description, specGap });
+
+export const events: PublicEventDecl[] = [
+  runEvent('run.created', 'run.created', 'A draft run was created and its rule pack pinned.'),
+  runEvent('run.updated', 'run.updated', 'A draft or simulated run was changed and returned to draft.'),
+  runEvent('run.calculated', 'run.calculated', 'The run\'s payslips were calculated (status simulated); findings raised.'),
+  runEvent('run.submitted', 'run.submitted', 'The run was submitted for approval.'),
+  runEvent('run.approved', 'run.approved', 'The run was approved.', false),
+  runEvent('run.finding.resolved', 'run.finding.resolved', 'A finding of the run was resolved.'),
+  runEvent('run.executing', 'run.executing', 'The run executed: payslips final, ledger posting caused, instruction set built, payout instruction signed.'),
+  runEvent('payroll.run.completed', 'run.completed', 'Every payout of the run settled.', false),
+  runEvent('run.partially_settled', 'run.partially_settled', 'Some payouts of the run settled, others failed.'),
+  runEvent('run.failed', 'run.failed', 'The payouts of the run failed.'),
+  runEvent('run.payslip.issued', 'run.payslip.issued', 'A payslip was issued to its payee.'),
+  runEvent('run.cancelled', 'run.cancelled', 'The run was cancelled.'),
+];
+
+export const area: Area = {
+  name: 'payroll',
+  kinds: [Run, PayProfile, RosterEntry, PayrollImport, Employer],
+  routes,
+  events,
+};

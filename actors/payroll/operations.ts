@@ -1,0 +1,239 @@
+/**
+ * What the payroll routes do beyond one actor command: pinning a pack, calculating, simulating,
+ * executing (posting, instruction set, signed payout instruction), and payslip reads that rebuild
+ * lines and traces from the recorded inputs and the pinned pack.
+ */
+import type { Platform } from '../../runtime/area.ts';
+import { ApiError, conflict } from '../../runtime/errors.ts';
+import { iso } from '../../runtime/clock.ts';
+import {
+  computePayslip, explain, findPack, packForPeriod, renderPayslipPdf, resolvePack,
+  type PayslipComputation, type RulePack,
+} from './engine/index.ts';
+import { computeAll, employerInputs, employerSettings, gatherPayees, yearToDate } from './calculate.ts';
+import { parsePayslipId, payslipId, RUN_PREFIX } from './ids.ts';
+import { buildInstructionSet, buildPosting } from './instruction_set.ts';
+import { differences, recordOf, totalsOf, type PayslipRecord } from './payslip_record.ts';
+import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts';
+import { sealPayout } from './signing.ts';
+import { hasPrefix, newId } from '../../runtime/ids.ts';
+
+export interface Caller {
+  org: string;
+  livemode: boolean;
+  principal?: string;
+  requestId?: string;
+}
+
+const opts = (c: Caller) => ({ org: c.org, principal: c.principal, requestId: c.requestId });
+
+export async function runState(p: Platform, c: Caller, runId: string): Promise<RunState> {
+  if (!hasPrefix(runId, RUN_PREFIX)) throw new ApiError('not_found', `No payroll run with id ${runId}.`);
+  return p.system.state<RunState>(Run, runId, c.org);
+}
+
+export function pinnedPack(s: RunState): RulePack {
+  const pack = resolvePack(s.rule_pack);
+  if (!pack) throw new ApiError('internal_error', `The pinned rule pack ${s.rule_pack.version} (${s.rule_pack.content_hash}) is not available on this node.`);
+  return pack;
+}
+
+export interface CreateRunBody {
+  period: string;
+  run_type: RunType;
+  pay_date?: string;
+  description?: string | null;
+  rule_pack_version?: string;
+}
+
+const lastDay = (period: string) => {
+  const [y, m] = period.split('-').map(Number);
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+};
+
+export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Promise<unknown> {
+  let pack: RulePack | undefined;
+  if (body.rule_pack_version !== undefined) {
+    pack = findPack(body.rule_pack_version);
+    if (!pack) throw new ApiError('validation_failed', `No rule pack with version ${body.rule_pack_version}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rule_pack', detail: `No rule pack ${body.rule_pack_version}.`, field: '/rule_pack_version' }] } });
+    if (pack.status !== 'active') throw new ApiError('validation_failed', `Rule pack ${pack.ref.version} is a draft; drafts are for simulation only.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'draft_rule_pack', detail: 'A run pins an active rule pack.', field: '/rule_pack_version' }] } });
+  } else {
+    pack = packForPeriod(body.period);
+    if (!pack) throw new ApiError('validation_failed', `No active rule pack covers ${body.period}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'no_rule_pack_for_period', detail: `No active rule pack covers ${body.period}.`, field: '/period' }] } });
+  }
+  const first = `${body.period}-01`;
+  if (first < pack.effective_from || (pack.effective_to !== null && first > pack.effective_to)) {
+    throw new ApiError('validation_failed', `Rule pack ${pack.ref.version} does not cover ${body.period}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'period_outside_rule_pack', detail: `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}.`, field: '/period' }] } });
+  }
+  return p.system.ask(Run, newId(RUN_PREFIX), 'create', {
+    run_type: body.run_type, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode,
+  }, opts(c));
+}
+
+export async function calculateRun(p: Platform, c: Caller, runId: string): Promise<unknown> {
+  const s = await runState(p, c, runId);
+  if (s.status !== 'draft' && s.status !== 'simulated') throw conflict(`Run ${s.id} is ${s.status}; only a draft or simulated run can be calculated.`);
+  const pack = pinnedPack(s);
+  const payees = await gatherPayees(p.system, c.org, s.period);
+  const employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
+  const ytd = await yearToDate(p.system, c.org, s.period);
+  const { records, findings } = computeAll(pack, s.period, employer, payees, ytd);
+  return p.system.ask(Run, runId, 'calculate', { employer, payslips: records, findings }, opts(c));
+}
+
+export async function simulateRun(p: Platform, c: Caller, runId: string, draftVersion: string | undefined): Promise<unknown> {
+  const s = await runState(p, c, runId);
+  if (s.status === 'cancelled') throw conflict(`Run ${s.id} is cancelled; it cannot be simulated.`);
+  const pinned = pinnedPack(s);
+  let pack = pinned;
+  if (draftVersion !== undefined) {
+    const found = findPack(draftVersion);
+    if (!found) throw new ApiError('validation_failed', `No rule pack with version ${draftVersion}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rule_pack', detail: `No rule pack ${draftVersion}.`, field: '/draft_rule_pack_version' }] } });
+    pack = found;
+  }
+  // Baseline: the recorded payslips when the run is calculated, else a computation now (pinned pack).
+  let baseline: PayslipRecord[];
+  let employer = s.employer;
+  if (s.status === 'draft') {
+    const payees = await gatherPayees(p.system, c.org, s.period);
+    employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
+    const ytd = await yearToDate(p.system, c.org, s.period);
+    const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);
+    baseline = pinnedRun.records;
+    if (pack === pinned) return simulation(s, pack, baseline, []);
+  } else baseline = s.payslips;
+  const simulated: PayslipRecord[] = [];
+  const diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: ReturnType<typeof differences> }> = [];
+  let refused = 0;
+  for (const r of baseline) {
+    let comp: PayslipComputation;
+    try {
+      comp = computePayslip(pack, s.period, r.payee, employer!, r.ytd_before);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        refused++;
+        continue;
+      }
+      throw e;
+    }
+    const again = recordOf(r.n, r, comp);
+    simulated.push(again);
+    if (pack !== pinned) {
+      const d = differences(r, comp);
+      if (d.length) diffs.push({ payslip_id: s.status === 'draft' ? null : payslipId(s.id, r.n), payee_ref: r.payee_ref, differences: d });
+    }
+  }
+  return simulation(s, pack, simulated, diffs, refused);
+}
+
+const DIFF_LIMIT = 100;
+
+function simulation(s: RunState, pack: RulePack, records: PayslipRecord[], diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: unknown[] }>, refused = 0) {
+  return {
+    object: 'run_simulation' as const,
+    run_id: s.id,
+    totals: totalsView(totalsOf(records)),
+    wrote_records: false as const,
+    rule_pack: pack.ref,
+    pinned_rule_pack: s.rule_pack,
+    payees_refused: refused,
+    difference_count: diffs.length,
+    differences: diffs.slice(0, DIFF_LIMIT),
+  };
+}
+
+export async function approveRun(p: Platform, c: Caller, runId: string): Promise<unknown> {
+  await runState(p, c, runId);
+  const settings = await employerSettings(p.system, c.org);
+  return p.system.ask(Run, runId, 'approve', { threshold: settings.maker_checker_threshold }, opts(c));
+}
+
+export async function executeRun(p: Platform, c: Caller, runId: string): Promise<unknown> {
+  const s = await runState(p, c, runId);
+  if (s.status !== 'approved') throw conflict(`Run ${s.id} is ${s.status}; a run that has not been approved cannot be executed.`);
+  const pack = pinnedPack(s);
+  const instruction_set = buildInstructionSet(s.id, s.period, pack, s.payslips);
+  const ledger_posting = buildPosting(s.id, s.period, s.livemode, s.payslips);
+  const payout = await sealPayout(p.stores.kv, s);
+  return p.system.ask(Run, runId, 'execute', { instruction_set, ledger_posting, payout }, opts(c));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payslips
+
+export async function payslipParts(p: Platform, c: Caller, id: string): Promise<{ s: RunState; r: PayslipRecord; comp: PayslipComputation }> {
+  const at = parsePayslipId(id);
+  if (!at) throw new ApiError('not_found', `No payslip with id ${id}.`);
+  let s: RunState;
+  try {
+    s = await p.system.state<RunState>(Run, at.runId, c.org);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No payslip with id ${id}.`);
+    throw e;
+  }
+  const r = s.payslips[at.n];
+  if (!r) throw new ApiError('not_found', `No payslip with id ${id}.`);
+  return { s, r, comp: computePayslip(pinnedPack(s), s.period, r.payee, s.employer!, r.ytd_before) };
+}
+
+export type PayslipStatus = 'calculated' | 'final' | 'issued' | 'void';
+
+function payslipStatus(s: RunState, n: number): PayslipStatus {
+  if (s.status === 'cancelled') return 'void';
+  if (s.issued[n] !== undefined) return 'issued';
+  return EXECUTED.has(s.status) ? 'final' : 'calculated';
+}
+
+const money = (amount: number) => ({ amount, currency: 'NGN' });
+
+export function payslipView(s: RunState, r: PayslipRecord, comp: PayslipComputation) {
+  return {
+    id: payslipId(s.id, r.n),
+    object: 'payslip' as const,
+    livemode: s.livemode,
+    mocked: false,
+    run_id: s.id,
+    period: s.period,
+    status: payslipStatus(s, r.n),
+    payee_ref: r.payee_ref,
+    pay_profile_id: r.pay_profile_id,
+    roster_entry_id: r.roster_entry_id,
+    lines: comp.lines.map((l) => ({ code: l.code, label: l.label, category: l.category, amount: money(l.amount), trace: l.trace })),
+    gross: money(r.gross),
+    net: money(r.net),
+    total_deductions: money(r.total_deductions),
+    employer_contributions: money(r.employer_contributions),
+    year_to_date: { ...r.ytd_after, gross: money(r.ytd_after.gross), pension_employee: money(r.ytd_after.pension_employee), nhf: money(r.ytd_after.nhf), nhia_employee: money(r.ytd_after.nhia_employee), paye: money(r.ytd_after.paye), net: money(r.ytd_after.net) },
+    rule_pack: s.rule_pack,
+    issued_at: s.issued[r.n] === undefined ? null : iso(s.issued[r.n]),
+  };
+}
+
+export async function getPayslip(p: Platform, c: Caller, id: string) {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  return payslipView(s, r, comp);
+}
+
+export async function replayPayslip(p: Platform, c: Caller, id: string) {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  const d = differences(r, comp);
+  return { object: 'payslip_replay' as const, payslip_id: id, identical: d.length === 0, differences: d, rule_pack: s.rule_pack, replayed_from: 'recorded inputs and the pinned rule pack' };
+}
+
+export async function explainPayslip(p: Platform, c: Caller, id: string) {
+  const { comp } = await payslipParts(p, c, id);
+  return { object: 'payslip_explanation' as const, payslip_id: id, sentences: explain(comp) };
+}
+
+export async function payslipDocument(p: Platform, c: Caller, id: string): Promise<Uint8Array> {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  const issued = s.issued[r.n] ?? s.executed_at ?? s.calculated_at ?? s.created_at;
+  return renderPayslipPdf(comp, { payslip_id: id, payee_reference: r.payee_ref, run_id: s.id, issued_at: iso(issued) });
+}
+
+export async function issuePayslip(p: Platform, c: Caller, id: string) {
+  const at = parsePayslipId(id);
+  if (!at) throw new ApiError('not_found', `No payslip with id ${id}.`);
+  await p.system.ask(Run, at.runId, 'issue_payslip', { n: at.n }, opts(c));
+  return getPayslip(p, c, id);
+}

@@ -1,0 +1,92 @@
+/**
+ * A payslip as the run keeps it: the inputs it was computed from and the amount of every line.
+ * Traces are not stored: they are a pure function of these inputs and the pinned pack (an active
+ * pack never changes, spec 9), so a read recomputes them and `replay` checks the amounts still
+ * agree. Keeping 100,000 payslips this way costs a few hundred bytes each, not kilobytes.
+ */
+import { LINE_ORDER, type EmployerInputs, type LineCode, type PayeeInputs, type PayslipComputation, type YearToDate } from './engine/index.ts';
+
+export interface PayslipRecord {
+  /** Position in the run (the payslip id carries it). */
+  n: number;
+  roster_entry_id: string;
+  pay_profile_id: string;
+  payee_ref: string;
+  payee: PayeeInputs;
+  ytd_before: YearToDate;
+  ytd_after: YearToDate;
+  /** Amount per line code in LINE_ORDER; null where the line does not apply. */
+  amounts: Array<number | null>;
+  gross: number;
+  net: number;
+  total_deductions: number;
+  employer_contributions: number;
+}
+
+export interface PayeeRef {
+  roster_entry_id: string;
+  pay_profile_id: string;
+  payee_ref: string;
+}
+
+const POS = new Map<LineCode, number>(LINE_ORDER.map((c, i) => [c, i]));
+
+export function recordOf(n: number, who: PayeeRef, c: PayslipComputation): PayslipRecord {
+  const amounts: Array<number | null> = new Array(LINE_ORDER.length).fill(null);
+  for (const l of c.lines) amounts[POS.get(l.code)!] = l.amount;
+  return {
+    n,
+    roster_entry_id: who.roster_entry_id,
+    pay_profile_id: who.pay_profile_id,
+    payee_ref: who.payee_ref,
+    payee: c.inputs.payee,
+    ytd_before: c.ytd_before,
+    ytd_after: c.ytd_after,
+    amounts,
+    gross: c.gross,
+    net: c.net,
+    total_deductions: c.total_deductions,
+    employer_contributions: c.employer_contributions,
+  };
+}
+
+/** The amount of one line, 0 when it does not apply. */
+export const amountOf = (r: PayslipRecord, code: LineCode): number => r.amounts[POS.get(code)!] ?? 0;
+
+/** Where a recomputation disagrees with what was recorded (replay). */
+export function differences(r: PayslipRecord, c: PayslipComputation): Array<{ code: string; recorded: number; recomputed: number }> {
+  const again = recordOf(r.n, r, c);
+  const out: Array<{ code: string; recorded: number; recomputed: number }> = [];
+  LINE_ORDER.forEach((code, i) => {
+    if (r.amounts[i] !== again.amounts[i]) out.push({ code, recorded: r.amounts[i] ?? 0, recomputed: again.amounts[i] ?? 0 });
+  });
+  for (const k of ['gross', 'net', 'total_deductions', 'employer_contributions'] as const) {
+    if (r[k] !== again[k]) out.push({ code: k, recorded: r[k], recomputed: again[k] });
+  }
+  return out;
+}
+
+export interface RunTotalsData {
+  gross: number;
+  net: number;
+  total_deductions: number;
+  employer_contributions: number;
+  payslip_count: number;
+}
+
+export const ZERO_TOTALS: RunTotalsData = { gross: 0, net: 0, total_deductions: 0, employer_contributions: 0, payslip_count: 0 };
+
+/** Spec 2.9 RunTotals: each figure is the sum of payslip lines. */
+export function totalsOf(records: Iterable<PayslipRecord>): RunTotalsData {
+  const t = { ...ZERO_TOTALS };
+  for (const r of records) {
+    t.gross += r.gross;
+    t.net += r.net;
+    t.total_deductions += r.total_deductions;
+    t.employer_contributions += r.employer_contributions;
+    t.payslip_count++;
+  }
+  return t;
+}
+
+export type { EmployerInputs };

@@ -1,0 +1,285 @@
+/**
+ * Payroll routes (spec 4.8, scope prefix `run`, spec 5.6). Every POST that moves state takes an
+ * Idempotency-Key (spec 1 rule 9). Shapes the spec does not show are marked specGap and listed in
+ * docs/gaps/payroll.md.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import { ApiError } from '../../runtime/errors.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
+import { listEnvelope, listPage, listQueryWith, ListQuery, parseListQuery } from '../../runtime/lists.ts';
+import { Money } from '../../runtime/money.ts';
+import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX, parsePayslipId } from './ids.ts';
+import { runImport } from './importer.ts';
+import {
+  approveRun, calculateRun, createRun, executeRun, explainPayslip, getPayslip, issuePayslip, payslipDocument,
+  payslipView, pinnedPack, replayPayslip, runState, simulateRun, type Caller,
+} from './operations.ts';
+import { computePayslip } from './engine/index.ts';
+import { PayProfile, type ProfilePatch } from './pay_profile.ts';
+import { PayrollImport } from './payroll_import.ts';
+import { RosterEntry } from './roster_entry.ts';
+import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './run.ts';
+import { instructionSetView } from './instruction_set.ts';
+import { glExportCsv } from './gl_export.ts';
+import { signedInstruction } from './signing.ts';
+
+const M = 'run';
+const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId });
+const opts = (req: RouteRequest<any, any>) => ({ org: req.org, principal: req.principal?.id, requestId: req.requestId });
+const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
+const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
+const DATE = Type.String({ format: 'date' });
+
+function need(id: string, prefix: string, what: string): string {
+  if (!hasPrefix(id, prefix)) throw new ApiError('not_found', `No ${what} with id ${id}.`);
+  return id;
+}
+
+const ProfileFields = {
+  name: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  monthly_basic: Type.Optional(Money({ minimum: 0 })),
+  monthly_housing: Type.Optional(Money({ minimum: 0 })),
+  monthly_transport: Type.Optional(Money({ minimum: 0 })),
+  monthly_other_allowances: Type.Optional(Money({ minimum: 0 })),
+  annual_rent_paid: Type.Optional(Money({ minimum: 0 })),
+  annual_life_assurance_premium: Type.Optional(Money({ minimum: 0 })),
+  annual_mortgage_interest: Type.Optional(Money({ minimum: 0 })),
+  state_of_residence: Type.Optional(Type.String({ pattern: '^NG-[A-Z]{2}$' })),
+  nhf_contributing: Type.Optional(Type.Boolean()),
+  nhia_enrolled: Type.Optional(Type.Boolean()),
+  pension_administrator: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
+  bank_identifier: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'Write only: accepted, never returned.' }), Type.Null()])),
+};
+const MONEY_KEYS = ['monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances', 'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest'] as const;
+
+function profilePatch(body: Record<string, unknown>): ProfilePatch {
+  const out: Record<string, unknown> = {};
+  const entries = [];
+  for (const [k, v] of Object.entries(body)) {
+    if ((MONEY_KEYS as readonly string[]).includes(k)) {
+      const m = v as { amount: number; currency: string };
+      if (m.currency !== 'NGN') entries.push({ index: 1, severity: 'error' as const, code: 'unsupported_currency', detail: `${k} must be in NGN.`, field: `/${k}/currency` });
+      out[k] = m.amount;
+    } else out[k] = v;
+  }
+  if (entries.length) throw new ApiError('validation_failed', entries[0].detail, { validation: { entry_count: entries.length, error_count: entries.length, warning_count: 0, entries } });
+  return out as ProfilePatch;
+}
+
+const runAction = (path: string, summary: string, fn: (req: RouteRequest<any, any>) => Promise<unknown>, extra: Partial<RouteDef> = {}): RouteDef =>
+  route({ method: 'POST', path, auth: 'key', module: M, idempotent: true, summary, ...extra, handler: fn } as RouteDef<TSchema, TSchema>);
+
+export const routes: RouteDef[] = [
+  // ------------------------------------------------------------------ imports, profiles, roster
+  route({
+    method: 'POST', path: '/v1/payroll/imports', auth: 'key', module: M, idempotent: true, status: 201,
+    summary: 'Import payees (pay profiles and roster entries) from JSON rows or CSV; returns the import with a ValidationReport naming every failing row. All or nothing.',
+    specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps/payroll.md).',
+    body: Type.Object({
+      format: lit(['json', 'csv']),
+      rows: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200_000 })),
+      csv: Type.Optional(Type.String()),
+      employer: Type.Optional(Type.Object({
+        headcount: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+        turnover_50m_or_more: Type.Optional(Type.Boolean()),
+        maker_checker_threshold: Type.Optional(Money({ minimum: 0 })),
+      }, { additionalProperties: false })),
+    }, { additionalProperties: false }),
+    handler: (req) => runImport(req.platform.system, caller(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/imports/{import_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve an import and its ValidationReport.', specGap: 'Import fields are not shown.',
+    handler: (req) => req.platform.system.get(PayrollImport, need(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
+  }),
+  route({
+    method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a pay profile (bank_identifier is never returned).', specGap: 'Pay profile fields are not shown.',
+    handler: (req) => req.platform.system.get(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
+    body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
+    handler: (req) => req.platform.system.ask(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), opts(req)),
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a roster entry.', specGap: 'Roster entry fields are not shown.',
+    handler: (req) => req.platform.system.get(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.org),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
+    body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
+    handler: (req) => req.platform.system.ask(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, opts(req)),
+  }),
+
+  // ------------------------------------------------------------------ runs
+  route({
+    method: 'POST', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: true, status: 201,
+    summary: 'Create a draft run; pins the rule pack (version and content hash) and fixes the run type.',
+    specGap: 'The create body is not shown: period, run_type, optional pay_date, description, rule_pack_version.',
+    body: Type.Object({
+      period: PERIOD,
+      run_type: lit(RUN_TYPES),
+      pay_date: Type.Optional(DATE),
+      description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+      rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })),
+    }, { additionalProperties: false }),
+    handler: (req) => createRun(req.platform, caller(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: false,
+    summary: 'List runs, newest first, filtered by status and period.',
+    query: listQueryWith({ status: Type.Optional(lit(RUN_STATUSES)), period: Type.Optional(PERIOD) }),
+    handler: (req) => {
+      const q = req.query as { status?: string; period?: string };
+      const list = q.period && q.status ? `period:${q.period}:status:${q.status}` : q.period ? `period:${q.period}` : q.status ? `status:${q.status}` : 'all';
+      return listPage(req.platform.system, Run, req.org, list, req.query as never, 'desc');
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a run.',
+    handler: (req) => req.platform.system.get(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), req.org),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Change a draft or simulated run (pay date, description); a calculated run returns to draft.',
+    specGap: 'The PATCH body is not shown; run_type and period are fixed at creation.',
+    body: Type.Object({ pay_date: Type.Optional(DATE), description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
+    handler: (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, opts(req)),
+  }),
+  runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',
+    (req) => calculateRun(req.platform, caller(req), req.params.run_id),
+    { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps/payroll.md).' }),
+  runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the caller becomes prepared_by; simulated -> pending_approval.',
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, opts(req)),
+    { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps/payroll.md).' }),
+  runAction('/v1/payroll/runs/{run_id}/simulate', 'Simulate the run with a draft rule pack (or the pinned one); nothing is written; adds a per-payee difference against the pinned pack.',
+    (req) => simulateRun(req.platform, caller(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
+    { body: Type.Object({ draft_rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })) }, { additionalProperties: false }) }),
+  runAction('/v1/payroll/runs/{run_id}/approve', 'Approve a run; refused (409) for the preparer above the maker-checker threshold and while a p0 finding is open.',
+    (req) => approveRun(req.platform, caller(req), req.params.run_id)),
+  runAction('/v1/payroll/runs/{run_id}/execute', 'Execute an approved run: payslips become final, the ledger posting is caused, the instruction set built and the payout instruction signed.',
+    (req) => executeRun(req.platform, caller(req), req.params.run_id)),
+  runAction('/v1/payroll/runs/{run_id}/cancel', 'Cancel a run that has not started executing.',
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, opts(req)),
+    { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }) }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/totals', auth: 'key', module: M, idempotent: false,
+    summary: 'The run totals (RunTotals): each figure the sum of payslip lines.',
+    handler: async (req) => totalsView((await runState(req.platform, caller(req), req.params.run_id)).totals),
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings', auth: 'key', module: M, idempotent: false,
+    summary: 'List the findings of a run, in the order raised.', specGap: 'Finding fields are not shown.',
+    query: ListQuery,
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const { limit, after } = parseListQuery(req.query as never);
+      let start = 0;
+      if (after !== undefined) {
+        const i = s.findings.findIndex((f) => f.id === after);
+        if (i < 0) return listEnvelope([], false);
+        start = i + 1;
+      }
+      const page = s.findings.slice(start, start + limit);
+      return listEnvelope(page.map((f) => findingView(s, f)), start + limit < s.findings.length);
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings/{finding_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a finding.', specGap: 'Finding fields are not shown.',
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const f = s.findings.find((x) => x.id === req.params.finding_id);
+      if (!f) throw new ApiError('not_found', `No finding with id ${req.params.finding_id}.`);
+      return findingView(s, f);
+    },
+  }),
+  runAction('/v1/payroll/runs/{run_id}/findings/{finding_id}/resolve', 'Resolve a finding with a reason; an open p0 finding blocks approval.',
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, opts(req)),
+    { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), specGap: 'The resolve body is not shown: reason.' }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', auth: 'key', module: M, idempotent: false,
+    summary: 'The InstructionSet of an executed run (PAYE per authority, pension per administrator, one line per levy).',
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      if (!s.instruction_set) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; its instruction set is built when it executes.`);
+      return instructionSetView(s.instruction_set, s.livemode);
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/payout_instruction', auth: 'key', module: M, idempotent: false,
+    summary: 'The signed payout instruction of an executed run (Ed25519, a key per organisation and realm), as the payouts area receives it.',
+    specGap: 'Not a named endpoint: the signed instruction payroll hands to payouts (spec 1 rule 10), readable for inspection.',
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const signed = signedInstruction(s);
+      if (!signed) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; it has no signed payout instruction.`);
+      return signed;
+    },
+  }),
+  runAction('/v1/payroll/runs/{run_id}/gl_export', 'Create a general-ledger export (CSV) of an executed run.',
+    async (req) => {
+      const id = need(req.params.run_id, RUN_PREFIX, 'payroll run');
+      await req.platform.system.ask(Run, id, 'export_gl', {}, opts(req));
+      const s = await runState(req.platform, caller(req), id);
+      const last = s.gl_exports[s.gl_exports.length - 1];
+      return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
+    },
+    { specGap: 'Shape of the GL export is not shown (docs/gaps/payroll.md).', status: 201 }),
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/gl_export', auth: 'key', module: M, idempotent: false,
+    summary: 'The latest general-ledger export of the run, as CSV.', specGap: 'Shape of the GL export is not shown (docs/gaps/payroll.md).',
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const last = s.gl_exports[s.gl_exports.length - 1];
+      if (!last || !EXECUTED.has(s.status)) throw new ApiError('not_found', `Run ${s.id} has no general-ledger export; POST one first.`);
+      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, last.id) } };
+    },
+  }),
+
+  // ------------------------------------------------------------------ payslips
+  route({
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/payslips', auth: 'key', module: M, idempotent: false,
+    summary: 'List the payslips of a calculated run in payee order, lines and traces included.',
+    specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps/payroll.md).',
+    query: ListQuery,
+    handler: async (req) => {
+      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const { limit, after } = parseListQuery(req.query as never);
+      let start = 0;
+      if (after !== undefined) {
+        const at = parsePayslipId(after);
+        if (!at || at.runId !== s.id || !s.payslips[at.n]) return listEnvelope([], false);
+        start = at.n + 1;
+      }
+      const page = s.payslips.slice(start, start + limit);
+      const pack = pinnedPack(s);
+      return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.payslips.length);
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a payslip with its lines, each carrying its trace.', specGap: 'Payslip fields are not shown.',
+    handler: (req) => getPayslip(req.platform, caller(req), req.params.payslip_id),
+  }),
+  runAction('/v1/payroll/payslips/{payslip_id}/replay', 'Recompute the payslip from its recorded inputs and the pinned pack; identical, or where it differs.',
+    (req) => replayPayslip(req.platform, caller(req), req.params.payslip_id)),
+  route({
+    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/explanation', auth: 'key', module: M, idempotent: false,
+    summary: 'The payslip in plain words, built from its traces.',
+    handler: (req) => explainPayslip(req.platform, caller(req), req.params.payslip_id),
+  }),
+  runAction('/v1/payroll/payslips/{payslip_id}/issue', 'Issue a final payslip to its payee (records issued_at).',
+    (req) => issuePayslip(req.platform, caller(req), req.params.payslip_id)),
+  route({
+    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/document', auth: 'key', module: M, idempotent: false,
+    summary: 'The payslip as a PDF.',
+    handler: async (req) => ({ body: null, raw: { contentType: 'application/pdf', bytes: await payslipDocument(req.platform, caller(req), req.params.payslip_id) } }),
+  }),
+];

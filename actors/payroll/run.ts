@@ -1,0 +1,332 @@
+/**
+ * Payroll run. Spec 1 (rules 3-5, 10), 2.9, 3 (Payroll run), 4.8, 8 (maker-checker).
+ *
+ * Payslips and findings are records inside the run (payslip_record.ts): they change only together
+ * with the run, approval must see every open finding, and a 100,000-payee run stays one journal
+ * stream. Calculation arrives in batches of events so no single event is unbounded.
+ *
+ * status            command                condition                                         event(s)                                  next
+ * ----------------  ---------------------  ------------------------------------------------  ----------------------------------------  -----------------
+ * (none)            create                 pack pinned (version + content hash)             run.created                               draft
+ * draft|simulated   update (PATCH)         -                                                 run.updated (payslips dropped)            draft
+ * draft|simulated   calculate              -                                                 run.calculated, run.payslips.calculated*  simulated
+ * simulated         submit                 -                                                 run.submitted (prepared_by = caller)      pending_approval
+ * pending_approval  approve                approver != preparer when gross > threshold;      run.approved                              approved
+ *                                          no open finding of severity p0
+ * any but cancelled resolve_finding        finding open                                      run.finding.resolved                      (same)
+ * approved          execute                -                                                 run.executing (posting, instruction set,  executing
+ *                                                                                            signed payout instruction)
+ * executing         record_payout_outcome  outcome settled | partially_settled | failed      run.completed | run.partially_settled |   completed | partially_settled | failed
+ *                                                                                            run.failed
+ * executed (*)      issue_payslip          payslip exists, not yet issued                    run.payslip.issued                        (same)
+ * executed (*)      export_gl              -                                                 run.gl_exported                           (same)
+ * draft..approved   cancel                 -                                                 run.cancelled                             cancelled
+ * otherwise         any                    -                                                 409 conflict
+ * (*) executed = executing, completed, partially_settled or failed.
+ */
+import { defineActor, sortKeyTime, type IndexEntry } from '../../runtime/actor.ts';
+import { iso } from '../../runtime/clock.ts';
+import { ApiError, assertNever, conflict } from '../../runtime/errors.ts';
+import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
+import type { EmployerInputs, RulePackReference } from './engine/index.ts';
+import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from './ids.ts';
+import type { InstructionSetData } from './instruction_set.ts';
+import { totalsOf, ZERO_TOTALS, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
+
+export type RunStatus = 'draft' | 'simulated' | 'pending_approval' | 'approved' | 'executing' | 'completed' | 'partially_settled' | 'failed' | 'cancelled';
+export const RUN_STATUSES: readonly RunStatus[] = ['draft', 'simulated', 'pending_approval', 'approved', 'executing', 'completed', 'partially_settled', 'failed', 'cancelled'];
+export type RunType = 'regular' | 'off_cycle' | 'bonus' | 'thirteenth_month' | 'correction' | 'final_settlement';
+export const RUN_TYPES: readonly RunType[] = ['regular', 'off_cycle', 'bonus', 'thirteenth_month', 'correction', 'final_settlement'];
+
+export type Severity = 'p0' | 'p1' | 'p2' | 'p3';
+export interface Finding {
+  id: string;
+  severity: Severity;
+  code: string;
+  detail: string;
+  payslip_id: string | null;
+  payee_ref: string | null;
+  status: 'open' | 'resolved';
+  raised_at: number;
+  resolution: { reason: string; resolved_by: string | null; resolved_at: number } | null;
+}
+export type NewFinding = Pick<Finding, 'severity' | 'code' | 'detail' | 'payee_ref'> & { n: number | null };
+
+/** What the payouts area receives, signed (signing.ts); the lines are rebuilt from the payslips. */
+export interface PayoutSeal {
+  instruction_ref: string;
+  algorithm: 'ed25519';
+  key_id: string;
+  signature: string;
+  digest: string;
+  line_count: number;
+  total: number;
+}
+
+export interface RunState {
+  id: string;
+  org: string;
+  livemode: boolean;
+  status: RunStatus;
+  run_type: RunType;
+  period: string;
+  pay_date: string;
+  description: string | null;
+  rule_pack: RulePackReference;
+  created_by: string | null;
+  prepared_by: string | null;
+  approved_by: string | null;
+  created_at: number;
+  calculated_at: number | null;
+  executed_at: number | null;
+  employer: EmployerInputs | null;
+  payslips: PayslipRecord[];
+  totals: RunTotalsData;
+  findings: Finding[];
+  issued: Record<number, number>;
+  instruction_set: InstructionSetData | null;
+  payout: PayoutSeal | null;
+  /** The ledger posting execute caused (its id derives from the run.executing event id). */
+  ledger_posting_id: string | null;
+  gl_exports: Array<{ id: string; created_at: number }>;
+}
+
+export interface CreateRun {
+  run_type: RunType;
+  period: string;
+  pay_date: string;
+  description: string | null;
+  rule_pack: RulePackReference;
+  livemode: boolean;
+}
+
+export interface Calculation {
+  employer: EmployerInputs;
+  payslips: PayslipRecord[];
+  findings: NewFinding[];
+}
+
+export interface Execution {
+  instruction_set: InstructionSetData;
+  ledger_posting?: PostingRequest;
+  payout: PayoutSeal | null;
+}
+
+export type PayoutOutcome = 'settled' | 'partially_settled' | 'failed';
+
+export type RunEvent =
+  | ({ type: 'run.created'; created_by: string | null } & CreateRun)
+  | { type: 'run.updated'; pay_date?: string; description?: string | null }
+  | { type: 'run.calculated'; employer: EmployerInputs; totals: RunTotalsData; findings: Finding[] }
+  | { type: 'run.payslips.calculated'; payslips: PayslipRecord[] }
+  | { type: 'run.submitted'; prepared_by: string | null }
+  | { type: 'run.approved'; approved_by: string | null }
+  | { type: 'run.finding.resolved'; finding_id: string; reason: string; resolved_by: string | null }
+  | ({ type: 'run.executing' } & Execution)
+  | { type: 'run.completed' }
+  | { type: 'run.partially_settled' }
+  | { type: 'run.failed' }
+  | { type: 'run.payslip.issued'; n: number; payslip_id: string }
+  | { type: 'run.gl_exported'; export_id: string }
+  | { type: 'run.cancelled'; reason: string | null };
+
+/** Payslips per calculation event, so no event grows without bound. */
+export const PAYSLIPS_PER_EVENT = 5_000;
+
+export const EXECUTED: ReadonlySet<RunStatus> = new Set(['executing', 'completed', 'partially_settled', 'failed']);
+
+const refuseState = (s: RunState, what: string) => conflict(`Run ${s.id} is ${s.status}; ${what}.`);
+
+export const Run = defineActor({
+  kind: 'payroll_run',
+  prefix: 'run_enterprise_',
+  snapshotEvery: 1_000,
+  creates: ['create'],
+  initial: (id: string, org: string): RunState => ({
+    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null,
+    rule_pack: { pack_id: 'ng-payroll', version: '', content_hash: '' },
+    created_by: null, prepared_by: null, approved_by: null, created_at: 0, calculated_at: null, executed_at: null,
+    employer: null, payslips: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, gl_exports: [],
+  }),
+  decide: {
+    create(_s: RunState, cmd: CreateRun, ctx): RunEvent[] {
+      if (ctx.version > 0) return [];
+      return [{ type: 'run.created', created_by: ctx.principal ?? null, ...cmd }];
+    },
+    update(s: RunState, cmd: { pay_date?: string; description?: string | null }): RunEvent[] {
+      if (s.status !== 'draft' && s.status !== 'simulated') throw refuseState(s, 'only a draft or simulated run can be changed');
+      return [{ type: 'run.updated', ...cmd }];
+    },
+    calculate(s: RunState, cmd: Calculation, ctx): RunEvent[] {
+      if (s.status !== 'draft' && s.status !== 'simulated') throw refuseState(s, 'only a draft or simulated run can be calculated');
+      const findings: Finding[] = cmd.findings.map((f) => ({
+        id: ctx.newId(FINDING_PREFIX), severity: f.severity, code: f.code, detail: f.detail,
+        payslip_id: f.n === null ? null : payslipId(s.id, f.n), payee_ref: f.payee_ref,
+        status: 'open', raised_at: ctx.now, resolution: null,
+      }));
+      const events: RunEvent[] = [{ type: 'run.calculated', employer: cmd.employer, totals: totalsOf(cmd.payslips), findings }];
+      for (let i = 0; i < cmd.payslips.length; i += PAYSLIPS_PER_EVENT) {
+        events.push({ type: 'run.payslips.calculated', payslips: cmd.payslips.slice(i, i + PAYSLIPS_PER_EVENT) });
+      }
+      return events;
+    },
+    submit(s: RunState, _cmd: unknown, ctx): RunEvent[] {
+      if (s.status !== 'simulated') throw refuseState(s, 'only a calculated (simulated) run can be submitted for approval');
+      return [{ type: 'run.submitted', prepared_by: ctx.principal ?? null }];
+    },
+    approve(s: RunState, cmd: { threshold: number }, ctx): RunEvent[] {
+      if (s.status !== 'pending_approval') throw refuseState(s, 'only a run pending approval can be approved');
+      const openP0 = s.findings.filter((f) => f.severity === 'p0' && f.status === 'open');
+      if (openP0.length > 0) {
+        throw new ApiError('conflict', `Run ${s.id} has ${openP0.length} open finding(s) of severity p0; resolve them before approving.`, { reason: 'p0_finding_open', finding_ids: openP0.map((f) => f.id) });
+      }
+      const approver = ctx.principal ?? null;
+      if (approver !== null && approver === s.prepared_by && s.totals.gross > cmd.threshold) {
+        throw new ApiError('conflict', `The preparer of run ${s.id} cannot approve it: its gross (${s.totals.gross} kobo) is above the organisation's maker-checker threshold (${cmd.threshold} kobo).`, { reason: 'maker_checker' });
+      }
+      return [{ type: 'run.approved', approved_by: approver }];
+    },
+    resolve_finding(s: RunState, cmd: { finding_id: string; reason: string }, ctx): { events: RunEvent[]; reply: unknown } {
+      const f = s.findings.find((x) => x.id === cmd.finding_id);
+      if (!f) throw new ApiError('not_found', `No finding with id ${cmd.finding_id} on run ${s.id}.`);
+      if (s.status === 'cancelled') throw refuseState(s, 'findings of a cancelled run cannot be resolved');
+      if (f.status !== 'open') throw conflict(`Finding ${f.id} is already resolved.`);
+      const resolved: Finding = { ...f, status: 'resolved', resolution: { reason: cmd.reason, resolved_by: ctx.principal ?? null, resolved_at: ctx.now } };
+      return { events: [{ type: 'run.finding.resolved', finding_id: f.id, reason: cmd.reason, resolved_by: ctx.principal ?? null }], reply: findingView(s, resolved) };
+    },
+    execute(s: RunState, cmd: Execution): RunEvent[] {
+      if (s.status !== 'approved') throw refuseState(s, 'a run that has not been approved cannot be executed');
+      return [{ type: 'run.executing', ...cmd }];
+    },
+    record_payout_outcome(s: RunState, cmd: { outcome: PayoutOutcome }): RunEvent[] {
+      if (s.status !== 'executing') throw refuseState(s, 'only an executing run takes a payout outcome');
+      switch (cmd.outcome) {
+        case 'settled':
+          return [{ type: 'run.completed' }];
+        case 'partially_settled':
+          return [{ type: 'run.partially_settled' }];
+        case 'failed':
+          return [{ type: 'run.failed' }];
+        default:
+          return assertNever(cmd.outcome);
+      }
+    },
+    issue_payslip(s: RunState, cmd: { n: number }): RunEvent[] {
+      if (!s.payslips[cmd.n]) throw new ApiError('not_found', `No payslip ${payslipId(s.id, cmd.n)}.`);
+      if (!EXECUTED.has(s.status)) throw refuseState(s, 'a payslip is issued only once its run has executed');
+      if (s.issued[cmd.n] !== undefined) return [];
+      return [{ type: 'run.payslip.issued', n: cmd.n, payslip_id: payslipId(s.id, cmd.n) }];
+    },
+    export_gl(s: RunState, _cmd: unknown, ctx): RunEvent[] {
+      if (!EXECUTED.has(s.status)) throw refuseState(s, 'a general-ledger export exists only for an executed run');
+      return [{ type: 'run.gl_exported', export_id: ctx.newId(GL_EXPORT_PREFIX) }];
+    },
+    cancel(s: RunState, cmd: { reason?: string | null }): RunEvent[] {
+      if (!['draft', 'simulated', 'pending_approval', 'approved'].includes(s.status)) throw refuseState(s, 'only a run that has not started executing can be cancelled');
+      return [{ type: 'run.cancelled', reason: cmd?.reason ?? null }];
+    },
+  },
+  evolve(s: RunState, e: RunEvent, meta): RunState {
+    switch (e.type) {
+      case 'run.created':
+        return { ...s, livemode: e.livemode, run_type: e.run_type, period: e.period, pay_date: e.pay_date, description: e.description, rule_pack: e.rule_pack, created_by: e.created_by, created_at: meta.at };
+      case 'run.updated':
+        return {
+          ...s, status: 'draft', pay_date: e.pay_date ?? s.pay_date, description: e.description === undefined ? s.description : e.description,
+          payslips: [], totals: ZERO_TOTALS, findings: [], employer: null, calculated_at: null,
+        };
+      case 'run.calculated':
+        return { ...s, status: 'simulated', employer: e.employer, totals: e.totals, findings: e.findings, payslips: [], calculated_at: meta.at };
+      case 'run.payslips.calculated': {
+        const payslips = s.payslips; // appended in place: the previous state object is not kept by the runtime
+        for (const p of e.payslips) payslips.push(p);
+        return { ...s, payslips };
+      }
+      case 'run.submitted':
+        return { ...s, status: 'pending_approval', prepared_by: e.prepared_by };
+      case 'run.approved':
+        return { ...s, status: 'approved', approved_by: e.approved_by };
+      case 'run.finding.resolved':
+        return {
+          ...s,
+          findings: s.findings.map((f) => (f.id === e.finding_id ? { ...f, status: 'resolved', resolution: { reason: e.reason, resolved_by: e.resolved_by, resolved_at: meta.at } } : f)),
+        };
+      case 'run.executing':
+        return { ...s, status: 'executing', executed_at: meta.at, instruction_set: e.instruction_set, payout: e.payout, ledger_posting_id: e.ledger_posting ? postingIdFor(meta.eventId) : null };
+      case 'run.completed':
+        return { ...s, status: 'completed' };
+      case 'run.partially_settled':
+        return { ...s, status: 'partially_settled' };
+      case 'run.failed':
+        return { ...s, status: 'failed' };
+      case 'run.payslip.issued':
+        return { ...s, issued: { ...s.issued, [e.n]: meta.at } };
+      case 'run.gl_exported':
+        return { ...s, gl_exports: [...s.gl_exports, { id: e.export_id, created_at: meta.at }] };
+      case 'run.cancelled':
+        return { ...s, status: 'cancelled' };
+      default:
+        return assertNever(e);
+    }
+  },
+  view: (s: RunState) => runView(s),
+  indexes: (s: RunState): IndexEntry[] => {
+    const k = sortKeyTime(s.created_at);
+    return [
+      { list: 'all', sortKey: k },
+      { list: `status:${s.status}`, sortKey: k },
+      { list: `period:${s.period}`, sortKey: k },
+      { list: `period:${s.period}:status:${s.status}`, sortKey: k },
+    ];
+  },
+});
+
+const money = (amount: number) => ({ amount, currency: 'NGN' });
+
+export function totalsView(t: RunTotalsData) {
+  return { gross: money(t.gross), net: money(t.net), total_deductions: money(t.total_deductions), employer_contributions: money(t.employer_contributions), payslip_count: t.payslip_count };
+}
+
+export function runView(s: RunState) {
+  const open = { p0: 0, p1: 0, p2: 0, p3: 0 };
+  for (const f of s.findings) if (f.status === 'open') open[f.severity]++;
+  return {
+    id: s.id,
+    object: 'payroll_run' as const,
+    livemode: s.livemode,
+    mocked: false,
+    status: s.status,
+    run_type: s.run_type,
+    period: s.period,
+    payee_count: s.payslips.length,
+    rule_pack: s.rule_pack,
+    totals: totalsView(s.totals),
+    prepared_by: s.prepared_by,
+    approved_by: s.approved_by,
+    created_at: iso(s.created_at),
+    executed_at: s.executed_at === null ? null : iso(s.executed_at),
+    pay_date: s.pay_date,
+    description: s.description,
+    open_findings: open,
+    instruction_set_id: s.instruction_set?.id ?? null,
+    ledger_posting_id: s.ledger_posting_id,
+  };
+}
+
+export function findingView(s: Pick<RunState, 'id' | 'livemode'>, f: Finding) {
+  return {
+    id: f.id,
+    object: 'payroll_finding' as const,
+    livemode: s.livemode,
+    mocked: false,
+    run_id: s.id,
+    severity: f.severity,
+    code: f.code,
+    detail: f.detail,
+    payslip_id: f.payslip_id,
+    payee_ref: f.payee_ref,
+    status: f.status,
+    raised_at: iso(f.raised_at),
+    resolution: f.resolution && { reason: f.resolution.reason, resolved_by: f.resolution.resolved_by, resolved_at: iso(f.resolution.resolved_at) },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Signed payout instructions (spec 1 rule 10: "payout instructions arrive signed from payroll").
+ *
+ * Design: Ed25519 (node:crypto), one key pair per organisation and realm (test / live). The private
+ * key never leaves payroll; the public key is published under its key id, so the payouts area
+ * verifies with nothing secret. The signature covers the canonical bytes of the instruction
+ * document (fixed key order, JSON), which names the organisation, realm, run and every net-pay
+ * line; the document is rebuilt from the executed run's payslips, so it needs no copy of its own.
+ * A receiver accepts an instruction only when the signature verifies under the key id it names,
+ * and that key belongs to the submitting organisation and realm (verifyPayoutInstruction).
+ */
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import type { KeyValueStore } from '../../stores/index.ts';
+import type { PayoutSeal, RunState } from './run.ts';
+import { payslipId } from './ids.ts';
+
+export type Realm = 'test' | 'live';
+export const realmOf = (livemode: boolean): Realm => (livemode ? 'live' : 'test');
+
+interface StoredKey {
+  key_id: string;
+  org: string;
+  realm: Realm;
+  private_pem: string;
+  public_pem: string;
+}
+
+export interface PublicKeyRecord {
+  key_id: string;
+  org: string;
+  realm: Realm;
+  algorithm: 'ed25519';
+  public_pem: string;
+}
+
+const privateKeyName = (org: string, realm: Realm) => `payroll:signing_key:${org}:${realm}`;
+const publicKeyName = (keyId: string) => `payroll:signing_public:${keyId}`;
+
+/** The organisation's key for a realm, made on first use (setIfAbsent: one key even under races). */
+export async function signingKey(kv: KeyValueStore, org: string, realm: Realm): Promise<StoredKey> {
+  const existing = await kv.get<StoredKey>(privateKeyName(org, realm));
+  if (existing) return existing;
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const public_pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const key: StoredKey = {
+    key_id: `pkey_${createHash('sha256').update(public_pem).digest('hex').slice(0, 24)}`,
+    org, realm,
+    private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    public_pem,
+  };
+  if (!(await kv.setIfAbsent(privateKeyName(org, realm), key))) return (await kv.get<StoredKey>(privateKeyName(org, realm)))!;
+  const pub: PublicKeyRecord = { key_id: key.key_id, org, realm, algorithm: 'ed25519', public_pem };
+  await kv.set(publicKeyName(key.key_id), pub);
+  return key;
+}
+
+export async function publicKey(kv: KeyValueStore, keyId: string): Promise<PublicKeyRecord | undefined> {
+  return kv.get<PublicKeyRecord>(publicKeyName(keyId));
+}
+
+export interface PayoutDocument {
+  bytes: string;
+  line_count: number;
+  total: number;
+  instruction_ref: string;
+}
+
+/** The instruction document of an executed (or about to execute) run: net pay, one payee per line. */
+export function payoutDocument(run: RunState): PayoutDocument {
+  const lines: string[] = [];
+  let total = 0;
+  for (const p of run.payslips) {
+    if (p.net <= 0) continue;
+    total += p.net;
+    lines.push(JSON.stringify({ line: lines.length + 1, payslip_id: payslipId(run.id, p.n), pay_profile_id: p.pay_profile_id, payee_ref: p.payee_ref, amount: p.net }));
+  }
+  const instruction_ref = `${run.id}:net_pay`;
+  const head = JSON.stringify({
+    object: 'payout_instruction_document', version: 1, source: 'run', instruction_ref,
+    org: run.org, realm: realmOf(run.livemode), run_id: run.id, period: run.period, pay_date: run.pay_date,
+    currency: 'NGN', total, line_count: lines.length,
+  });
+  return { bytes: `${head.slice(0, -1)},"lines":[${lines.join(',')}]}`, line_count: lines.length, total, instruction_ref };
+}
+
+export async function sealPayout(kv: KeyValueStore, run: RunState): Promise<PayoutSeal | null> {
+  const doc = payoutDocument(run);
+  if (doc.line_count === 0) return null;
+  const key = await signingKey(kv, run.org, realmOf(run.livemode));
+  const bytes = Buffer.from(doc.bytes);
+  return {
+    instruction_ref: doc.instruction_ref,
+    algorithm: 'ed25519',
+    key_id: key.key_id,
+    signature: sign(null, bytes, createPrivateKey(key.private_pem)).toString('base64'),
+    digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+    line_count: doc.line_count,
+    total: doc.total,
+  };
+}
+
+/** What payroll hands the payouts area (spec 4.10 POST /v1/payouts/instructions carries it). */
+export interface SignedPayoutInstruction {
+  object: 'signed_payout_instruction';
+  algorithm: 'ed25519';
+  key_id: string;
+  /** The exact signed bytes (UTF-8 JSON). */
+  document: string;
+  /** Base64 Ed25519 signature over `document`. */
+  signature: string;
+}
+
+export function signedInstruction(run: RunState): SignedPayoutInstruction | undefined {
+  if (!run.payout) return undefined;
+  return { object: 'signed_payout_instruction', algorithm: 'ed25519', key_id: run.payout.key_id, document: payoutDocument(run).bytes, signature: run.payout.signature };
+}
+
+export type Verification =
+  | { valid: true; org: string; realm: Realm; document: { run_id: string; total: number; line_count: number; instruction_ref: string; lines: Array<{ line: number; payslip_id: string; pay_profile_id: string; payee_ref: string; amount: number }> } }
+  | { valid: false; reason: 'unknown_key' | 'signature_invalid' | 'organisation_mismatch' | 'integrity_mismatch' };
+
+/**
+ * The receiver's check: the key id is known, it belongs to `org` and `realm`, the signature holds
+ * over the exact bytes, and the document's own organisation, realm, totals and line count agree.
+ */
+export async function verifyPayoutInstruction(kv: KeyValueStore, env: SignedPayoutInstruction, org: string, realm: Realm): Promise<Verification> {
+  const pub = await publicKey(kv, env.key_id);
+  if (!pub) return { valid: false, reason: 'unknown_key' };
+  if (pub.org !== org || pub.realm !== realm) return { valid: false, reason: 'organisation_mismatch' };
+  let ok = false;
+  try {
+    ok = env.algorithm === 'ed25519' && verify(null, Buffer.from(env.document), createPublicKey(pub.public_pem), Buffer.from(env.signature, 'base64'));
+  } catch {
+    ok = false;
+  }
+  if (!ok) return { valid: false, reason: 'signature_invalid' };
+  const doc = JSON.parse(env.document) as { org: string; realm: Realm; run_id: string; total: number; line_count: number; instruction_ref: string; lines: Array<{ line: number; payslip_id: string; pay_profile_id: string; payee_ref: string; amount: number }> };
+  if (doc.org !== org || doc.realm !== realm) return { valid: false, reason: 'organisation_mismatch' };
+  let sum = 0;
+  for (const l of doc.lines) sum += l.amount;
+  if (sum !== doc.total || doc.lines.length !== doc.line_count || doc.lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount <= 0)) return { valid: false, reason: 'integrity_mismatch' };
+  return { valid: true, org, realm, document: doc };
+}
