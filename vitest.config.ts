@@ -42,6 +42,7 @@ export default defineConfig(async () => {
       hookTimeout: 30_000,
       pool: 'forks',
       reporters: ['default'],
+      setupFiles: ['test/support/setup.ts'],
       projects: [
         { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'memory' } } },
         ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),

@@ -71,7 +71,10 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     async close() {
       await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
       if (opts.ephemeral) {
-        await Promise.all([jsm.streams.delete(journalNames.stream), jsm.streams.delete(readingNames.stream)].map((p) => p.catch(() => false)));
+        // Every stream of the namespace: the two above and the runtime's lease bucket (KV_<ns>_shards).
+        const names: string[] = [];
+        for await (const name of jsm.streams.names()) if (name.startsWith(`${ns}_`) || name.startsWith(`KV_${ns}_`)) names.push(name);
+        await Promise.all(names.map((n) => jsm.streams.delete(n).catch(() => false)));
         await deleteKeys(redis, `${ns}:*`);
       }
       await nc.drain().catch(() => nc.close());

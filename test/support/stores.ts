@@ -23,9 +23,11 @@ export async function testStores(clock: Clock, opts: { namespace?: string; famil
   return clusterTestStores(clock, opts);
 }
 
+const open = new Set<ClusterStores>();
+
 /** Cluster stores on a namespace of the test's own; pass one namespace to two calls to share it. */
 export async function clusterTestStores(clock: Clock, opts: { namespace?: string; readingRetentionMs?: number; ephemeral?: boolean } = {}): Promise<ClusterStores> {
-  return createClusterStores({
+  const stores = await createClusterStores({
     natsUrl: natsUrl(),
     redisUrl: redisUrl(),
     now: () => clock.now(),
@@ -33,4 +35,20 @@ export async function clusterTestStores(clock: Clock, opts: { namespace?: string
     readingRetentionMs: opts.readingRetentionMs,
     ephemeral: opts.ephemeral ?? true,
   });
+  const close = stores.close.bind(stores);
+  let closing: Promise<void> | undefined;
+  stores.close = () => {
+    open.delete(stores);
+    return (closing ??= close());
+  };
+  open.add(stores);
+  return stores;
+}
+
+/**
+ * Closes (and so deletes, when ephemeral) every cluster family a test file opened and left open;
+ * test/support/setup.ts runs it after each file, so no namespace outlives its tests.
+ */
+export async function closeLeftoverStores(): Promise<void> {
+  await Promise.all([...open].map((s) => s.close().catch(() => {})));
 }
