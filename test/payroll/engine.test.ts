@@ -155,6 +155,16 @@ describe('statutory rules as pack parameters (reference 2-7)', () => {
     expect(amount(above, 'paye')).toBe(125_000);
   });
 
+  it('the minimum-wage measure is a pack parameter: measured on projected annual gross, a part-year earner is exempt (reference 2.3 [U])', () => {
+    const annual = { ...active, parameters: { ...active.parameters, paye: { ...active.parameters.paye, minimum_wage_exemption: { threshold_monthly_gross_kobo: 7_000_000, measure: 'annual_projected_gross' as const } } } };
+    const p = payee({ monthly_basic: 27_500_000, monthly_housing: 0, monthly_transport: 0, monthly_other_allowances: 0, nhf_contributing: false, months_employed: [10, 11, 12] });
+    const small = { headcount: 2, turnover_50m_or_more: false };
+    expect(amount(computePayslip(active, '2026-10', p, small), 'paye')).toBeGreaterThan(0);
+    const c = computePayslip(annual, '2026-10', p, small);
+    expect(amount(c, 'paye')).toBe(0);
+    expect(c.lines.find((l) => l.code === 'paye')!.trace.inputs.minimum_wage_exempt).toBe('true');
+  });
+
   it('pension applies from the pack headcount (3); below it neither pension line appears (PRA s.120)', () => {
     const two = computePayslip(active, '2026-01', payee(), { headcount: 2, turnover_50m_or_more: false });
     const three = computePayslip(active, '2026-01', payee(), { headcount: 3, turnover_50m_or_more: false });
