@@ -1,0 +1,33 @@
+/**
+ * Staff actions (spec 5.3 "client identifier and secret are issued by the maker on request";
+ * 2.2 SupportAccess; 5.8 live keys are not self-serve). Plain functions over a running platform,
+ * reached from the CLI through the server's operator socket (operator/server.ts).
+ */
+import type { Platform } from '../runtime/area.ts';
+import { ApiError } from '../runtime/errors.ts';
+import { issueClient, recordSupportAccess, revokeClient } from '../actors/accounts/index.ts';
+
+export type OperatorCommand =
+  | { op: 'issue-client'; org: string; name: string; scopes: string[] }
+  | { op: 'revoke-client'; org: string; client: string }
+  | { op: 'support-access'; org: string; action: string; purpose: string; staff: string };
+
+const need = (v: unknown, what: string): string => {
+  if (typeof v !== 'string' || v.trim() === '') throw new ApiError('validation_failed', `--${what} is required.`);
+  return v.trim();
+};
+
+export async function runOperatorCommand(platform: Platform, cmd: OperatorCommand): Promise<unknown> {
+  switch (cmd.op) {
+    case 'issue-client':
+      return issueClient(platform, { org: need(cmd.org, 'org'), name: need(cmd.name, 'name'), scopes: cmd.scopes ?? [] });
+    case 'revoke-client':
+      return revokeClient(platform, need(cmd.org, 'org'), need(cmd.client, 'client'));
+    case 'support-access':
+      return recordSupportAccess(platform, { org: need(cmd.org, 'org'), action: need(cmd.action, 'action'), purpose: need(cmd.purpose, 'purpose'), staff: need(cmd.staff, 'staff') });
+    default: {
+      const op = (cmd as { op?: unknown }).op;
+      throw new ApiError('validation_failed', `Unknown operator command ${String(op)}.`);
+    }
+  }
+}
