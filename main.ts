@@ -1,0 +1,58 @@
+/**
+ * `npm start`: one platform process. Embedded by default (memory stores, one process owns every
+ * shard); a cluster node when NATS_URL and REDIS_URL are set (docs/cluster.md).
+ *
+ * SIGINT / SIGTERM: stop accepting connections, hand shards to the other nodes (cluster), drain
+ * every mailbox, flush snapshots, close the stores, exit 0. A second signal exits at once.
+ */
+import { hostname } from 'node:os';
+import { areas } from './actors/index.ts';
+import { startGateway } from './gateway/index.ts';
+import { ClusterNode } from './runtime/cluster/index.ts';
+import { SystemClock, createPlatform, stopPlatform } from './runtime/index.ts';
+import { createStores, type ClusterStores } from './stores/index.ts';
+
+const env = process.env;
+const log = (msg: string) => console.log(`[platform${env.NODE_ID ? ` ${env.NODE_ID}` : ''}] ${msg}`);
+
+const port = Number(env.PORT ?? 8080);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, not ${JSON.stringify(env.PORT)}`);
+  process.exit(2);
+}
+
+const clock = new SystemClock();
+const stores = await createStores(env, () => clock.now());
+const platform = await createPlatform({ areas, stores, clock, config: env });
+let node: ClusterNode | undefined;
+if (stores.mode === 'cluster') {
+  node = new ClusterNode({ stores: stores as ClusterStores, nodeId: env.NODE_ID || `${hostname()}-${process.pid}` });
+  await node.start(platform.system);
+}
+const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
+log(`listening on port ${gateway.port} (${stores.mode}${node ? `, node ${node.nodeId}` : ''})`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) {
+    log(`${signal} again: exiting now`);
+    process.exit(1);
+  }
+  stopping = true;
+  log(`${signal}: stopping`);
+  try {
+    await gateway.close();
+    if (node) {
+      await node.drain(); // shards handed over: their actors were passivated with a snapshot
+      await node.stop();
+    }
+    await stopPlatform(platform); // drains what is left, flushes snapshots, closes the stores
+    log('stopped cleanly');
+    process.exit(0);
+  } catch (e) {
+    console.error('[platform] shutdown failed', e);
+    process.exit(1);
+  }
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

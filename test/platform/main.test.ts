@@ -1,0 +1,45 @@
+/**
+ * `npm start` starts the embedded platform and stops cleanly (issue 2; README): on SIGTERM and
+ * SIGINT it stops accepting, drains, flushes snapshots and exits 0.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function start(): Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }> {
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1' };
+  delete env.NATS_URL;
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on port (\d+) \(embedded\)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), child, output: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
+  });
+}
+
+const exitOf = (child: ReturnType<typeof spawn>) => new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+
+describe('npm start (README; issue 2)', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`serves on its embedded default and exits 0 on ${signal} after stopping cleanly`, async () => {
+      const { port, child, output } = await start();
+      const res = await fetch(`http://127.0.0.1:${port}/v1/me`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('service-request-id')).toMatch(/^req_/);
+      const exited = exitOf(child);
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(output()).toContain('stopped cleanly');
+      await expect(fetch(`http://127.0.0.1:${port}/v1/me`)).rejects.toThrow();
+    });
+  }
+});
