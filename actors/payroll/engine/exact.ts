@@ -11,6 +11,12 @@ export interface Rate {
   text: string;
   p: number;
   q: number;
+  /** Decimal places of p/q (q divides 10^places), so amount x rate = amount x p x (10^places / q) / 10^places. */
+  places: number;
+  /** p x 10^places / q: the rate as an integer count of 10^-places. */
+  scaled: number;
+  /** 10^places */
+  scale: number;
 }
 
 export function parseRate(text: string): Rate {
@@ -23,7 +29,20 @@ export function parseRate(text: string): Rate {
   p /= g;
   q /= g;
   if (!Number.isSafeInteger(p) || !Number.isSafeInteger(q)) throw new Error(`rate ${text} has too many digits`);
-  return { text, p, q };
+  const places = decimalPlaces(q);
+  const scale = 10 ** places;
+  return { text, p, q, places, scale, scaled: (p * scale) / q };
+}
+
+/** An integer count of 10^-places (n >= 0) as a decimal string without trailing zeros. */
+function scaledDecimal(n: number, scale: number, places: number): string {
+  const whole = floorDiv(n, scale);
+  let f = n - whole * scale;
+  if (f === 0) return String(whole);
+  let p = places;
+  while (f % 10 === 0) { f /= 10; p--; }
+  const frac = String(f);
+  return whole + '.' + (frac.length < p ? '0'.repeat(p - frac.length) + frac : frac);
 }
 
 export function gcd(a: number, b: number): number {
@@ -74,6 +93,9 @@ export function mulRateHalfUp(amount: number, r: Rate): number {
 
 /** Exact `amount x rate` as a string. */
 export function mulRateExact(amount: number, r: Rate): string {
+  if (amount === 0 || r.p === 0) return '0';
+  const s = amount * r.scaled;
+  if (Number.isSafeInteger(s)) return scaledDecimal(s, r.scale, r.places);
   const n = amount * r.p;
   return Number.isSafeInteger(n) ? formatExact(n, r.q) : formatExact(BigInt(amount) * BigInt(r.p), BigInt(r.q));
 }
