@@ -1,12 +1,14 @@
 /** Every area the platform mounts. Each area adds its own line. */
 import type { Area } from '../runtime/area.ts';
 import { area as accounts } from './accounts/index.ts';
+import { area as allocation } from './allocation/index.ts';
 import { area as delivery } from './delivery/index.ts';
 import { area as ledger } from './ledger/index.ts';
 import { area as payroll } from './payroll/index.ts';
 
 export const areas: Area[] = [
   accounts,
+  allocation,
   delivery,
   ledger,
   payroll,

@@ -1,0 +1,46 @@
+/**
+ * Public face of the Allocation area, part I (spec 2.8, 3 Integrity flag, 4.7): workers'
+ * availability, heartbeats over REST and WebSocket, presence, the H3 supply map, integrity flags.
+ * Later allocation work (work orders, ranking, offers) queries the map through `allocation()`.
+ */
+import type { Area, Platform } from '../../runtime/area.ts';
+import { events } from './events.ts';
+import { IntegrityFlag } from './integrity-flag.ts';
+import { activePolicy } from './policy.ts';
+import { SandboxNetworkCrossCheck, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
+import { routes, service } from './routes.ts';
+import { AllocationService } from './service.ts';
+import { heartbeatSocket } from './socket.ts';
+import { Worker } from './worker.ts';
+
+export { Worker, IntegrityFlag, AllocationService };
+export { HEARTBEAT_SOCKET_PATH } from './socket.ts';
+export { INTEGRITY_FLAG_PREFIX } from './worker.ts';
+export { activePolicy, loadPolicies, type PolicyPack, type LoadedPolicy } from './policy.ts';
+export { SupplyIndex, type Neighbour } from './supply-index.ts';
+export { SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason } from './supply-map.ts';
+export { distanceMetres } from './geo.ts';
+export { NETWORK_TEST_VALUES, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
+export type { HeartbeatReceipt, SupplyState } from './service.ts';
+
+/** The running allocation service of a platform (supply queries, heartbeats). */
+export const allocation = (platform: Platform): AllocationService => service(platform);
+
+export const area: Area = {
+  name: 'allocation',
+  kinds: [Worker, IntegrityFlag],
+  routes,
+  events,
+  sockets: [heartbeatSocket],
+  start(platform) {
+    const version = platform.config.ALLOCATION_POLICY_VERSION;
+    const network: NetworkCrossCheckProvider = new SandboxNetworkCrossCheck();
+    const s = new AllocationService(platform, activePolicy(version || undefined), network);
+    platform.services.set('allocation', s);
+    s.start();
+  },
+  stop(platform) {
+    (platform.services.get('allocation') as AllocationService | undefined)?.stop();
+    platform.services.delete('allocation');
+  },
+};

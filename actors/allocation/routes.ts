@@ -1,0 +1,151 @@
+/** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
+import { Type } from '@sinclair/typebox';
+import { ApiError, validationError } from '../../runtime/errors.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
+import { listQueryWith, parseListQuery } from '../../runtime/lists.ts';
+import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import type { Platform } from '../../runtime/area.ts';
+import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
+import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
+import type { AllocationService, Caller } from './service.ts';
+import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
+
+const MODULE = 'match';
+
+export function service(platform: Platform): AllocationService {
+  const s = platform.services.get('allocation') as AllocationService | undefined;
+  if (!s) throw new Error('the allocation area is not started');
+  return s;
+}
+
+const caller = (req: RouteRequest<unknown, unknown>): Caller => ({ org: req.org, livemode: req.livemode, requestId: req.requestId, principal: req.principal?.id });
+
+const AvailabilityBody = Type.Object({ availability: Type.Union(AVAILABILITY_STATES.map((s) => Type.Literal(s))) });
+
+const FlagListQuery = listQueryWith({
+  status: Type.Optional(Type.Union(FLAG_STATUSES.map((s) => Type.Literal(s)))),
+  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});
+
+const AdjudicateBody = Type.Object({
+  outcome: Type.Union([Type.Literal('upheld'), Type.Literal('dismissed')]),
+  reason: Type.String({ minLength: 1 }),
+  accepted_signals: Type.Optional(Type.Array(Type.String())),
+});
+
+const SupplyQuery = Type.Object({
+  latitude: Type.Number({ minimum: -90, maximum: 90 }),
+  longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  radius_metres: Type.Number({ exclusiveMinimum: 0 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+});
+
+export const routes: RouteDef[] = [
+  route({
+    method: 'POST',
+    path: '/v1/allocation/heartbeats',
+    auth: 'key',
+    module: MODULE,
+    idempotent: true,
+    body: HeartbeatBatchSchema,
+    summary: 'Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored.',
+    handler: (req) => service(req.platform).heartbeats(req.body, caller(req)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/allocation/availability/{worker_id}',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    body: AvailabilityBody,
+    summary: 'Set the availability of a worker (the worker owns it); the only way availability changes.',
+    specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps/allocation.md.',
+    handler: (req) => service(req.platform).setAvailability(req.params.worker_id, req.body.availability, caller(req)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/availability/{worker_id}',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    summary: 'Retrieve a worker\u2019s availability, presence and supply state.',
+    specGap: 'Not named by the spec; the read of the record PUT writes. See docs/gaps/allocation.md.',
+    handler: (req) => service(req.platform).workerRecord(req.org, req.params.worker_id),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/integrity_flags',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    query: FlagListQuery,
+    summary: 'List integrity flags, newest first; filters status and worker_id; next_cursor continues the list.',
+    handler: async (req) => {
+      const { limit, after } = parseListQuery(req.query);
+      const { status, worker_id } = req.query;
+      const list = worker_id ? (status ? `worker:${worker_id}:status:${status}` : `worker:${worker_id}`) : status ? `status:${status}` : 'all';
+      const page = await req.platform.system.list(IntegrityFlag, req.org, list, { after, limit, order: 'desc' });
+      const last = page.data[page.data.length - 1] as { id: string } | undefined;
+      return { object: 'list', data: page.data, has_more: page.has_more, next_cursor: page.has_more && last ? last.id : null };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/integrity_flags/{integrity_flag_id}',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    summary: 'Retrieve an integrity flag.',
+    specGap: 'Not named by the spec; a read by id like every other record. See docs/gaps/allocation.md.',
+    handler: async (req) => {
+      const id = req.params.integrity_flag_id;
+      if (!hasPrefix(id, INTEGRITY_FLAG_PREFIX)) throw new ApiError('not_found', `No integrity flag with id ${id}.`);
+      return req.platform.system.get(IntegrityFlag, id, req.org);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/allocation/integrity_flags/{integrity_flag_id}/adjudicate',
+    auth: 'key',
+    module: MODULE,
+    idempotent: true,
+    body: AdjudicateBody,
+    summary: 'Decide an open integrity flag: upheld (suspends only with more than one independent signal) or dismissed (the worker returns).',
+    handler: async (req) => {
+      const id = req.params.integrity_flag_id;
+      if (!hasPrefix(id, INTEGRITY_FLAG_PREFIX)) throw new ApiError('not_found', `No integrity flag with id ${id}.`);
+      const c = caller(req);
+      return req.platform.system.ask(IntegrityFlag, id, 'adjudicate', req.body, { org: c.org, requestId: c.requestId, principal: c.principal });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/supply',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    query: SupplyQuery,
+    summary: 'The nearest eligible workers within radius_metres of a point, nearest first (exact).',
+    specGap: 'Supply state is not shown; this read exposes the supply map query work orders rank from. See docs/gaps/allocation.md.',
+    handler: async (req) => {
+      const s = service(req.platform);
+      const max = s.policy.pack.supply;
+      const { latitude, longitude, radius_metres } = req.query;
+      const limit = req.query.limit ?? 25;
+      if (radius_metres > max.max_query_radius_metres)
+        throw validationError([{ index: 1, severity: 'error', code: 'out_of_range', detail: `radius_metres is at most ${max.max_query_radius_metres}.`, field: '/radius_metres' }]);
+      const data = s.nearest(req.org, latitude, longitude, radius_metres, Math.min(limit, max.max_query_limit));
+      return { object: 'list', data: data.map((n) => ({ object: 'supply_candidate', ...n })), has_more: false };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/supply/{worker_id}',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    summary: 'A worker\u2019s supply state: in the map or excluded, and why (excluded_because).',
+    specGap: 'Fields of supply state are not shown beyond excluded_because; see docs/gaps/allocation.md.',
+    handler: (req) => service(req.platform).supplyStateOf(req.org, req.params.worker_id),
+  }),
+];

@@ -1,0 +1,266 @@
+/**
+ * The allocation area's running part: heartbeats (one code path behind REST and the WebSocket),
+ * availability, presence by the clock, and the supply map kept in step with every worker
+ * transition. Registered as platform.services.get('allocation').
+ */
+import type { Platform } from '../../runtime/area.ts';
+import { ApiError, type ValidationEntry } from '../../runtime/errors.ts';
+import type { Committed } from '../../runtime/system.ts';
+import { WORKER_ID, parseBatch, storedReading, type AvailabilityState } from './heartbeat.ts';
+import { LiveWorkers, type LiveWorker } from './live.ts';
+import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
+import type { LoadedPolicy } from './policy.ts';
+import type { NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
+import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type SupplyFacts } from './supply-map.ts';
+import { judgeBatch, type Rejection, type Signal } from './validation.ts';
+import { Worker, stateAt, type WireSignal } from './worker.ts';
+import { IntegrityFlag } from './integrity-flag.ts';
+
+export interface Caller {
+  org: string;
+  livemode: boolean;
+  requestId?: string;
+  principal?: string;
+}
+
+export interface HeartbeatReceipt {
+  object: 'heartbeat_receipt';
+  worker_id: string;
+  accepted_count: number;
+  rejected_count: number;
+  reconciled: boolean;
+  presence: Presence;
+  validation: { entry_count: number; error_count: number; warning_count: number; entries: ValidationEntry[] };
+  rejections: Rejection[];
+}
+
+export interface SupplyState {
+  object: 'supply_state';
+  worker_id: string;
+  presence: Presence;
+  in_map: boolean;
+  excluded_because: ExclusionReason | null;
+  cell: string | null;
+}
+
+const NO_DUPLICATES: ReadonlySet<number> = new Set();
+
+export class AllocationService {
+  readonly supply: SupplyMap;
+  readonly live: LiveWorkers;
+  private readonly timers: PresenceTimers;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    readonly platform: Platform,
+    readonly policy: LoadedPolicy,
+    readonly network: NetworkCrossCheckProvider,
+  ) {
+    const p = policy.pack;
+    this.supply = new SupplyMap(p.supply.h3_resolution, p.supply.region_resolution);
+    this.live = new LiveWorkers(platform.system, platform.stores.readings, p);
+    this.timers = new PresenceTimers(platform.clock, (k, now) => {
+      const lw = this.live.atKey(k);
+      if (lw) this.refresh(lw, now);
+    });
+  }
+
+  start(): void {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    this.timers.start();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.timers.stop();
+    this.supply.clear();
+    this.live.clear();
+  }
+
+  // -- heartbeats -------------------------------------------------------------------------------
+
+  /** POST /v1/allocation/heartbeats and the heartbeat socket both land here. */
+  async heartbeats(body: unknown, caller: Caller): Promise<HeartbeatReceipt> {
+    const h = this.policy.pack.heartbeat;
+    const batch = parseBatch(body, h.max_readings_per_batch);
+    const got = this.live.get(caller.org, batch.workerId);
+    const lw = got instanceof Promise ? await got : got;
+    const readings = this.platform.stores.readings;
+    let now = this.platform.clock.now();
+
+    let older = NO_DUPLICATES;
+    if (lw.recent.size >= h.recent_readings_kept) {
+      // the recent memory is full: a reading older than it may duplicate one only the store holds
+      const horizon = now - h.retention_window_seconds * 1000;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const r of batch.readings) if (r.recordedAt < lw.recent.oldest && r.recordedAt >= horizon) (lo = Math.min(lo, r.recordedAt)), (hi = Math.max(hi, r.recordedAt));
+      if (lo <= hi) {
+        older = new Set((await readings.range(batch.workerId, lo, hi)).map((r) => r.recordedAt));
+        now = this.platform.clock.now();
+      }
+    }
+
+    const v = judgeBatch(batch.readings, { now, policy: this.policy.pack, stateAt: (at) => stateAt(lw.state, at), recent: lw.recent, olderDuplicates: older });
+    const signals: Signal[] = v.signals;
+    if (v.accepted.length) {
+      try {
+        await readings.append(batch.workerId, v.accepted.map((r) => ({ recordedAt: r.recordedAt, data: storedReading(r) })));
+      } catch (e) {
+        this.live.forget(caller.org, batch.workerId); // its recent memory now holds readings the store refused
+        throw e;
+      }
+      const latest = v.accepted[v.accepted.length - 1];
+      const reported = Math.min(latest.recordedAt, now);
+      if (lw.lastReportAt === undefined || reported > lw.lastReportAt) lw.lastReportAt = reported;
+      let positioned = undefined as (typeof v.accepted)[number] | undefined;
+      for (let i = v.accepted.length - 1; i >= 0 && !positioned; i--) if (v.accepted[i].position) positioned = v.accepted[i];
+      if (positioned) {
+        const answer = await this.network.check({
+          worker_id: batch.workerId,
+          latitude: positioned.position!.latitude,
+          longitude: positioned.position!.longitude,
+          recorded_at: positioned.recordedAt,
+          connectivity: positioned.connectivity,
+        });
+        if (answer.outcome === 'inconsistent') signals.push({ source: 'network_cross_check', firedAt: positioned.recordedAt, detail: answer.detail });
+      }
+    }
+    if (signals.length) await this.reportSignals(lw, signals, caller);
+    if (v.drift.length && !lw.state.drift_reported) {
+      const d = v.drift[0];
+      const r = batch.readings[d.index - 1];
+      this.background(
+        this.platform.system.ask(Worker, lw.id, 'report_drift', { reported: d.reported, recorded: d.recorded, recorded_at: new Date(r.recordedAt).toISOString() }, { org: lw.org, requestId: caller.requestId, principal: caller.principal }),
+      );
+    }
+    const presence = this.refresh(lw, this.platform.clock.now());
+
+    const entries: ValidationEntry[] = v.rejections.map((r) => ({ index: r.index, severity: 'error' as const, code: r.reason, detail: r.detail ?? r.reason }));
+    for (const d of v.drift)
+      entries.push({ index: d.index, severity: 'warning', code: 'availability_drift', detail: `The device believed ${d.reported}; the recorded availability was ${d.recorded}.` });
+    if (v.drift.length) entries.sort((a, b) => a.index - b.index);
+    return {
+      object: 'heartbeat_receipt',
+      worker_id: batch.workerId,
+      accepted_count: v.accepted.length,
+      rejected_count: v.rejections.length,
+      reconciled: v.reconciled,
+      presence,
+      validation: { entry_count: batch.readings.length, error_count: v.rejections.length, warning_count: v.drift.length, entries },
+      rejections: v.rejections,
+    };
+  }
+
+  private async reportSignals(lw: LiveWorker, signals: Signal[], caller: Caller): Promise<void> {
+    const s = lw.state;
+    const open = s.open_flag_id !== null && !lw.closedFlags.has(s.open_flag_id);
+    const known = new Set(open ? s.open_flag_sources : []);
+    const fresh: WireSignal[] = [];
+    for (const sig of signals) {
+      if (known.has(sig.source)) continue;
+      known.add(sig.source);
+      fresh.push({ source: sig.source, fired_at: new Date(sig.firedAt).toISOString(), detail: sig.detail });
+    }
+    if (!fresh.length) return;
+    const mocked = fresh.some((x) => x.source === 'network_cross_check');
+    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked }, { org: lw.org, requestId: caller.requestId, principal: caller.principal });
+  }
+
+  // -- availability -----------------------------------------------------------------------------
+
+  async setAvailability(workerId: string, availability: AvailabilityState, caller: Caller) {
+    if (!WORKER_ID.test(workerId)) throw new ApiError('validation_failed', 'worker_id must be a subject reference of 1 to 255 URL-safe characters.');
+    await this.platform.system.ask(Worker, workerId, 'set_availability', { availability, livemode: caller.livemode }, { org: caller.org, requestId: caller.requestId, principal: caller.principal });
+    return this.workerRecord(caller.org, workerId);
+  }
+
+  async workerRecord(org: string, workerId: string) {
+    const got = this.live.get(org, workerId);
+    const lw = got instanceof Promise ? await got : got;
+    this.refresh(lw, this.platform.clock.now());
+    return { ...(Worker.view(lw.state) as object), presence: lw.presence!, supply: this.supplyState(lw) };
+  }
+
+  async supplyStateOf(org: string, workerId: string): Promise<SupplyState> {
+    const got = this.live.get(org, workerId);
+    const lw = got instanceof Promise ? await got : got;
+    this.refresh(lw, this.platform.clock.now());
+    return this.supplyState(lw);
+  }
+
+  private supplyState(lw: LiveWorker): SupplyState {
+    const pos = this.supply.position(lw.org, lw.id);
+    return {
+      object: 'supply_state',
+      worker_id: lw.id,
+      presence: lw.presence!,
+      in_map: pos !== undefined,
+      excluded_because: excludedBecause(this.facts(lw, lw.presence!)),
+      cell: pos?.cell ?? null,
+    };
+  }
+
+  /** The nearest eligible workers (the query later work orders rank from). */
+  nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): Neighbour[] {
+    return this.supply.nearest(org, latitude, longitude, radiusMetres, limit);
+  }
+
+  // -- keeping the map in step ------------------------------------------------------------------
+
+  private facts(lw: LiveWorker, presence: Presence): SupplyFacts {
+    const s = lw.state;
+    let suspended = s.suspended_by !== null;
+    for (const v of lw.closedFlags.values()) suspended ||= v;
+    const i = lw.recent.positionedBefore(Infinity);
+    return {
+      available: s.availability === 'available',
+      onAssignment: s.on_assignment,
+      presence,
+      latitude: i >= 0 ? lw.recent.lat[i] : undefined,
+      longitude: i >= 0 ? lw.recent.lng[i] : undefined,
+      suspended,
+      flagOpen: s.open_flag_id !== null && !lw.closedFlags.has(s.open_flag_id),
+    };
+  }
+
+  /** Recompute presence and map membership now; schedule the next presence change. */
+  private refresh(lw: LiveWorker, now: number): Presence {
+    const input: PresenceInput = { lastReportAt: lw.lastReportAt, available: lw.state.availability === 'available', availableSince: lw.state.since };
+    const pack = this.policy.pack;
+    const presence = presenceAt(input, now, pack);
+    lw.presence = presence;
+    this.supply.apply(lw.org, lw.id, this.facts(lw, presence));
+    this.timers.schedule(LiveWorkers.keyOf(lw.org, lw.id), nextPresenceChange(input, now, pack));
+    if (presence !== lw.presenceSent && lw.state.created_at > 0) {
+      lw.presenceSent = presence;
+      this.background(this.platform.system.ask(Worker, lw.id, 'record_presence', { presence }, { org: lw.org, principal: 'system', lane: 'system' }));
+    }
+    return presence;
+  }
+
+  private onCommit(c: Committed): void {
+    if (c.kind === Worker.kind) {
+      const lw = this.live.mirror(c.org, c.id, c.events);
+      if (lw) this.refresh(lw, this.platform.clock.now());
+      return;
+    }
+    if (c.kind === IntegrityFlag.kind) {
+      for (const e of c.events) {
+        if (e.type !== 'integrity_flag.upheld' && e.type !== 'integrity_flag.dismissed') continue;
+        const d = e.data as { worker_id: string; suspends: boolean };
+        const lw = this.live.peek(c.org, d.worker_id);
+        if (!lw) continue;
+        // immediate: the worker actor records the same by reaction a moment later
+        lw.closedFlags.set(c.id, d.suspends);
+        this.refresh(lw, this.platform.clock.now());
+      }
+    }
+  }
+
+  private background(p: Promise<unknown>): void {
+    this.platform.system.track(p).catch((e) => {
+      if (!(e instanceof ApiError)) console.error('[allocation] background command failed', e);
+    });
+  }
+}

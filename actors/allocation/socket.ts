@@ -1,0 +1,32 @@
+/**
+ * The device heartbeat socket (spec 4.7; DESIGN "Heartbeats arrive two ways with one code path").
+ * A device authenticated on upgrade sends a batch as a JSON text frame or a msgpack binary frame
+ * and gets the HeartbeatReceipt back in the same encoding; the batch goes through exactly the code
+ * path of POST /v1/allocation/heartbeats. A refusal comes back as an error frame (the gateway's).
+ */
+import { Packr } from 'msgpackr';
+import { ApiError } from '../../runtime/errors.ts';
+import type { SocketDef } from '../../runtime/route.ts';
+import { service } from './routes.ts';
+
+export const HEARTBEAT_SOCKET_PATH = '/v1/allocation/heartbeats/stream';
+
+const packr = new Packr({ useRecords: false });
+const decoder = new TextDecoder();
+
+export const heartbeatSocket: SocketDef = {
+  path: HEARTBEAT_SOCKET_PATH,
+  module: 'match',
+  summary: 'Heartbeat batches over a WebSocket: JSON text or msgpack binary frames in, HeartbeatReceipt out in the same encoding.',
+  specGap: 'The spec names no socket path; see docs/gaps/allocation.md.',
+  async onMessage(frame, ctx) {
+    let body: unknown;
+    try {
+      body = frame.binary ? packr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
+    } catch (e) {
+      throw new ApiError('invalid_request', `The frame is not a readable ${frame.binary ? 'msgpack' : 'JSON'} batch: ${(e as Error).message}.`);
+    }
+    const receipt = await service(ctx.platform).heartbeats(body, { org: ctx.org, livemode: ctx.livemode, requestId: ctx.requestId, principal: ctx.principal.id });
+    return frame.binary ? packr.pack(receipt) : JSON.stringify(receipt);
+  },
+};

@@ -1,0 +1,187 @@
+/**
+ * Worker (allocation), one per worker_id. Spec 2.8, 3 (Integrity flag "Also"), 4.7.
+ * Availability changes only through PUT /v1/allocation/availability/{worker_id}; a reading's
+ * availability is read for drift detection and never changes it. Heartbeat readings themselves do
+ * not pass through this actor (they are soft state: see live.ts); only transitions do.
+ *
+ * command           condition                                      event                                next
+ * ----------------  ---------------------------------------------  -----------------------------------  ------------------------
+ * set_availability  availability differs (or first call)          worker.availability_changed          availability, history
+ * set_availability  same availability                              -                                    -
+ * set_assignment    on_assignment differs                          worker.assignment_changed            on_assignment, history
+ * record_presence   presence differs from the recorded one         worker.presence_changed              presence
+ * report_drift      no drift recorded since availability changed   worker.availability_drift_detected   drift_reported
+ * report_signals    no open flag                                   worker.integrity_flag_opened         open_flag_id, sources
+ * report_signals    open flag, a source not yet reported to it     worker.integrity_signals_reported    sources
+ * report_signals    every source already reported                  -                                    -
+ * close_flag        flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
+ * close_flag        flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
+ * any but set_availability / report_signals on a worker never seen: 404 not_found
+ */
+import { defineActor } from '../../runtime/actor.ts';
+import type { AvailabilityState } from './heartbeat.ts';
+import type { Presence } from './presence.ts';
+import type { SignalSource } from './validation.ts';
+
+export const INTEGRITY_FLAG_PREFIX = 'match_geo_aware_workforce_orchestrator_integrity_flag_';
+/** Availability history entries kept (older ones fall outside any retention window that matters). */
+const HISTORY_CAP = 256;
+
+export interface HistoryEntry {
+  at: number;
+  availability: AvailabilityState;
+  on_assignment: boolean;
+}
+
+export interface WorkerState {
+  id: string;
+  org: string;
+  livemode: boolean;
+  availability: AvailabilityState;
+  on_assignment: boolean;
+  /** When the current availability began. */
+  since: number | undefined;
+  history: HistoryEntry[];
+  presence: Presence | undefined;
+  drift_reported: boolean;
+  open_flag_id: string | null;
+  open_flag_sources: SignalSource[];
+  /** The upheld flag that suspends this worker (spec 2.8: excluded_because integrity_flag_upheld). */
+  suspended_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WireSignal {
+  source: SignalSource;
+  fired_at: string;
+  detail: string;
+}
+
+export type WorkerEvent =
+  | { type: 'worker.availability_changed'; availability: AvailabilityState; previous: AvailabilityState | null; livemode: boolean }
+  | { type: 'worker.assignment_changed'; on_assignment: boolean }
+  | { type: 'worker.presence_changed'; presence: Presence; previous: Presence | null }
+  | { type: 'worker.availability_drift_detected'; reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }
+  | { type: 'worker.integrity_flag_opened'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
+  | { type: 'worker.integrity_signals_reported'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
+  | { type: 'worker.integrity_flag_closed'; flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean };
+
+export function stateAt(s: Pick<WorkerState, 'history'>, at: number): { availability: AvailabilityState; onAssignment: boolean } {
+  const h = s.history;
+  for (let i = h.length - 1; i >= 0; i--) if (h[i].at <= at) return { availability: h[i].availability, onAssignment: h[i].on_assignment };
+  return { availability: 'unavailable', onAssignment: false };
+}
+
+function pushHistory(s: WorkerState, e: HistoryEntry): HistoryEntry[] {
+  const h = [...s.history, e];
+  return h.length > HISTORY_CAP ? h.slice(h.length - HISTORY_CAP) : h;
+}
+
+export const Worker = defineActor({
+  kind: 'allocation_worker',
+  prefix: 'worker_',
+  creates: ['set_availability', 'report_signals'],
+  initial: (id: string, org: string): WorkerState => ({
+    id,
+    org,
+    livemode: false,
+    availability: 'unavailable',
+    on_assignment: false,
+    since: undefined,
+    history: [],
+    presence: undefined,
+    drift_reported: false,
+    open_flag_id: null,
+    open_flag_sources: [],
+    suspended_by: null,
+    created_at: 0,
+    updated_at: 0,
+  }),
+  decide: {
+    set_availability(s: WorkerState, cmd: { availability: AvailabilityState; livemode: boolean }, ctx): WorkerEvent[] {
+      if (ctx.version > 0 && s.availability === cmd.availability) return [];
+      return [{ type: 'worker.availability_changed', availability: cmd.availability, previous: ctx.version > 0 ? s.availability : null, livemode: cmd.livemode }];
+    },
+    set_assignment(s: WorkerState, cmd: { on_assignment: boolean }): WorkerEvent[] {
+      return s.on_assignment === cmd.on_assignment ? [] : [{ type: 'worker.assignment_changed', on_assignment: cmd.on_assignment }];
+    },
+    record_presence(s: WorkerState, cmd: { presence: Presence }): WorkerEvent[] {
+      return s.presence === cmd.presence ? [] : [{ type: 'worker.presence_changed', presence: cmd.presence, previous: s.presence ?? null }];
+    },
+    report_drift(s: WorkerState, cmd: { reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }): WorkerEvent[] {
+      return s.drift_reported ? [] : [{ type: 'worker.availability_drift_detected', ...cmd }];
+    },
+    report_signals(s: WorkerState, cmd: { signals: WireSignal[]; livemode: boolean; mocked: boolean }, ctx): WorkerEvent[] {
+      const seen = new Set(s.open_flag_id ? s.open_flag_sources : []);
+      const fresh: WireSignal[] = [];
+      for (const sig of cmd.signals) if (!seen.has(sig.source)) seen.add(sig.source), fresh.push(sig);
+      if (fresh.length === 0) return [];
+      if (!s.open_flag_id) return [{ type: 'worker.integrity_flag_opened', flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+      return [{ type: 'worker.integrity_signals_reported', flag_id: s.open_flag_id, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+    },
+    close_flag(s: WorkerState, cmd: { flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }): WorkerEvent[] {
+      if (s.open_flag_id !== cmd.flag_id && !cmd.suspends) return [];
+      return [{ type: 'worker.integrity_flag_closed', ...cmd }];
+    },
+  },
+  evolve(s: WorkerState, e: WorkerEvent, meta): WorkerState {
+    const base = { ...s, updated_at: meta.at, created_at: s.created_at || meta.at };
+    switch (e.type) {
+      case 'worker.availability_changed':
+        return {
+          ...base,
+          livemode: meta.version === 1 ? e.livemode : s.livemode,
+          availability: e.availability,
+          since: meta.at,
+          drift_reported: false,
+          history: pushHistory(s, { at: meta.at, availability: e.availability, on_assignment: s.on_assignment }),
+        };
+      case 'worker.assignment_changed':
+        return { ...base, on_assignment: e.on_assignment, history: pushHistory(s, { at: meta.at, availability: s.availability, on_assignment: e.on_assignment }) };
+      case 'worker.presence_changed':
+        return { ...base, presence: e.presence };
+      case 'worker.availability_drift_detected':
+        return { ...base, drift_reported: true };
+      case 'worker.integrity_flag_opened':
+        return { ...base, open_flag_id: e.flag_id, open_flag_sources: e.signals.map((x) => x.source) };
+      case 'worker.integrity_signals_reported':
+        return { ...base, open_flag_sources: [...s.open_flag_sources, ...e.signals.map((x) => x.source)] };
+      case 'worker.integrity_flag_closed': {
+        const open = s.open_flag_id === e.flag_id;
+        return {
+          ...base,
+          open_flag_id: open ? null : s.open_flag_id,
+          open_flag_sources: open ? [] : s.open_flag_sources,
+          suspended_by: e.suspends ? e.flag_id : s.suspended_by,
+        };
+      }
+      default:
+        return assertNeverEvent(e);
+    }
+  },
+  view: (s: WorkerState) => ({
+    object: 'worker_availability',
+    worker_id: s.id,
+    livemode: s.livemode,
+    mocked: false,
+    availability: s.availability,
+    on_assignment: s.on_assignment,
+    updated_at: new Date(s.updated_at).toISOString(),
+  }),
+  reactions: [
+    {
+      from: 'allocation_integrity_flag',
+      events: ['integrity_flag.upheld', 'integrity_flag.dismissed'],
+      command: 'close_flag',
+      target(event, source) {
+        const d = event.data as { worker_id: string; suspends?: boolean };
+        return { id: d.worker_id, payload: { flag_id: source.id, outcome: event.type === 'integrity_flag.upheld' ? 'upheld' : 'dismissed', suspends: d.suspends === true } };
+      },
+    },
+  ],
+});
+
+function assertNeverEvent(e: never): never {
+  throw new Error(`unknown worker event ${JSON.stringify(e)}`);
+}

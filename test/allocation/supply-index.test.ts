@@ -1,0 +1,103 @@
+/** The H3 supply map query (issue 6): exact nearest-N within R, identical to a brute-force scan. */
+import { describe, expect, it } from 'vitest';
+import { SupplyIndex } from '../../actors/allocation/supply-index.ts';
+import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply-map.ts';
+
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+describe('supply map query: exact nearest N within R by ring expansion', () => {
+  it('identical to a brute-force scan on 10,000 random workers and 1,000 random queries (Lagos, resolution 9)', () => {
+    const rnd = rng(20260105);
+    const ix = new SupplyIndex(9, 5);
+    for (let i = 0; i < 10_000; i++) ix.upsert(`wrk_${i}`, 6.4 + rnd() * 0.3, 3.2 + rnd() * 0.4);
+    // movement and departures too: the index must stay exact as workers move between cells
+    for (let i = 0; i < 2_000; i++) ix.upsert(`wrk_${Math.floor(rnd() * 10_000)}`, 6.4 + rnd() * 0.3, 3.2 + rnd() * 0.4);
+    for (let i = 0; i < 500; i++) ix.remove(`wrk_${Math.floor(rnd() * 10_000)}`);
+    let nonEmpty = 0;
+    let mismatches = 0;
+    for (let q = 0; q < 1_000; q++) {
+      const lat = 6.38 + rnd() * 0.34;
+      const lng = 3.18 + rnd() * 0.44;
+      const radius = [250, 1000, 2500, 5000][q % 4];
+      const limit = [1, 10, 50, 100][(q >> 2) % 4];
+      const got = ix.nearest(lat, lng, radius, limit);
+      const want = ix.bruteForce(lat, lng, radius, limit);
+      if (JSON.stringify(got) !== JSON.stringify(want)) mismatches++;
+      if (want.length) nonEmpty++;
+    }
+    expect(mismatches).toBe(0);
+    expect(nonEmpty).toBeGreaterThan(700); // the comparison is not vacuous
+  });
+
+  it('identical to brute force at another resolution (7) and with small moves inside a cell', () => {
+    const rnd = rng(7);
+    const ix = new SupplyIndex(7, 4);
+    for (let i = 0; i < 3_000; i++) ix.upsert(`w${i}`, 6.4 + rnd() * 0.3, 3.2 + rnd() * 0.4);
+    for (let i = 0; i < 3_000; i++) {
+      const p = ix.position(`w${i}`)!;
+      ix.upsert(`w${i}`, p.latitude + (rnd() - 0.5) * 0.002, p.longitude + (rnd() - 0.5) * 0.002);
+    }
+    for (let q = 0; q < 200; q++) {
+      const lat = 6.4 + rnd() * 0.3;
+      const lng = 3.2 + rnd() * 0.4;
+      expect(ix.nearest(lat, lng, 3000, 20)).toEqual(ix.bruteForce(lat, lng, 3000, 20));
+    }
+  });
+
+  it('ties are broken by worker id, nearest first', () => {
+    const ix = new SupplyIndex(9, 5);
+    ix.upsert('b', 6.5, 3.4);
+    ix.upsert('a', 6.5, 3.4);
+    ix.upsert('c', 6.5001, 3.4);
+    expect(ix.nearest(6.5, 3.4, 100, 3).map((n) => n.worker_id)).toEqual(['a', 'b', 'c']);
+    expect(ix.nearest(6.5, 3.4, 5, 3).map((n) => n.worker_id)).toEqual(['a', 'b']);
+  });
+
+  it('regions partition the cells by a coarse parent cell', () => {
+    const ix = new SupplyIndex(9, 5);
+    ix.upsert('lagos', 6.5, 3.4);
+    ix.upsert('ibadan', 7.38, 3.9);
+    expect(ix.regionList()).toHaveLength(2);
+    ix.remove('ibadan');
+    expect(ix.regionList().map((r) => r.workers)).toEqual([1]);
+  });
+});
+
+describe('supply map membership and exclusions (spec 2.8 excluded_because)', () => {
+  const base: SupplyFacts = { available: true, onAssignment: false, presence: 'reporting', latitude: 6.5, longitude: 3.4, suspended: false, flagOpen: false };
+
+  it('excluded_because names the first reason that applies, integrity_flag_upheld first', () => {
+    expect(excludedBecause(base)).toBeNull();
+    expect(excludedBecause({ ...base, suspended: true, available: false })).toBe('integrity_flag_upheld');
+    expect(excludedBecause({ ...base, flagOpen: true })).toBe('integrity_flag_open');
+    expect(excludedBecause({ ...base, available: false })).toBe('not_available');
+    expect(excludedBecause({ ...base, onAssignment: true })).toBe('on_assignment');
+    expect(excludedBecause({ ...base, presence: 'ghost' })).toBe('presence_ghost');
+    expect(excludedBecause({ ...base, presence: 'stale' })).toBe('presence_stale');
+    expect(excludedBecause({ ...base, latitude: undefined })).toBe('no_position');
+  });
+
+  it('enters, moves, leaves immediately, and writes nothing when nothing that matters changed', () => {
+    const m = new SupplyMap(9, 5);
+    expect(m.apply('org_a', 'w', base).change).toBe('entered');
+    expect(m.apply('org_a', 'w', base).change).toBe('unchanged');
+    expect(m.apply('org_a', 'w', { ...base, latitude: 6.51 }).change).toBe('moved');
+    expect(m.apply('org_a', 'w', { ...base, suspended: true })).toEqual({ change: 'left', excluded_because: 'integrity_flag_upheld' });
+    expect(m.nearest('org_a', 6.5, 3.4, 5000, 10)).toEqual([]);
+  });
+
+  it('organisations never see each other\u2019s workers (spec 5.5)', () => {
+    const m = new SupplyMap(9, 5);
+    m.apply('org_a', 'w', base);
+    expect(m.nearest('org_b', 6.5, 3.4, 5000, 10)).toEqual([]);
+    expect(m.nearest('org_a', 6.5, 3.4, 5000, 10).map((n) => n.worker_id)).toEqual(['w']);
+  });
+});
