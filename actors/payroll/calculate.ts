@@ -116,7 +116,7 @@ function findingsOf(r: PayslipRecord, g: GatheredPayee): NewFinding[] {
   if ((amountOf(r, 'pension_employee') > 0 || amountOf(r, 'pension_employer') > 0) && !r.payee.pension_administrator) {
     out.push({ severity: 'p1', code: 'pension_administrator_missing', detail: `${r.payee_ref} has pension contributions but no pension administrator on file; they are grouped as unassigned.`, ...at });
   }
-  if (r.net > 0 && !g.has_bank_identifier) out.push({ severity: 'p1', code: 'bank_identifier_missing', detail: `${r.payee_ref} has net pay but no bank identifier on file; payouts cannot pay this line.`, ...at });
+  if (r.net > 0 && !g.has_bank_identifier) out.push({ severity: 'p0', code: 'bank_identifier_missing', detail: `${r.payee_ref} has net pay but no bank identifier on file; payouts cannot pay this line.`, ...at });
   if (amountOf(r, 'paye') < 0) out.push({ severity: 'p2', code: 'paye_refund', detail: `PAYE for ${r.payee_ref} is a refund of ${-amountOf(r, 'paye')} kobo under the cumulative method.`, ...at });
   return out;
 }
