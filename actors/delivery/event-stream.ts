@@ -12,8 +12,8 @@
  */
 import { defineActor } from '../../runtime/actor.ts';
 
-/** Larger than one feed batch by a wide margin: a repeat can only come from the last batch. */
-const RECENT = 1024;
+/** A repeat can only come from the feed reader's last batch (feed.ts BATCH, 512); this is more. */
+const RECENT = 640;
 
 export interface StreamState {
   stream: string;
@@ -29,6 +29,9 @@ export const streamId = (org: string, stream: string) => `event_stream_${org}_${
 export const EventStream = defineActor({
   kind: 'event_stream',
   prefix: 'event_stream_',
+  // Hot and small: replaying up to a thousand tiny events on activation is cheaper than packing
+  // the recent assignments every hundred.
+  snapshotEvery: 1000,
   creates: ['assign'],
   initial: (): StreamState => ({ stream: '', last_sequence: 0, recent: [] }),
   decide: {

@@ -15,9 +15,9 @@ import type { AnyActorDef } from '../../runtime/actor.ts';
 import type { Platform } from '../../runtime/area.ts';
 import { isApiError } from '../../runtime/errors.ts';
 import { newId } from '../../runtime/ids.ts';
-import type { FeedEntry } from '../../stores/index.ts';
+import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { AuditEntry, auditEntryId, type AuditFacts } from './audit-entry.ts';
-import type { EventCatalogue } from './catalogue.ts';
+import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { envelope, type EventEnvelope } from './envelope.ts';
@@ -29,8 +29,14 @@ import { ViewFolder } from './views.ts';
 const CURSOR_KEY = 'delivery:feed:cursor';
 const LEASE_KEY = 'delivery:feed:lease';
 const LEASE_MS = 15_000;
-const BATCH = 256;
+const BATCH = 512;
 const RETRY_MS = 250;
+
+/** Awaited later (in order, or all together): a rejection meanwhile is not unhandled. */
+function later<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
 
 interface EndpointView {
   id: string;
@@ -121,10 +127,12 @@ export class EventFeed {
         const entries = await this.platform.stores.journal.readFeed(this.cursor, BATCH);
         if (entries.length === 0 || this.stopped) return;
         const byOrg = new Map<string, FeedEntry[]>();
-        for (const e of entries) byOrg.set(e.event.org, [...(byOrg.get(e.event.org) ?? []), e]);
-        await Promise.all([...byOrg.values()].map(async (list) => {
-          for (const e of list) await this.project(e);
-        }));
+        for (const e of entries) {
+          const list = byOrg.get(e.event.org);
+          if (list) list.push(e);
+          else byOrg.set(e.event.org, [e]);
+        }
+        await Promise.all([...byOrg].map(([org, list]) => this.projectOrg(org, list)));
         this.cursor = entries[entries.length - 1].position;
         await this.platform.stores.kv.set(CURSOR_KEY, this.cursor);
       }
@@ -134,55 +142,78 @@ export class EventFeed {
     }
   }
 
-  private async project(entry: FeedEntry): Promise<void> {
-    const dot = entry.stream.indexOf('.');
-    const kind = entry.stream.slice(0, dot);
-    if (this.ownKinds.has(kind)) return;
-    const area = this.catalogue.areaOf(kind);
-    const def = this.defs.get(kind);
-    if (area === undefined || def === undefined) return;
-    const ev = entry.event;
-    const decl = this.catalogue.match(kind, ev.type);
-    const audited = isModule(area);
-    if (!decl && !audited) return;
-
+  /**
+   * One organisation's entries of a batch, in feed order. Asks to one actor are sent without
+   * waiting in between: its mailbox keeps their order (so sequences follow the feed) and the
+   * runtime commits them together.
+   */
+  private async projectOrg(org: string, entries: FeedEntry[]): Promise<void> {
     const { system } = this.platform;
-    const opts = { org: ev.org, principal: 'system', lane: 'system' as const };
-    const view = (await this.folder.viewAt(def, entry.stream, entry.stream.slice(dot + 1), ev)) as { livemode?: unknown; mocked?: unknown } | null;
-    const livemode = view?.livemode === true;
-    const mocked = view?.mocked === true;
+    const opts = { org, principal: 'system', lane: 'system' as const };
+    const work: Promise<unknown>[] = [];
+    const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown> }> = [];
 
-    if (audited) {
-      const facts: AuditFacts = {
-        module: area, record_type: kind, record_id: entry.stream.slice(dot + 1), action: ev.type, event_id: ev.id, record_version: ev.version,
-        principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
-      };
-      await system.ask(AuditEntry, auditEntryId(ev.id), 'record', facts, opts);
+    for (const entry of entries) {
+      const dot = entry.stream.indexOf('.');
+      const kind = entry.stream.slice(0, dot);
+      if (this.ownKinds.has(kind)) continue;
+      const area = this.catalogue.areaOf(kind);
+      const def = this.defs.get(kind);
+      if (area === undefined || def === undefined) continue;
+      const ev = entry.event;
+      const decl = this.catalogue.match(kind, ev.type);
+      const audited = isModule(area);
+      if (!decl && !audited) continue;
+      const recordId = entry.stream.slice(dot + 1);
+      const view = (await this.folder.viewAt(def, entry.stream, recordId, ev)) as { livemode?: unknown; mocked?: unknown } | null;
+      const livemode = view?.livemode === true;
+      const mocked = view?.mocked === true;
+      if (audited) {
+        const facts: AuditFacts = {
+          module: area, record_type: kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,
+          principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
+        };
+        work.push(later(system.ask(AuditEntry, auditEntryId(ev.id), 'record', facts, opts)));
+      }
+      if (decl) {
+        const sequence = later(system.ask(EventStream, streamId(org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id }, opts));
+        published.push({ ev, decl, view, livemode, mocked, sequence });
+      }
     }
-    if (!decl) return;
 
-    const { sequence } = (await system.ask(EventStream, streamId(ev.org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id }, opts)) as { sequence: number };
-    const body = JSON.stringify(envelope({
-      id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org: ev.org, sequence, at: ev.at, requestId: ev.requestId,
-      livemode, mocked, source: decl.source, data: view,
-    }));
-    await system.ask(PublicEvent, ev.id, 'record', { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope }, opts);
-
-    const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode, body };
-    for await (const ep of this.endpoints(ev.org)) {
-      if (!subscribes(ep.event_types, decl.type)) continue;
-      const a = (await system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts)) as Assignment | null;
-      if (a?.seed) await system.ask(WebhookDelivery, a.delivery_id, 'create', a.seed, opts);
+    if (published.length > 0) {
+      const endpoints = await this.endpoints(org);
+      const enqueued: Promise<unknown>[] = [];
+      for (const p of published) {
+        const { sequence } = (await p.sequence) as { sequence: number };
+        const { ev, decl } = p;
+        const body = JSON.stringify(envelope({
+          id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
+          livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
+        }));
+        work.push(later(system.ask(PublicEvent, ev.id, 'record', { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope }, opts)));
+        const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body };
+        for (const ep of endpoints) {
+          if (!subscribes(ep.event_types, decl.type)) continue;
+          enqueued.push(later(system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts).then((a) => {
+            const assigned = a as Assignment | null;
+            return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, opts) : undefined;
+          })));
+        }
+      }
+      work.push(...enqueued);
     }
+    await Promise.all(work);
   }
 
-  private async *endpoints(org: string): AsyncGenerator<EndpointView> {
+  private async endpoints(org: string): Promise<EndpointView[]> {
+    const out: EndpointView[] = [];
     let after: string | undefined;
     for (;;) {
       const page = await this.platform.system.list(WebhookEndpoint, org, 'enabled', { after, limit: 100, order: 'asc' });
-      for (const v of page.data as EndpointView[]) yield v;
-      if (!page.has_more || page.data.length === 0) return;
-      after = (page.data[page.data.length - 1] as EndpointView).id;
+      out.push(...(page.data as EndpointView[]));
+      if (!page.has_more || page.data.length === 0) return out;
+      after = out[out.length - 1].id;
     }
   }
 }
