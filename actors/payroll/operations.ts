@@ -13,7 +13,7 @@ import {
 import { computeAll, employerInputs, employerSettings, gatherPayees, yearToDate } from './calculate.ts';
 import { parsePayslipId, payslipId, RUN_PREFIX } from './ids.ts';
 import { buildInstructionSet, buildPosting } from './instruction_set.ts';
-import { differences, recordOf, totalsOf, type PayslipRecord } from './payslip_record.ts';
+import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
 import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts';
 import { sealPayout } from './signing.ts';
 import { hasPrefix, newId } from '../../runtime/ids.ts';
@@ -100,10 +100,13 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
     const ytd = await yearToDate(p.system, c.org, s.period);
     const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);
     baseline = pinnedRun.records;
-    if (pack === pinned) return simulation(s, pack, baseline, []);
+    if (pack === pinned) return simulation(s, pack, totalsOf(baseline), [], 0);
   } else baseline = s.payslips;
-  const simulated: PayslipRecord[] = [];
+  // Nothing is retained per payee but the totals and the first DIFF_LIMIT differences, so a
+  // 100,000-payee simulation stays in the young generation of the heap.
+  const totals = { gross: 0, net: 0, total_deductions: 0, employer_contributions: 0, payslip_count: 0 };
   const diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: ReturnType<typeof differences> }> = [];
+  let differing = 0;
   let refused = 0;
   for (const r of baseline) {
     let comp: PayslipComputation;
@@ -116,29 +119,32 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
       }
       throw e;
     }
-    const again = recordOf(r.n, r, comp);
-    simulated.push(again);
-    if (pack !== pinned) {
-      const d = differences(r, comp);
-      if (d.length) diffs.push({ payslip_id: s.status === 'draft' ? null : payslipId(s.id, r.n), payee_ref: r.payee_ref, differences: d });
+    totals.gross += comp.gross;
+    totals.net += comp.net;
+    totals.total_deductions += comp.total_deductions;
+    totals.employer_contributions += comp.employer_contributions;
+    totals.payslip_count++;
+    if (pack !== pinned && !sameAmounts(r, comp)) {
+      differing++;
+      if (diffs.length < DIFF_LIMIT) diffs.push({ payslip_id: s.status === 'draft' ? null : payslipId(s.id, r.n), payee_ref: r.payee_ref, differences: differences(r, comp) });
     }
   }
-  return simulation(s, pack, simulated, diffs, refused);
+  return simulation(s, pack, totals, diffs, differing, refused);
 }
 
 const DIFF_LIMIT = 100;
 
-function simulation(s: RunState, pack: RulePack, records: PayslipRecord[], diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: unknown[] }>, refused = 0) {
+function simulation(s: RunState, pack: RulePack, totals: RunTotalsData, diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: unknown[] }>, differing: number, refused = 0) {
   return {
     object: 'run_simulation' as const,
     run_id: s.id,
-    totals: totalsView(totalsOf(records)),
+    totals: totalsView(totals),
     wrote_records: false as const,
     rule_pack: pack.ref,
     pinned_rule_pack: s.rule_pack,
     payees_refused: refused,
-    difference_count: diffs.length,
-    differences: diffs.slice(0, DIFF_LIMIT),
+    difference_count: differing,
+    differences: diffs,
   };
 }
 

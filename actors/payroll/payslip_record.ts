@@ -53,6 +53,16 @@ export function recordOf(n: number, who: PayeeRef, c: PayslipComputation): Paysl
 /** The amount of one line, 0 when it does not apply. */
 export const amountOf = (r: PayslipRecord, code: LineCode): number => r.amounts[POS.get(code)!] ?? 0;
 
+/** Whether a recomputation gives every recorded line amount and total (no allocation). */
+export function sameAmounts(r: PayslipRecord, c: PayslipComputation): boolean {
+  if (r.gross !== c.gross || r.net !== c.net || r.total_deductions !== c.total_deductions || r.employer_contributions !== c.employer_contributions) return false;
+  let present = 0;
+  for (const a of r.amounts) if (a !== null) present++;
+  if (present !== c.lines.length) return false;
+  for (const l of c.lines) if (r.amounts[POS.get(l.code)!] !== l.amount) return false;
+  return true;
+}
+
 /** Where a recomputation disagrees with what was recorded (replay). */
 export function differences(r: PayslipRecord, c: PayslipComputation): Array<{ code: string; recorded: number; recomputed: number }> {
   const again = recordOf(r.n, r, c);

@@ -1,0 +1,111 @@
+/**
+ * Payroll bench (issue 7): a 100,000-payee run simulated and executed, on the embedded stores in
+ * one process (one core: the run is one actor, so the work is serial by design).
+ *
+ * Figures: import set-up time (not a target); calculation; simulation against the draft pack with
+ * full traces (target >= 50,000 payslips/s), beside the bare engine loop measured in the same run;
+ * execute including the ledger posting (reaction settled), the instruction set and the signed
+ * payout instruction (target <= 10 s); peak memory (RSS, sampled).
+ * PAYROLL_BENCH_PAYEES overrides the payee count for a quick run.
+ */
+import { absolute, compared, round, type BenchResult } from '../report.ts';
+import { ManualClock } from '../../runtime/clock.ts';
+import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
+import { createMemoryStores } from '../../stores/index.ts';
+import { area as ledger, balancesByCode } from '../../actors/ledger/index.ts';
+import { area as payroll } from '../../actors/payroll/index.ts';
+import { runImport } from '../../actors/payroll/importer.ts';
+import { calculateRun, createRun, executeRun, simulateRun, approveRun, runState } from '../../actors/payroll/operations.ts';
+import { Run } from '../../actors/payroll/run.ts';
+import { computePayslip, findPack } from '../../actors/payroll/engine/index.ts';
+
+const N = Number(process.env.PAYROLL_BENCH_PAYEES ?? 100_000);
+const STATES = ['NG-LA', 'NG-FC', 'NG-OG', 'NG-RI', 'NG-KD', 'NG-KN', 'NG-OY', 'NG-EN'];
+const PFAS = ['pfa_stanbic', 'pfa_arm', 'pfa_leadway', 'pfa_premium', 'pfa_fidelity'];
+
+function row(i: number) {
+  const basic = 5_000_000 + ((i * 7_919) % 400_000_000);
+  const m = (amount: number) => ({ amount, currency: 'NGN' });
+  return {
+    payee_ref: `emp-${String(i).padStart(6, '0')}`,
+    monthly_basic: m(basic),
+    monthly_housing: m(Math.floor(basic / 2)),
+    monthly_transport: m(Math.floor(basic * 0.3)),
+    monthly_other_allowances: m(i % 3 === 0 ? 0 : Math.floor(basic * 0.2)),
+    annual_rent_paid: m(i % 2 ? 120_000_000 + i : 0),
+    annual_life_assurance_premium: m(0),
+    annual_mortgage_interest: m(0),
+    state_of_residence: STATES[i % STATES.length],
+    nhf_contributing: i % 4 !== 0,
+    nhia_enrolled: i % 10 === 0,
+    pension_administrator: PFAS[i % PFAS.length],
+    bank_identifier: String(1_000_000_000 + i),
+    starts_on: '2025-01-01',
+    ends_on: null,
+  };
+}
+
+export default async function payrollBench(): Promise<BenchResult[]> {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const clock = new ManualClock('2026-01-28T09:00:00Z');
+  const stores = createMemoryStores({ now: () => clock.now() });
+  const platform = await createPlatform({ areas: [ledger, payroll], stores, clock });
+  const org = 'org_bench_payroll';
+  const maker = { org, livemode: false, principal: 'api_key_maker' };
+  const checker = { org, livemode: false, principal: 'api_key_checker' };
+  const results: BenchResult[] = [];
+  try {
+    let t = performance.now();
+    const imp = (await runImport(platform.system, maker, {
+      format: 'json',
+      rows: Array.from({ length: N }, (_, i) => row(i)),
+      employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 },
+    })) as { status: string };
+    const importS = (performance.now() - t) / 1000;
+    if (imp.status !== 'completed') throw new Error(`bench import ${imp.status}`);
+    await platform.system.settle(); // let the reaction dispatcher pass the import's events first
+    results.push(absolute('import (set-up: pay profiles + roster entries)', round(importS, 2), 's', undefined, false, `${N.toLocaleString('en-US')} payees`));
+
+    const run = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
+    t = performance.now();
+    await calculateRun(platform, maker, run.id);
+    const calcS = (performance.now() - t) / 1000;
+    results.push(absolute('calculate (gather, engine, record)', round(N / calcS, 0), 'payslips/s', undefined, true, `${round(calcS, 2)} s`));
+
+    // Baseline: the bare engine loop over the same inputs, same pack.
+    const s = await runState(platform, maker, run.id);
+    const draft = findPack('2026.09.1')!;
+    t = performance.now();
+    for (const r of s.payslips) computePayslip(draft, s.period, r.payee, s.employer!, r.ytd_before);
+    const engineRate = N / ((performance.now() - t) / 1000);
+
+    t = performance.now();
+    const sim = (await simulateRun(platform, maker, run.id, '2026.09.1')) as { wrote_records: boolean; difference_count: number };
+    const simS = (performance.now() - t) / 1000;
+    results.push(compared('simulate 100k (draft pack, full traces, per-payee diff)', round(N / simS, 0), 'payslips/s', 'bare engine loop', round(engineRate, 0), undefined, `${round(simS, 2)} s; ${sim.difference_count} payees differ`));
+    results.push(absolute('simulate throughput target', round(N / simS, 0), 'payslips/s', 50_000, true));
+
+    await platform.system.ask(Run, run.id, 'submit', {}, { org, principal: maker.principal });
+    await approveRun(platform, checker, run.id);
+    await platform.system.settle();
+    t = performance.now();
+    await executeRun(platform, maker, run.id);
+    await platform.system.settle(); // the ledger posting is a reaction: count it in
+    const execS = (performance.now() - t) / 1000;
+    results.push(absolute('execute (payslips final, posting settled, instruction set, signed payout)', round(execS, 2), 's', 10, false));
+
+    const after = await runState(platform, maker, run.id);
+    const balances = await balancesByCode(platform.system, org);
+    let sum = 0;
+    for (const v of balances.values()) sum += v;
+    if (sum !== 0 || balances.get('expense.salaries') !== after.totals.gross) throw new Error('bench: ledger does not reconcile with the run');
+    if (after.instruction_set!.total !== after.totals.total_deductions + after.totals.employer_contributions) throw new Error('bench: instruction set does not reconcile');
+    peak = Math.max(peak, process.memoryUsage().rss);
+    results.push(absolute('peak memory (RSS)', round(peak / 2 ** 20, 0), 'MiB', undefined, false, `heap now ${round(process.memoryUsage().heapUsed / 2 ** 20, 0)} MiB`));
+  } finally {
+    clearInterval(sampler);
+    await stopPlatform(platform);
+  }
+  return results;
+}
