@@ -1,0 +1,156 @@
+/**
+ * Cluster bench (issue 4), one run, against NATS and Redis (NATS_URL / REDIS_URL, default loopback):
+ * - commands/s through 3 cluster nodes (three actor systems, each with its own NATS and Redis
+ *   connections and lease loop, in this process; asks spread over every node, so about two in
+ *   three travel to another node), against the same load on one embedded system (memory stores);
+ * - event appends/s through the cluster journal (many actors, one commit each in flight per actor)
+ *   against raw JetStream publishes/s of the same bytes to a bare stream, measured in the same
+ *   run with the same number in flight. Target: appends >= 80% of raw publishes;
+ * - activation latency of an actor from a Redis snapshot (load snapshot + read the journal after
+ *   it), p50 and p99, on a fresh actor system.
+ * Everything runs in one process on this 2-core machine (NATS and Redis are the other processes).
+ */
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { ActorSystem, ManualClock, SystemClock, defineActor } from '../../runtime/index.ts';
+import { ClusterNode } from '../../runtime/cluster/index.ts';
+import { createClusterStores, createMemoryStores, type ClusterStores, type StoredEvent, type Stores } from '../../stores/index.ts';
+import { absolute, compared, round, type BenchResult } from '../report.ts';
+
+const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const COMMANDS = Number(process.env.BENCH_CLUSTER_COMMANDS ?? 20_000);
+const APPENDS = Number(process.env.BENCH_CLUSTER_APPENDS ?? 20_000);
+const ACTIVATIONS = Number(process.env.BENCH_CLUSTER_ACTIVATIONS ?? 500);
+const ACTORS = 256;
+const IN_FLIGHT = 256;
+const ORG = 'org_bench';
+
+const Meter = defineActor({
+  kind: 'bench_meter',
+  prefix: 'mtr_',
+  creates: ['add'],
+  snapshotEvery: 20,
+  initial: (id: string) => ({ id, total: 0, n: 0 }),
+  decide: { add: (_s: unknown, cmd: { n: number }) => [{ type: 'meter.added', n: cmd.n }] },
+  evolve: (s: { id: string; total: number; n: number }, e: { type: string; n: number }) => ({ ...s, total: s.total + e.n, n: s.n + 1 }),
+  view: (s: { id: string; total: number }) => ({ id: s.id, object: 'bench_meter', total: s.total }),
+});
+
+const namespace = () => `bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** Runs `n` tasks with `inFlight` at a time; returns tasks per second. */
+async function rate(n: number, inFlight: number, task: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < n; i = next++) await task(i);
+    }),
+  );
+  return n / ((performance.now() - start) / 1000);
+}
+
+async function embeddedCommands(): Promise<number> {
+  const clock = new ManualClock();
+  const system = new ActorSystem({ stores: createMemoryStores({ now: () => clock.now() }), clock, kinds: [Meter], log: () => {} });
+  await system.start();
+  await rate(2000, IN_FLIGHT, (i) => system.ask(Meter, `mtr_w${i % ACTORS}`, 'add', { n: 1 }, { org: ORG }));
+  const r = await rate(COMMANDS, IN_FLIGHT, (i) => system.ask(Meter, `mtr_${i % ACTORS}`, 'add', { n: 1 }, { org: ORG }));
+  await system.stop();
+  return r;
+}
+
+async function clusterCommands(): Promise<number> {
+  const ns = namespace();
+  const clock = new SystemClock();
+  const nodes: { stores: ClusterStores; system: ActorSystem; node: ClusterNode }[] = [];
+  for (let k = 1; k <= 3; k++) {
+    const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => clock.now(), namespace: ns, ephemeral: k === 1 });
+    const system = new ActorSystem({ stores, clock, kinds: [Meter], log: () => {} });
+    await system.start();
+    const node = new ClusterNode({ stores, nodeId: `bench${k}`, log: () => {} });
+    await node.start(system);
+    nodes.push({ stores, system, node });
+  }
+  // Wait until every shard has its owner.
+  for (let t = 0; nodes.reduce((a, n) => a + n.node.leases.heldShards().length, 0) < 256; t++) {
+    if (t > 300) throw new Error('shards not owned');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await rate(2000, IN_FLIGHT, (i) => nodes[i % 3].system.ask(Meter, `mtr_w${i % ACTORS}`, 'add', { n: 1 }, { org: ORG }));
+  const r = await rate(COMMANDS, IN_FLIGHT, (i) => nodes[i % 3].system.ask(Meter, `mtr_${i % ACTORS}`, 'add', { n: 1 }, { org: ORG }));
+  for (const n of nodes) await n.node.drain();
+  for (const n of nodes) {
+    await n.system.stop();
+    await n.node.stop();
+  }
+  for (const n of [...nodes].reverse()) await n.stores.close();
+  return r;
+}
+
+function sampleEvent(version: number): StoredEvent {
+  return { version, id: `evt_${'x'.repeat(22)}`, type: 'meter.added', data: { type: 'meter.added', n: 1 }, at: 1_767_600_000_000, org: ORG, requestId: `req_${'y'.repeat(22)}`, principal: 'key_bench' };
+}
+
+async function appendsVersusRaw(): Promise<{ appends: number; raw: number }> {
+  const clock = new SystemClock();
+  const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => clock.now(), namespace: namespace(), ephemeral: true });
+  const jsm = await jetstreamManager(stores.nats);
+  const js = jetstream(stores.nats);
+  const raw = `${stores.namespace}_raw`;
+  await jsm.streams.add({ name: raw, subjects: [`${stores.namespace}.raw.>`] });
+  const { pack } = await import('msgpackr');
+  const bytes = pack([sampleEvent(1)]);
+  const versions = new Map<number, number>();
+  const measureAppends = () => rate(APPENDS, IN_FLIGHT, async (i) => {
+    const actor = i % IN_FLIGHT; // one commit in flight per actor, as a mailbox does
+    const v = versions.get(actor) ?? 0;
+    versions.set(actor, v + 1);
+    await stores.journal.append(`bench_meter.mtr_${actor}`, v, [sampleEvent(v + 1)]);
+  });
+  const measureRaw = () => rate(APPENDS, IN_FLIGHT, (i) => js.publish(`${stores.namespace}.raw.a${i % IN_FLIGHT}`, bytes));
+  await rate(2000, IN_FLIGHT, (i) => js.publish(`${stores.namespace}.raw.w${i % IN_FLIGHT}`, bytes)); // warm-up
+  const raw1 = await measureRaw();
+  const appends1 = await measureAppends();
+  const raw2 = await measureRaw();
+  const appends2 = await measureAppends();
+  await stores.close();
+  return { appends: Math.max(appends1, appends2), raw: Math.max(raw1, raw2) };
+}
+
+async function activationLatency(): Promise<{ p50: number; p99: number }> {
+  const clock = new SystemClock();
+  const ns = namespace();
+  const writer = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => clock.now(), namespace: ns });
+  const w = new ActorSystem({ stores: writer, clock, kinds: [Meter], log: () => {} });
+  await w.start();
+  // Each actor: 25 events, snapshot at 20 (snapshotEvery), so activation = snapshot + 5 events.
+  await rate(ACTIVATIONS * 25, IN_FLIGHT, (i) => w.ask(Meter, `mtr_a${i % ACTIVATIONS}`, 'add', { n: 1 }, { org: ORG }));
+  await w.stop();
+  await writer.close();
+  const stores: Stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => clock.now(), namespace: ns, ephemeral: true });
+  const system = new ActorSystem({ stores, clock, kinds: [Meter], log: () => {} });
+  const times: number[] = [];
+  for (let i = 0; i < ACTIVATIONS; i++) {
+    const t = performance.now();
+    await system.get(Meter, `mtr_a${i}`, ORG);
+    times.push(performance.now() - t);
+  }
+  await system.stop();
+  await stores.close();
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.floor(times.length * 0.99)] };
+}
+
+export default async function cluster(): Promise<BenchResult[]> {
+  const embedded = await embeddedCommands();
+  const clustered = await clusterCommands();
+  const { appends, raw } = await appendsVersusRaw();
+  const activation = await activationLatency();
+  return [
+    compared('commands/s through 3 cluster nodes', round(clustered), 'cmd/s', 'one embedded system', round(embedded), undefined, `${ACTORS} actors, ${IN_FLIGHT} in flight, asks spread over the 3 nodes (in one process)`),
+    compared('journal appends/s (expected-sequence, one per actor in flight)', round(appends), 'appends/s', 'raw JetStream publish', round(raw), 0.8, `${IN_FLIGHT} in flight, same bytes`),
+    absolute('activation from a Redis snapshot, p50', round(activation.p50, 2), 'ms', undefined, false, 'snapshot + 5 journal events'),
+    absolute('activation from a Redis snapshot, p99', round(activation.p99, 2), 'ms', undefined, false),
+  ];
+}

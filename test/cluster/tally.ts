@@ -1,0 +1,67 @@
+/**
+ * A test-only area for the failover test (issue 4): one write endpoint whose command carries the
+ * request's Idempotency-Key as its dedupe id, so a write retried after its node died applies
+ * exactly once even when the first attempt had committed.
+ *
+ * status   command   condition   event         next
+ * -------  --------  ----------  ------------  -----
+ * (none)   add       -           tally.added   open
+ * open     add       -           tally.added   open
+ */
+import { Type } from '@sinclair/typebox';
+import { defineActor, assertNever } from '../../runtime/index.ts';
+import type { Area } from '../../runtime/area.ts';
+import { route } from '../../runtime/route.ts';
+
+interface TallyState {
+  id: string;
+  org: string;
+  total: number;
+}
+type TallyEvent = { type: 'tally.added'; n: number };
+
+export const Tally = defineActor({
+  kind: 'test_tally',
+  prefix: 'tly_',
+  creates: ['add'],
+  initial: (id: string, org: string): TallyState => ({ id, org, total: 0 }),
+  decide: {
+    add: (_s: TallyState, cmd: { n: number }) => [{ type: 'tally.added' as const, n: cmd.n }],
+  },
+  evolve(s: TallyState, e: TallyEvent): TallyState {
+    switch (e.type) {
+      case 'tally.added':
+        return { ...s, total: s.total + e.n };
+      default:
+        return assertNever(e.type);
+    }
+  },
+  view: (s: TallyState) => ({ id: s.id, object: 'test_tally', total: s.total }),
+});
+
+export const tallyArea: Area = {
+  name: 'test_tally',
+  kinds: [Tally],
+  routes: [
+    route({
+      method: 'POST',
+      path: '/v1/test_tallies/{id}/add',
+      auth: 'key',
+      module: null,
+      idempotent: true,
+      body: Type.Object({ n: Type.Integer() }),
+      summary: 'Test only: add n to a tally.',
+      handler: (req) =>
+        req.platform.system.ask(Tally, req.params.id, 'add', { n: req.body.n }, { org: req.org, requestId: req.requestId, dedupeId: `idem:${req.headers['idempotency-key']}` }),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/test_tallies/{id}',
+      auth: 'key',
+      module: null,
+      idempotent: false,
+      summary: 'Test only: a tally.',
+      handler: (req) => req.platform.system.get(Tally, req.params.id, req.org),
+    }),
+  ],
+};
