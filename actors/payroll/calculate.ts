@@ -1,7 +1,7 @@
 /**
  * Calculation and simulation (spec 2.9, 4.8): gathers who is on the roster for the period, their
  * recorded inputs and year-to-date figures, and runs the engine. Calculation hands the payslips to
- * the run actor (one command, events in batches); simulation writes nothing at all.
+ * batches and the run records them in one event; simulation writes nothing at all.
  */
 import type { ActorSystem } from '../../runtime/system.ts';
 import { isApiError, type ValidationEntry } from '../../runtime/errors.ts';
@@ -12,6 +12,7 @@ import { PayProfile, type PayProfileState } from './pay_profile.ts';
 import { amountOf, recordOf, type PayeeRef, type PayslipRecord } from './payslip_record.ts';
 import { RosterEntry, employedIn, monthsEmployed, type RosterEntryState } from './roster_entry.ts';
 import { EXECUTED, Run, type NewFinding, type RunState } from './run.ts';
+import { loadPayslips } from './payslips.ts';
 
 const PAGE = 1_000;
 
@@ -74,7 +75,7 @@ export async function yearToDate(system: ActorSystem, org: string, period: strin
       }
     }
     runs.sort((a, b) => (a.executed_at ?? 0) - (b.executed_at ?? 0));
-    for (const r of runs) for (const p of r.payslips) ytd.set(p.pay_profile_id, p.ytd_after);
+    for (const r of runs) for (const p of await loadPayslips(system, r)) ytd.set(p.pay_profile_id, p.ytd_after);
   }
   return ytd;
 }

@@ -6,6 +6,7 @@
 import { chartEntry } from '../ledger/index.ts';
 import { buildPosting } from './instruction_set.ts';
 import type { RunState } from './run.ts';
+import type { PayslipRecord } from './payslip_record.ts';
 
 export const GL_COLUMNS = ['export_id', 'run_id', 'period', 'posting_id', 'line', 'account_code', 'account_kind', 'debit', 'credit', 'currency'] as const;
 
@@ -14,8 +15,8 @@ const cell = (v: string | number) => {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-export function glExportCsv(s: RunState, exportId: string): string {
-  const posting = buildPosting(s.id, s.period, s.livemode, s.payslips);
+export function glExportCsv(s: RunState, payslips: readonly PayslipRecord[], exportId: string): string {
+  const posting = buildPosting(s.id, s.period, s.livemode, payslips);
   const rows: string[] = [GL_COLUMNS.join(',')];
   posting?.lines.forEach((l, i) => {
     rows.push([exportId, s.id, s.period, s.ledger_posting_id ?? '', i + 1, l.account_code, chartEntry(l.account_code)?.kind ?? '', l.debit, l.credit, posting.currency].map(cell).join(','));

@@ -9,6 +9,7 @@ import { PayProfile } from './pay_profile.ts';
 import { PayrollImport } from './payroll_import.ts';
 import { RosterEntry } from './roster_entry.ts';
 import { Run } from './run.ts';
+import { PayslipBatch } from './payslip_batch.ts';
 import { routes } from './routes.ts';
 
 export { Run, type RunState, type RunStatus, type RunType, type PayoutOutcome } from './run.ts';
@@ -16,7 +17,7 @@ export { PayProfile } from './pay_profile.ts';
 export { RosterEntry } from './roster_entry.ts';
 export { authorityIdFor, type InstructionSetData } from './instruction_set.ts';
 export {
-  payoutDocument, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
+  payoutDocument, payoutInstructionFor, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
   type PublicKeyRecord, type Realm, type SignedPayoutInstruction, type Verification,
 } from './signing.ts';
 export { parsePayslipId, payslipId } from './ids.ts';
@@ -40,7 +41,7 @@ export const events: PublicEventDecl[] = [
 
 export const area: Area = {
   name: 'payroll',
-  kinds: [Run, PayProfile, RosterEntry, PayrollImport, Employer],
+  kinds: [Run, PayslipBatch, PayProfile, RosterEntry, PayrollImport, Employer],
   routes,
   events,
 };

@@ -16,6 +16,7 @@ import { buildInstructionSet, buildPosting } from './instruction_set.ts';
 import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
 import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts';
 import { sealPayout } from './signing.ts';
+import { loadPayslip, loadPayslips, writeBatches } from './payslips.ts';
 import { hasPrefix, newId } from '../../runtime/ids.ts';
 
 export interface Caller {
@@ -78,7 +79,8 @@ export async function calculateRun(p: Platform, c: Caller, runId: string): Promi
   const employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
   const ytd = await yearToDate(p.system, c.org, s.period);
   const { records, findings } = computeAll(pack, s.period, employer, payees, ytd);
-  return p.system.ask(Run, runId, 'calculate', { employer, payslips: records, findings }, opts(c));
+  const batches = await writeBatches(p.system, runId, records, opts(c));
+  return p.system.ask(Run, runId, 'calculate', { employer, totals: totalsOf(records), batches, findings }, opts(c));
 }
 
 export async function simulateRun(p: Platform, c: Caller, runId: string, draftVersion: string | undefined): Promise<unknown> {
@@ -101,7 +103,7 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
     const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);
     baseline = pinnedRun.records;
     if (pack === pinned) return simulation(s, pack, totalsOf(baseline), [], 0);
-  } else baseline = s.payslips;
+  } else baseline = await loadPayslips(p.system, s);
   // Nothing is retained per payee but the totals and the first DIFF_LIMIT differences, so a
   // 100,000-payee simulation stays in the young generation of the heap.
   const totals = { gross: 0, net: 0, total_deductions: 0, employer_contributions: 0, payslip_count: 0 };
@@ -158,9 +160,10 @@ export async function executeRun(p: Platform, c: Caller, runId: string): Promise
   const s = await runState(p, c, runId);
   if (s.status !== 'approved') throw conflict(`Run ${s.id} is ${s.status}; a run that has not been approved cannot be executed.`);
   const pack = pinnedPack(s);
-  const instruction_set = buildInstructionSet(s.id, s.period, pack, s.payslips);
-  const ledger_posting = buildPosting(s.id, s.period, s.livemode, s.payslips);
-  const payout = await sealPayout(p.stores.kv, s);
+  const records = await loadPayslips(p.system, s);
+  const instruction_set = buildInstructionSet(s.id, s.period, pack, records);
+  const ledger_posting = buildPosting(s.id, s.period, s.livemode, records);
+  const payout = await sealPayout(p.stores.kv, s, records);
   return p.system.ask(Run, runId, 'execute', { instruction_set, ledger_posting, payout }, opts(c));
 }
 
@@ -177,7 +180,7 @@ export async function payslipParts(p: Platform, c: Caller, id: string): Promise<
     if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No payslip with id ${id}.`);
     throw e;
   }
-  const r = s.payslips[at.n];
+  const r = await loadPayslip(p.system, s, at.n);
   if (!r) throw new ApiError('not_found', `No payslip with id ${id}.`);
   return { s, r, comp: computePayslip(pinnedPack(s), s.period, r.payee, s.employer!, r.ytd_before) };
 }

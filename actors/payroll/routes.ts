@@ -23,6 +23,7 @@ import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from 
 import { instructionSetView } from './instruction_set.ts';
 import { glExportCsv } from './gl_export.ts';
 import { signedInstruction } from './signing.ts';
+import { loadPayslips, loadRange } from './payslips.ts';
 
 const M = 'run';
 const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId });
@@ -218,7 +219,7 @@ export const routes: RouteDef[] = [
     specGap: 'Not a named endpoint: the signed instruction payroll hands to payouts (spec 1 rule 10), readable for inspection.',
     handler: async (req) => {
       const s = await runState(req.platform, caller(req), req.params.run_id);
-      const signed = signedInstruction(s);
+      const signed = s.payout ? signedInstruction(s, await loadPayslips(req.platform.system, s)) : undefined;
       if (!signed) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; it has no signed payout instruction.`);
       return signed;
     },
@@ -239,7 +240,7 @@ export const routes: RouteDef[] = [
       const s = await runState(req.platform, caller(req), req.params.run_id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       if (!last || !EXECUTED.has(s.status)) throw new ApiError('not_found', `Run ${s.id} has no general-ledger export; POST one first.`);
-      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, last.id) } };
+      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, await loadPayslips(req.platform.system, s), last.id) } };
     },
   }),
 
@@ -255,12 +256,12 @@ export const routes: RouteDef[] = [
       let start = 0;
       if (after !== undefined) {
         const at = parsePayslipId(after);
-        if (!at || at.runId !== s.id || !s.payslips[at.n]) return listEnvelope([], false);
+        if (!at || at.runId !== s.id || at.n >= s.totals.payslip_count) return listEnvelope([], false);
         start = at.n + 1;
       }
-      const page = s.payslips.slice(start, start + limit);
+      const page = await loadRange(req.platform.system, s, start, limit);
       const pack = pinnedPack(s);
-      return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.payslips.length);
+      return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.totals.payslip_count);
     },
   }),
   route({

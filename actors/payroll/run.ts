@@ -1,15 +1,15 @@
 /**
  * Payroll run. Spec 1 (rules 3-5, 10), 2.9, 3 (Payroll run), 4.8, 8 (maker-checker).
  *
- * Payslips and findings are records inside the run (payslip_record.ts): they change only together
- * with the run, approval must see every open finding, and a 100,000-payee run stays one journal
- * stream. Calculation arrives in batches of events so no single event is unbounded.
+ * Findings are records inside the run: approval must see every open finding. Payslips are written
+ * in batches (payslip_batch.ts) before the run records the batch ids in one event, so a
+ * 100,000-payee run is one run stream plus 200 batch streams, and no journal message is unbounded.
  *
  * status            command                condition                                         event(s)                                  next
  * ----------------  ---------------------  ------------------------------------------------  ----------------------------------------  -----------------
  * (none)            create                 pack pinned (version + content hash)             run.created                               draft
  * draft|simulated   update (PATCH)         -                                                 run.updated (payslips dropped)            draft
- * draft|simulated   calculate              -                                                 run.calculated, run.payslips.calculated*  simulated
+ * draft|simulated   calculate              batches written                                   run.calculated                            simulated
  * simulated         submit                 -                                                 run.submitted (prepared_by = caller)      pending_approval
  * pending_approval  approve                approver != preparer when gross > threshold;      run.approved                              approved
  *                                          no open finding of severity p0
@@ -31,7 +31,7 @@ import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import type { EmployerInputs, RulePackReference } from './engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from './ids.ts';
 import type { InstructionSetData } from './instruction_set.ts';
-import { totalsOf, ZERO_TOTALS, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
+import { ZERO_TOTALS, type RunTotalsData } from './payslip_record.ts';
 
 export type RunStatus = 'draft' | 'simulated' | 'pending_approval' | 'approved' | 'executing' | 'completed' | 'partially_settled' | 'failed' | 'cancelled';
 export const RUN_STATUSES: readonly RunStatus[] = ['draft', 'simulated', 'pending_approval', 'approved', 'executing', 'completed', 'partially_settled', 'failed', 'cancelled'];
@@ -80,7 +80,8 @@ export interface RunState {
   calculated_at: number | null;
   executed_at: number | null;
   employer: EmployerInputs | null;
-  payslips: PayslipRecord[];
+  /** Ids of the payslip batches of the current calculation, in payslip order. */
+  batches: string[];
   totals: RunTotalsData;
   findings: Finding[];
   issued: Record<number, number>;
@@ -102,7 +103,8 @@ export interface CreateRun {
 
 export interface Calculation {
   employer: EmployerInputs;
-  payslips: PayslipRecord[];
+  totals: RunTotalsData;
+  batches: string[];
   findings: NewFinding[];
 }
 
@@ -117,8 +119,7 @@ export type PayoutOutcome = 'settled' | 'partially_settled' | 'failed';
 export type RunEvent =
   | ({ type: 'run.created'; created_by: string | null } & CreateRun)
   | { type: 'run.updated'; pay_date?: string; description?: string | null }
-  | { type: 'run.calculated'; employer: EmployerInputs; totals: RunTotalsData; findings: Finding[] }
-  | { type: 'run.payslips.calculated'; payslips: PayslipRecord[] }
+  | { type: 'run.calculated'; employer: EmployerInputs; totals: RunTotalsData; batches: string[]; findings: Finding[] }
   | { type: 'run.submitted'; prepared_by: string | null }
   | { type: 'run.approved'; approved_by: string | null }
   | { type: 'run.finding.resolved'; finding_id: string; reason: string; resolved_by: string | null }
@@ -129,9 +130,6 @@ export type RunEvent =
   | { type: 'run.payslip.issued'; n: number; payslip_id: string }
   | { type: 'run.gl_exported'; export_id: string }
   | { type: 'run.cancelled'; reason: string | null };
-
-/** Payslips per calculation event, so no event grows without bound. */
-export const PAYSLIPS_PER_EVENT = 5_000;
 
 export const EXECUTED: ReadonlySet<RunStatus> = new Set(['executing', 'completed', 'partially_settled', 'failed']);
 
@@ -146,7 +144,7 @@ export const Run = defineActor({
     id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null,
     rule_pack: { pack_id: 'ng-payroll', version: '', content_hash: '' },
     created_by: null, prepared_by: null, approved_by: null, created_at: 0, calculated_at: null, executed_at: null,
-    employer: null, payslips: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, gl_exports: [],
+    employer: null, batches: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, gl_exports: [],
   }),
   decide: {
     create(_s: RunState, cmd: CreateRun, ctx): RunEvent[] {
@@ -164,11 +162,7 @@ export const Run = defineActor({
         payslip_id: f.n === null ? null : payslipId(s.id, f.n), payee_ref: f.payee_ref,
         status: 'open', raised_at: ctx.now, resolution: null,
       }));
-      const events: RunEvent[] = [{ type: 'run.calculated', employer: cmd.employer, totals: totalsOf(cmd.payslips), findings }];
-      for (let i = 0; i < cmd.payslips.length; i += PAYSLIPS_PER_EVENT) {
-        events.push({ type: 'run.payslips.calculated', payslips: cmd.payslips.slice(i, i + PAYSLIPS_PER_EVENT) });
-      }
-      return events;
+      return [{ type: 'run.calculated', employer: cmd.employer, totals: cmd.totals, batches: cmd.batches, findings }];
     },
     submit(s: RunState, _cmd: unknown, ctx): RunEvent[] {
       if (s.status !== 'simulated') throw refuseState(s, 'only a calculated (simulated) run can be submitted for approval');
@@ -212,7 +206,7 @@ export const Run = defineActor({
       }
     },
     issue_payslip(s: RunState, cmd: { n: number }): RunEvent[] {
-      if (!s.payslips[cmd.n]) throw new ApiError('not_found', `No payslip ${payslipId(s.id, cmd.n)}.`);
+      if (!Number.isSafeInteger(cmd.n) || cmd.n < 0 || cmd.n >= s.totals.payslip_count) throw new ApiError('not_found', `No payslip ${payslipId(s.id, cmd.n)}.`);
       if (!EXECUTED.has(s.status)) throw refuseState(s, 'a payslip is issued only once its run has executed');
       if (s.issued[cmd.n] !== undefined) return [];
       return [{ type: 'run.payslip.issued', n: cmd.n, payslip_id: payslipId(s.id, cmd.n) }];
@@ -233,15 +227,10 @@ export const Run = defineActor({
       case 'run.updated':
         return {
           ...s, status: 'draft', pay_date: e.pay_date ?? s.pay_date, description: e.description === undefined ? s.description : e.description,
-          payslips: [], totals: ZERO_TOTALS, findings: [], employer: null, calculated_at: null,
+          batches: [], totals: ZERO_TOTALS, findings: [], employer: null, calculated_at: null,
         };
       case 'run.calculated':
-        return { ...s, status: 'simulated', employer: e.employer, totals: e.totals, findings: e.findings, payslips: [], calculated_at: meta.at };
-      case 'run.payslips.calculated': {
-        const payslips = s.payslips; // appended in place: the previous state object is not kept by the runtime
-        for (const p of e.payslips) payslips.push(p);
-        return { ...s, payslips };
-      }
+        return { ...s, status: 'simulated', employer: e.employer, totals: e.totals, findings: e.findings, batches: e.batches, calculated_at: meta.at };
       case 'run.submitted':
         return { ...s, status: 'pending_approval', prepared_by: e.prepared_by };
       case 'run.approved':
@@ -298,7 +287,7 @@ export function runView(s: RunState) {
     status: s.status,
     run_type: s.run_type,
     period: s.period,
-    payee_count: s.payslips.length,
+    payee_count: s.totals.payslip_count,
     rule_pack: s.rule_pack,
     totals: totalsView(s.totals),
     prepared_by: s.prepared_by,

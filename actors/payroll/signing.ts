@@ -11,7 +11,10 @@
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import type { KeyValueStore } from '../../stores/index.ts';
-import type { PayoutSeal, RunState } from './run.ts';
+import { Run, type PayoutSeal, type RunState } from './run.ts';
+import type { PayslipRecord } from './payslip_record.ts';
+import type { ActorSystem } from '../../runtime/system.ts';
+import { loadPayslips } from './payslips.ts';
 import { payslipId } from './ids.ts';
 
 export type Realm = 'test' | 'live';
@@ -66,10 +69,10 @@ export interface PayoutDocument {
 }
 
 /** The instruction document of an executed (or about to execute) run: net pay, one payee per line. */
-export function payoutDocument(run: RunState): PayoutDocument {
+export function payoutDocument(run: RunState, payslips: readonly PayslipRecord[]): PayoutDocument {
   const lines: string[] = [];
   let total = 0;
-  for (const p of run.payslips) {
+  for (const p of payslips) {
     if (p.net <= 0) continue;
     total += p.net;
     lines.push(JSON.stringify({ line: lines.length + 1, payslip_id: payslipId(run.id, p.n), pay_profile_id: p.pay_profile_id, payee_ref: p.payee_ref, amount: p.net }));
@@ -83,8 +86,8 @@ export function payoutDocument(run: RunState): PayoutDocument {
   return { bytes: `${head.slice(0, -1)},"lines":[${lines.join(',')}]}`, line_count: lines.length, total, instruction_ref };
 }
 
-export async function sealPayout(kv: KeyValueStore, run: RunState): Promise<PayoutSeal | null> {
-  const doc = payoutDocument(run);
+export async function sealPayout(kv: KeyValueStore, run: RunState, payslips: readonly PayslipRecord[]): Promise<PayoutSeal | null> {
+  const doc = payoutDocument(run, payslips);
   if (doc.line_count === 0) return null;
   const key = await signingKey(kv, run.org, realmOf(run.livemode));
   const bytes = Buffer.from(doc.bytes);
@@ -110,9 +113,15 @@ export interface SignedPayoutInstruction {
   signature: string;
 }
 
-export function signedInstruction(run: RunState): SignedPayoutInstruction | undefined {
+export function signedInstruction(run: RunState, payslips: readonly PayslipRecord[]): SignedPayoutInstruction | undefined {
   if (!run.payout) return undefined;
-  return { object: 'signed_payout_instruction', algorithm: 'ed25519', key_id: run.payout.key_id, document: payoutDocument(run).bytes, signature: run.payout.signature };
+  return { object: 'signed_payout_instruction', algorithm: 'ed25519', key_id: run.payout.key_id, document: payoutDocument(run, payslips).bytes, signature: run.payout.signature };
+}
+
+/** The signed payout instruction of an executed run, as the payouts area receives it. */
+export async function payoutInstructionFor(system: ActorSystem, org: string, runId: string): Promise<SignedPayoutInstruction | undefined> {
+  const run = await system.state<RunState>(Run, runId, org);
+  return run.payout ? signedInstruction(run, await loadPayslips(system, run)) : undefined;
 }
 
 export type Verification =

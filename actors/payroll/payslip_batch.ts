@@ -1,0 +1,54 @@
+/**
+ * A batch of a run's calculated payslips (internal record, never listed). A calculation writes its
+ * payslips in batches of PAYSLIPS_PER_BATCH, each one journal stream with one event, then the run
+ * records the batch ids in a single event. So a 100,000-payee run is 200 small streams rather than
+ * 100,000, and no journal message grows past what a JetStream message may carry (one append is
+ * one message in cluster mode). A batch never changes after it is written.
+ *
+ * status   command  condition  event                       next
+ * -------  -------  ---------  --------------------------  --------
+ * (none)   record   -          payslip_batch.recorded      recorded
+ * recorded record   -          (none: already written)     recorded
+ */
+import { defineActor } from '../../runtime/actor.ts';
+import { assertNever } from '../../runtime/errors.ts';
+import { randomSuffix } from '../../runtime/ids.ts';
+import { RUN_PREFIX } from './ids.ts';
+import type { PayslipRecord } from './payslip_record.ts';
+
+/** Payslips per batch: about 400 KB encoded, well under a 1 MB JetStream message. */
+export const PAYSLIPS_PER_BATCH = 500;
+
+export interface BatchState {
+  run_id: string;
+  from: number;
+  payslips: PayslipRecord[];
+}
+
+type Event = { type: 'payslip_batch.recorded'; run_id: string; from: number; payslips: PayslipRecord[] };
+
+/** Batch ids of one calculation: the run's suffix, a random calculation token, the batch number. */
+export const calculationToken = () => randomSuffix(8);
+export const batchId = (runId: string, token: string, k: number) => `payslip_batch_${runId.slice(RUN_PREFIX.length)}_${token}_${k}`;
+
+export const PayslipBatch = defineActor({
+  kind: 'payslip_batch',
+  prefix: 'payslip_batch_',
+  creates: ['record'],
+  initial: (): BatchState => ({ run_id: '', from: 0, payslips: [] }),
+  decide: {
+    record(_s: BatchState, cmd: { run_id: string; from: number; payslips: PayslipRecord[] }, ctx): Event[] {
+      if (ctx.version > 0) return [];
+      return [{ type: 'payslip_batch.recorded', run_id: cmd.run_id, from: cmd.from, payslips: cmd.payslips }];
+    },
+  },
+  evolve(s: BatchState, e: Event): BatchState {
+    switch (e.type) {
+      case 'payslip_batch.recorded':
+        return { run_id: e.run_id, from: e.from, payslips: e.payslips };
+      default:
+        return assertNever(e.type);
+    }
+  },
+  view: (s: BatchState) => ({ object: 'payslip_batch', run_id: s.run_id, from: s.from, count: s.payslips.length }),
+});

@@ -1,0 +1,51 @@
+/** Writing and reading a run's payslips (kept in payslip_batch.ts actors, in payslip order). */
+import type { ActorSystem } from '../../runtime/system.ts';
+import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './payslip_batch.ts';
+import type { PayslipRecord } from './payslip_record.ts';
+import type { RunState } from './run.ts';
+
+interface Opts {
+  org: string;
+  principal?: string;
+  requestId?: string;
+}
+
+/** Writes the records in batches (in parallel) and returns the batch ids in order. */
+export async function writeBatches(system: ActorSystem, runId: string, records: readonly PayslipRecord[], opts: Opts): Promise<string[]> {
+  const token = calculationToken();
+  const ids: string[] = [];
+  const writes: Promise<unknown>[] = [];
+  for (let from = 0, k = 0; from < records.length; from += PAYSLIPS_PER_BATCH, k++) {
+    const id = batchId(runId, token, k);
+    ids.push(id);
+    writes.push(system.ask(PayslipBatch, id, 'record', { run_id: runId, from, payslips: records.slice(from, from + PAYSLIPS_PER_BATCH) }, opts));
+  }
+  await Promise.all(writes);
+  return ids;
+}
+
+const batch = (system: ActorSystem, s: RunState, id: string) => system.state<BatchState>(PayslipBatch, id, s.org);
+
+/** Every payslip of the run's current calculation, in order. */
+export async function loadPayslips(system: ActorSystem, s: RunState): Promise<PayslipRecord[]> {
+  const parts = await Promise.all(s.batches.map((id) => batch(system, s, id)));
+  const out: PayslipRecord[] = [];
+  for (const b of parts) for (const p of b.payslips) out.push(p);
+  return out;
+}
+
+/** Payslips n in [start, start + limit). */
+export async function loadRange(system: ActorSystem, s: RunState, start: number, limit: number): Promise<PayslipRecord[]> {
+  const end = Math.min(start + limit, s.totals.payslip_count);
+  const out: PayslipRecord[] = [];
+  for (let k = Math.floor(start / PAYSLIPS_PER_BATCH); k < s.batches.length && k * PAYSLIPS_PER_BATCH < end; k++) {
+    const b = await batch(system, s, s.batches[k]);
+    for (const p of b.payslips) if (p.n >= start && p.n < end) out.push(p);
+  }
+  return out;
+}
+
+export async function loadPayslip(system: ActorSystem, s: RunState, n: number): Promise<PayslipRecord | undefined> {
+  if (!Number.isSafeInteger(n) || n < 0 || n >= s.totals.payslip_count) return undefined;
+  return (await loadRange(system, s, n, 1))[0];
+}
