@@ -2,16 +2,16 @@
  * Journal on one JetStream stream, one subject per actor (DESIGN "Sharding", issue 4).
  *
  * One append is one message holding all of its events, so a multi-event commit is atomic (the
- * 2.9 server has no atomic batch publish). The message carries headers
- *   wf-first / wf-last  the versions of its first and last event,
- *   wf-prev             the stream sequence of the subject's previous message (0 for none),
+ * 2.9 server has no atomic batch publish). The message is msgpack `[first, prev, events]`:
+ *   first  the version of its first event (the last is first + events.length - 1),
+ *   prev   the stream sequence of the subject's previous message (0 for none),
  * and is published with `Nats-Expected-Last-Subject-Sequence` set to that previous sequence, so
  * a writer holding a stale view of the actor (a node that lost its shard) is refused by the
  * server itself. The feed position of an event is `seq * 1024 + index in its message`: strictly
  * increasing and resumable mid-message; stream sequences are dense because nothing is deleted.
  */
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { pack, unpack } from './codec.ts';
 import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import { nameOf, subjectOf } from './names.ts';
@@ -31,6 +31,11 @@ interface Tip {
   version: number;
   seq: number;
 }
+
+/** A stored commit: [version of its first event, sequence of the subject's previous message, events]. */
+type Commit = [first: number, prev: number, events: StoredEvent[]];
+const commitOf = (m: StoredMsg): Commit => unpack(m.data) as Commit;
+const lastVersion = (c: Commit): number => c[0] + c[2].length - 1;
 
 export interface JournalNames {
   stream: string;
@@ -70,13 +75,10 @@ export class JetStreamJournal implements Journal {
     let tip = this.tips.get(stream);
     if (!tip || tip.version !== expectedVersion) tip = await this.tipOf(subject);
     if (tip.version !== expectedVersion) throw new VersionConflictError(stream, expectedVersion, tip.version);
-    const h = headers();
-    h.set('wf-first', String(expectedVersion + 1));
-    h.set('wf-last', String(expectedVersion + events.length));
-    h.set('wf-prev', String(tip.seq));
     let seq: number;
     try {
-      const ack = await this.js.publish(subject, pack(events), { headers: h, expect: { lastSubjectSequence: tip.seq } });
+      const commit: Commit = [expectedVersion + 1, tip.seq, events];
+      const ack = await this.js.publish(subject, pack(commit), { expect: { lastSubjectSequence: tip.seq } });
       seq = ack.seq;
     } catch (err) {
       if ((err as { code?: unknown }).code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((err as Error).message))) throw err;
@@ -92,12 +94,13 @@ export class JetStreamJournal implements Journal {
     const subject = subjectOf(this.names.prefix, stream);
     const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
     if (!last) return [];
-    const lastVersion = num(last, 'wf-last');
-    this.remember(stream, { version: lastVersion, seq: last.seq });
-    if (lastVersion <= afterVersion) return [];
-    const messages = lastVersion - afterVersion > WALK_LIMIT ? await this.forward(subject, last.seq) : await this.backward(last, afterVersion);
+    const tail = commitOf(last);
+    const version = lastVersion(tail);
+    this.remember(stream, { version, seq: last.seq });
+    if (version <= afterVersion) return [];
+    const commits = version - afterVersion > WALK_LIMIT ? await this.forward(subject, last.seq) : await this.backward(tail, afterVersion);
     const out: StoredEvent[] = [];
-    for (const m of messages) for (const e of unpack(m.data) as StoredEvent[]) if (e.version > afterVersion) out.push(e);
+    for (const c of commits) for (const e of c[2]) if (e.version > afterVersion) out.push(e);
     return out;
   }
 
@@ -110,7 +113,7 @@ export class JetStreamJournal implements Journal {
       for (const m of batch) {
         if (!m) return out;
         const name = nameOf(this.names.prefix, m.subject);
-        (unpack(m.data) as StoredEvent[]).forEach((event, i) => {
+        commitOf(m)[2].forEach((event, i) => {
           const position = m.seq * EVENTS_PER_MESSAGE + i;
           if (position > afterPosition && out.length < limit) out.push({ position, stream: name, event });
         });
@@ -138,31 +141,29 @@ export class JetStreamJournal implements Journal {
   /** The actor's current version and the sequence of its last message (0, 0 when new). */
   private async tipOf(subject: string): Promise<Tip> {
     const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
-    return last ? { version: num(last, 'wf-last'), seq: last.seq } : { version: 0, seq: 0 };
+    return last ? { version: lastVersion(commitOf(last)), seq: last.seq } : { version: 0, seq: 0 };
   }
 
-  /** Follows wf-prev from the last message back to the one holding afterVersion + 1. */
-  private async backward(last: StoredMsg, afterVersion: number): Promise<StoredMsg[]> {
+  /** Follows the back-links from the last commit to the one holding afterVersion + 1. */
+  private async backward(last: Commit, afterVersion: number): Promise<Commit[]> {
     const chain = [last];
-    let m = last;
-    while (num(m, 'wf-first') > afterVersion + 1) {
-      const prev = num(m, 'wf-prev');
-      if (prev === 0) break;
-      const p = await this.jsm.direct.getMessage(this.names.stream, { seq: prev });
-      if (!p) throw new Error(`journal message ${prev} missing (stream ${this.names.stream})`);
-      chain.push((m = p));
+    let c = last;
+    while (c[0] > afterVersion + 1 && c[1] !== 0) {
+      const p = await this.jsm.direct.getMessage(this.names.stream, { seq: c[1] });
+      if (!p) throw new Error(`journal message ${c[1]} missing (stream ${this.names.stream})`);
+      chain.push((c = commitOf(p)));
     }
     return chain.reverse();
   }
 
   /** Every message of one subject up to `lastSeq`, through an ordered consumer. */
-  private async forward(subject: string, lastSeq: number): Promise<StoredMsg[]> {
+  private async forward(subject: string, lastSeq: number): Promise<Commit[]> {
     const consumer = await this.js.consumers.get(this.names.stream, { filter_subjects: subject });
-    const out: StoredMsg[] = [];
+    const out: Commit[] = [];
     const messages = await consumer.consume({ max_messages: 256 });
     try {
       for await (const m of messages) {
-        out.push({ subject: m.subject, seq: m.seq, header: m.headers!, data: m.data } as StoredMsg);
+        out.push(unpack(m.data) as Commit);
         if (m.seq >= lastSeq) break;
       }
     } finally {
@@ -207,10 +208,4 @@ export class JetStreamJournal implements Journal {
       for (const l of this.listeners) l();
     });
   }
-}
-
-function num(m: StoredMsg, header: string): number {
-  const v = Number(m.header?.get(header));
-  if (!Number.isInteger(v)) throw new Error(`journal message ${m.seq} lacks header ${header}`);
-  return v;
 }
