@@ -101,13 +101,14 @@ export function parseBatch(body: unknown, maxReadings: number): HeartbeatBatch {
         if (!isNum(latitude) || latitude < -90 || latitude > 90) (ok = false), err(index, `${at}/position/latitude`, 'out_of_range', 'latitude must be a number from -90 to 90.');
         if (!isNum(longitude) || longitude < -180 || longitude > 180) (ok = false), err(index, `${at}/position/longitude`, 'out_of_range', 'longitude must be a number from -180 to 180.');
         if (!isNum(accuracy_metres) || accuracy_metres < 0) (ok = false), err(index, `${at}/position/accuracy_metres`, 'out_of_range', 'accuracy_metres must be a number >= 0.');
-        if (ok) position = { latitude: latitude as number, longitude: longitude as number, accuracy_metres: accuracy_metres as number };
+        // the decoded object is kept when it is exactly a GeoPoint (no copy on the hot path)
+        if (ok) position = Object.keys(p).length === 3 ? (p as unknown as Position) : { latitude: latitude as number, longitude: longitude as number, accuracy_metres: accuracy_metres as number };
       }
     }
     const connectivity = r.connectivity as Connectivity;
-    if (!CONNECTIVITY.includes(connectivity)) err(index, `${at}/connectivity`, 'invalid_enum', `connectivity must be one of ${CONNECTIVITY.join(', ')}.`);
+    if (connectivity !== 'good' && connectivity !== 'fair' && connectivity !== 'poor' && connectivity !== 'offline') err(index, `${at}/connectivity`, 'invalid_enum', `connectivity must be one of ${CONNECTIVITY.join(', ')}.`);
     const availability = r.availability as AvailabilityState | undefined;
-    if (availability !== undefined && !AVAILABILITY_STATES.includes(availability)) err(index, `${at}/availability`, 'invalid_enum', `availability must be one of ${AVAILABILITY_STATES.join(', ')}.`);
+    if (availability !== undefined && availability !== 'available' && availability !== 'unavailable') err(index, `${at}/availability`, 'invalid_enum', `availability must be one of ${AVAILABILITY_STATES.join(', ')}.`);
     const battery = r.battery_percent ?? null;
     if (battery !== null && (!Number.isInteger(battery) || (battery as number) < 0 || (battery as number) > 100)) err(index, `${at}/battery_percent`, 'out_of_range', 'battery_percent must be an integer from 0 to 100 or null.');
     const mock = r.mock_location_detected ?? null;
@@ -120,10 +121,21 @@ export function parseBatch(body: unknown, maxReadings: number): HeartbeatBatch {
   return { workerId: workerId as string, readings };
 }
 
-/** The stored form of an accepted reading (ReadingStore data; spec 2.8 field names). */
-export function storedReading(r: Reading) {
+/**
+ * The stored form of an accepted reading (ReadingStore data; spec 2.8 field names). recorded_at is
+ * the StoredReading's recordedAt (ms) and is not repeated here.
+ */
+export interface StoredReadingData {
+  position: Position | null;
+  connectivity: Connectivity;
+  availability: AvailabilityState | null;
+  battery_percent: number | null;
+  mock_location_detected: boolean | null;
+  device_integrity_attested: boolean | null;
+}
+
+export function storedReading(r: Reading): StoredReadingData {
   return {
-    recorded_at: new Date(r.recordedAt).toISOString(),
     position: r.position ?? null,
     connectivity: r.connectivity,
     availability: r.availability ?? null,

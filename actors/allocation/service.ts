@@ -116,13 +116,14 @@ export class AllocationService {
       let positioned = undefined as (typeof v.accepted)[number] | undefined;
       for (let i = v.accepted.length - 1; i >= 0 && !positioned; i--) if (v.accepted[i].position) positioned = v.accepted[i];
       if (positioned) {
-        const answer = await this.network.check({
+        const pending = this.network.check({
           worker_id: batch.workerId,
           latitude: positioned.position!.latitude,
           longitude: positioned.position!.longitude,
           recorded_at: positioned.recordedAt,
           connectivity: positioned.connectivity,
         });
+        const answer = pending instanceof Promise ? await pending : pending;
         if (answer.outcome === 'inconsistent') signals.push({ source: 'network_cross_check', firedAt: positioned.recordedAt, detail: answer.detail });
       }
     }

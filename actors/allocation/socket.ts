@@ -4,7 +4,7 @@
  * and gets the HeartbeatReceipt back in the same encoding; the batch goes through exactly the code
  * path of POST /v1/allocation/heartbeats. A refusal comes back as an error frame (the gateway's).
  */
-import { Packr } from 'msgpackr';
+import { Packr, Unpackr } from 'msgpackr';
 import { ApiError } from '../../runtime/errors.ts';
 import type { SocketDef } from '../../runtime/route.ts';
 import { service } from './routes.ts';
@@ -12,6 +12,7 @@ import { service } from './routes.ts';
 export const HEARTBEAT_SOCKET_PATH = '/v1/allocation/heartbeats/stream';
 
 const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 const decoder = new TextDecoder();
 
 export const heartbeatSocket: SocketDef = {
@@ -22,7 +23,7 @@ export const heartbeatSocket: SocketDef = {
   async onMessage(frame, ctx) {
     let body: unknown;
     try {
-      body = frame.binary ? packr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
+      body = frame.binary ? unpackr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
     } catch (e) {
       throw new ApiError('invalid_request', `The frame is not a readable ${frame.binary ? 'msgpack' : 'JSON'} batch: ${(e as Error).message}.`);
     }

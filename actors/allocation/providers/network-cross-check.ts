@@ -27,7 +27,8 @@ export type CrossCheckAnswer =
 
 export interface NetworkCrossCheckProvider {
   readonly name: string;
-  check(input: CrossCheckInput): Promise<CrossCheckAnswer>;
+  /** A provider that answers at once may return the answer itself (no promise on the hot path). */
+  check(input: CrossCheckInput): CrossCheckAnswer | Promise<CrossCheckAnswer>;
 }
 
 export const NETWORK_TEST_VALUES = {
@@ -38,7 +39,7 @@ export const NETWORK_TEST_VALUES = {
 export class SandboxNetworkCrossCheck implements NetworkCrossCheckProvider {
   readonly name = 'sandbox_network_cross_check';
 
-  async check(input: CrossCheckInput): Promise<CrossCheckAnswer> {
+  check(input: CrossCheckInput): CrossCheckAnswer {
     if (input.worker_id.endsWith(NETWORK_TEST_VALUES.mismatch))
       return { outcome: 'inconsistent', detail: `The serving cell does not cover ${input.latitude.toFixed(4)}, ${input.longitude.toFixed(4)} (sandbox test value).`, mocked: true };
     if (input.worker_id.endsWith(NETWORK_TEST_VALUES.noAnswer)) return { outcome: 'no_answer', mocked: true };

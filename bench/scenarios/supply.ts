@@ -1,0 +1,124 @@
+/**
+ * Supply bench (issue 6), one run:
+ * - 1,000,000 workers at random over Lagos (lat 6.4-6.7, lng 3.2-3.6) in the supply map (the
+ *   area's SupplyMap: H3 resolution 9, regions at resolution 5), and the same points in a Redis GEO
+ *   set (GEOADD, 1,000 points per command);
+ * - the nearest 50 within 5 km of random points: our exact ring-expansion query, and Redis
+ *   `GEOSEARCH key FROMLONLAT lng lat BYRADIUS 5 km ASC COUNT 50` over the same points.
+ * Our query runs in this process (the map lives in the server process; a query is a function
+ * call for the ranking that uses it); Redis is queried through ioredis, pipelined (64 in flight)
+ * so its figure is bound by the Redis server, not by round trips. Targets: >= 200x Redis's
+ * queries/s, p99 < 1 ms. Resident memory per worker is printed.
+ * BENCH_SUPPLY_WORKERS, BENCH_SUPPLY_QUERIES override the sizes.
+ */
+import { Redis } from 'ioredis';
+import { SupplyMap } from '../../actors/allocation/supply-map.ts';
+import { absolute, compared, round, type BenchResult } from '../report.ts';
+
+const WORKERS = Number(process.env.BENCH_SUPPLY_WORKERS ?? 1_000_000);
+const QUERIES = Number(process.env.BENCH_SUPPLY_QUERIES ?? 20_000);
+const REDIS_QUERIES = Number(process.env.BENCH_SUPPLY_REDIS_QUERIES ?? 500);
+const RADIUS = 5000;
+const LIMIT = 50;
+const ORG = 'org_bench';
+const KEY = `bench:supply:${process.pid}`;
+
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+export default async function supply(): Promise<BenchResult[]> {
+  const rnd = rng(42);
+  const lat = new Float64Array(WORKERS);
+  const lng = new Float64Array(WORKERS);
+  const ids: string[] = new Array(WORKERS);
+  for (let i = 0; i < WORKERS; i++) {
+    lat[i] = 6.4 + rnd() * 0.3;
+    lng[i] = 3.2 + rnd() * 0.4;
+    ids[i] = `wrk_${i.toString(36).padStart(8, '0')}`;
+  }
+  const points = Array.from({ length: QUERIES }, () => [6.4 + rnd() * 0.3, 3.2 + rnd() * 0.4] as const);
+
+  // -- ours ------------------------------------------------------------------------------------
+  gc?.();
+  const before = process.memoryUsage();
+  const map = new SupplyMap(9, 5);
+  const t0 = performance.now();
+  for (let i = 0; i < WORKERS; i++)
+    map.apply(ORG, ids[i], { available: true, onAssignment: false, presence: 'reporting', latitude: lat[i], longitude: lng[i], suspended: false, flagOpen: false });
+  const buildMs = performance.now() - t0;
+  gc?.();
+  const after = process.memoryUsage();
+  const rssPerWorker = (after.rss - before.rss) / WORKERS;
+  const heapPerWorker = (after.heapUsed - before.heapUsed) / WORKERS;
+
+  for (let q = 0; q < Math.min(2000, QUERIES); q++) map.nearest(ORG, points[q][0], points[q][1], RADIUS, LIMIT); // warm
+  const lat_us = new Float64Array(QUERIES);
+  let found = 0;
+  const q0 = performance.now();
+  for (let q = 0; q < QUERIES; q++) {
+    const s = performance.now();
+    found += map.nearest(ORG, points[q][0], points[q][1], RADIUS, LIMIT).length;
+    lat_us[q] = (performance.now() - s) * 1000;
+  }
+  const oursQps = QUERIES / ((performance.now() - q0) / 1000);
+  lat_us.sort();
+  const p50 = lat_us[Math.floor(QUERIES * 0.5)];
+  const p99 = lat_us[Math.floor(QUERIES * 0.99)];
+
+  // -- Redis -----------------------------------------------------------------------------------
+  const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  let redisQps = 0;
+  let redisP99 = 0;
+  let redisFound = 0;
+  try {
+    await redis.del(KEY);
+    for (let i = 0; i < WORKERS; ) {
+      const p = redis.pipeline();
+      for (let c = 0; c < 50 && i < WORKERS; c++) {
+        const args: (string | number)[] = [];
+        for (let k = 0; k < 1000 && i < WORKERS; k++, i++) args.push(lng[i], lat[i], ids[i]);
+        p.geoadd(KEY, ...args);
+      }
+      await p.exec();
+    }
+    const lats: number[] = [];
+    const r0 = performance.now();
+    const inflight = 64;
+    let next = 0;
+    async function lane() {
+      while (next < REDIS_QUERIES) {
+        const q = next++;
+        const s = performance.now();
+        const res = (await redis.call('GEOSEARCH', KEY, 'FROMLONLAT', points[q][1], points[q][0], 'BYRADIUS', RADIUS / 1000, 'km', 'ASC', 'COUNT', LIMIT)) as string[];
+        lats.push((performance.now() - s) * 1000);
+        redisFound += res.length;
+      }
+    }
+    await Promise.all(Array.from({ length: inflight }, lane));
+    redisQps = REDIS_QUERIES / ((performance.now() - r0) / 1000);
+    lats.sort((a, b) => a - b);
+    redisP99 = lats[Math.floor(lats.length * 0.99)];
+  } finally {
+    await redis.del(KEY).catch(() => {});
+    redis.disconnect();
+  }
+
+  const note = `${WORKERS.toLocaleString('en-US')} workers, nearest ${LIMIT} within ${RADIUS / 1000} km; ours in-process, Redis via ioredis 64 in flight`;
+  return [
+    compared('supply query (ours, exact)', round(oursQps, 0), 'queries/s', 'Redis GEOSEARCH BYRADIUS 5 km ASC COUNT 50', round(redisQps, 1), 200, note),
+    absolute('supply query p99 (ours)', round(p99 / 1000, 4), 'ms', 1, false, `p50 ${round(p50 / 1000, 4)} ms; Redis p99 under load ${round(redisP99 / 1000, 1)} ms`),
+    absolute('results per query (ours / Redis)', round(found / QUERIES, 2), 'workers', undefined, true, `Redis ${round(redisFound / Math.max(1, REDIS_QUERIES), 2)}`),
+    absolute('resident memory per worker', round(rssPerWorker, 1), 'bytes', undefined, false, `heap ${round(heapPerWorker, 1)} B/worker; ${round((after.rss - before.rss) / 1048576, 0)} MiB for the map`),
+    absolute('map build', round(WORKERS / (buildMs / 1000), 0), 'workers/s'),
+  ];
+}
