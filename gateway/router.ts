@@ -21,6 +21,8 @@ export type Match =
 export class Router {
   private readonly root = node();
   private readonly all: RouteDef[] = [];
+  /** Paths without parameters, matched by one map lookup before the trie. */
+  private readonly exact = new Map<string, Node>();
 
   add(route: RouteDef): void {
     let n = this.root;
@@ -40,6 +42,7 @@ export class Router {
     }
     if (n.routes.has(route.method)) throw new Error(`route ${route.method} ${route.path} declared twice`);
     n.routes.set(route.method, route);
+    if (!route.path.includes('{')) this.exact.set(route.path, n);
     this.all.push(route);
   }
 
@@ -48,9 +51,8 @@ export class Router {
   }
 
   match(method: string, path: string): Match {
-    const segs = split(path);
     const params: Record<string, string> = {};
-    const found = walk(this.root, segs, 0, params);
+    const found = this.exact.get(path) ?? walk(this.root, split(path), 0, params);
     if (!found) return { kind: 'not_found' };
     const r = found.routes.get(method as Method);
     if (r) return { kind: 'route', route: r, params };

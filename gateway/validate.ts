@@ -14,9 +14,14 @@ import { MONEY_MARK } from '../runtime/money.ts';
 export interface Validator {
   schema: TSchema;
   check: TypeCheck<TSchema>;
+  /** Whether an absent query (`{}`) passes: then a request without a query skips conversion. */
+  emptyPasses: boolean;
 }
 
-export const compile = (schema: TSchema): Validator => ({ schema, check: TypeCompiler.Compile(schema) });
+export function compile(schema: TSchema): Validator {
+  const check = TypeCompiler.Compile(schema);
+  return { schema, check, emptyPasses: check.Check({}) };
+}
 
 /** Throws validation_failed / invalid_money_amount naming every failing field under `root`. */
 export function assertValid(v: Validator, value: unknown, root: '' | '/query' = ''): void {
@@ -40,6 +45,7 @@ export function assertValid(v: Validator, value: unknown, root: '' | '/query' = 
 
 /** Query strings carry text: convert by the schema (limit=25 -> 25), then validate. */
 export function parseQuery(v: Validator | undefined, raw: string): unknown {
+  if (raw === '' && (v === undefined || v.emptyPasses)) return {};
   const out: Record<string, string | string[]> = {};
   if (raw) {
     for (const [k, val] of new URLSearchParams(raw)) {

@@ -25,8 +25,9 @@ export interface ApiKeyState {
   name: string;
   realm: Realm;
   scopes: string[];
-  created_at: number;
-  revoked_at: number | null;
+  /** RFC 3339, fixed at the event's commit (kept as text: the view is read on every list). */
+  created_at: string;
+  revoked_at: string | null;
 }
 
 interface IssueCommand {
@@ -55,7 +56,7 @@ export const ApiKey = defineActor({
   kind: 'api_key',
   prefix: 'api_key_',
   creates: ['issue'],
-  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], created_at: 0, revoked_at: null }),
+  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], created_at: '', revoked_at: null }),
   decide: {
     issue(state: ApiKeyState, cmd: IssueCommand): ApiKeyEvent[] {
       switch (state.status) {
@@ -73,7 +74,7 @@ export const ApiKey = defineActor({
         case 'active':
           return [{ type: 'api_key.revoked' }];
         case 'revoked':
-          throw conflict(`API key ${state.id} is already revoked (revoked_at ${iso(state.revoked_at!)}).`);
+          throw conflict(`API key ${state.id} is already revoked (revoked_at ${state.revoked_at}).`);
         case 'none':
           throw conflict('This API key does not exist.');
         default:
@@ -84,9 +85,9 @@ export const ApiKey = defineActor({
   evolve(state: ApiKeyState, e: ApiKeyEvent, meta): ApiKeyState {
     switch (e.type) {
       case 'api_key.created':
-        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, created_at: meta.at };
+        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, created_at: iso(meta.at) };
       case 'api_key.revoked':
-        return { ...state, status: 'revoked', revoked_at: meta.at };
+        return { ...state, status: 'revoked', revoked_at: iso(meta.at) };
       default:
         return assertNever(e);
     }
@@ -99,9 +100,9 @@ export const ApiKey = defineActor({
     name: s.name,
     realm: s.realm,
     scopes: s.scopes,
-    revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),
-    created_at: iso(s.created_at),
+    revoked_at: s.revoked_at,
+    created_at: s.created_at,
   }),
   // Newest first (ties by id); revoked keys stay in the list (spec 5.2).
-  indexes: (s: ApiKeyState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(s.created_at) }]),
+  indexes: (s: ApiKeyState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(Date.parse(s.created_at)) }]),
 });

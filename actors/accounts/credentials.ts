@@ -11,7 +11,8 @@
 import { ApiError } from '../../runtime/errors.ts';
 import type { Auth, Principal } from '../../runtime/route.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
-import { digest, digestsEqual } from './secrets.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { digest } from './secrets.ts';
 
 export type Realm = 'test' | 'live';
 
@@ -32,6 +33,38 @@ export async function removeCredential(kv: KeyValueStore, secretDigest: string):
 
 /** Principal objects per record object (records read from an in-process store are reused). */
 const principals = new WeakMap<object, Principal>();
+
+/**
+ * secret -> digest, bounded: a client sends the same credential on every request, and the digest
+ * is a pure function of it. Dropped wholesale when full (no per-entry bookkeeping on the hot path).
+ */
+const DIGEST_CACHE_MAX = 10_000;
+interface Digest {
+  hex: string;
+  bytes: Buffer;
+}
+const digests = new Map<string, Digest>();
+function digestOf(secret: string): Digest {
+  let d = digests.get(secret);
+  if (d === undefined) {
+    if (digests.size >= DIGEST_CACHE_MAX) digests.clear();
+    const hex = digest(secret);
+    d = { hex, bytes: Buffer.from(hex, 'hex') };
+    digests.set(secret, d);
+  }
+  return d;
+}
+
+/** Digest bytes per record object, so the constant-time compare allocates nothing when reused. */
+const recordBytes = new WeakMap<object, Buffer>();
+function sameDigest(rec: CredentialRecord, d: Digest): boolean {
+  let b = recordBytes.get(rec);
+  if (!b) {
+    b = Buffer.from(rec.digest, 'hex');
+    recordBytes.set(rec, b);
+  }
+  return b.length === d.bytes.length && timingSafeEqual(b, d.bytes);
+}
 
 function principalOf(rec: CredentialRecord): Principal {
   let p = principals.get(rec);
@@ -61,9 +94,10 @@ function bearer(headers: Readonly<Record<string, string>>): string | undefined {
 }
 
 async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialRecord | undefined> {
-  const d = digest(secret);
-  const rec = await kv.get<CredentialRecord>(key(d));
-  return rec && digestsEqual(rec.digest, d) ? rec : undefined;
+  if (secret.length > 512) return undefined;
+  const d = digestOf(secret);
+  const rec = await kv.get<CredentialRecord>(key(d.hex));
+  return rec && sameDigest(rec, d) ? rec : undefined;
 }
 
 /**

@@ -1,0 +1,267 @@
+/**
+ * Gateway bench (issue 3). One run measures, on one server core (taskset -c 0) with the load
+ * generator in another process on the other core (taskset -c 1):
+ *
+ *   1. bare uWebSockets.js hello-world JSON GET              (baseline for 2)
+ *   2. authenticated GET /v1/api_keys through the full pipeline (target >= 50% of 1)
+ *   3. bare uWebSockets.js POST echo                          (baseline for 4)
+ *   4. idempotent POST /v1/api_keys, a fresh Idempotency-Key each (target >= 40% of 3)
+ *   5. the same POST replayed (one key, one body): the idempotency layer alone (informative)
+ *
+ * Each figure is also given per second of server CPU (read from /proc), which other processes on a
+ * shared machine do not move.
+ *
+ * The load generator is written here on node:net: keep-alive connections with HTTP/1.1
+ * pipelining, a fixed number of requests in flight per connection, responses framed by
+ * Content-Length. This file is also the child processes: `--serve bare|full` and `--load <json>`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { compared, type BenchResult } from '../report.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+/**
+ * Requests in flight per connection. Default 1 (keep-alive, no pipelining): this uWebSockets.js
+ * build drops a connection that pipelines a request behind one whose response is still pending past
+ * the handler's microtask checkpoint, so pipelining is not a load shape the platform can serve in
+ * general; the bare baselines are measured under the same shape.
+ */
+const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 1);
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (child, core 1)
+
+interface LoadSpec {
+  port: number;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key per request. */
+  uniqueKey?: boolean;
+  seconds: number;
+  warmup: number;
+  connections: number;
+  pipeline: number;
+  /** The server process, whose CPU time over the counted window is read from /proc. */
+  serverPid: number;
+}
+
+interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  /** Server CPU seconds (user + system) spent in the counted window. */
+  serverCpu: number;
+  /** Requests per server CPU-second: robust to other processes on a shared machine. */
+  perCpuSecond: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+}
+
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  const fixed =
+    `${spec.method} ${spec.path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: keep-alive\r\n` +
+    Object.entries(spec.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+    (spec.body !== undefined ? `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(spec.body)}\r\n` : '');
+  const tail = '\r\n' + (spec.body ?? '');
+  const staticReq = Buffer.from(fixed + tail);
+  let seq = 0;
+  const next = (): Buffer | string => (spec.uniqueKey ? `${fixed}idempotency-key: bench-${process.pid}-${seq++}\r\n${tail}` : staticReq);
+
+  let counting = false;
+  let done = 0;
+  let non2xx = 0;
+  const statuses: Record<string, number> = {};
+  let stopped = false;
+  const sockets: Socket[] = [];
+
+  const open = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const s = connect(spec.port, '127.0.0.1');
+      s.setNoDelay(true);
+      sockets.push(s);
+      let buf: Buffer = Buffer.alloc(0);
+      s.on('connect', () => {
+        const batch: Array<Buffer | string> = [];
+        for (let i = 0; i < spec.pipeline; i++) batch.push(next());
+        s.write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
+        resolve();
+      });
+      s.on('error', (e) => (stopped ? undefined : reject(e)));
+      s.on('data', (chunk: Buffer) => {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        let completed = 0;
+        for (;;) {
+          const end = buf.indexOf('\r\n\r\n');
+          if (end < 0) break;
+          const head = buf.toString('latin1', 0, end);
+          const m = /content-length: *(\d+)/i.exec(head);
+          const len = m ? Number(m[1]) : 0;
+          if (buf.length < end + 4 + len) break;
+          const status = head.slice(9, 12);
+          buf = buf.subarray(end + 4 + len);
+          completed++;
+          if (counting) {
+            done++;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status[0] !== '2') non2xx++;
+          }
+        }
+        if (completed && !stopped) {
+          if (spec.uniqueKey) {
+            let out = '';
+            for (let i = 0; i < completed; i++) out += next() as string;
+            s.write(out);
+          } else {
+            s.write(completed === 1 ? staticReq : Buffer.concat(Array(completed).fill(staticReq)));
+          }
+        }
+      });
+    });
+
+  await Promise.all(Array.from({ length: spec.connections }, open));
+  await new Promise((r) => setTimeout(r, spec.warmup * 1000));
+  counting = true;
+  const cpu0 = cpuSeconds(spec.serverPid);
+  const t0 = process.hrtime.bigint();
+  await new Promise((r) => setTimeout(r, spec.seconds * 1000));
+  counting = false;
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  const serverCpu = cpuSeconds(spec.serverPid) - cpu0;
+  stopped = true;
+  for (const s of sockets) s.destroy();
+  return { requests: done, seconds: elapsed, rps: done / elapsed, serverCpu, perCpuSecond: serverCpu > 0 ? done / serverCpu : 0, non2xx, statuses };
+}
+
+/** utime + stime of a process, in seconds (Linux /proc; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers (child, core 0)
+
+async function serveBareChild(): Promise<void> {
+  const { serveBare } = await import('../../gateway/uws.ts');
+  const s = await serveBare('127.0.0.1', 0);
+  process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
+}
+
+async function serveFullChild(): Promise<void> {
+  const { areas: all } = await import('../../actors/index.ts');
+  // BENCH_AREAS=accounts,ledger mounts only those areas (to tell gateway cost from other areas' work).
+  const only = process.env.BENCH_AREAS?.split(',').filter(Boolean);
+  const areas = only ? all.filter((a) => only.includes(a.name)) : all;
+  const { startGateway } = await import('../../gateway/index.ts');
+  const { SystemClock, createPlatform } = await import('../../runtime/index.ts');
+  const { createMemoryStores } = await import('../../stores/index.ts');
+  const clock = new SystemClock();
+  const platform = await createPlatform({ areas, stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
+  const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
+  const res = await fetch(`http://127.0.0.1:${gw.port}/v1/registrations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `bench${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
+  });
+  const reg = (await res.json()) as { api_key: { key: string } };
+  process.stdout.write(JSON.stringify({ port: gw.port, key: reg.api_key.key }) + '\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestration (parent)
+
+function child(core: number, args: string[]): ChildProcess {
+  return spawn('taskset', ['-c', String(core), process.execPath, '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+function firstLine(p: ChildProcess): Promise<any> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    p.stdout!.on('data', (c) => {
+      buf += c;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)));
+    });
+    p.on('exit', (code) => reject(new Error(`child exited ${code} before answering`)));
+  });
+}
+
+async function startServer(kind: 'bare' | 'full'): Promise<{ port: number; key?: string; pid: number; stop(): void }> {
+  const p = child(0, ['--serve', kind]);
+  const info = await firstLine(p);
+  return { ...info, pid: p.pid!, stop: () => p.kill('SIGKILL') };
+}
+
+async function runLoad(spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline'>): Promise<LoadResult> {
+  const post = spec.method === 'POST';
+  // Requests with a body are never pipelined (see PIPELINE).
+  const full: LoadSpec = { seconds: SECONDS, warmup: WARMUP_SECONDS, connections: CONNECTIONS, pipeline: post ? 1 : PIPELINE, ...spec };
+  const p = child(1, ['--load', JSON.stringify(full)]);
+  const r = (await firstLine(p)) as LoadResult;
+  if (r.non2xx) process.stderr.write(`  ${spec.method} ${spec.path}: ${r.non2xx} non-2xx ${JSON.stringify(r.statuses)}\n`);
+  return r;
+}
+
+export default async function gatewayBench(): Promise<BenchResult[]> {
+  const echoBody = JSON.stringify({ name: 'bench key' });
+  const bare = await startServer('bare');
+  let bareGet: LoadResult;
+  let barePost: LoadResult;
+  try {
+    bareGet = await runLoad({ serverPid: bare.pid, port: bare.port, method: 'GET', path: '/hello', headers: {} });
+    barePost = await runLoad({ serverPid: bare.pid, port: bare.port, method: 'POST', path: '/echo', headers: {}, body: echoBody });
+  } finally {
+    bare.stop();
+  }
+  const full = await startServer('full');
+  let listGet: LoadResult;
+  let idemPost: LoadResult;
+  let replayPost: LoadResult;
+  try {
+    const auth = { 'service-api-key': full.key! };
+    listGet = await runLoad({ serverPid: full.pid, port: full.port, method: 'GET', path: '/v1/api_keys', headers: auth });
+    replayPost = await runLoad({ serverPid: full.pid, port: full.port, method: 'POST', path: '/v1/api_keys', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: echoBody });
+    idemPost = await runLoad({ serverPid: full.pid, port: full.port, method: 'POST', path: '/v1/api_keys', headers: auth, body: echoBody, uniqueKey: true });
+  } finally {
+    full.stop();
+  }
+  const note = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x ${PIPELINE} in flight, ${SECONDS}s`;
+  const postNote = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x 1 in flight, ${SECONDS}s`;
+  const errs = (r: LoadResult) => (r.non2xx ? `; ${r.non2xx} non-2xx` : '');
+  return [
+    compared('authenticated list GET (full pipeline)', Math.round(listGet.rps), 'req/s', 'bare uWS hello-world GET', Math.round(bareGet.rps), 0.5, note + errs(listGet)),
+    compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + '; creates an api_key actor per request' + errs(idemPost)),
+    compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + errs(replayPost)),
+    // The same figures per second of server CPU: on a shared machine wall-clock rates move with
+    // whatever else runs; CPU-normalised rates do not (no target: informative).
+    compared('authenticated list GET per server CPU-second', Math.round(listGet.perCpuSecond), 'req/cpu-s', 'bare GET per server CPU-second', Math.round(bareGet.perCpuSecond), undefined, `server CPU ${listGet.serverCpu.toFixed(2)}s vs ${bareGet.serverCpu.toFixed(2)}s`),
+    compared('idempotent POST per server CPU-second', Math.round(idemPost.perCpuSecond), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpuSecond), undefined, `server CPU ${idemPost.serverCpu.toFixed(2)}s vs ${barePost.serverCpu.toFixed(2)}s`),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child entry points
+
+if (process.argv[1] === SELF) {
+  const [role, arg] = process.argv.slice(2);
+  if (role === '--serve') {
+    process.on('SIGTERM', () => process.exit(0)); // lets --cpu-prof write its profile
+    await (arg === 'bare' ? serveBareChild() : serveFullChild());
+  } else if (role === '--load') {
+    const r = await load(JSON.parse(arg) as LoadSpec);
+    process.stdout.write(JSON.stringify(r) + '\n');
+    process.exit(0);
+  }
+}
