@@ -104,6 +104,8 @@ export class LiveWorkers {
       if (e.type === 'worker.integrity_flag_closed') lw.closedFlags.delete((e.data as { flag_id: string }).flag_id);
     }
     lw.state = s;
+    // an overlay matters only while the actor lags: drop it once it no longer concerns the state
+    for (const [flag, suspends] of lw.closedFlags) if (flag !== s.open_flag_id && (!suspends || s.suspended_by === flag)) lw.closedFlags.delete(flag);
     return lw;
   }
 

@@ -165,7 +165,7 @@ export class AllocationService {
     }
     if (!fresh.length) return;
     const mocked = fresh.some((x) => x.source === 'network_cross_check');
-    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked }, { org: lw.org, requestId: caller.requestId, principal: caller.principal });
+    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, { org: lw.org, requestId: caller.requestId, principal: caller.principal });
   }
 
   // -- availability -----------------------------------------------------------------------------

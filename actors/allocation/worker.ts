@@ -11,7 +11,7 @@
  * set_assignment    on_assignment differs                          worker.assignment_changed            on_assignment, history
  * record_presence   presence differs from the recorded one         worker.presence_changed              presence
  * report_drift      no drift recorded since availability changed   worker.availability_drift_detected   drift_reported
- * report_signals    no open flag                                   worker.integrity_flag_opened         open_flag_id, sources
+ * report_signals    no open flag (or it was decided meanwhile)     worker.integrity_flag_opened         open_flag_id, sources
  * report_signals    open flag, a source not yet reported to it     worker.integrity_signals_reported    sources
  * report_signals    every source already reported                  -                                    -
  * close_flag        flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
@@ -112,13 +112,15 @@ export const Worker = defineActor({
     report_drift(s: WorkerState, cmd: { reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }): WorkerEvent[] {
       return s.drift_reported ? [] : [{ type: 'worker.availability_drift_detected', ...cmd }];
     },
-    report_signals(s: WorkerState, cmd: { signals: WireSignal[]; livemode: boolean; mocked: boolean }, ctx): WorkerEvent[] {
-      const seen = new Set(s.open_flag_id ? s.open_flag_sources : []);
+    report_signals(s: WorkerState, cmd: { signals: WireSignal[]; livemode: boolean; mocked: boolean; closed_flags?: string[] }, ctx): WorkerEvent[] {
+      // a flag already decided (its decision not yet recorded here) gathers nothing more
+      const open = s.open_flag_id !== null && !(cmd.closed_flags ?? []).includes(s.open_flag_id);
+      const seen = new Set(open ? s.open_flag_sources : []);
       const fresh: WireSignal[] = [];
       for (const sig of cmd.signals) if (!seen.has(sig.source)) seen.add(sig.source), fresh.push(sig);
       if (fresh.length === 0) return [];
-      if (!s.open_flag_id) return [{ type: 'worker.integrity_flag_opened', flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
-      return [{ type: 'worker.integrity_signals_reported', flag_id: s.open_flag_id, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+      if (!open) return [{ type: 'worker.integrity_flag_opened', flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+      return [{ type: 'worker.integrity_signals_reported', flag_id: s.open_flag_id!, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
     },
     close_flag(s: WorkerState, cmd: { flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }): WorkerEvent[] {
       if (s.open_flag_id !== cmd.flag_id && !cmd.suspends) return [];

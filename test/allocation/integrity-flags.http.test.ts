@@ -124,6 +124,17 @@ describe('adjudicate (spec 3 Integrity flag)', () => {
     expect((await h.request('GET', `/v1/allocation/integrity_flags/${flag.id}`)).body.status).toBe('open');
   });
 
+  it('a signal right after a decision opens a new flag; the decided one keeps its decision (spec 3)', async () => {
+    const { w, flag } = await flagged([{ mock_location_detected: true }]);
+    await adjudicate(flag.id, { outcome: 'dismissed', reason: 'first look' });
+    await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now(), { mock_location_detected: true })] });
+    await h.platform.system.settle();
+    const flags = (await h.request('GET', `/v1/allocation/integrity_flags?worker_id=${w}`)).body.data as { id: string; status: string }[];
+    expect(flags.map((f) => f.status).sort()).toEqual(['dismissed', 'open']);
+    expect(flags.find((f) => f.status === 'dismissed')!.id).toBe(flag.id);
+    expect(await supplyOf(w)).toMatchObject({ in_map: false, excluded_because: 'integrity_flag_open' });
+  });
+
   it('another organisation cannot read or decide the flag (403 organisation_mismatch)', async () => {
     const { flag } = await flagged([{ mock_location_detected: true }]);
     const other = await h.register();
