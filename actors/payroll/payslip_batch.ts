@@ -14,18 +14,17 @@ import { defineActor } from '../../runtime/actor.ts';
 import { assertNever } from '../../runtime/errors.ts';
 import { randomSuffix } from '../../runtime/ids.ts';
 import { RUN_PREFIX } from './ids.ts';
-import type { PayslipRecord } from './payslip_record.ts';
+import type { PayslipColumns } from './payslip_columns.ts';
 
 /** Payslips per batch: about 400 KB encoded, well under a 1 MB JetStream message. */
 export const PAYSLIPS_PER_BATCH = 500;
 
 export interface BatchState {
   run_id: string;
-  from: number;
-  payslips: PayslipRecord[];
+  columns: PayslipColumns | null;
 }
 
-type Event = { type: 'payslip_batch.recorded'; run_id: string; from: number; payslips: PayslipRecord[] };
+type Event = { type: 'payslip_batch.recorded'; run_id: string; columns: PayslipColumns };
 
 /** Batch ids of one calculation: the run's suffix, a random calculation token, the batch number. */
 export const calculationToken = () => randomSuffix(8);
@@ -35,20 +34,20 @@ export const PayslipBatch = defineActor({
   kind: 'payslip_batch',
   prefix: 'payslip_batch_',
   creates: ['record'],
-  initial: (): BatchState => ({ run_id: '', from: 0, payslips: [] }),
+  initial: (): BatchState => ({ run_id: '', columns: null }),
   decide: {
-    record(_s: BatchState, cmd: { run_id: string; from: number; payslips: PayslipRecord[] }, ctx): Event[] {
+    record(_s: BatchState, cmd: { run_id: string; columns: PayslipColumns }, ctx): Event[] {
       if (ctx.version > 0) return [];
-      return [{ type: 'payslip_batch.recorded', run_id: cmd.run_id, from: cmd.from, payslips: cmd.payslips }];
+      return [{ type: 'payslip_batch.recorded', run_id: cmd.run_id, columns: cmd.columns }];
     },
   },
-  evolve(s: BatchState, e: Event): BatchState {
+  evolve(_s: BatchState, e: Event): BatchState {
     switch (e.type) {
       case 'payslip_batch.recorded':
-        return { run_id: e.run_id, from: e.from, payslips: e.payslips };
+        return { run_id: e.run_id, columns: e.columns };
       default:
         return assertNever(e.type);
     }
   },
-  view: (s: BatchState) => ({ object: 'payslip_batch', run_id: s.run_id, from: s.from, count: s.payslips.length }),
+  view: (s: BatchState) => ({ object: 'payslip_batch', run_id: s.run_id, from: s.columns?.from ?? 0, count: s.columns?.count ?? 0 }),
 });

@@ -2,6 +2,7 @@
 import type { ActorSystem } from '../../runtime/system.ts';
 import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './payslip_batch.ts';
 import type { PayslipRecord } from './payslip_record.ts';
+import { fromColumns, recordAt, toColumns } from './payslip_columns.ts';
 import type { RunState } from './run.ts';
 
 interface Opts {
@@ -18,7 +19,7 @@ export async function writeBatches(system: ActorSystem, runId: string, records: 
   for (let from = 0, k = 0; from < records.length; from += PAYSLIPS_PER_BATCH, k++) {
     const id = batchId(runId, token, k);
     ids.push(id);
-    writes.push(system.ask(PayslipBatch, id, 'record', { run_id: runId, from, payslips: records.slice(from, from + PAYSLIPS_PER_BATCH) }, opts));
+    writes.push(system.ask(PayslipBatch, id, 'record', { run_id: runId, columns: toColumns(records.slice(from, from + PAYSLIPS_PER_BATCH), from) }, opts));
   }
   await Promise.all(writes);
   return ids;
@@ -30,7 +31,7 @@ const batch = (system: ActorSystem, s: RunState, id: string) => system.state<Bat
 export async function loadPayslips(system: ActorSystem, s: RunState): Promise<PayslipRecord[]> {
   const parts = await Promise.all(s.batches.map((id) => batch(system, s, id)));
   const out: PayslipRecord[] = [];
-  for (const b of parts) for (const p of b.payslips) out.push(p);
+  for (const b of parts) if (b.columns) for (const p of fromColumns(b.columns)) out.push(p);
   return out;
 }
 
@@ -39,8 +40,9 @@ export async function loadRange(system: ActorSystem, s: RunState, start: number,
   const end = Math.min(start + limit, s.totals.payslip_count);
   const out: PayslipRecord[] = [];
   for (let k = Math.floor(start / PAYSLIPS_PER_BATCH); k < s.batches.length && k * PAYSLIPS_PER_BATCH < end; k++) {
-    const b = await batch(system, s, s.batches[k]);
-    for (const p of b.payslips) if (p.n >= start && p.n < end) out.push(p);
+    const c = (await batch(system, s, s.batches[k])).columns;
+    if (!c) continue;
+    for (let i = Math.max(0, start - c.from); i < c.count && c.from + i < end; i++) out.push(recordAt(c, i));
   }
   return out;
 }

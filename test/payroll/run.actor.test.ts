@@ -107,3 +107,16 @@ describe('payroll run transitions (spec 3 Payroll run)', () => {
     expect(rebuilt.status).toBe('partially_settled');
   });
 });
+
+describe('payslip columns', () => {
+  it('a batch journalled in column form reads back as the records that were calculated', async () => {
+    const { toColumns, fromColumns } = await import('../../actors/payroll/payslip_columns.ts');
+    await importN(5);
+    const { id } = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
+    await calculateRun(platform, maker, id);
+    const slips = await loadPayslips(system, await system.state<RunState>(Run, id, ORG));
+    expect(slips).toHaveLength(5);
+    expect(fromColumns(roundTrip(toColumns(slips, 0)))).toEqual(slips);
+    expect(slips[3].payee.months_employed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+});
