@@ -191,6 +191,7 @@ export class JetStreamJournal implements Journal {
       if (stopped || this.closed) return;
       const messages = await consumer.consume({ max_messages: 1024 });
       stop = () => messages.stop();
+      this.notify(); // appends made while the consumer was being created
       for await (const _ of messages) this.notify();
     })().catch(() => {});
   }

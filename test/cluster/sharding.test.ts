@@ -150,6 +150,23 @@ describe('shard leases and remote asks (DESIGN "Sharding")', () => {
     for (const id of ids) expect(versionsOf(await ms[0].stores.journal.read(`test_counter.${id}`, 0))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
   });
 
+  it('journal listeners hear appends made through another connection (the reaction dispatcher runs on one node)', async () => {
+    namespace = testNamespace('feed');
+    const a = await clusterTestStores(clock, { namespace, ephemeral: false });
+    const b = await clusterTestStores(clock, { namespace, ephemeral: false });
+    let heard = 0;
+    const off = b.journal.onAppend(() => heard++);
+    await new Promise((r) => setTimeout(r, 500)); // the watcher's consumer is up (it notifies once when ready)
+    heard = 0;
+    const ev = { version: 1, id: 'evt_1', type: 'x.happened', data: {}, at: clock.now(), org: ORG };
+    await a.journal.append('thing.one', 0, [ev]);
+    await until(() => heard > 0, 5_000);
+    expect((await b.journal.readFeed(0, 10)).map((f) => f.stream)).toEqual(['thing.one']);
+    off();
+    await a.close();
+    await b.close();
+  });
+
   it('a stale owner cannot write: two writers of one actor never both append at one version', async () => {
     namespace = testNamespace('stale');
     // Two systems with no placement at all, as if both believed they owned the shard.
