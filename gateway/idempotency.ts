@@ -12,6 +12,8 @@
  * is a lease: if its node dies, the lease ends and a retry executes. A response that says nothing
  * was applied (5xx, retryable) is not kept, so the retry runs again.
  * The request's fingerprint is its method, path and exact body bytes.
+ * A secret shown once (an API key, a client secret, a token) is never kept in a record: the
+ * pipeline hands over a replay body with those fields set to null (spec 5.2).
  */
 import { createHash } from 'node:crypto';
 import { ApiError } from '../runtime/errors.ts';
@@ -86,18 +88,21 @@ export class Idempotency {
       if (response.status >= 500) {
         await this.kv.delete(k);
       } else {
-        const text = typeof response.body === 'string';
+        const body = response.replayBody ?? response.body;
+        const text = typeof body === 'string';
         const stored: Stored = {
           state: 'done',
           fp,
           status: response.status,
           headers: response.headers,
-          body: text ? (response.body as string) : Buffer.from(response.body).toString('base64'),
+          body: text ? (body as string) : Buffer.from(body).toString('base64'),
           ...(text ? {} : { base64: true as const }),
         };
         await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
       }
-      return response;
+      if (response.replayBody === undefined) return response;
+      const { replayBody: _kept, ...sent } = response;
+      return sent;
     } catch (e) {
       await this.kv.delete(k);
       throw e;

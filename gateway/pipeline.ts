@@ -79,7 +79,12 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
         platform,
       };
       const out = await m.def.handler(req as RouteRequest<never, never>);
-      return toResponse(out, m.def.status ?? 200, requestId);
+      const response = toResponse(out, m.def.status ?? 200, requestId);
+      if (principal && w.method === 'POST' && typeof response.body === 'string') {
+        const redacted = withoutSecrets(isRouteResult(out) ? out.body : out);
+        if (redacted !== undefined) response.replayBody = JSON.stringify(redacted);
+      }
+      return response;
     } catch (e) {
       return errorResponse(e, requestId);
     }
@@ -139,6 +144,23 @@ function readBody(w: WireRequest): unknown {
   } catch (e) {
     throw new ApiError('invalid_request', `The request body is not valid JSON: ${(e as Error).message}.`);
   }
+}
+
+/**
+ * Fields that carry a secret shown once (spec 5.2; webhook secrets alike). An idempotent replay
+ * answers them as null: the platform keeps no secret, only digests.
+ */
+export const SHOWN_ONCE_FIELDS: ReadonlySet<string> = new Set(['key', 'client_secret', 'access_token', 'secret', 'token']);
+
+/** A copy of `x` with shown-once fields nulled (two levels deep), or undefined when it has none. */
+function withoutSecrets(x: unknown, depth = 0): unknown {
+  if (typeof x !== 'object' || x === null || Array.isArray(x) || depth > 1) return undefined;
+  let copy: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(x)) {
+    const inner = SHOWN_ONCE_FIELDS.has(k) && typeof v === 'string' ? null : withoutSecrets(v, depth + 1);
+    if (inner !== undefined) (copy ??= { ...(x as Record<string, unknown>) })[k] = inner;
+  }
+  return copy;
 }
 
 const RESULT_KEYS = new Set(['status', 'body', 'headers', 'raw']);

@@ -63,6 +63,8 @@ export interface WireResponse {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** What an idempotent replay sends instead of `body` (secrets shown once removed); not sent now. */
+  replayBody?: string;
 }
 
 /** Called when a request cannot even be read (body over the cap); answers with a response. */

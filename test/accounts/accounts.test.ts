@@ -146,6 +146,16 @@ describe('API keys (spec 2.2, 5.2, 5.6)', () => {
     expect(me.body.api_keys.map((k: { id: string }) => k.id)).toContain(c.body.id);
   });
 
+  it('a key is shown once: replaying its creation (same Idempotency-Key) answers key null, and no record keeps it', async () => {
+    const first = await h.request('POST', '/v1/api_keys', { body: { name: 'retry me' }, idempotencyKey: 'k-replay-secret' });
+    const replay = await h.request('POST', '/v1/api_keys', { body: { name: 'retry me' }, idempotencyKey: 'k-replay-secret' });
+    expect(first.body.key).toMatch(/^sk_test_/);
+    expect(replay.headers['service-idempotent-replay']).toBe('true');
+    expect(replay.body).toEqual({ ...first.body, key: null });
+    const stored = await h.platform.stores.kv.get(`idem:${h.org}:k-replay-secret`);
+    expect(JSON.stringify(stored)).not.toContain(first.body.key);
+  });
+
   it('later keys may carry fewer scopes, never more than the caller (403 naming the scope), never a wildcard', async () => {
     const narrow = await h.request('POST', '/v1/api_keys', { body: { name: 'narrow', scopes: ['iam:read', 'iam:write', 'run:read'] }, idempotencyKey: 'k-narrow' });
     expect(narrow.status).toBe(200);
