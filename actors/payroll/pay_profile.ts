@@ -8,7 +8,7 @@
  * (none)   create   inputs valid (import checked)     pay_profile.created   exists
  * exists   update   merged inputs valid               pay_profile.updated   exists
  */
-import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
+import { defineActor } from '../../runtime/actor.ts';
 import { iso } from '../../runtime/clock.ts';
 import { assertNever } from '../../runtime/errors.ts';
 import { refuse } from './refuse.ts';
@@ -100,7 +100,6 @@ export const PayProfile = defineActor({
     }
   },
   view: (s: PayProfileState) => payProfileView(s),
-  indexes: (s: PayProfileState) => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });
 
 const money = (amount: number) => ({ amount, currency: 'NGN' });
