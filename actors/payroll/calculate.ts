@@ -107,7 +107,29 @@ export function computeAll(pack: RulePack, period: string, employer: EmployerInp
     records.push(r);
     findings.push(...findingsOf(r, g));
   }
-  return { records, findings };
+  return { records, findings: grouped(findings) };
+}
+
+/** Above this many findings of one code, they become one finding naming the count (bounded run event). */
+export const FINDINGS_PER_CODE = 20;
+
+function grouped(findings: NewFinding[]): NewFinding[] {
+  const byCode = new Map<string, NewFinding[]>();
+  for (const f of findings) {
+    const list = byCode.get(f.code);
+    if (list) list.push(f);
+    else byCode.set(f.code, [f]);
+  }
+  const out: NewFinding[] = [];
+  for (const [code, list] of byCode) {
+    if (list.length <= FINDINGS_PER_CODE) {
+      out.push(...list);
+      continue;
+    }
+    const refs = list.slice(0, FINDINGS_PER_CODE).map((f) => f.payee_ref).join(', ');
+    out.push({ severity: list[0].severity, code, payee_ref: null, n: null, detail: `${list.length} payees: ${refs}, and ${list.length - FINDINGS_PER_CODE} more. ${list[0].detail}` });
+  }
+  return out;
 }
 
 function findingsOf(r: PayslipRecord, g: GatheredPayee): NewFinding[] {

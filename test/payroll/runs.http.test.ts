@@ -92,6 +92,17 @@ describe('findings (spec 3 Payroll run, 4.8)', () => {
     const approved = await post(h, o.key, `/v1/payroll/runs/${run.id}/approve`);
     expect(approved.status, approved.text).toBe(200);
   });
+
+  it('findings - many payees with one problem become one finding naming the count (bounded record)', async () => {
+    const rows = Array.from({ length: 25 }, (_, n) => payee(n + 1, { pension_administrator: null }));
+    const { o } = await org(1e15, rows);
+    const run = await calculatedRun(h, o.key, '2026-01');
+    const findings = (await h.request('GET', `/v1/payroll/runs/${run.id}/findings`, { key: o.key })).body.data;
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ severity: 'p1', code: 'pension_administrator_missing', payee_ref: null, payslip_id: null, status: 'open' });
+    expect(findings[0].detail).toMatch(/^25 payees: emp-1, /);
+    expect(run.open_findings).toEqual({ p0: 0, p1: 1, p2: 0, p3: 0 });
+  });
 });
 
 describe('execute and simulate (spec 3, 4.8)', () => {
