@@ -292,6 +292,20 @@ describe('lifecycle and reads (spec 2.9, 4.8)', () => {
     expect(patched.status).toBe(400);
   });
 
+  it('roster - a run includes the entries employed in its period; a leaver is left out after ends_on (spec 4.8)', async () => {
+    const { o, imported } = await org(1e15, [payee(1), payee(2), payee(3)]);
+    const leaver = imported.rows.find((r) => r.payee_ref === 'emp-2')!;
+    const patched = await h.request('PATCH', `/v1/payroll/roster_entries/${leaver.roster_entry_id}`, { key: o.key, body: { ends_on: '2026-01-15' } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.ends_on).toBe('2026-01-15');
+    expect((await h.request('PATCH', `/v1/payroll/roster_entries/${leaver.roster_entry_id}`, { key: o.key, body: { ends_on: '2024-01-01' } })).status).toBe(400);
+    const jan = await executedRun(h, o.key, '2026-01');
+    expect(jan.payee_count).toBe(3);
+    const feb = await calculatedRun(h, o.key, '2026-02');
+    expect(feb.payee_count).toBe(2);
+    expect((await payslipsOf(h, o.key, feb.id)).map((p) => p.payee_ref)).toEqual(['emp-1', 'emp-3']);
+  });
+
   it('cancel - a run not yet executing is cancelled; an executed one is refused (spec 3)', async () => {
     const { o } = await org(1e15);
     const run = await calculatedRun(h, o.key, '2026-01');
