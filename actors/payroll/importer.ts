@@ -17,6 +17,9 @@ export interface ImportBody {
 }
 
 const CHUNK = 2_000;
+/** Rows per import: keeps the import's one journal event well under a JetStream message (the
+ * request size limit allows fewer JSON rows anyway); a larger payroll imports in several requests. */
+export const MAX_IMPORT_ROWS = 5_000;
 const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
 
 export interface Caller {
@@ -35,6 +38,10 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     raw = parsed.rows;
     entries.push(...parsed.entries);
   } else raw = body.rows ?? [];
+  if (raw.length > MAX_IMPORT_ROWS) {
+    entries.push({ index: MAX_IMPORT_ROWS + 1, severity: 'error', code: 'too_many_rows', detail: `An import takes at most ${MAX_IMPORT_ROWS} rows; this one has ${raw.length}. Split it into several imports.`, field: '/rows' });
+    raw = raw.slice(0, MAX_IMPORT_ROWS);
+  }
 
   const rows: ImportRow[] = [];
   const seen = new Set<string>();

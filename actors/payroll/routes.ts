@@ -79,7 +79,7 @@ export const routes: RouteDef[] = [
     specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps/payroll.md).',
     body: Type.Object({
       format: lit(['json', 'csv']),
-      rows: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200_000 })),
+      rows: Type.Optional(Type.Array(Type.Unknown())),
       csv: Type.Optional(Type.String()),
       employer: Type.Optional(Type.Object({
         headcount: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),

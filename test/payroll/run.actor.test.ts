@@ -108,6 +108,16 @@ describe('payroll run transitions (spec 3 Payroll run)', () => {
   });
 });
 
+describe('imports', () => {
+  it('an import of more rows than one import takes is refused whole, naming the limit (spec 2.1)', async () => {
+    const { MAX_IMPORT_ROWS } = await import('../../actors/payroll/importer.ts');
+    const row = (i: number) => ({ payee_ref: `x-${i}`, monthly_basic: m(10_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', starts_on: '2026-01-01' });
+    const r = (await runImport(system, maker, { format: 'json', rows: Array.from({ length: MAX_IMPORT_ROWS + 1 }, (_, i) => row(i)) })) as { status: string; validation: { entries: Array<{ code: string }> } };
+    expect(r.status).toBe('rejected');
+    expect(r.validation.entries.map((e) => e.code)).toEqual(['too_many_rows']);
+  });
+});
+
 describe('payslip columns', () => {
   it('a batch journalled in column form reads back as the records that were calculated', async () => {
     const { toColumns, fromColumns } = await import('../../actors/payroll/payslip_columns.ts');
