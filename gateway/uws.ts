@@ -115,6 +115,56 @@ function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false
   res.end(out.body, closeConnection);
 }
 
+const EMPTY = Buffer.alloc(0);
+const FAULT: WireResponse = { status: 500, headers: { 'content-type': 'application/json' }, body: '{}' };
+
+/**
+ * One request/response exchange. A class rather than per-request closures: the hot path allocates
+ * one object, and its methods are shared.
+ */
+class Exchange {
+  /** Set when the client went away or an answer was written: nothing more is written. */
+  answered = false;
+  private chunks: Buffer[] | undefined;
+  private size = 0;
+
+  constructor(
+    private readonly res: UWS.HttpResponse,
+    readonly head: Omit<WireRequest, 'body'>,
+    private readonly opts: ServeOptions,
+  ) {}
+
+  run(body: Buffer): void {
+    this.opts.handle({ method: this.head.method, path: this.head.path, query: this.head.query, headers: this.head.headers, body }).then(
+      (out) => this.respond(out),
+      () => this.respond(FAULT),
+    );
+  }
+
+  /** Copies each chunk (uWS neuters its ArrayBuffer when onData returns) and applies the cap. */
+  chunk(chunk: ArrayBuffer, isLast: boolean): void {
+    if (this.answered) return;
+    this.size += chunk.byteLength;
+    if (this.size > this.opts.maxBodyBytes) {
+      this.chunks = undefined;
+      this.answered = true;
+      const out = this.opts.refuse(this.head, 'payload_too_large');
+      this.res.cork(() => write(this.res, out, true));
+      return;
+    }
+    const copy = Buffer.from(new Uint8Array(chunk));
+    if (isLast && this.chunks === undefined) return this.run(copy);
+    (this.chunks ??= []).push(copy);
+    if (isLast) this.run(Buffer.concat(this.chunks, this.size));
+  }
+
+  respond(out: WireResponse): void {
+    if (this.answered) return;
+    this.answered = true; // one answer per response
+    this.res.cork(() => write(this.res, out));
+  }
+}
+
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
 
@@ -164,48 +214,23 @@ export function serve(opts: ServeOptions): Promise<Served> {
   }
 
   app.any('/*', (res, req) => {
-    const head = copyRequest(req);
-    let aborted = false;
+    const ex = new Exchange(res, copyRequest(req), opts);
     res.onAborted(() => {
-      aborted = true;
+      ex.answered = true;
     });
-    const respond = (out: WireResponse) => {
-      if (aborted) return;
-      aborted = true; // one answer per response
-      res.cork(() => write(res, out));
-    };
-    const run = (body: Buffer) => {
-      opts.handle({ ...head, body }).then(respond, () => respond({ status: 500, headers: { 'content-type': 'application/json' }, body: '{}' }));
-    };
-
-    const declared = head.headers['content-length'];
+    const declared = ex.head.headers['content-length'];
     if (declared !== undefined && Number(declared) > opts.maxBodyBytes) {
-      const out = opts.refuse(head, 'payload_too_large');
-      aborted = true;
-      write(res, out, true); // still in the synchronous part: already corked
+      ex.answered = true;
+      write(res, opts.refuse(ex.head, 'payload_too_large'), true); // still synchronous: already corked
       return;
     }
-    if (head.method === 'GET' || head.method === 'HEAD' || (declared === '0' && !head.headers['transfer-encoding'])) {
-      run(EMPTY);
+    const method = ex.head.method;
+    if (method === 'GET' || method === 'HEAD' || (declared === '0' && !ex.head.headers['transfer-encoding'])) {
+      ex.run(EMPTY);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
     res.onData((chunk, isLast) => {
-      if (refused) return;
-      size += chunk.byteLength;
-      if (size > opts.maxBodyBytes) {
-        refused = true;
-        const out = opts.refuse(head, 'payload_too_large');
-        if (!aborted) {
-          aborted = true;
-          res.cork(() => write(res, out, true));
-        }
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: the ArrayBuffer is neutered after this call
-      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+      ex.chunk(chunk, isLast);
     });
   });
 
@@ -231,7 +256,6 @@ export function serve(opts: ServeOptions): Promise<Served> {
   });
 }
 
-const EMPTY = Buffer.alloc(0);
 
 /**
  * A bare server for the bench baseline: hello-world JSON on GET and an echo on POST, on the same

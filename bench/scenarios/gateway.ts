@@ -36,6 +36,11 @@ const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 1);
 // ---------------------------------------------------------------------------------------------
 // Load generator (child, core 1)
 
+const CRLF2 = Buffer.from('\r\n\r\n');
+const CL_UWS = Buffer.from('Content-Length: ');
+const CL_LOWER = Buffer.from('content-length: ');
+const EMPTY_BUF = Buffer.alloc(0);
+
 interface LoadSpec {
   port: number;
   method: 'GET' | 'POST';
@@ -97,22 +102,35 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
       s.on('data', (chunk: Buffer) => {
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
         let completed = 0;
+        let at = 0;
+        // Frame responses on bytes (no string conversion): status at +9, Content-Length header.
         for (;;) {
-          const end = buf.indexOf('\r\n\r\n');
+          const end = buf.indexOf(CRLF2, at);
           if (end < 0) break;
-          const head = buf.toString('latin1', 0, end);
-          const m = /content-length: *(\d+)/i.exec(head);
-          const len = m ? Number(m[1]) : 0;
+          let len = 0;
+          let cl = buf.indexOf(CL_UWS, at);
+          if (cl < 0 || cl > end) cl = buf.indexOf(CL_LOWER, at);
+          if (cl >= 0 && cl < end) {
+            for (let i = cl + CL_UWS.length; i < end; i++) {
+              const c = buf[i];
+              if (c < 48 || c > 57) break;
+              len = len * 10 + (c - 48);
+            }
+          }
           if (buf.length < end + 4 + len) break;
-          const status = head.slice(9, 12);
-          buf = buf.subarray(end + 4 + len);
-          completed++;
           if (counting) {
             done++;
-            statuses[status] = (statuses[status] ?? 0) + 1;
-            if (status[0] !== '2') non2xx++;
+            const status = buf[at + 9];
+            if (status !== 50 /* '2' */) {
+              non2xx++;
+              const code = buf.toString('latin1', at + 9, at + 12);
+              statuses[code] = (statuses[code] ?? 0) + 1;
+            } else statuses['2xx'] = (statuses['2xx'] ?? 0) + 1;
           }
+          at = end + 4 + len;
+          completed++;
         }
+        buf = at >= buf.length ? EMPTY_BUF : buf.subarray(at);
         if (completed && !stopped) {
           if (spec.uniqueKey) {
             let out = '';
