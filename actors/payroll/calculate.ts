@@ -41,13 +41,14 @@ async function* pages(system: ActorSystem, list: string): AsyncGenerator<string[
   }
 }
 
-/** Every roster entry employed in the period, with its pay profile's inputs (payee order). */
-export async function gatherPayees(system: ActorSystem, org: string, period: string): Promise<GatheredPayee[]> {
+/** Every roster entry employed in the period (of `only`, when given), with its pay profile's inputs (payee order). */
+export async function gatherPayees(system: ActorSystem, org: string, period: string, only: readonly string[] | null = null): Promise<GatheredPayee[]> {
+  const chosen = only === null ? null : new Set(only);
   const taxYear = Number(period.slice(0, 4));
   const out: GatheredPayee[] = [];
   for await (const ids of pages(system, listName(org, RosterEntry.kind, 'all'))) {
     const entries = await Promise.all(ids.map((id) => system.state<RosterEntryState>(RosterEntry, id, org)));
-    const employed = entries.filter((e) => employedIn(e, period));
+    const employed = entries.filter((e) => employedIn(e, period) && (chosen === null || chosen.has(e.payee_ref)));
     const profiles = await Promise.all(employed.map((e) => system.state<PayProfileState>(PayProfile, e.pay_profile_id, org)));
     employed.forEach((e, i) => {
       const p = profiles[i];
@@ -84,13 +85,42 @@ export function employerInputs(settings: EmployerSettings, payeeCount: number): 
   return { headcount: settings.headcount ?? payeeCount, turnover_50m_or_more: settings.turnover_50m_or_more };
 }
 
+/** Pay profiles already paid by executed runs of this period (a second payment is a finding). */
+export async function paidInPeriod(system: ActorSystem, org: string, period: string, except: string): Promise<Map<string, string>> {
+  const paid = new Map<string, string>();
+  for await (const ids of pages(system, listName(org, Run.kind, `period:${period}`))) {
+    for (const id of ids) {
+      if (id === except) continue;
+      const r = await system.state<RunState>(Run, id, org);
+      if (EXECUTED.has(r.status)) for (const p of await loadPayslips(system, r)) paid.set(p.pay_profile_id, r.id);
+    }
+  }
+  return paid;
+}
+
+/** Run types whose earnings the pack has no lines for: calculating them would pay a month again. */
+export const NOT_COMPUTED: ReadonlySet<string> = new Set(['bonus', 'thirteenth_month']);
+
+/** Findings about the run as a whole and about payees paid twice in one period. */
+export function runFindings(runType: string, records: readonly PayslipRecord[], paid: Map<string, string>): NewFinding[] {
+  const out: NewFinding[] = [];
+  if (NOT_COMPUTED.has(runType)) {
+    out.push({ severity: 'p0', code: 'run_type_not_computed', detail: `The rule pack has no earnings lines for a ${runType} run; these payslips repeat the monthly pay. Approve only if that is intended.`, payee_ref: null, n: null });
+  }
+  for (const r of records) {
+    const other = paid.get(r.pay_profile_id);
+    if (other) out.push({ severity: 'p1', code: 'already_paid_in_period', detail: `${r.payee_ref} was already paid for this period by run ${other}; PAYE would be deducted for the month twice.`, payee_ref: r.payee_ref, n: r.n });
+  }
+  return out;
+}
+
 export interface Computed {
   records: PayslipRecord[];
   findings: NewFinding[];
 }
 
 /** Runs the engine over every payee; a payee the engine refuses becomes a p0 finding, not a payslip. */
-export function computeAll(pack: RulePack, period: string, employer: EmployerInputs, payees: readonly GatheredPayee[], ytd: Map<string, YearToDate>): Computed {
+export function computeAll(pack: RulePack, period: string, employer: EmployerInputs, payees: readonly GatheredPayee[], ytd: Map<string, YearToDate>, extra?: (records: readonly PayslipRecord[]) => NewFinding[]): Computed {
   const records: PayslipRecord[] = [];
   const findings: NewFinding[] = [];
   for (const g of payees) {
@@ -107,6 +137,7 @@ export function computeAll(pack: RulePack, period: string, employer: EmployerInp
     records.push(r);
     findings.push(...findingsOf(r, g));
   }
+  if (extra) findings.push(...extra(records));
   return { records, findings: grouped(findings) };
 }
 

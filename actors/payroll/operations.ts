@@ -10,7 +10,7 @@ import {
   computePayslip, explain, findPack, packForPeriod, renderPayslipPdf, resolvePack,
   type PayslipComputation, type RulePack,
 } from './engine/index.ts';
-import { computeAll, employerInputs, employerSettings, gatherPayees, yearToDate } from './calculate.ts';
+import { computeAll, employerInputs, employerSettings, gatherPayees, paidInPeriod, runFindings, yearToDate } from './calculate.ts';
 import { parsePayslipId, payslipId, RUN_PREFIX } from './ids.ts';
 import { buildInstructionSet, buildPosting } from './instruction_set.ts';
 import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
@@ -75,10 +75,11 @@ export async function calculateRun(p: Platform, c: Caller, runId: string): Promi
   const s = await runState(p, c, runId);
   if (s.status !== 'draft' && s.status !== 'simulated') throw conflict(`Run ${s.id} is ${s.status}; only a draft or simulated run can be calculated.`);
   const pack = pinnedPack(s);
-  const payees = await gatherPayees(p.system, c.org, s.period);
+  const payees = await gatherPayees(p.system, c.org, s.period, s.payee_refs);
   const employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
   const ytd = await yearToDate(p.system, c.org, s.period);
-  const { records, findings } = computeAll(pack, s.period, employer, payees, ytd);
+  const paid = await paidInPeriod(p.system, c.org, s.period, s.id);
+  const { records, findings } = computeAll(pack, s.period, employer, payees, ytd, (rs) => runFindings(s.run_type, rs, paid));
   const batches = await writeBatches(p.system, runId, records, opts(c));
   return p.system.ask(Run, runId, 'calculate', { employer, totals: totalsOf(records), batches, findings }, opts(c));
 }
@@ -97,7 +98,7 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   let baseline: PayslipRecord[];
   let employer = s.employer;
   if (s.status === 'draft') {
-    const payees = await gatherPayees(p.system, c.org, s.period);
+    const payees = await gatherPayees(p.system, c.org, s.period, s.payee_refs);
     employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
     const ytd = await yearToDate(p.system, c.org, s.period);
     const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);

@@ -148,9 +148,13 @@ export const routes: RouteDef[] = [
   }),
   route({
     method: 'PATCH', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Change a draft or simulated run (pay date, description); a calculated run returns to draft.',
+    summary: 'Change a draft or simulated run (pay date, description, the payees it is limited to); a calculated run returns to draft.',
     specGap: 'The PATCH body is not shown; run_type and period are fixed at creation.',
-    body: Type.Object({ pay_date: Type.Optional(DATE), description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
+    body: Type.Object({
+      pay_date: Type.Optional(DATE),
+      description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+      payee_refs: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 5_000, uniqueItems: true }), Type.Null()], { description: 'Limit the run to these payees (off-cycle, final settlement); null: everyone employed in the period.' })),
+    }, { additionalProperties: false, minProperties: 1 }),
     handler: (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, opts(req)),
   }),
   runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',

@@ -72,6 +72,8 @@ export interface RunState {
   period: string;
   pay_date: string;
   description: string | null;
+  /** Payees this run is limited to (payee_ref); null means everyone employed in the period. */
+  payee_refs: string[] | null;
   rule_pack: RulePackReference;
   created_by: string | null;
   prepared_by: string | null;
@@ -118,7 +120,7 @@ export type PayoutOutcome = 'settled' | 'partially_settled' | 'failed';
 
 export type RunEvent =
   | ({ type: 'run.created'; created_by: string | null } & CreateRun)
-  | { type: 'run.updated'; pay_date?: string; description?: string | null }
+  | { type: 'run.updated'; pay_date?: string; description?: string | null; payee_refs?: string[] | null }
   | { type: 'run.calculated'; employer: EmployerInputs; totals: RunTotalsData; batches: string[]; findings: Finding[] }
   | { type: 'run.submitted'; prepared_by: string | null }
   | { type: 'run.approved'; approved_by: string | null }
@@ -141,7 +143,7 @@ export const Run = defineActor({
   snapshotEvery: 1_000,
   creates: ['create'],
   initial: (id: string, org: string): RunState => ({
-    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null,
+    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null, payee_refs: null,
     rule_pack: { pack_id: 'ng-payroll', version: '', content_hash: '' },
     created_by: null, prepared_by: null, approved_by: null, created_at: 0, calculated_at: null, executed_at: null,
     employer: null, batches: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, gl_exports: [],
@@ -151,7 +153,7 @@ export const Run = defineActor({
       if (ctx.version > 0) return [];
       return [{ type: 'run.created', created_by: ctx.principal ?? null, ...cmd }];
     },
-    update(s: RunState, cmd: { pay_date?: string; description?: string | null }): RunEvent[] {
+    update(s: RunState, cmd: { pay_date?: string; description?: string | null; payee_refs?: string[] | null }): RunEvent[] {
       if (s.status !== 'draft' && s.status !== 'simulated') throw refuseState(s, 'only a draft or simulated run can be changed');
       return [{ type: 'run.updated', ...cmd }];
     },
@@ -227,6 +229,7 @@ export const Run = defineActor({
       case 'run.updated':
         return {
           ...s, status: 'draft', pay_date: e.pay_date ?? s.pay_date, description: e.description === undefined ? s.description : e.description,
+          payee_refs: e.payee_refs === undefined ? s.payee_refs : e.payee_refs,
           batches: [], totals: ZERO_TOTALS, findings: [], employer: null, calculated_at: null,
         };
       case 'run.calculated':
@@ -296,6 +299,7 @@ export function runView(s: RunState) {
     executed_at: s.executed_at === null ? null : iso(s.executed_at),
     pay_date: s.pay_date,
     description: s.description,
+    payee_refs: s.payee_refs,
     open_findings: open,
     instruction_set_id: s.instruction_set?.id ?? null,
     ledger_posting_id: s.ledger_posting_id,

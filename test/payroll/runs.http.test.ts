@@ -306,6 +306,22 @@ describe('lifecycle and reads (spec 2.9, 4.8)', () => {
     expect((await payslipsOf(h, o.key, feb.id)).map((p) => p.payee_ref)).toEqual(['emp-1', 'emp-3']);
   });
 
+  it('off-cycle - a run limited to some payees; a payee already paid in the period is a finding; a bonus run is p0 (spec 2.9, 4.8)', async () => {
+    const { o } = await org(1e15, [payee(1), payee(2), payee(3)]);
+    await executedRun(h, o.key, '2026-01');
+    const created = await post(h, o.key, '/v1/payroll/runs', { period: '2026-01', run_type: 'off_cycle' });
+    const limited = await h.request('PATCH', `/v1/payroll/runs/${created.body.id}`, { key: o.key, body: { payee_refs: ['emp-2'] } });
+    expect(limited.status, limited.text).toBe(200);
+    expect(limited.body.payee_refs).toEqual(['emp-2']);
+    const calc = await post(h, o.key, `/v1/payroll/runs/${created.body.id}/calculate`);
+    expect(calc.body.payee_count).toBe(1);
+    const findings = (await h.request('GET', `/v1/payroll/runs/${created.body.id}/findings`, { key: o.key })).body.data;
+    expect(findings.map((f: any) => [f.severity, f.code, f.payee_ref])).toEqual([['p1', 'already_paid_in_period', 'emp-2']]);
+    const bonus = await calculatedRun(h, o.key, '2026-02', 'bonus');
+    const bf = (await h.request('GET', `/v1/payroll/runs/${bonus.id}/findings`, { key: o.key })).body.data;
+    expect(bf.map((f: any) => [f.severity, f.code])).toEqual([['p0', 'run_type_not_computed']]);
+  });
+
   it('cancel - a run not yet executing is cancelled; an executed one is refused (spec 3)', async () => {
     const { o } = await org(1e15);
     const run = await calculatedRun(h, o.key, '2026-01');
