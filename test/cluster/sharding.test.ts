@@ -5,13 +5,25 @@
  * ManualClock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ActorSystem, ApiError, ManualClock } from '../../runtime/index.ts';
+import { ActorSystem, ApiError, ManualClock, defineActor } from '../../runtime/index.ts';
 import { ClusterNode, shardOf } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
 import { clusterTestStores, testNamespace } from '../support/stores.ts';
 import { Counter } from '../runtime/counter.ts';
 
 const ORG = 'org_alpha';
+
+/** Records every counter.added it hears of (a reaction; DESIGN "Reactions"). */
+const Echo = defineActor({
+  kind: 'test_echo',
+  prefix: 'echo_',
+  creates: ['heard'],
+  initial: () => ({ heard: [] as string[] }),
+  decide: { heard: (_s: { heard: string[] }, cmd: { from: string; n: number }) => [{ type: 'echo.heard' as const, what: `${cmd.from}:${cmd.n}` }] },
+  evolve: (s: { heard: string[] }, e: { type: 'echo.heard'; what: string }) => ({ heard: [...s.heard, e.what] }),
+  view: (s: { heard: string[] }) => ({ heard: s.heard }),
+  reactions: [{ from: 'test_counter', events: ['counter.added'], command: 'heard', target: (e, source) => ({ id: 'echo_main', payload: { from: source.id, n: (e.data as { n: number }).n } }) }],
+});
 const SHARDS = 32;
 const FAST = { ttlMs: 1500, renewMs: 300, tickMs: 100, marginMs: 200, joinMs: 300 };
 
@@ -25,11 +37,11 @@ interface Member {
 
 let members: Member[] = [];
 let namespace = '';
-const clock = new ManualClock();
+let clock = new ManualClock();
 
 async function member(id: string): Promise<Member> {
   const stores = await clusterTestStores(clock, { namespace, ephemeral: false });
-  const system = new ActorSystem({ stores, clock, kinds: [Counter], log: () => {} });
+  const system = new ActorSystem({ stores, clock, kinds: [Counter, Echo], log: () => {} });
   await system.start();
   const node = new ClusterNode({ stores, nodeId: id, shards: SHARDS, timings: FAST, log: () => {} });
   await node.start(system);
@@ -40,6 +52,7 @@ async function member(id: string): Promise<Member> {
 
 async function cluster(n: number): Promise<Member[]> {
   namespace = testNamespace('shard');
+  clock = new ManualClock();
   const ms = await Promise.all(Array.from({ length: n }, (_, i) => member(`node${i + 1}`)));
   await until(() => fullyOwned(ms), 10_000);
   return ms;
@@ -70,6 +83,8 @@ async function until(cond: () => boolean, ms: number): Promise<number> {
 /** A crash: no more renewals, no goodbye, the connection gone. */
 async function crash(m: Member): Promise<void> {
   m.alive = false;
+  // A dead process does nothing more: its lease loop and its reaction dispatcher stop with it.
+  await m.system.setReactionDispatch(false);
   await m.node.leases.stop();
   await m.stores.nats.close();
   m.stores.redis.disconnect();
@@ -77,7 +92,7 @@ async function crash(m: Member): Promise<void> {
 
 afterEach(async () => {
   for (const m of members) {
-    if (!m.alive) continue;
+    if (!m.alive) continue; // a crashed member's system stays attached to its test's own clock only
     await m.node.stop().catch(() => {});
     await m.system.stop().catch(() => {});
     await m.stores.close().catch(() => {});
@@ -148,6 +163,29 @@ describe('shard leases and remote asks (DESIGN "Sharding")', () => {
     await until(() => fullyOwned(ms.slice(0, 2)), 5_000);
     for (const id of ids) expect(await ms[0].system.get(Counter, id, ORG)).toMatchObject({ total: 30 });
     for (const id of ids) expect(versionsOf(await ms[0].stores.journal.read(`test_counter.${id}`, 0))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+  });
+
+  it('each reminder fires once and each reaction applies once across the nodes (DESIGN "Reminders", "Reactions")', async () => {
+    const ms = await cluster(3);
+    const ids = Array.from({ length: 9 }, (_, i) => `ctr_t${i}`);
+    for (const [i, id] of ids.entries()) {
+      await ms[i % 3].system.ask(Counter, id, 'open', {}, { org: ORG });
+      await ms[(i + 1) % 3].system.ask(Counter, id, 'add', { n: i }, { org: ORG });
+      await ms[(i + 2) % 3].system.ask(Counter, id, 'arm', { dueAt: clock.now() + 60_000, label: `alarm${i}` }, { org: ORG });
+    }
+    await clock.advance(61_000); // every node's scheduler looks; the Redis claim lets one fire each
+    for (const m of ms) await m.system.settle();
+    for (const [i, id] of ids.entries()) expect(await ms[0].system.get(Counter, id, ORG)).toMatchObject({ rings: [`alarm${i}`] });
+    const expected = ids.map((id, i) => `${id}:${i}`).sort();
+    let heard: string[] = [];
+    const deadline = performance.now() + 10_000;
+    while (heard.length < expected.length && performance.now() < deadline) {
+      heard = ((await ms[1].system.get(Echo, 'echo_main', ORG).catch(() => ({ heard: [] }))) as { heard: string[] }).heard;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300)); // a second delivery, were there one, would land now
+    heard = ((await ms[2].system.get(Echo, 'echo_main', ORG)) as { heard: string[] }).heard;
+    expect([...heard].sort()).toEqual(expected);
   });
 
   it('journal listeners hear appends made through another connection (the reaction dispatcher runs on one node)', async () => {
