@@ -8,7 +8,7 @@ import type { ReadingStore, StoredEvent } from '../../stores/index.ts';
 import type { Presence } from './presence.ts';
 import type { PolicyPack } from './policy.ts';
 import { RecentReadings } from './recent.ts';
-import { Worker, type WorkerEvent, type WorkerState } from './worker.ts';
+import { Worker, stateAt, type WorkerEvent, type WorkerState } from './worker.ts';
 
 export interface LiveWorker {
   org: string;
@@ -24,6 +24,8 @@ export interface LiveWorker {
   presenceSent: Presence | undefined;
   /** Flags decided but not yet mirrored by the worker actor (flag id -> suspends). */
   closedFlags: Map<string, boolean>;
+  /** What the worker was at an instant (made once per entry: no closure per batch). */
+  stateAt(at: number): { availability: WorkerState['availability']; onAssignment: boolean };
 }
 
 const key = (org: string, id: string) => `${org}\u0000${id}`;
@@ -85,7 +87,18 @@ export class LiveWorkers {
     }
     while (this.dirty.delete(k)) state = await this.system.state<WorkerState>(Worker, id, org);
     const last = recent.size ? Math.min(recent.latest, now) : undefined;
-    const lw: LiveWorker = { org, id, state, version: -1, recent, lastReportAt: last, presence: undefined, presenceSent: state.presence, closedFlags: new Map() };
+    const lw: LiveWorker = {
+      org,
+      id,
+      state,
+      version: -1,
+      recent,
+      lastReportAt: last,
+      presence: undefined,
+      presenceSent: state.presence,
+      closedFlags: new Map(),
+      stateAt: (at) => stateAt(lw.state, at),
+    };
     this.byKey.set(k, lw);
     return lw;
   }

@@ -6,14 +6,14 @@
 import type { Platform } from '../../runtime/area.ts';
 import { ApiError, type ValidationEntry } from '../../runtime/errors.ts';
 import type { Committed } from '../../runtime/system.ts';
-import { WORKER_ID, parseBatch, storedReading, type AvailabilityState } from './heartbeat.ts';
+import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch } from './heartbeat.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
 import type { LoadedPolicy } from './policy.ts';
 import type { NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type SupplyFacts } from './supply-map.ts';
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
-import { Worker, stateAt, type WireSignal } from './worker.ts';
+import { Worker, type WireSignal } from './worker.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 
 export interface Caller {
@@ -80,9 +80,13 @@ export class AllocationService {
   // -- heartbeats -------------------------------------------------------------------------------
 
   /** POST /v1/allocation/heartbeats and the heartbeat socket both land here. */
-  async heartbeats(body: unknown, caller: Caller): Promise<HeartbeatReceipt> {
+  heartbeats(body: unknown, caller: Caller): Promise<HeartbeatReceipt> {
+    return this.ingest(parseBatch(body, this.policy.pack.heartbeat.max_readings_per_batch), caller);
+  }
+
+  /** A batch already parsed (parseBatch, or the socket's one-pass msgpack decoder). */
+  async ingest(batch: HeartbeatBatch, caller: Caller): Promise<HeartbeatReceipt> {
     const h = this.policy.pack.heartbeat;
-    const batch = parseBatch(body, h.max_readings_per_batch);
     const got = this.live.get(caller.org, batch.workerId);
     const lw = got instanceof Promise ? await got : got;
     const readings = this.platform.stores.readings;
@@ -101,7 +105,7 @@ export class AllocationService {
       }
     }
 
-    const v = judgeBatch(batch.readings, { now, policy: this.policy.pack, stateAt: (at) => stateAt(lw.state, at), recent: lw.recent, olderDuplicates: older });
+    const v = judgeBatch(batch.readings, { now, policy: this.policy.pack, stateAt: lw.stateAt, recent: lw.recent, olderDuplicates: older });
     const signals: Signal[] = v.signals;
     if (v.accepted.length) {
       try {
