@@ -12,6 +12,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
+import { newId } from '../runtime/ids.ts';
+import { errorResponse } from './errors.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -116,7 +118,6 @@ function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false
 }
 
 const EMPTY = Buffer.alloc(0);
-const FAULT: WireResponse = { status: 500, headers: { 'content-type': 'application/json' }, body: '{}' };
 
 /**
  * One request/response exchange. A class rather than per-request closures: the hot path allocates
@@ -137,7 +138,7 @@ class Exchange {
   run(body: Buffer): void {
     this.opts.handle({ method: this.head.method, path: this.head.path, query: this.head.query, headers: this.head.headers, body }).then(
       (out) => this.respond(out),
-      () => this.respond(FAULT),
+      (e) => this.respond(errorResponse(e, newId('req_'))), // handle() maps its own errors; this is a last resort
     );
   }
 
@@ -190,9 +191,9 @@ export function serve(opts: ServeOptions): Promise<Served> {
               else write(res, r.response, true);
             });
           },
-          () => {
+          (e) => {
             if (aborted) return;
-            res.cork(() => write(res, { status: 500, headers: {}, body: '' }, true));
+            res.cork(() => write(res, errorResponse(e, newId('req_')), true));
           },
         );
       },
