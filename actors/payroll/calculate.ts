@@ -62,7 +62,7 @@ export async function gatherPayees(system: ActorSystem, org: string, period: str
   return out;
 }
 
-/** Each payee's year to date from the executed runs of earlier periods of the tax year. */
+/** Each payee's year to date from the executed runs of earlier periods of the tax year (corrections replace what they correct). */
 export async function yearToDate(system: ActorSystem, org: string, period: string): Promise<Map<string, YearToDate>> {
   const year = period.slice(0, 4);
   const month = Number(period.slice(5, 7));
@@ -75,8 +75,10 @@ export async function yearToDate(system: ActorSystem, org: string, period: strin
         if (EXECUTED.has(r.status)) runs.push(r);
       }
     }
-    runs.sort((a, b) => (a.executed_at ?? 0) - (b.executed_at ?? 0));
-    for (const r of runs) for (const p of await loadPayslips(system, r)) ytd.set(p.pay_profile_id, p.ytd_after);
+    // A corrected run's payslips are superseded by its correction's (spec 1 rule 4).
+    const corrected = new Set(runs.map((r) => r.corrects_run_id).filter((x): x is string => x !== null));
+    const counted = runs.filter((r) => !corrected.has(r.id)).sort((a, b) => (a.executed_at ?? 0) - (b.executed_at ?? 0));
+    for (const r of counted) for (const p of await loadPayslips(system, r)) ytd.set(p.pay_profile_id, p.ytd_after);
   }
   return ytd;
 }
@@ -86,11 +88,11 @@ export function employerInputs(settings: EmployerSettings, payeeCount: number): 
 }
 
 /** Pay profiles already paid by executed runs of this period (a second payment is a finding). */
-export async function paidInPeriod(system: ActorSystem, org: string, period: string, except: string): Promise<Map<string, string>> {
+export async function paidInPeriod(system: ActorSystem, org: string, period: string, except: readonly string[]): Promise<Map<string, string>> {
   const paid = new Map<string, string>();
   for await (const ids of pages(system, listName(org, Run.kind, `period:${period}`))) {
     for (const id of ids) {
-      if (id === except) continue;
+      if (except.includes(id)) continue;
       const r = await system.state<RunState>(Run, id, org);
       if (EXECUTED.has(r.status)) for (const p of await loadPayslips(system, r)) paid.set(p.pay_profile_id, r.id);
     }
@@ -110,6 +112,18 @@ export function runFindings(runType: string, records: readonly PayslipRecord[], 
   for (const r of records) {
     const other = paid.get(r.pay_profile_id);
     if (other) out.push({ severity: 'p1', code: 'already_paid_in_period', detail: `${r.payee_ref} was already paid for this period by run ${other}; PAYE would be deducted for the month twice.`, payee_ref: r.payee_ref, n: r.n });
+  }
+  return out;
+}
+
+/** A correction that lowers a payee's net pay cannot pay the difference back out: it is recovered. */
+export function recoveryFindings(records: readonly PayslipRecord[], corrected: readonly PayslipRecord[]): NewFinding[] {
+  if (corrected.length === 0) return [];
+  const old = new Map(corrected.map((r) => [r.pay_profile_id, r]));
+  const out: NewFinding[] = [];
+  for (const r of records) {
+    const before = old.get(r.pay_profile_id);
+    if (before && r.net < before.net) out.push({ severity: 'p1', code: 'net_pay_recovery', detail: `${r.payee_ref} was paid ${before.net - r.net} kobo too much by the corrected run; it is not paid out and must be recovered.`, payee_ref: r.payee_ref, n: r.n });
   }
   return out;
 }

@@ -129,6 +129,35 @@ export function buildPosting(runId: string, period: string, livemode: boolean, r
   return { currency: 'NGN', lines, memo: `Payroll run ${runId} for ${period}`, livemode, reverses_id: null };
 }
 
+/**
+ * What a correction changes, payee by payee: its payslips less the corrected run's (a payee only
+ * in the corrected run counts negative). Its instruction set and payout are built from these, so
+ * nothing is remitted or paid twice; its ledger posting is its full figures after a reversal.
+ */
+export function correctionDeltas(records: readonly PayslipRecord[], previous: readonly PayslipRecord[]): PayslipRecord[] {
+  const old = new Map(previous.map((p) => [p.pay_profile_id, p]));
+  const out: PayslipRecord[] = [];
+  const sub = (a: PayslipRecord, b: PayslipRecord | undefined, sign = 1): PayslipRecord => ({
+    ...a,
+    amounts: a.amounts.map((x, i) => (x === null && (b?.amounts[i] ?? null) === null ? null : sign * ((x ?? 0) - (b?.amounts[i] ?? 0)))),
+    gross: sign * (a.gross - (b?.gross ?? 0)),
+    net: sign * (a.net - (b?.net ?? 0)),
+    total_deductions: sign * (a.total_deductions - (b?.total_deductions ?? 0)),
+    employer_contributions: sign * (a.employer_contributions - (b?.employer_contributions ?? 0)),
+  });
+  for (const r of records) {
+    out.push(sub(r, old.get(r.pay_profile_id)));
+    old.delete(r.pay_profile_id);
+  }
+  for (const gone of old.values()) out.push(sub(gone, undefined, -1));
+  return out;
+}
+
+/** The reversal of a posting request: every line on the other side, naming the posting reversed. */
+export function reversalOf(req: PostingRequest, reversesId: string, memo: string): PostingRequest {
+  return { ...req, memo, reverses_id: reversesId, lines: req.lines.map((l) => ({ account_code: l.account_code, debit: l.credit, credit: l.debit })) };
+}
+
 const money = (amount: number) => ({ amount, currency: 'NGN' });
 
 export function instructionSetView(s: InstructionSetData, livemode: boolean) {

@@ -10,13 +10,14 @@ import {
   computePayslip, explain, findPack, packForPeriod, renderPayslipPdf, resolvePack,
   type PayslipComputation, type RulePack,
 } from './engine/index.ts';
-import { computeAll, employerInputs, employerSettings, gatherPayees, paidInPeriod, runFindings, yearToDate } from './calculate.ts';
+import { computeAll, employerInputs, employerSettings, gatherPayees, paidInPeriod, recoveryFindings, runFindings, yearToDate } from './calculate.ts';
 import { parsePayslipId, payslipId, RUN_PREFIX } from './ids.ts';
-import { buildInstructionSet, buildPosting } from './instruction_set.ts';
+import { buildInstructionSet, buildPosting, correctionDeltas, reversalOf } from './instruction_set.ts';
+import type { PostingRequest } from '../ledger/index.ts';
 import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
 import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts';
 import { sealPayout } from './signing.ts';
-import { loadPayslip, loadPayslips, writeBatches } from './payslips.ts';
+import { correctedPayslips, loadPayslip, loadPayslips, writeBatches } from './payslips.ts';
 import { hasPrefix, newId } from '../../runtime/ids.ts';
 
 export interface Caller {
@@ -45,7 +46,11 @@ export interface CreateRunBody {
   pay_date?: string;
   description?: string | null;
   rule_pack_version?: string;
+  corrects_run_id?: string;
 }
+
+const refused = (code: string, field: string, detail: string) =>
+  new ApiError('validation_failed', detail, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code, detail, field }] } });
 
 const lastDay = (period: string) => {
   const [y, m] = period.split('-').map(Number);
@@ -66,8 +71,24 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
   if (first < pack.effective_from || (pack.effective_to !== null && first > pack.effective_to)) {
     throw new ApiError('validation_failed', `Rule pack ${pack.ref.version} does not cover ${body.period}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'period_outside_rule_pack', detail: `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}.`, field: '/period' }] } });
   }
+  let corrects: string | null = null;
+  if (body.run_type === 'correction') {
+    if (!body.corrects_run_id) throw refused('required', '/corrects_run_id', 'A correction run names the executed run it corrects (corrects_run_id).');
+    let target: RunState;
+    try {
+      target = await runState(p, c, body.corrects_run_id);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'not_found') throw refused('unknown_run', '/corrects_run_id', `No payroll run with id ${body.corrects_run_id}.`);
+      throw e;
+    }
+    if (!EXECUTED.has(target.status)) throw refused('run_not_executed', '/corrects_run_id', `Run ${target.id} is ${target.status}; only an executed run is corrected.`);
+    if (target.period !== body.period) throw refused('period_mismatch', '/corrects_run_id', `Run ${target.id} is for ${target.period}, not ${body.period}.`);
+    corrects = target.id;
+  } else if (body.corrects_run_id !== undefined) {
+    throw refused('not_a_correction', '/corrects_run_id', 'Only a correction run names a run it corrects.');
+  }
   return p.system.ask(Run, newId(RUN_PREFIX), 'create', {
-    run_type: body.run_type, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode,
+    run_type: body.run_type, corrects_run_id: corrects, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode,
   }, opts(c));
 }
 
@@ -75,11 +96,14 @@ export async function calculateRun(p: Platform, c: Caller, runId: string): Promi
   const s = await runState(p, c, runId);
   if (s.status !== 'draft' && s.status !== 'simulated') throw conflict(`Run ${s.id} is ${s.status}; only a draft or simulated run can be calculated.`);
   const pack = pinnedPack(s);
-  const payees = await gatherPayees(p.system, c.org, s.period, s.payee_refs);
+  const corrected = await correctedPayslips(p.system, s);
+  // A correction recomputes the payees of the run it corrects, unless limited otherwise.
+  const only = s.payee_refs ?? (s.corrects_run_id ? corrected.map((r) => r.payee_ref) : null);
+  const payees = await gatherPayees(p.system, c.org, s.period, only);
   const employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
   const ytd = await yearToDate(p.system, c.org, s.period);
-  const paid = await paidInPeriod(p.system, c.org, s.period, s.id);
-  const { records, findings } = computeAll(pack, s.period, employer, payees, ytd, (rs) => runFindings(s.run_type, rs, paid));
+  const paid = await paidInPeriod(p.system, c.org, s.period, [s.id, ...(s.corrects_run_id ? [s.corrects_run_id] : [])]);
+  const { records, findings } = computeAll(pack, s.period, employer, payees, ytd, (rs) => [...runFindings(s.run_type, rs, paid), ...recoveryFindings(rs, corrected)]);
   const batches = await writeBatches(p.system, runId, records, opts(c));
   return p.system.ask(Run, runId, 'calculate', { employer, totals: totalsOf(records), batches, findings }, opts(c));
 }
@@ -162,10 +186,19 @@ export async function executeRun(p: Platform, c: Caller, runId: string): Promise
   if (s.status !== 'approved') throw conflict(`Run ${s.id} is ${s.status}; a run that has not been approved cannot be executed.`);
   const pack = pinnedPack(s);
   const records = await loadPayslips(p.system, s);
-  const instruction_set = buildInstructionSet(s.id, s.period, pack, records);
   const ledger_posting = buildPosting(s.id, s.period, s.livemode, records);
-  const payout = await sealPayout(p.stores.kv, s, records);
-  return p.system.ask(Run, runId, 'execute', { instruction_set, ledger_posting, payout }, opts(c));
+  let reversal: PostingRequest | undefined;
+  let basis = records;
+  if (s.corrects_run_id) {
+    const target = await runState(p, c, s.corrects_run_id);
+    const previous = await loadPayslips(p.system, target);
+    const old = buildPosting(target.id, target.period, target.livemode, previous);
+    if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, `Reversal of payroll run ${target.id}, corrected by ${s.id}`);
+    basis = correctionDeltas(records, previous);
+  }
+  const instruction_set = buildInstructionSet(s.id, s.period, pack, basis);
+  const payout = await sealPayout(p.stores.kv, s, basis);
+  return p.system.ask(Run, runId, 'execute', { reversal, instruction_set, ledger_posting, payout }, opts(c));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@ import type { ActorSystem } from '../../runtime/system.ts';
 import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './payslip_batch.ts';
 import type { PayslipRecord } from './payslip_record.ts';
 import { fromColumns, recordAt, toColumns } from './payslip_columns.ts';
-import type { RunState } from './run.ts';
+import { Run, type RunState } from './run.ts';
+import { correctionDeltas } from './instruction_set.ts';
 
 interface Opts {
   org: string;
@@ -50,4 +51,16 @@ export async function loadRange(system: ActorSystem, s: RunState, start: number,
 export async function loadPayslip(system: ActorSystem, s: RunState, n: number): Promise<PayslipRecord | undefined> {
   if (!Number.isSafeInteger(n) || n < 0 || n >= s.totals.payslip_count) return undefined;
   return (await loadRange(system, s, n, 1))[0];
+}
+
+/** The corrected run's payslips, for a correction run; [] otherwise. */
+export async function correctedPayslips(system: ActorSystem, s: Pick<RunState, 'org' | 'corrects_run_id'>): Promise<PayslipRecord[]> {
+  if (!s.corrects_run_id) return [];
+  return loadPayslips(system, await system.state<RunState>(Run, s.corrects_run_id, s.org));
+}
+
+/** What the instruction set and payout are built from: the payslips, or a correction's deltas. */
+export async function remittanceBasis(system: ActorSystem, s: RunState): Promise<PayslipRecord[]> {
+  const own = await loadPayslips(system, s);
+  return s.corrects_run_id ? correctionDeltas(own, await correctedPayslips(system, s)) : own;
 }

@@ -20,10 +20,11 @@ import { PayProfile, type ProfilePatch } from './pay_profile.ts';
 import { PayrollImport } from './payroll_import.ts';
 import { RosterEntry } from './roster_entry.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './run.ts';
-import { instructionSetView } from './instruction_set.ts';
+import { buildPosting, instructionSetView, reversalOf } from './instruction_set.ts';
+import type { PostingRequest } from '../ledger/index.ts';
 import { glExportCsv } from './gl_export.ts';
 import { signedInstruction } from './signing.ts';
-import { loadPayslips, loadRange } from './payslips.ts';
+import { loadPayslips, loadRange, remittanceBasis } from './payslips.ts';
 
 const M = 'run';
 const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId });
@@ -121,13 +122,14 @@ export const routes: RouteDef[] = [
   route({
     method: 'POST', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: true, status: 201,
     summary: 'Create a draft run; pins the rule pack (version and content hash) and fixes the run type.',
-    specGap: 'The create body is not shown: period, run_type, optional pay_date, description, rule_pack_version.',
+    specGap: 'The create body is not shown: period, run_type, optional pay_date, description, rule_pack_version, corrects_run_id (correction runs).',
     body: Type.Object({
       period: PERIOD,
       run_type: lit(RUN_TYPES),
       pay_date: Type.Optional(DATE),
       description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
       rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })),
+      corrects_run_id: Type.Optional(Type.String({ pattern: '^run_enterprise_', description: 'Required for a correction run: the executed run of the same period it corrects.' })),
     }, { additionalProperties: false }),
     handler: (req) => createRun(req.platform, caller(req), req.body as never),
   }),
@@ -223,7 +225,7 @@ export const routes: RouteDef[] = [
     specGap: 'Not a named endpoint: the signed instruction payroll hands to payouts (spec 1 rule 10), readable for inspection.',
     handler: async (req) => {
       const s = await runState(req.platform, caller(req), req.params.run_id);
-      const signed = s.payout ? signedInstruction(s, await loadPayslips(req.platform.system, s)) : undefined;
+      const signed = s.payout ? signedInstruction(s, await remittanceBasis(req.platform.system, s)) : undefined;
       if (!signed) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; it has no signed payout instruction.`);
       return signed;
     },
@@ -244,7 +246,13 @@ export const routes: RouteDef[] = [
       const s = await runState(req.platform, caller(req), req.params.run_id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       if (!last || !EXECUTED.has(s.status)) throw new ApiError('not_found', `Run ${s.id} has no general-ledger export; POST one first.`);
-      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, await loadPayslips(req.platform.system, s), last.id) } };
+      let reversal: PostingRequest | undefined;
+      if (s.corrects_run_id && s.reversal_posting_id) {
+        const target = await runState(req.platform, caller(req), s.corrects_run_id);
+        const old = buildPosting(target.id, target.period, target.livemode, await loadPayslips(req.platform.system, target));
+        if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
+      }
+      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, await loadPayslips(req.platform.system, s), last.id, reversal) } };
     },
   }),
 

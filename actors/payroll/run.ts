@@ -14,7 +14,8 @@
  * pending_approval  approve                approver != preparer when gross > threshold;      run.approved                              approved
  *                                          no open finding of severity p0
  * any but cancelled resolve_finding        finding open                                      run.finding.resolved                      (same)
- * approved          execute                -                                                 run.executing (posting, instruction set,  executing
+ * approved          execute                (correction: run.correction.reversed first,       run.executing (posting, instruction set,  executing
+ *                                          reversing the corrected run's posting)
  *                                                                                            signed payout instruction)
  * executing         record_payout_outcome  outcome settled | partially_settled | failed      run.completed | run.partially_settled |   completed | partially_settled | failed
  *                                                                                            run.failed
@@ -74,6 +75,8 @@ export interface RunState {
   description: string | null;
   /** Payees this run is limited to (payee_ref); null means everyone employed in the period. */
   payee_refs: string[] | null;
+  /** The executed run a correction run corrects (spec 1 rule 4); null for other types. */
+  corrects_run_id: string | null;
   rule_pack: RulePackReference;
   created_by: string | null;
   prepared_by: string | null;
@@ -91,11 +94,14 @@ export interface RunState {
   payout: PayoutSeal | null;
   /** The ledger posting execute caused (its id derives from the run.executing event id). */
   ledger_posting_id: string | null;
+  /** A correction's reversal of the corrected run's posting. */
+  reversal_posting_id: string | null;
   gl_exports: Array<{ id: string; created_at: number }>;
 }
 
 export interface CreateRun {
   run_type: RunType;
+  corrects_run_id: string | null;
   period: string;
   pay_date: string;
   description: string | null;
@@ -111,6 +117,8 @@ export interface Calculation {
 }
 
 export interface Execution {
+  /** A correction's reversal of the corrected run's posting (reverses_id set). */
+  reversal?: PostingRequest;
   instruction_set: InstructionSetData;
   ledger_posting?: PostingRequest;
   payout: PayoutSeal | null;
@@ -125,7 +133,8 @@ export type RunEvent =
   | { type: 'run.submitted'; prepared_by: string | null }
   | { type: 'run.approved'; approved_by: string | null }
   | { type: 'run.finding.resolved'; finding_id: string; reason: string; resolved_by: string | null }
-  | ({ type: 'run.executing' } & Execution)
+  | { type: 'run.correction.reversed'; corrects_run_id: string; ledger_posting: PostingRequest }
+  | ({ type: 'run.executing' } & Omit<Execution, 'reversal'>)
   | { type: 'run.completed' }
   | { type: 'run.partially_settled' }
   | { type: 'run.failed' }
@@ -143,10 +152,10 @@ export const Run = defineActor({
   snapshotEvery: 1_000,
   creates: ['create'],
   initial: (id: string, org: string): RunState => ({
-    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null, payee_refs: null,
+    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null, payee_refs: null, corrects_run_id: null,
     rule_pack: { pack_id: 'ng-payroll', version: '', content_hash: '' },
     created_by: null, prepared_by: null, approved_by: null, created_at: 0, calculated_at: null, executed_at: null,
-    employer: null, batches: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, gl_exports: [],
+    employer: null, batches: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, reversal_posting_id: null, gl_exports: [],
   }),
   decide: {
     create(_s: RunState, cmd: CreateRun, ctx): RunEvent[] {
@@ -192,7 +201,11 @@ export const Run = defineActor({
     },
     execute(s: RunState, cmd: Execution): RunEvent[] {
       if (s.status !== 'approved') throw refuseState(s, 'a run that has not been approved cannot be executed');
-      return [{ type: 'run.executing', ...cmd }];
+      const { reversal, ...rest } = cmd;
+      const events: RunEvent[] = [];
+      if (reversal && s.corrects_run_id) events.push({ type: 'run.correction.reversed', corrects_run_id: s.corrects_run_id, ledger_posting: reversal });
+      events.push({ type: 'run.executing', ...rest });
+      return events;
     },
     record_payout_outcome(s: RunState, cmd: { outcome: PayoutOutcome }): RunEvent[] {
       if (s.status !== 'executing') throw refuseState(s, 'only an executing run takes a payout outcome');
@@ -225,7 +238,7 @@ export const Run = defineActor({
   evolve(s: RunState, e: RunEvent, meta): RunState {
     switch (e.type) {
       case 'run.created':
-        return { ...s, livemode: e.livemode, run_type: e.run_type, period: e.period, pay_date: e.pay_date, description: e.description, rule_pack: e.rule_pack, created_by: e.created_by, created_at: meta.at };
+        return { ...s, livemode: e.livemode, run_type: e.run_type, corrects_run_id: e.corrects_run_id ?? null, period: e.period, pay_date: e.pay_date, description: e.description, rule_pack: e.rule_pack, created_by: e.created_by, created_at: meta.at };
       case 'run.updated':
         return {
           ...s, status: 'draft', pay_date: e.pay_date ?? s.pay_date, description: e.description === undefined ? s.description : e.description,
@@ -243,6 +256,8 @@ export const Run = defineActor({
           ...s,
           findings: s.findings.map((f) => (f.id === e.finding_id ? { ...f, status: 'resolved', resolution: { reason: e.reason, resolved_by: e.resolved_by, resolved_at: meta.at } } : f)),
         };
+      case 'run.correction.reversed':
+        return { ...s, reversal_posting_id: postingIdFor(meta.eventId) };
       case 'run.executing':
         return { ...s, status: 'executing', executed_at: meta.at, instruction_set: e.instruction_set, payout: e.payout, ledger_posting_id: e.ledger_posting ? postingIdFor(meta.eventId) : null };
       case 'run.completed':
@@ -300,9 +315,11 @@ export function runView(s: RunState) {
     pay_date: s.pay_date,
     description: s.description,
     payee_refs: s.payee_refs,
+    corrects_run_id: s.corrects_run_id,
     open_findings: open,
     instruction_set_id: s.instruction_set?.id ?? null,
     ledger_posting_id: s.ledger_posting_id,
+    reversal_posting_id: s.reversal_posting_id,
   };
 }
 

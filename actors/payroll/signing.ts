@@ -14,7 +14,7 @@ import type { KeyValueStore } from '../../stores/index.ts';
 import { Run, type PayoutSeal, type RunState } from './run.ts';
 import type { PayslipRecord } from './payslip_record.ts';
 import type { ActorSystem } from '../../runtime/system.ts';
-import { loadPayslips } from './payslips.ts';
+import { remittanceBasis } from './payslips.ts';
 import { payslipId } from './ids.ts';
 
 export type Realm = 'test' | 'live';
@@ -69,6 +69,7 @@ export interface PayoutDocument {
 }
 
 /** The instruction document of an executed (or about to execute) run: net pay, one payee per line. */
+/** `payslips` are the run's own, or a correction's deltas (only increases of net pay are paid). */
 export function payoutDocument(run: RunState, payslips: readonly PayslipRecord[]): PayoutDocument {
   const lines: string[] = [];
   let total = 0;
@@ -121,7 +122,7 @@ export function signedInstruction(run: RunState, payslips: readonly PayslipRecor
 /** The signed payout instruction of an executed run, as the payouts area receives it. */
 export async function payoutInstructionFor(system: ActorSystem, org: string, runId: string): Promise<SignedPayoutInstruction | undefined> {
   const run = await system.state<RunState>(Run, runId, org);
-  return run.payout ? signedInstruction(run, await loadPayslips(system, run)) : undefined;
+  return run.payout ? signedInstruction(run, await remittanceBasis(system, run)) : undefined;
 }
 
 export type Verification =

@@ -378,6 +378,62 @@ describe('lifecycle and reads (spec 2.9, 4.8)', () => {
   });
 });
 
+describe('correction runs (spec 1 rule 4, 2.3, 2.9)', () => {
+  it('a correction names the run it corrects, reverses its posting (reverses_id) and remits and pays only the difference', async () => {
+    const { o, imported } = await org(1e15, [payee(1), payee(2), payee(3)]);
+    const first = await executedRun(h, o.key, '2026-01');
+    const before = await payslipsOf(h, o.key, first.id);
+    const profile = (ref: string) => imported.rows.find((r) => r.payee_ref === ref)!.pay_profile_id;
+    await h.request('PATCH', `/v1/pay_profiles/${profile('emp-1')}`, { key: o.key, body: { monthly_basic: ngn(15_000_000) } });
+    await h.request('PATCH', `/v1/pay_profiles/${profile('emp-2')}`, { key: o.key, body: { monthly_basic: ngn(8_000_000) } });
+
+    expect((await post(h, o.key, '/v1/payroll/runs', { period: '2026-01', run_type: 'correction' })).status).toBe(400);
+    expect((await post(h, o.key, '/v1/payroll/runs', { period: '2026-02', run_type: 'correction', corrects_run_id: first.id })).status).toBe(400);
+    expect((await post(h, o.key, '/v1/payroll/runs', { period: '2026-01', run_type: 'regular', corrects_run_id: first.id })).status).toBe(400);
+    const created = await post(h, o.key, '/v1/payroll/runs', { period: '2026-01', run_type: 'correction', corrects_run_id: first.id });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.corrects_run_id).toBe(first.id);
+    const calc = await post(h, o.key, `/v1/payroll/runs/${created.body.id}/calculate`);
+    expect(calc.body.payee_count).toBe(3);
+    const findings = (await h.request('GET', `/v1/payroll/runs/${created.body.id}/findings`, { key: o.key })).body.data;
+    expect(findings.map((f: any) => [f.code, f.payee_ref])).toEqual([['net_pay_recovery', 'emp-2']]);
+    for (const step of ['submit', 'approve', 'execute']) expect((await post(h, o.key, `/v1/payroll/runs/${created.body.id}/${step}`)).status).toBe(200);
+    await h.platform.system.settle();
+    const run = (await h.request('GET', `/v1/payroll/runs/${created.body.id}`, { key: o.key })).body;
+    const after = await payslipsOf(h, o.key, run.id);
+
+    const postings = (await h.request('GET', '/v1/ledger/postings', { key: o.key })).body.data;
+    expect(postings).toHaveLength(3);
+    const reversal = postings.find((p: any) => p.id === run.reversal_posting_id);
+    expect(reversal.reverses_id).toBe(first.ledger_posting_id);
+    const original = postings.find((p: any) => p.id === first.ledger_posting_id);
+    expect(reversal.lines.map((l: any) => [l.account_code, l.debit.amount, l.credit.amount])).toEqual(original.lines.map((l: any) => [l.account_code, l.credit.amount, l.debit.amount]));
+    const bal = Object.fromEntries((await h.request('GET', '/v1/ledger/accounts', { key: o.key })).body.data.map((a: any) => [a.code, a.balance.amount]));
+    expect(bal['expense.salaries']).toBe(after.reduce((a, s) => a + s.gross.amount, 0));
+    expect(bal['liability.net_pay']).toBe(-after.reduce((a, s) => a + s.net.amount, 0));
+
+    const set = (await h.request('GET', `/v1/payroll/runs/${run.id}/instruction_set`, { key: o.key })).body;
+    const statutory = (slips: any[]) => slips.reduce((a, s) => a + s.total_deductions.amount + s.employer_contributions.amount, 0);
+    expect(set.totals.total.amount).toBe(statutory(after) - statutory(before));
+
+    const signed = (await h.request('GET', `/v1/payroll/runs/${run.id}/payout_instruction`, { key: o.key })).body;
+    const doc = JSON.parse(signed.document);
+    const net = (slips: any[], ref: string) => slips.find((s) => s.payee_ref === ref).net.amount;
+    expect(doc.lines.map((l: any) => [l.payee_ref, l.amount])).toEqual([['emp-1', net(after, 'emp-1') - net(before, 'emp-1')]]);
+    expect((await verifyPayoutInstruction(h.platform.stores.kv, signed, o.org, 'test')).valid).toBe(true);
+
+    await post(h, o.key, `/v1/payroll/runs/${run.id}/gl_export`);
+    const csv = (await h.request('GET', `/v1/payroll/runs/${run.id}/gl_export`, { key: o.key })).text.trim().split('\r\n').slice(1);
+    expect(new Set(csv.map((l) => l.split(',')[3]))).toEqual(new Set([run.reversal_posting_id, run.ledger_posting_id]));
+    expect(csv.reduce((a, l) => a + Number(l.split(',')[7]) - Number(l.split(',')[8]), 0)).toBe(0);
+
+    // the next month's year to date counts the corrected figures, not the original ones
+    const feb = await calculatedRun(h, o.key, '2026-02');
+    const febSlip = (await payslipsOf(h, o.key, feb.id)).find((s) => s.payee_ref === 'emp-1');
+    expect(febSlip.year_to_date.gross.amount).toBe(after.find((s) => s.payee_ref === 'emp-1').gross.amount * 2);
+  });
+});
+
 describe('signed payout instruction (spec 1 rule 10)', () => {
   it('verifies under the organisation and realm key; a changed byte, another organisation or an unknown key is refused', async () => {
     const { o } = await org(1e15);
