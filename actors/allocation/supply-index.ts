@@ -52,6 +52,7 @@ export interface Neighbour {
 }
 
 const GEO_CACHE_LIMIT = 200_000;
+const RAD = Math.PI / 180;
 const RING_CACHE_LIMIT = 100_000;
 
 export class SupplyIndex {
@@ -144,6 +145,10 @@ export class SupplyIndex {
     const heapS: number[] = [];
     const origin = latLngToCell(lat, lng, this.resolution);
     let ring: string[] = [origin];
+    // latitude window of the farthest held (a >= sin^2(dlat/2)): points outside it cannot enter;
+    // recomputed when the farthest changes, with a margin for rounding
+    let topA = -1;
+    let dLatMax = Infinity;
     for (let k = 0; ; k++) {
       for (const cell of ring) {
         const b = this.buckets.get(cell);
@@ -155,6 +160,14 @@ export class SupplyIndex {
         }
         const { slots, lat: bl, lng: bg, cos: bc } = b;
         for (let i = 0; i < slots.length; i++) {
+          if (heapA.length === limit) {
+            if (heapA[0] !== topA) {
+              topA = heapA[0];
+              dLatMax = ((2 * Math.asin(Math.sqrt(Math.min(1, topA)))) / RAD) * (1 + 1e-9) + 1e-12;
+            }
+            const dLat = bl[i] - lat;
+            if (dLat > dLatMax || -dLat > dLatMax) continue;
+          }
           const s = slots[i];
           const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
           if (a > aMax) continue;
