@@ -150,7 +150,11 @@ class Exchange {
       this.chunks = undefined;
       this.answered = true;
       const out = this.opts.refuse(this.head, 'payload_too_large');
-      this.res.cork(() => write(this.res, out, true));
+      try {
+        this.res.cork(() => write(this.res, out, true));
+      } catch {
+        // closed under us
+      }
       return;
     }
     const copy = Buffer.from(new Uint8Array(chunk));
@@ -162,7 +166,11 @@ class Exchange {
   respond(out: WireResponse): void {
     if (this.answered) return;
     this.answered = true; // one answer per response
-    this.res.cork(() => write(this.res, out));
+    try {
+      this.res.cork(() => write(this.res, out));
+    } catch {
+      // the connection was closed under us (server shutting down) without an abort callback
+    }
   }
 }
 
