@@ -13,6 +13,7 @@ export interface ActorEvent {
   type: string;
 }
 
+/** Given to decide; valid only during the call (the runtime reuses it), so decide must not keep it. */
 export interface CommandContext {
   now: number;
   id: string;

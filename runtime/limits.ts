@@ -6,6 +6,8 @@ export interface Limits {
   systemLaneCapacity: number;
   /** Commands decided per turn before committing and yielding to the event loop. */
   batchSize: number;
+  /** Commands decided per drain pass over the ready queue before committing and yielding. */
+  drainBudget: number;
   /** Snapshot an actor after this many events since its last snapshot. */
   snapshotEvery: number;
   /** Active actors kept in memory; above it the idle ones are passivated, oldest first. */
@@ -34,6 +36,7 @@ export const DEFAULT_LIMITS: Limits = {
   mailboxCapacity: 16_384,
   systemLaneCapacity: 65_536,
   batchSize: 512,
+  drainBudget: 16_384,
   snapshotEvery: 100,
   maxActive: 500_000,
   idleMs: 15 * 60_000,

@@ -2,10 +2,14 @@
  * The actor system (DESIGN "The runtime"): one instance per actor id, activated on first use
  * (snapshot, then the journal after it), one bounded mailbox each, processed serially.
  *
- * A turn takes up to `batchSize` commands, decides and evolves them in memory, appends all their
- * events with one expected-version append (group commit), and only then answers the callers, writes
- * the derived index and timer changes, snapshots when due and tells commit listeners. If the append
- * fails nothing of the turn is kept and every caller of the turn gets a retryable error.
+ * Dispatch: an actor with mail joins one ready queue. A drain pass takes ready actors in order and
+ * gives each a turn: up to `batchSize` commands decided and evolved in memory, synchronously.
+ * The turns of a pass are then committed together (one group commit over all their streams, each
+ * with its expected version) while the next pass proceeds with other actors; an actor gets no new
+ * turn until its commit is settled, so its commands stay in mailbox order. Only after the commit
+ * are callers answered, index and timer changes written, snapshots taken when due and commit
+ * listeners told. If an actor's append fails nothing of its turn is kept and each of its callers
+ * gets a retryable error.
  *
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
  * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
@@ -75,8 +79,25 @@ interface Cell {
   mailbox: Mailbox;
   ready: boolean;
   loading: Promise<void> | undefined;
+  /** In the ready queue. */
+  queued: boolean;
+  /** Removed from the system (passivated, failed, reloading); a new cell serves the id next. */
+  dropped: boolean;
+  /** Activating for a turn, or a turn decided and its commit not yet settled. */
   running: boolean;
   lastActive: number;
+}
+
+/** A decided turn awaiting its commit. */
+interface Turn {
+  cell: Cell;
+  before: { state: unknown; org: string | undefined; version: number };
+  state: unknown;
+  version: number;
+  org: string | undefined;
+  staged: StoredEvent[];
+  dedupe: string[];
+  outcomes: Envelope[];
 }
 
 type KindRef = AnyActorDef | string;
@@ -103,7 +124,11 @@ export class ActorSystem {
   private readonly reactions: ReactionDispatcher;
   private placement: Placement | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
-  private running = 0;
+  /** Actors queued, activating for a turn, or with a commit in flight. */
+  private inflight = 0;
+  private readonly ready: Cell[] = [];
+  private readyHead = 0;
+  private drainScheduled = false;
   private reactionsOn = false;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -137,9 +162,9 @@ export class ActorSystem {
     await this.setReactionDispatch(false);
     await this.settleMailboxes();
     await Promise.allSettled([...this.tracked]);
-    await Promise.all([...this.allCells()].map((c) => this.snapshot(c)));
-    for (const m of this.cells.values()) m.clear();
-    this.cellCount = 0;
+    const cells = [...this.allCells()];
+    await Promise.all(cells.map((c) => this.snapshot(c)));
+    for (const c of cells) this.drop(c);
   }
 
   /**
@@ -247,7 +272,7 @@ export class ActorSystem {
       if (this.clock.manual) await this.scheduler.fireDue(this.clock.now());
       await Promise.allSettled([...this.tracked]);
       await this.reactions.caughtUp();
-      quiet = this.running === 0 && this.tracked.size === 0 && this.reactions.idle && this.allEmpty() ? quiet + 1 : 0;
+      quiet = this.inflight === 0 && this.tracked.size === 0 && this.reactions.idle && this.allEmpty() ? quiet + 1 : 0;
     }
   }
 
@@ -261,7 +286,7 @@ export class ActorSystem {
     const horizon = this.clock.now() - idleMs;
     let n = 0;
     for (const cell of [...this.allCells()]) {
-      if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
+      if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
       if (cell.lastActive > horizon) continue;
       await this.passivate(cell);
       n++;
@@ -273,7 +298,7 @@ export class ActorSystem {
   async passivateWhere(which: (kind: string, id: string) => boolean): Promise<void> {
     const targets = [...this.allCells()].filter((c) => which(c.def.kind, c.id));
     await Promise.all(targets.map(async (c) => {
-      while (c.running || c.mailbox.size) await yieldToLoop();
+      while (c.running || c.queued || c.mailbox.size) await yieldToLoop();
       await this.passivate(c);
     }));
   }
@@ -286,15 +311,14 @@ export class ActorSystem {
   }
 
   private isCurrent(cell: Cell): boolean {
-    return this.cells.get(cell.def)!.get(cell.id) === cell;
+    return !cell.dropped;
   }
 
   private drop(cell: Cell): void {
-    const m = this.cells.get(cell.def)!;
-    if (m.get(cell.id) === cell) {
-      m.delete(cell.id);
-      this.cellCount--;
-    }
+    if (cell.dropped) return;
+    cell.dropped = true;
+    this.cells.get(cell.def)!.delete(cell.id);
+    this.cellCount--;
   }
 
   private cellFor(def: AnyActorDef, id: string): Cell {
@@ -304,7 +328,7 @@ export class ActorSystem {
       cell = {
         def, id, key: `${def.kind}.${id}`, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: new Set(),
         mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
-        ready: false, loading: undefined, running: false, lastActive: this.clock.now(),
+        ready: false, loading: undefined, queued: false, dropped: false, running: false, lastActive: this.clock.now(),
       };
       m.set(id, cell);
       if (++this.cellCount > this.limits.maxActive) void this.shed();
@@ -317,7 +341,7 @@ export class ActorSystem {
   }
 
   private forgetIfEmpty(cell: Cell): void {
-    if (!this.exists(cell) && !cell.running && cell.mailbox.size === 0) this.drop(cell);
+    if (!this.exists(cell) && !cell.running && !cell.queued && cell.mailbox.size === 0) this.drop(cell);
   }
 
   private activate(cell: Cell): Promise<void> {
@@ -362,43 +386,89 @@ export class ActorSystem {
   }
 
   private schedule(cell: Cell): void {
-    if (cell.running) return;
-    cell.running = true;
-    this.running++;
-    queueMicrotask(() => void this.run(cell));
-  }
-
-  private async run(cell: Cell): Promise<void> {
-    try {
-      if (!cell.ready) await this.activate(cell);
-      while (cell.mailbox.size > 0) {
-        await this.turn(cell);
-        if (cell.mailbox.size > 0) await yieldToLoop();
-      }
-    } catch (e) {
-      // Activation failed (a store is unreachable): nobody waiting gets an answer they can't retry.
-      for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
-      this.log(`activation of ${cell.key} failed`, e);
-      this.drop(cell);
-    } finally {
-      cell.running = false;
-      this.running--;
-      cell.lastActive = this.clock.now();
-      if (cell.mailbox.size > 0 && this.isCurrent(cell)) this.schedule(cell);
-      else this.forgetIfEmpty(cell);
+    if (cell.queued || cell.running) return;
+    cell.queued = true;
+    this.inflight++;
+    this.ready.push(cell);
+    if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      queueMicrotask(this.drain);
     }
   }
 
-  private async turn(cell: Cell): Promise<void> {
+  /** A cell leaves the pipeline; it rejoins when mail is waiting. */
+  private release(cell: Cell): void {
+    cell.running = false;
+    this.inflight--;
+    cell.lastActive = this.clock.now();
+    if (cell.mailbox.size > 0 && this.isCurrent(cell)) this.schedule(cell);
+    else this.forgetIfEmpty(cell);
+  }
+
+  /** One pass over the ready queue: decide turns synchronously, then commit them together. */
+  private readonly drain = (): void => {
+    this.drainScheduled = false;
+    const turns: Turn[] = [];
+    let budget = this.limits.drainBudget;
+    while (this.readyHead < this.ready.length && budget > 0) {
+      const cell = this.ready[this.readyHead];
+      this.ready[this.readyHead++] = undefined as unknown as Cell;
+      cell.queued = false;
+      cell.running = true;
+      if (!this.isCurrent(cell)) {
+        cell.running = false;
+        this.inflight--;
+        continue;
+      }
+      if (!cell.ready) {
+        this.activateForTurn(cell);
+        continue;
+      }
+      const turn = this.decideTurn(cell);
+      budget -= turn.outcomes.length;
+      if (turn.staged.length === 0) {
+        for (const o of turn.outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+        this.release(cell);
+      } else turns.push(turn);
+    }
+    if (this.readyHead === this.ready.length) {
+      this.ready.length = 0;
+      this.readyHead = 0;
+    } else if (this.readyHead > 4096 && this.readyHead * 2 > this.ready.length) {
+      this.ready.splice(0, this.readyHead);
+      this.readyHead = 0;
+    }
+    if (turns.length) void this.commit(turns);
+    if (this.readyHead < this.ready.length && !this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(this.drain); // budget spent: let I/O in before the next pass
+    }
+  };
+
+  private activateForTurn(cell: Cell): void {
+    this.activate(cell).then(
+      () => this.release(cell),
+      (e) => {
+        // A store is unreachable: everyone waiting gets an answer they can retry.
+        for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
+        this.log(`activation of ${cell.key} failed`, e);
+        this.drop(cell);
+        this.release(cell);
+      },
+    );
+  }
+
+  /** Decide up to batchSize commands against the actor's state in memory; nothing is kept yet. */
+  private decideTurn(cell: Cell): Turn {
     const { def, id } = cell;
     const now = this.clock.now();
-    const before = { state: cell.state, version: cell.version, org: cell.org };
     let state = cell.state;
     let version = cell.version;
     let org = cell.org;
-    const staged: StoredEvent[] = [];
-    const turnDedupe: string[] = [];
-    const outcomes: Envelope[] = [];
+    const turn: Turn = { cell, before: { state, org, version }, state, version, org, staged: [], dedupe: [], outcomes: [] };
+    const { staged, outcomes } = turn;
+    // One context per turn, updated per command: decide must not keep it (it is pure).
+    const ctx: CommandContext = { now, id, org: '', version, requestId: undefined, principal: undefined, newId };
 
     for (let n = 0; n < this.limits.batchSize; n++) {
       const env = cell.mailbox.take();
@@ -412,19 +482,23 @@ export class ActorSystem {
         outcome(outcomes, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
-      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turnDedupe.includes(env.dedupeId))) {
+      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turn.dedupe.includes(env.dedupeId))) {
         outcome(outcomes, env, true, exists ? def.view(state) : undefined);
         continue;
       }
       const base = exists ? state : def.initial(id, env.org);
-      const ctx: CommandContext = { now, id, org: env.org, version, requestId: env.requestId, principal: env.principal, newId };
+      ctx.org = env.org;
+      ctx.version = version;
+      ctx.requestId = env.requestId;
+      ctx.principal = env.principal;
       const mark = staged.length;
       try {
         const decision = def.decide[env.command](base, env.payload, ctx);
         const events = Array.isArray(decision) ? decision : decision.events;
         let next = base;
-        for (const ev of events) {
-          const stored: StoredEvent = { version: version + 1 + (staged.length - mark), id: newId('evt_'), type: ev.type, data: ev, at: now, org: env.org };
+        for (let k = 0; k < events.length; k++) {
+          const ev = events[k];
+          const stored: StoredEvent = { version: version + 1 + k, id: newId('evt_'), type: ev.type, data: ev, at: now, org: env.org };
           if (env.requestId !== undefined) stored.requestId = env.requestId;
           if (env.principal !== undefined) stored.principal = env.principal;
           if (env.dedupeId !== undefined) stored.dedupe = env.dedupeId;
@@ -435,7 +509,7 @@ export class ActorSystem {
           state = next;
           version += events.length;
           org ??= env.org;
-          if (env.dedupeId !== undefined) turnDedupe.push(env.dedupeId);
+          if (env.dedupeId !== undefined) turn.dedupe.push(env.dedupeId);
         }
         const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
         outcome(outcomes, env, true, reply);
@@ -445,26 +519,57 @@ export class ActorSystem {
         outcome(outcomes, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }));
       }
     }
+    turn.state = state;
+    turn.version = version;
+    turn.org = org;
+    return turn;
+  }
 
-    if (staged.length > 0) {
+  /** One group commit for the turns of a pass; each turn is then kept or dropped on its own. */
+  private async commit(turns: Turn[]): Promise<void> {
+    const durable = turns.filter((t) => !t.cell.def.ephemeral);
+    const items = durable.map((t) => ({ stream: t.cell.key, expectedVersion: t.before.version, events: t.staged }));
+    const errors = new Map<Turn, Error>();
+    if (items.length) {
+      const journal = this.stores.journal;
       try {
-        if (!def.ephemeral) await this.stores.journal.append(cell.key, before.version, staged);
+        const results = journal.appendMany
+          ? await journal.appendMany(items)
+          : await Promise.all(items.map((i) => journal.append(i.stream, i.expectedVersion, i.events).then(() => undefined, (e: Error) => e)));
+        results.forEach((err, i) => err && errors.set(durable[i], err));
       } catch (e) {
-        const conflict = e instanceof VersionConflictError;
-        this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : e);
-        for (const o of outcomes) o.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
-        for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
-        this.drop(cell);
-        return;
+        for (const t of durable) errors.set(t, e as Error);
       }
-      cell.state = state;
-      cell.version = version;
-      cell.org = org;
-      for (const d of turnDedupe) cell.dedupe.add(d);
-      while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
-      if (this.hasEffects(cell)) await this.effects(cell, before.state, before.org !== undefined, staged);
     }
-    for (const o of outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+    await Promise.all(turns.map((t) => this.settleTurn(t, errors.get(t))));
+  }
+
+  private async settleTurn(turn: Turn, err: Error | undefined): Promise<void> {
+    const { cell } = turn;
+    if (err) {
+      const conflict = err instanceof VersionConflictError;
+      this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : err);
+      for (const o of turn.outcomes) o.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
+      for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
+      this.drop(cell);
+      this.release(cell);
+      return;
+    }
+    cell.state = turn.state;
+    cell.version = turn.version;
+    cell.org = turn.org;
+    for (const d of turn.dedupe) cell.dedupe.add(d);
+    while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
+    if (this.hasEffects(cell)) {
+      try {
+        await this.effects(cell, turn.before.state, turn.before.org !== undefined, turn.staged);
+      } catch (e) {
+        // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
+        this.log(`effects of a commit to ${cell.key} failed`, e);
+      }
+    }
+    for (const o of turn.outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+    this.release(cell);
   }
 
   private hasEffects(cell: Cell): boolean {
@@ -520,7 +625,7 @@ export class ActorSystem {
 
   private async passivate(cell: Cell): Promise<void> {
     await this.snapshot(cell);
-    if (!cell.running && cell.mailbox.size === 0) this.drop(cell);
+    if (!cell.running && !cell.queued && cell.mailbox.size === 0) this.drop(cell);
   }
 
   private async shed(): Promise<void> {
@@ -528,7 +633,7 @@ export class ActorSystem {
     let n = 0;
     for (const cell of [...this.allCells()]) {
       if (n >= excess) break;
-      if (cell.def.ephemeral || cell.running || cell.mailbox.size || !cell.ready) continue;
+      if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
       n++;
       await this.passivate(cell);
     }
@@ -543,11 +648,11 @@ export class ActorSystem {
   }
 
   private allEmpty(): boolean {
-    for (const c of this.allCells()) if (c.running || c.mailbox.size) return false;
+    for (const c of this.allCells()) if (c.running || c.queued || c.mailbox.size) return false;
     return true;
   }
 
   private async settleMailboxes(): Promise<void> {
-    while (this.running > 0 || !this.allEmpty()) await yieldToLoop();
+    while (this.inflight > 0 || !this.allEmpty()) await yieldToLoop();
   }
 }

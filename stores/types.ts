@@ -39,9 +39,21 @@ export class VersionConflictError extends Error {
   }
 }
 
+export interface AppendItem {
+  stream: string;
+  expectedVersion: number;
+  events: StoredEvent[];
+}
+
 export interface Journal {
   /** Append after `expectedVersion` (0 for a new stream); throws VersionConflictError otherwise. */
   append(stream: string, expectedVersion: number, events: StoredEvent[]): Promise<void>;
+  /**
+   * Optional group commit: several streams in one write. Each item succeeds or fails alone; the
+   * result holds, per item, undefined or its error (a VersionConflictError for a stale writer).
+   * Without it the runtime appends the items concurrently one by one.
+   */
+  appendMany?(items: AppendItem[]): Promise<Array<Error | undefined>>;
   /** Events of one stream with version > afterVersion, in order. */
   read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
   /** Every stream's events in global order, after a feed position (0 = from the start). */
