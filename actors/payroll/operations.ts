@@ -61,15 +61,15 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
   let pack: RulePack | undefined;
   if (body.rule_pack_version !== undefined) {
     pack = findPack(body.rule_pack_version);
-    if (!pack) throw new ApiError('validation_failed', `No rule pack with version ${body.rule_pack_version}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rule_pack', detail: `No rule pack ${body.rule_pack_version}.`, field: '/rule_pack_version' }] } });
-    if (pack.status !== 'active') throw new ApiError('validation_failed', `Rule pack ${pack.ref.version} is a draft; drafts are for simulation only.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'draft_rule_pack', detail: 'A run pins an active rule pack.', field: '/rule_pack_version' }] } });
+    if (!pack) throw refused('unknown_rule_pack', '/rule_pack_version', `No rule pack with version ${body.rule_pack_version}.`);
+    if (pack.status !== 'active') throw refused('draft_rule_pack', '/rule_pack_version', `Rule pack ${pack.ref.version} is a draft; a run pins an active pack, drafts are for simulation.`);
   } else {
     pack = packForPeriod(body.period);
-    if (!pack) throw new ApiError('validation_failed', `No active rule pack covers ${body.period}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'no_rule_pack_for_period', detail: `No active rule pack covers ${body.period}.`, field: '/period' }] } });
+    if (!pack) throw refused('no_rule_pack_for_period', '/period', `No active rule pack covers ${body.period}.`);
   }
   const first = `${body.period}-01`;
   if (first < pack.effective_from || (pack.effective_to !== null && first > pack.effective_to)) {
-    throw new ApiError('validation_failed', `Rule pack ${pack.ref.version} does not cover ${body.period}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'period_outside_rule_pack', detail: `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}.`, field: '/period' }] } });
+    throw refused('period_outside_rule_pack', '/period', `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}, not ${body.period}.`);
   }
   let corrects: string | null = null;
   if (body.run_type === 'correction') {
@@ -92,14 +92,17 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
   }, opts(c));
 }
 
+/** Who a run pays: its payee_refs, else a correction's corrected payees, else everyone employed. */
+function payeeScope(s: RunState, corrected: readonly PayslipRecord[]): string[] | null {
+  return s.payee_refs ?? (s.corrects_run_id ? corrected.map((r) => r.payee_ref) : null);
+}
+
 export async function calculateRun(p: Platform, c: Caller, runId: string): Promise<unknown> {
   const s = await runState(p, c, runId);
   if (s.status !== 'draft' && s.status !== 'simulated') throw conflict(`Run ${s.id} is ${s.status}; only a draft or simulated run can be calculated.`);
   const pack = pinnedPack(s);
   const corrected = await correctedPayslips(p.system, s);
-  // A correction recomputes the payees of the run it corrects, unless limited otherwise.
-  const only = s.payee_refs ?? (s.corrects_run_id ? corrected.map((r) => r.payee_ref) : null);
-  const payees = await gatherPayees(p.system, c.org, s.period, only);
+  const payees = await gatherPayees(p.system, c.org, s.period, payeeScope(s, corrected));
   const employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
   const ytd = await yearToDate(p.system, c.org, s.period);
   const paid = await paidInPeriod(p.system, c.org, s.period, [s.id, ...(s.corrects_run_id ? [s.corrects_run_id] : [])]);
@@ -115,14 +118,14 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   let pack = pinned;
   if (draftVersion !== undefined) {
     const found = findPack(draftVersion);
-    if (!found) throw new ApiError('validation_failed', `No rule pack with version ${draftVersion}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rule_pack', detail: `No rule pack ${draftVersion}.`, field: '/draft_rule_pack_version' }] } });
+    if (!found) throw refused('unknown_rule_pack', '/draft_rule_pack_version', `No rule pack with version ${draftVersion}.`);
     pack = found;
   }
   // Baseline: the recorded payslips when the run is calculated, else a computation now (pinned pack).
   let baseline: PayslipRecord[];
   let employer = s.employer;
   if (s.status === 'draft') {
-    const payees = await gatherPayees(p.system, c.org, s.period, s.payee_refs);
+    const payees = await gatherPayees(p.system, c.org, s.period, payeeScope(s, await correctedPayslips(p.system, s)));
     employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
     const ytd = await yearToDate(p.system, c.org, s.period);
     const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);
@@ -134,14 +137,14 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   const totals = { gross: 0, net: 0, total_deductions: 0, employer_contributions: 0, payslip_count: 0 };
   const diffs: Array<{ payslip_id: string | null; payee_ref: string; differences: ReturnType<typeof differences> }> = [];
   let differing = 0;
-  let refused = 0;
+  let refusedPayees = 0;
   for (const r of baseline) {
     let comp: PayslipComputation;
     try {
       comp = computePayslip(pack, s.period, r.payee, employer!, r.ytd_before);
     } catch (e) {
       if (e instanceof ApiError) {
-        refused++;
+        refusedPayees++;
         continue;
       }
       throw e;
@@ -156,7 +159,7 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
       if (diffs.length < DIFF_LIMIT) diffs.push({ payslip_id: s.status === 'draft' ? null : payslipId(s.id, r.n), payee_ref: r.payee_ref, differences: differences(r, comp) });
     }
   }
-  return simulation(s, pack, totals, diffs, differing, refused);
+  return simulation(s, pack, totals, diffs, differing, refusedPayees);
 }
 
 const DIFF_LIMIT = 100;
