@@ -16,6 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 
@@ -415,7 +416,8 @@ export default async function heartbeats(): Promise<BenchResult[]> {
       child(1, ['--rest-load', JSON.stringify({ port, key, base: start, firstWorker: WORKERS, workers: REST_WORKERS, connections: REST_CONNECTIONS, seconds: SECONDS, warmup: WARMUP } satisfies RestSpec)]),
     );
     const wsReadings = ws.accepted / ws.seconds;
-    const wsNote = `server core 0, load core 1; ${CONNECTIONS} sockets x ${INFLIGHT} frames in flight, ${WORKERS} workers, ${SECONDS}s; ${ws.rejected} rejected, ${ws.errors} error frames`;
+    const load = `machine load average ${round(loadavg()[0], 1)} on 2 cores`;
+    const wsNote = `${load}; server core 0, load core 1; ${CONNECTIONS} sockets x ${INFLIGHT} frames in flight, ${WORKERS} workers, ${SECONDS}s; ${ws.rejected} rejected, ${ws.errors} error frames`;
     return [
       compared('WebSocket ingest, msgpack batches of 50 (validated, stored, mapped)', round(wsReadings, 0), 'readings/s', 'Redis GEOADD pipelined, 1 point per command', round(redis.single, 0), 2, wsNote),
       absolute('WebSocket receipts', round(ws.receipts / ws.seconds, 0), 'batches/s', undefined, true, `Redis GEOADD with 50 points per command: ${round(redis.batched, 0).toLocaleString('en-US')} points/s (not the baseline; for scale)`),
