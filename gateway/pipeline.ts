@@ -172,6 +172,32 @@ function isRouteResult(x: unknown): x is RouteResult {
   return keys.length > 0 && keys.every((k) => RESULT_KEYS.has(k)) && ('body' in x || 'raw' in x);
 }
 
+/**
+ * JSON of frozen records, reused: a frozen object cannot change, so its text cannot either. Areas
+ * opt in by freezing the views they memoise (the api key list is read on every key list call).
+ */
+const frozenJson = new WeakMap<object, string>();
+
+function recordJson(x: unknown): string {
+  if (typeof x !== 'object' || x === null || !Object.isFrozen(x)) return JSON.stringify(x) ?? 'null';
+  let j = frozenJson.get(x);
+  if (j === undefined) {
+    j = JSON.stringify(x);
+    frozenJson.set(x, j);
+  }
+  return j;
+}
+
+function toJson(out: unknown): string {
+  const env = out as { object?: unknown; data?: unknown; has_more?: unknown };
+  if (env !== null && typeof env === 'object' && env.object === 'list' && Array.isArray(env.data) && typeof env.has_more === 'boolean' && Object.keys(env).length === 3) {
+    let body = '{"object":"list","data":[';
+    for (let i = 0; i < env.data.length; i++) body += (i ? ',' : '') + recordJson(env.data[i]);
+    return body + '],"has_more":' + env.has_more + '}';
+  }
+  return recordJson(out);
+}
+
 function toResponse(out: unknown, status: number, requestId: string): WireResponse {
   if (isRouteResult(out)) {
     const headers: Record<string, string> = { ...lower(out.headers), [REQUEST_ID_HEADER]: requestId };
@@ -180,9 +206,9 @@ function toResponse(out: unknown, status: number, requestId: string): WireRespon
       return { status: out.status ?? status, headers, body: out.raw.bytes };
     }
     headers['content-type'] = JSON_TYPE;
-    return { status: out.status ?? status, headers, body: out.body === undefined ? '' : JSON.stringify(out.body) };
+    return { status: out.status ?? status, headers, body: out.body === undefined ? '' : toJson(out.body) };
   }
-  return { status, headers: { 'content-type': JSON_TYPE, [REQUEST_ID_HEADER]: requestId }, body: JSON.stringify(out) };
+  return { status, headers: { 'content-type': JSON_TYPE, [REQUEST_ID_HEADER]: requestId }, body: toJson(out) };
 }
 
 function lower(h: Record<string, string> | undefined): Record<string, string> {

@@ -52,6 +52,30 @@ export interface ApiKeyView {
   created_at: string;
 }
 
+/**
+ * States are immutable (evolve returns a new one), so a state's view is computed once and frozen;
+ * the gateway reuses the JSON of a frozen record (keys are listed on every GET /v1/api_keys).
+ */
+const views = new WeakMap<ApiKeyState, ApiKeyView>();
+function apiKeyView(s: ApiKeyState): ApiKeyView {
+  let v = views.get(s);
+  if (!v) {
+    v = Object.freeze({
+      id: s.id,
+      object: 'api_key' as const,
+      livemode: s.realm === 'live',
+      mocked: false as const,
+      name: s.name,
+      realm: s.realm,
+      scopes: Object.freeze([...s.scopes]) as string[],
+      revoked_at: s.revoked_at,
+      created_at: s.created_at,
+    });
+    views.set(s, v);
+  }
+  return v;
+}
+
 export const ApiKey = defineActor({
   kind: 'api_key',
   prefix: 'api_key_',
@@ -92,17 +116,7 @@ export const ApiKey = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: ApiKeyState): ApiKeyView => ({
-    id: s.id,
-    object: 'api_key',
-    livemode: s.realm === 'live',
-    mocked: false,
-    name: s.name,
-    realm: s.realm,
-    scopes: s.scopes,
-    revoked_at: s.revoked_at,
-    created_at: s.created_at,
-  }),
+  view: apiKeyView,
   // Newest first (ties by id); revoked keys stay in the list (spec 5.2).
   indexes: (s: ApiKeyState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(Date.parse(s.created_at)) }]),
 });
