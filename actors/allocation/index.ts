@@ -22,6 +22,7 @@ export { SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason } f
 export { distanceMetres } from './geo.ts';
 export { NETWORK_TEST_VALUES, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 export type { HeartbeatReceipt, SupplyState } from './service.ts';
+export type { StoredReadingData } from './heartbeat.ts';
 
 /** The running allocation service of a platform (supply queries, heartbeats). */
 export const allocation = (platform: Platform): AllocationService => service(platform);

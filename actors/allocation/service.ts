@@ -6,7 +6,7 @@
 import type { Platform } from '../../runtime/area.ts';
 import { ApiError, type ValidationEntry } from '../../runtime/errors.ts';
 import type { Committed } from '../../runtime/system.ts';
-import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch } from './heartbeat.ts';
+import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type StoredReadingData } from './heartbeat.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
 import type { LoadedPolicy } from './policy.ts';
@@ -204,6 +204,15 @@ export class AllocationService {
       excluded_because: excludedBecause(this.facts(lw, lw.presence!)),
       cell: pos?.cell ?? null,
     };
+  }
+
+  /**
+   * A worker's stored readings with from <= recorded_at <= to, in recorded_at order (proof of
+   * service and telemetry continuity read them). The worker must belong to the organisation.
+   */
+  async readings(org: string, workerId: string, from: number, to: number): Promise<{ recordedAt: number; data: StoredReadingData }[]> {
+    await this.platform.system.state(Worker, workerId, org);
+    return (await this.platform.stores.readings.range(workerId, from, to)) as { recordedAt: number; data: StoredReadingData }[];
   }
 
   /** The nearest eligible workers (the query later work orders rank from). */

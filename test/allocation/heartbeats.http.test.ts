@@ -1,7 +1,7 @@
 /** Heartbeats over REST and WebSocket, availability, presence, the supply map (spec 2.8, 4.7). */
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
+import { HEARTBEAT_SOCKET_PATH, allocation } from '../../actors/allocation/index.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { startHarness, type Harness } from '../support/http.ts';
 import { connect, heartbeats, LAGOS, makeAvailable, reading, workerId } from './support.ts';
@@ -75,6 +75,22 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     expect(inOrder.body).toMatchObject({ accepted_count: 1, reconciled: false });
     const stored = await h.platform.stores.readings.range(w, 0, Infinity);
     expect(stored.map((s) => now - s.recordedAt)).toEqual([20_000, 3000, 2000, 1000, 500]);
+  });
+
+  it('stored readings are readable per worker and time range, only by the worker\u2019s organisation', async () => {
+    const w = workerId();
+    await makeAvailable(h, w);
+    await h.clock.advance(60_000);
+    const now = h.clock.now();
+    await heartbeats(h, { worker_id: w, readings: [reading(now - 30_000), reading(now - 20_000, { position: null, connectivity: 'poor' }), reading(now - 10_000)] });
+    const svc = allocation(h.platform);
+    const mid = await svc.readings(h.org, w, now - 25_000, now - 5_000);
+    expect(mid.map((r) => [now - r.recordedAt, r.data.connectivity, r.data.position === null])).toEqual([
+      [20_000, 'poor', true],
+      [10_000, 'good', false],
+    ]);
+    const other = await h.register();
+    await expect(svc.readings(other.org, w, 0, Infinity)).rejects.toMatchObject({ code: 'organisation_mismatch' });
   });
 
   it('a batch of out-of-range values is refused with 400, naming every value; nothing is stored (spec 8)', async () => {
