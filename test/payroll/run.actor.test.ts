@@ -130,3 +130,38 @@ describe('payslip columns', () => {
     expect(slips[3].payee.months_employed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 });
+
+describe('every payroll and ledger kind rebuilds equal (STYLE: snapshots are a versioned codec)', () => {
+  it('pay profile, roster entry, employer, import, payslip batch, posting and chart: live state = journal replay = snapshot restore', async () => {
+    const { PayProfile, RosterEntry } = await import('../../actors/payroll/index.ts');
+    const { Employer, employerIdFor } = await import('../../actors/payroll/employer.ts');
+    const { PayrollImport } = await import('../../actors/payroll/payroll_import.ts');
+    const { PayslipBatch } = await import('../../actors/payroll/payslip_batch.ts');
+    const { Posting } = await import('../../actors/ledger/index.ts');
+    const { Chart, chartIdFor } = await import('../../actors/ledger/accounts.ts');
+    const rows = [0, 1].map((i) => ({ payee_ref: `r-${i}`, monthly_basic: m(30_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', pension_administrator: 'pfa', starts_on: '2025-01-01' }));
+    const imp = (await runImport(system, maker, { format: 'json', rows, employer: { headcount: 10, turnover_50m_or_more: true, maker_checker_threshold: 5 } })) as { id: string; rows: Array<{ pay_profile_id: string; roster_entry_id: string }> };
+    const [row] = imp.rows;
+    await system.ask(PayProfile, row.pay_profile_id, 'update', { monthly_housing: 1_000_000, name: 'Ngozi' }, { org: ORG });
+    await system.ask(RosterEntry, row.roster_entry_id, 'update', { ends_on: '2026-06-30' }, { org: ORG });
+    const { id } = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
+    await calculateRun(platform, maker, id);
+    await ask(id, 'submit');
+    await approveRun(platform, checker, id);
+    await executeRun(platform, maker, id);
+    await system.settle();
+    const run = await system.state<RunState>(Run, id, ORG);
+    const targets: Array<[any, string]> = [
+      [PayProfile, row.pay_profile_id], [RosterEntry, row.roster_entry_id], [Employer, employerIdFor(ORG)], [PayrollImport, imp.id],
+      [PayslipBatch, run.batches[0]], [Posting, run.ledger_posting_id!], [Chart, chartIdFor(ORG)],
+    ];
+    const live = await Promise.all(targets.map(([k, i]) => system.state(k, i, ORG)));
+    for (const s of live) expect(roundTrip(s)).toEqual(s);
+    const replayed = new ActorSystem({ stores, clock, kinds, log: () => {} });
+    expect(await Promise.all(targets.map(([k, i]) => replayed.state(k, i, ORG)))).toEqual(live);
+    await system.stop();
+    system = new ActorSystem({ stores, clock, kinds, log: () => {} });
+    await system.start();
+    expect(await Promise.all(targets.map(([k, i]) => system.state(k, i, ORG)))).toEqual(live);
+  });
+});
