@@ -74,6 +74,18 @@ describe('approve: maker-checker (spec 3 Payroll run, 8)', () => {
   });
 });
 
+describe('events (spec 3 "every transition is recorded", 6)', () => {
+  it('each move of a run is an event on GET /v1/payroll/events, run.approved among them', async () => {
+    const { o } = await org(1e15);
+    const run = await executedRun(h, o.key, '2026-01');
+    await h.platform.system.settle();
+    const events = (await h.request('GET', '/v1/payroll/events?limit=100', { key: o.key })).body.data;
+    const mine = events.filter((e: any) => e.data?.id === run.id).map((e: any) => e.type);
+    expect(new Set(mine)).toEqual(new Set(['run.created', 'run.calculated', 'run.submitted', 'run.approved', 'run.executing']));
+    for (const e of events) expect(e.source).toBe('run');
+  });
+});
+
 describe('findings (spec 3 Payroll run, 4.8)', () => {
   it('approve - refused while a p0 finding is open, allowed once it is resolved (spec 3, 7)', async () => {
     const { o } = await org(1e15, [payee(1), payee(2, { bank_identifier: null })]);
