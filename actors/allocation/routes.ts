@@ -20,6 +20,9 @@ export function service(platform: Platform): AllocationService {
 
 const caller = (req: RouteRequest<unknown, unknown>): Caller => ({ org: req.org, livemode: req.livemode, requestId: req.requestId, principal: req.principal?.id });
 
+/** The batch schema for the OpenAPI document only: the gateway lets any body through to parseBatch. */
+const HeartbeatBatchDoc = Type.Unknown(JSON.parse(JSON.stringify(HeartbeatBatchSchema)) as Record<string, unknown>);
+
 const AvailabilityBody = Type.Object({ availability: Type.Union(AVAILABILITY_STATES.map((s) => Type.Literal(s))) });
 
 const FlagListQuery = listQueryWith({
@@ -47,7 +50,9 @@ export const routes: RouteDef[] = [
     auth: 'key',
     module: MODULE,
     idempotent: true,
-    body: HeartbeatBatchSchema,
+    // Documented in full, checked by parseBatch (the socket's check too), so both transports refuse
+    // a malformed batch with the same report, indexed by reading position.
+    body: HeartbeatBatchDoc,
     summary: 'Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored.',
     handler: (req) => service(req.platform).heartbeats(req.body, caller(req)),
   }),

@@ -203,6 +203,31 @@ describe('the heartbeat WebSocket gives the same receipts as REST for the same b
     }
   });
 
+  it('a malformed batch is refused the same way on both transports, entries indexed by reading (spec 2.1)', async () => {
+    const w = workerId();
+    await makeAvailable(h, w);
+    const now = h.clock.now();
+    const body = { worker_id: w, readings: [reading(now), reading(now, { battery_percent: 101 }), reading(now, { position: { latitude: 6, longitude: 200, accuracy_metres: 1 } })] };
+    const viaRest = await heartbeats(h, body);
+    expect(viaRest.status).toBe(400);
+    const s = await connect(h.url + HEARTBEAT_SOCKET_PATH, { 'service-api-key': h.key });
+    try {
+      s.send(JSON.stringify(body));
+      const viaJson = JSON.parse((await s.next()).data.toString('utf8'));
+      s.send(new Packr({ useRecords: false }).pack(body));
+      const viaBin = JSON.parse((await s.next()).data.toString('utf8'));
+      const report = (x: any) => (x.error ?? x).details?.validation ?? (x.error ?? x).validation;
+      expect(report(viaRest.body).entries.map((e: { index: number; field: string }) => [e.index, e.field])).toEqual([
+        [2, '/readings/2/battery_percent'],
+        [3, '/readings/3/position/longitude'],
+      ]);
+      expect(report(viaJson)).toEqual(report(viaRest.body));
+      expect(report(viaBin)).toEqual(report(viaRest.body));
+    } finally {
+      s.close();
+    }
+  });
+
   it('the upgrade is authenticated: no credential, no socket (spec 5)', async () => {
     const wsUrl = h.url + HEARTBEAT_SOCKET_PATH;
     await expect(connect(wsUrl, {})).rejects.toThrow(/401/);
