@@ -14,7 +14,6 @@ export interface LiveWorker {
   org: string;
   id: string;
   state: WorkerState;
-  version: number;
   recent: RecentReadings;
   /** recorded_at (ms, clamped to arrival) of the latest accepted reading. */
   lastReportAt: number | undefined;
@@ -91,7 +90,6 @@ export class LiveWorkers {
       org,
       id,
       state,
-      version: -1,
       recent,
       lastReportAt: last,
       presence: undefined,

@@ -244,12 +244,16 @@ export class AllocationService {
     const pack = this.policy.pack;
     const presence = presenceAt(input, now, pack);
     lw.presence = presence;
-    this.supply.apply(lw.org, lw.id, this.facts(lw, presence));
-    this.timers.schedule(LiveWorkers.keyOf(lw.org, lw.id), nextPresenceChange(input, now, pack));
+    const change = this.supply.apply(lw.org, lw.id, this.facts(lw, presence));
+    const next = nextPresenceChange(input, now, pack);
+    this.timers.schedule(LiveWorkers.keyOf(lw.org, lw.id), next);
     if (presence !== lw.presenceSent && lw.state.created_at > 0) {
       lw.presenceSent = presence;
       this.background(this.platform.system.ask(Worker, lw.id, 'record_presence', { presence }, { org: lw.org, principal: 'system', lane: 'system' }));
     }
+    // out of the map with nothing left to time: drop the soft state (rebuilt on the next heartbeat
+    // from the actor and the ReadingStore), so it is held only for workers who are around
+    if (next === undefined && change.excluded_because !== null) this.live.forget(lw.org, lw.id);
     return presence;
   }
 

@@ -136,6 +136,22 @@ describe('presence and the supply map, by the clock (spec 2.8)', () => {
     expect(await inMap(w)).toBe(true);
   });
 
+  it('soft state of an absent worker is dropped and rebuilt from the store: a resent reading is still a duplicate', async () => {
+    const w = workerId();
+    await makeAvailable(h, w);
+    await h.clock.advance(1000);
+    const first = h.clock.now();
+    await heartbeats(h, { worker_id: w, readings: [reading(first)] });
+    const svc = allocation(h.platform);
+    expect(svc.live.peek(h.org, w)).toBeDefined();
+    await h.clock.advance(policy.presence.ghost_after_seconds * 1000);
+    await h.platform.system.settle();
+    expect(svc.live.peek(h.org, w)).toBeUndefined();
+    const again = await heartbeats(h, { worker_id: w, readings: [reading(first), reading(h.clock.now())] });
+    expect(again.body.rejections).toEqual([expect.objectContaining({ index: 1, reason: 'duplicate_reading' })]);
+    expect(again.body).toMatchObject({ accepted_count: 1, presence: 'reporting' });
+  });
+
   it('becoming unavailable removes the worker from the map at once (spec 6 cascade rule depends on it)', async () => {
     const w = workerId();
     await makeAvailable(h, w);
