@@ -17,7 +17,9 @@ import type { PostingRequest } from '../ledger/index.ts';
 import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from './payslip_record.ts';
 import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts';
 import { sealPayout } from './signing.ts';
-import { correctedPayslips, loadPayslip, loadPayslips, writeBatches } from './payslips.ts';
+import { correctedPayslips, loadPayslip, loadPayslips, loadRange, writeBatches } from './payslips.ts';
+import { glExportCsv } from './gl_export.ts';
+import { listEnvelope, parseListQuery } from '../../runtime/lists.ts';
 import { hasPrefix, newId } from '../../runtime/ids.ts';
 
 export interface Caller {
@@ -282,4 +284,30 @@ export async function issuePayslip(p: Platform, c: Caller, id: string) {
   if (!at) throw new ApiError('not_found', `No payslip with id ${id}.`);
   await p.system.ask(Run, at.runId, 'issue_payslip', { n: at.n }, opts(c));
   return getPayslip(p, c, id);
+}
+
+/** A page of the run's payslips in payee order (full payslips, lines and traces). */
+export async function payslipPage(p: Platform, c: Caller, runId: string, query: { limit?: number; starting_after?: string } | undefined) {
+  const s = await runState(p, c, runId);
+  const { limit, after } = parseListQuery(query);
+  let start = 0;
+  if (after !== undefined) {
+    const at = parsePayslipId(after);
+    if (!at || at.runId !== s.id || at.n >= s.totals.payslip_count) return listEnvelope([], false);
+    start = at.n + 1;
+  }
+  const pack = pinnedPack(s);
+  const page = await loadRange(p.system, s, start, limit);
+  return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.totals.payslip_count);
+}
+
+/** The GL export CSV of an executed run; a correction's starts with its reversal of the corrected run. */
+export async function glExportOf(p: Platform, s: RunState, exportId: string): Promise<string> {
+  let reversal: PostingRequest | undefined;
+  if (s.corrects_run_id && s.reversal_posting_id) {
+    const target = await p.system.state<RunState>(Run, s.corrects_run_id, s.org);
+    const old = buildPosting(target.id, target.period, target.livemode, await loadPayslips(p.system, target));
+    if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
+  }
+  return glExportCsv(s, await loadPayslips(p.system, s), exportId, reversal);
 }

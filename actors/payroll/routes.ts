@@ -9,22 +9,18 @@ import { ApiError } from '../../runtime/errors.ts';
 import { hasPrefix } from '../../runtime/ids.ts';
 import { listEnvelope, listPage, listQueryWith, ListQuery, parseListQuery } from '../../runtime/lists.ts';
 import { Money } from '../../runtime/money.ts';
-import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX, parsePayslipId } from './ids.ts';
+import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './ids.ts';
 import { runImport } from './importer.ts';
 import {
-  approveRun, calculateRun, createRun, executeRun, explainPayslip, getPayslip, issuePayslip, payslipDocument,
-  payslipView, pinnedPack, replayPayslip, runState, simulateRun, type Caller,
+  approveRun, calculateRun, createRun, executeRun, explainPayslip, getPayslip, glExportOf, issuePayslip, payslipDocument,
+  payslipPage, replayPayslip, runState, simulateRun, type Caller,
 } from './operations.ts';
-import { computePayslip } from './engine/index.ts';
 import { PayProfile, type ProfilePatch } from './pay_profile.ts';
 import { PayrollImport } from './payroll_import.ts';
 import { RosterEntry } from './roster_entry.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './run.ts';
-import { buildPosting, instructionSetView, reversalOf } from './instruction_set.ts';
-import type { PostingRequest } from '../ledger/index.ts';
-import { glExportCsv } from './gl_export.ts';
-import { signedInstruction } from './signing.ts';
-import { loadPayslips, loadRange, remittanceBasis } from './payslips.ts';
+import { instructionSetView } from './instruction_set.ts';
+import { payoutInstructionFor } from './signing.ts';
 
 const M = 'run';
 const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId });
@@ -225,7 +221,7 @@ export const routes: RouteDef[] = [
     specGap: 'Not a named endpoint: the signed instruction payroll hands to payouts (spec 1 rule 10), readable for inspection.',
     handler: async (req) => {
       const s = await runState(req.platform, caller(req), req.params.run_id);
-      const signed = s.payout ? signedInstruction(s, await remittanceBasis(req.platform.system, s)) : undefined;
+      const signed = s.payout ? await payoutInstructionFor(req.platform.system, s.org, s.id) : undefined;
       if (!signed) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; it has no signed payout instruction.`);
       return signed;
     },
@@ -246,13 +242,7 @@ export const routes: RouteDef[] = [
       const s = await runState(req.platform, caller(req), req.params.run_id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       if (!last || !EXECUTED.has(s.status)) throw new ApiError('not_found', `Run ${s.id} has no general-ledger export; POST one first.`);
-      let reversal: PostingRequest | undefined;
-      if (s.corrects_run_id && s.reversal_posting_id) {
-        const target = await runState(req.platform, caller(req), s.corrects_run_id);
-        const old = buildPosting(target.id, target.period, target.livemode, await loadPayslips(req.platform.system, target));
-        if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
-      }
-      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: glExportCsv(s, await loadPayslips(req.platform.system, s), last.id, reversal) } };
+      return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: await glExportOf(req.platform, s, last.id) } };
     },
   }),
 
@@ -262,19 +252,7 @@ export const routes: RouteDef[] = [
     summary: 'List the payslips of a calculated run in payee order, lines and traces included.',
     specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps/payroll.md).',
     query: ListQuery,
-    handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
-      const { limit, after } = parseListQuery(req.query as never);
-      let start = 0;
-      if (after !== undefined) {
-        const at = parsePayslipId(after);
-        if (!at || at.runId !== s.id || at.n >= s.totals.payslip_count) return listEnvelope([], false);
-        start = at.n + 1;
-      }
-      const page = await loadRange(req.platform.system, s, start, limit);
-      const pack = pinnedPack(s);
-      return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.totals.payslip_count);
-    },
+    handler: (req) => payslipPage(req.platform, caller(req), req.params.run_id, req.query as never),
   }),
   route({
     method: 'GET', path: '/v1/payroll/payslips/{payslip_id}', auth: 'key', module: M, idempotent: false,
