@@ -84,7 +84,14 @@ export const routes: RouteDef[] = [
         maker_checker_threshold: Type.Optional(Money({ minimum: 0 })),
       }, { additionalProperties: false })),
     }, { additionalProperties: false }),
-    handler: (req) => runImport(req.platform.system, caller(req), req.body as never),
+    handler: (req) => {
+      // The threshold guards approval, so changing it takes the approve scope (spec 5.6, 8).
+      const body = req.body as { employer?: { maker_checker_threshold?: unknown } };
+      if (body.employer?.maker_checker_threshold !== undefined && !req.principal?.scopes.has('run:approve')) {
+        throw new ApiError('forbidden', 'Setting employer.maker_checker_threshold needs the run:approve scope.');
+      }
+      return runImport(req.platform.system, caller(req), req.body as never);
+    },
   }),
   route({
     method: 'GET', path: '/v1/payroll/imports/{import_id}', auth: 'key', module: M, idempotent: false,

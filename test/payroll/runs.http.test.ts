@@ -49,6 +49,19 @@ describe('approve: maker-checker (spec 3 Payroll run, 8)', () => {
     expect((await h.request('GET', `/v1/payroll/runs/${run.id}`, { key: o.key })).body.status).toBe('pending_approval');
   });
 
+  it('the maker-checker threshold is changed only with the run:approve scope (spec 5.6, 8)', async () => {
+    const o = await h.register();
+    const r = await h.request('POST', '/v1/api_keys', { key: o.key, idempotencyKey: key(), body: { name: 'preparer', scopes: ['run:read', 'run:write'] } });
+    expect(r.status, r.text).toBeLessThan(300);
+    const body = (t: number) => ({ format: 'json', rows: [], employer: { maker_checker_threshold: ngn(t) } });
+    const refused = await h.request('POST', '/v1/payroll/imports', { key: r.body.key, idempotencyKey: key(), body: body(1e12) });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden');
+    expect(refused.body.error.message).toMatch(/run:approve/);
+    const allowed = await h.request('POST', '/v1/payroll/imports', { key: o.key, idempotencyKey: key(), body: body(1e12) });
+    expect(allowed.status, allowed.text).toBe(201);
+  });
+
   it('approve - allowed for the preparer at or below the threshold (spec 8)', async () => {
     const probe = await org(0);
     const gross = (await calculatedRun(h, probe.o.key, '2026-01')).totals.gross.amount;
