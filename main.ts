@@ -5,9 +5,11 @@
  * SIGINT / SIGTERM: stop accepting connections, hand shards to the other nodes (cluster), drain
  * every mailbox, flush snapshots, close the stores, exit 0. A second signal exits at once.
  */
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { areas } from './actors/index.ts';
 import { startGateway } from './gateway/index.ts';
+import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
 import { SystemClock, createPlatform, stopPlatform } from './runtime/index.ts';
 import { createStores, type ClusterStores } from './stores/index.ts';
@@ -30,7 +32,9 @@ if (stores.mode === 'cluster') {
   await node.start(platform.system);
 }
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
-log(`listening on port ${gateway.port} (${stores.mode}${node ? `, node ${node.nodeId}` : ''})`);
+// Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.
+const operator = await startOperatorSocket(platform, env.OPERATOR_SOCKET || join(tmpdir(), `workforce-operator${env.NODE_ID ? `-${env.NODE_ID}` : ''}.sock`));
+log(`listening on port ${gateway.port} (${stores.mode}${node ? `, node ${node.nodeId}` : ''}); operator socket ${operator.path}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -41,7 +45,8 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log(`${signal}: stopping`);
   try {
-    await gateway.close();
+    await gateway.close(); // stops accepting; requests already taken are answered
+    await operator.close();
     if (node) {
       await node.drain(); // shards handed over: their actors were passivated with a snapshot
       await node.stop();

@@ -119,6 +119,31 @@ function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false
 
 const EMPTY = Buffer.alloc(0);
 
+/** How long close() lets requests already running finish before it drops connections. */
+const CLOSE_GRACE_MS = 10_000;
+
+/** Requests being handled: close() waits for them so a graceful stop answers every request it took. */
+class InFlight {
+  count = 0;
+  private waiters: Array<() => void> = [];
+  enter(): void {
+    this.count++;
+  }
+  leave(): void {
+    if (--this.count === 0) for (const w of this.waiters.splice(0)) w();
+  }
+  idle(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
 /**
  * One request/response exchange. A class rather than per-request closures: the hot path allocates
  * one object, and its methods are shared.
@@ -133,12 +158,20 @@ class Exchange {
     private readonly res: UWS.HttpResponse,
     readonly head: Omit<WireRequest, 'body'>,
     private readonly opts: ServeOptions,
+    private readonly inflight: InFlight,
   ) {}
 
   run(body: Buffer): void {
+    this.inflight.enter();
     this.opts.handle({ method: this.head.method, path: this.head.path, query: this.head.query, headers: this.head.headers, body }).then(
-      (out) => this.respond(out),
-      (e) => this.respond(errorResponse(e, newId('req_'))), // handle() maps its own errors; this is a last resort
+      (out) => {
+        this.inflight.leave();
+        this.respond(out);
+      },
+      (e) => {
+        this.inflight.leave();
+        this.respond(errorResponse(e, newId('req_'))); // handle() maps its own errors; this is a last resort
+      },
     );
   }
 
@@ -176,6 +209,7 @@ class Exchange {
 
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
+  const inflight = new InFlight();
 
   for (const s of opts.sockets) {
     app.ws<{ data: unknown }>(s.path, {
@@ -223,7 +257,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
   }
 
   app.any('/*', (res, req) => {
-    const ex = new Exchange(res, copyRequest(req), opts);
+    const ex = new Exchange(res, copyRequest(req), opts, inflight);
     res.onAborted(() => {
       ex.answered = true;
     });
@@ -256,7 +290,8 @@ export function serve(opts: ServeOptions): Promise<Served> {
         async close() {
           if (closed) return;
           closed = true;
-          uws.us_listen_socket_close(listenSocket);
+          uws.us_listen_socket_close(listenSocket); // no new connections
+          await inflight.idle(CLOSE_GRACE_MS); // requests already taken are answered
           const closeAll = (app as unknown as { close?: () => void }).close;
           if (typeof closeAll === 'function') closeAll.call(app); // also drops open connections where supported
         },

@@ -3,13 +3,16 @@
  * SIGINT it stops accepting, drains, flushes snapshots and exits 0.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function start(): Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }> {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(mkdtempSync(join(tmpdir(), 'wf-main-')), 'operator.sock') };
   delete env.NATS_URL;
   delete env.REDIS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,4 +45,5 @@ describe('npm start (README; issue 2)', () => {
       await expect(fetch(`http://127.0.0.1:${port}/v1/me`)).rejects.toThrow();
     });
   }
+
 });

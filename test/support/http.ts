@@ -64,6 +64,8 @@ export interface Harness {
   /** Registers another organisation; returns its key and session. */
   register(overrides?: Partial<{ organisation_name: string; name: string; email: string; password: string }>): Promise<Registered>;
   close(): Promise<void>;
+  /** Closes only the gateway (a graceful stop), leaving the platform up. */
+  gatewayClose(): Promise<void>;
 }
 
 export interface HarnessOptions {
@@ -141,6 +143,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     registration: first,
     request,
     register,
+    gatewayClose: () => gateway.close(),
     async close() {
       await gateway.close();
       await stopPlatform(platform);
