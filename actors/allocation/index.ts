@@ -15,7 +15,7 @@ import { Worker } from './worker.ts';
 
 export { Worker, IntegrityFlag, AllocationService };
 export { HEARTBEAT_SOCKET_PATH } from './socket.ts';
-export { INTEGRITY_FLAG_PREFIX } from './worker.ts';
+export { INTEGRITY_FLAG_PREFIX, EXTERNAL_EXCLUSIONS, type ExternalExclusion } from './worker.ts';
 export { activePolicy, loadPolicies, type PolicyPack, type LoadedPolicy } from './policy.ts';
 export { SupplyIndex, type Neighbour } from './supply-index.ts';
 export { SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason } from './supply-map.ts';

@@ -13,7 +13,7 @@ import type { LoadedPolicy } from './policy.ts';
 import type { NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type SupplyFacts } from './supply-map.ts';
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
-import { Worker, type WireSignal } from './worker.ts';
+import { Worker, type ExternalExclusion, type WireSignal } from './worker.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 
 export interface Caller {
@@ -215,6 +215,20 @@ export class AllocationService {
     return (await this.platform.stores.readings.range(workerId, from, to)) as { recordedAt: number; data: StoredReadingData }[];
   }
 
+  /**
+   * Exclude a worker from the supply map for a reason of another area (spec 6 cascade rule); the
+   * removal is applied when the exclusion commits, before this resolves. Readmit lifts it.
+   */
+  async exclude(org: string, workerId: string, reason: ExternalExclusion, requestId?: string): Promise<SupplyState> {
+    await this.platform.system.ask(Worker, workerId, 'exclude', { reason }, { org, requestId, principal: 'system' });
+    return this.supplyStateOf(org, workerId);
+  }
+
+  async readmit(org: string, workerId: string, reason: ExternalExclusion, requestId?: string): Promise<SupplyState> {
+    await this.platform.system.ask(Worker, workerId, 'readmit', { reason }, { org, requestId, principal: 'system' });
+    return this.supplyStateOf(org, workerId);
+  }
+
   /** The nearest eligible workers (the query later work orders rank from). */
   nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): Neighbour[] {
     return this.supply.nearest(org, latitude, longitude, radiusMetres, limit);
@@ -235,6 +249,7 @@ export class AllocationService {
       longitude: i >= 0 ? lw.recent.lng[i] : undefined,
       suspended,
       flagOpen: s.open_flag_id !== null && !lw.closedFlags.has(s.open_flag_id),
+      external: s.exclusions,
     };
   }
 

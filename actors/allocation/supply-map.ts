@@ -5,6 +5,7 @@
  * membership or position changed, and a removal is immediate (spec 6 cascade rule, 60 s at most).
  *
  * excluded_because (first that applies, in this order):
+ *   identity_revoked, legal_standing_lapsed   placed by other areas (spec 6 cascade rule)
  *   integrity_flag_upheld  an upheld flag with more than one independent signal suspends them
  *   integrity_flag_open    an open flag holds them out until a person decides it
  *   not_available          availability is not `available`
@@ -15,8 +16,10 @@
  */
 import { SupplyIndex, type Neighbour, type Region } from './supply-index.ts';
 import type { Presence } from './presence.ts';
+import { EXTERNAL_EXCLUSIONS, type ExternalExclusion } from './worker.ts';
 
 export const EXCLUSION_REASONS = [
+  ...EXTERNAL_EXCLUSIONS,
   'integrity_flag_upheld',
   'integrity_flag_open',
   'not_available',
@@ -35,9 +38,12 @@ export interface SupplyFacts {
   longitude: number | undefined;
   suspended: boolean;
   flagOpen: boolean;
+  /** Durable exclusions placed by other areas, oldest first. */
+  external: readonly ExternalExclusion[];
 }
 
 export function excludedBecause(f: SupplyFacts): ExclusionReason | null {
+  if (f.external.length) return f.external[0];
   if (f.suspended) return 'integrity_flag_upheld';
   if (f.flagOpen) return 'integrity_flag_open';
   if (!f.available) return 'not_available';

@@ -16,7 +16,9 @@
  * report_signals    every source already reported                  -                                    -
  * close_flag        flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
  * close_flag        flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
- * any but set_availability / report_signals on a worker never seen: 404 not_found
+ * exclude           reason not already held                        worker.excluded                      exclusions + reason
+ * readmit           reason held                                    worker.readmitted                    exclusions - reason
+ * any but set_availability / report_signals / exclude on a worker never seen: 404 not_found
  */
 import { defineActor } from '../../runtime/actor.ts';
 import type { AvailabilityState } from './heartbeat.ts';
@@ -24,6 +26,14 @@ import type { Presence } from './presence.ts';
 import type { SignalSource } from './validation.ts';
 
 export const INTEGRITY_FLAG_PREFIX = 'match_geo_aware_workforce_orchestrator_integrity_flag_';
+
+/**
+ * Exclusions other areas place on a worker (spec 6 cascade rule: a revocation of identity or a
+ * lapse of legal standing removes the worker from every live allocation cascade). Durable: they
+ * hold until readmitted, across restarts and before the worker ever reports.
+ */
+export const EXTERNAL_EXCLUSIONS = ['identity_revoked', 'legal_standing_lapsed'] as const;
+export type ExternalExclusion = (typeof EXTERNAL_EXCLUSIONS)[number];
 /** Availability history entries kept (older ones fall outside any retention window that matters). */
 const HISTORY_CAP = 256;
 
@@ -48,6 +58,7 @@ export interface WorkerState {
   open_flag_sources: SignalSource[];
   /** The upheld flag that suspends this worker (spec 2.8: excluded_because integrity_flag_upheld). */
   suspended_by: string | null;
+  exclusions: ExternalExclusion[];
   created_at: number;
   updated_at: number;
 }
@@ -65,7 +76,9 @@ export type WorkerEvent =
   | { type: 'worker.availability_drift_detected'; reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }
   | { type: 'worker.integrity_flag_opened'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
   | { type: 'worker.integrity_signals_reported'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
-  | { type: 'worker.integrity_flag_closed'; flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean };
+  | { type: 'worker.integrity_flag_closed'; flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }
+  | { type: 'worker.excluded'; reason: ExternalExclusion }
+  | { type: 'worker.readmitted'; reason: ExternalExclusion };
 
 export function stateAt(s: Pick<WorkerState, 'history'>, at: number): { availability: AvailabilityState; onAssignment: boolean } {
   const h = s.history;
@@ -81,7 +94,7 @@ function pushHistory(s: WorkerState, e: HistoryEntry): HistoryEntry[] {
 export const Worker = defineActor({
   kind: 'allocation_worker',
   prefix: 'worker_',
-  creates: ['set_availability', 'report_signals'],
+  creates: ['set_availability', 'report_signals', 'exclude'],
   initial: (id: string, org: string): WorkerState => ({
     id,
     org,
@@ -95,6 +108,7 @@ export const Worker = defineActor({
     open_flag_id: null,
     open_flag_sources: [],
     suspended_by: null,
+    exclusions: [],
     created_at: 0,
     updated_at: 0,
   }),
@@ -121,6 +135,12 @@ export const Worker = defineActor({
       if (fresh.length === 0) return [];
       if (!open) return [{ type: 'worker.integrity_flag_opened', flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
       return [{ type: 'worker.integrity_signals_reported', flag_id: s.open_flag_id!, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+    },
+    exclude(s: WorkerState, cmd: { reason: ExternalExclusion }): WorkerEvent[] {
+      return s.exclusions.includes(cmd.reason) ? [] : [{ type: 'worker.excluded', reason: cmd.reason }];
+    },
+    readmit(s: WorkerState, cmd: { reason: ExternalExclusion }): WorkerEvent[] {
+      return s.exclusions.includes(cmd.reason) ? [{ type: 'worker.readmitted', reason: cmd.reason }] : [];
     },
     close_flag(s: WorkerState, cmd: { flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }): WorkerEvent[] {
       if (s.open_flag_id !== cmd.flag_id && !cmd.suspends) return [];
@@ -149,6 +169,10 @@ export const Worker = defineActor({
         return { ...base, open_flag_id: e.flag_id, open_flag_sources: e.signals.map((x) => x.source) };
       case 'worker.integrity_signals_reported':
         return { ...base, open_flag_sources: [...s.open_flag_sources, ...e.signals.map((x) => x.source)] };
+      case 'worker.excluded':
+        return { ...base, exclusions: [...s.exclusions, e.reason] };
+      case 'worker.readmitted':
+        return { ...base, exclusions: s.exclusions.filter((r) => r !== e.reason) };
       case 'worker.integrity_flag_closed': {
         const open = s.open_flag_id === e.flag_id;
         return {

@@ -74,7 +74,7 @@ function measureOurs(): Ours {
   const map = new SupplyMap(9, 5);
   const t0 = performance.now();
   for (let i = 0; i < WORKERS; i++)
-    map.apply(ORG, ids[i], { available: true, onAssignment: false, presence: 'reporting', latitude: lat[i], longitude: lng[i], suspended: false, flagOpen: false });
+    map.apply(ORG, ids[i], { available: true, onAssignment: false, presence: 'reporting', latitude: lat[i], longitude: lng[i], suspended: false, flagOpen: false, external: [] });
   const buildMs = performance.now() - t0;
   gc?.();
   const after = process.memoryUsage();

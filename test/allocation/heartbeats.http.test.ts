@@ -163,6 +163,20 @@ describe('presence and the supply map, by the clock (spec 2.8)', () => {
     expect(await inMap(w)).toBe(false);
   });
 
+  it('an exclusion placed by another area (spec 6 cascade rule) removes the worker at once and holds until readmitted', async () => {
+    const w = workerId();
+    await makeAvailable(h, w);
+    await h.clock.advance(1000);
+    await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
+    expect(await inMap(w)).toBe(true);
+    const svc = allocation(h.platform);
+    expect(await svc.exclude(h.org, w, 'identity_revoked')).toMatchObject({ in_map: false, excluded_because: 'identity_revoked' });
+    expect(await inMap(w)).toBe(false);
+    await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
+    expect(await inMap(w)).toBe(false);
+    expect(await svc.readmit(h.org, w, 'identity_revoked')).toMatchObject({ in_map: true, excluded_because: null });
+  });
+
   it('the supply query answers nearest first with distances, only the caller\u2019s organisation', async () => {
     const near = workerId();
     const far = workerId();

@@ -72,10 +72,11 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
 });
 
 describe('supply map membership and exclusions (spec 2.8 excluded_because)', () => {
-  const base: SupplyFacts = { available: true, onAssignment: false, presence: 'reporting', latitude: 6.5, longitude: 3.4, suspended: false, flagOpen: false };
+  const base: SupplyFacts = { available: true, onAssignment: false, presence: 'reporting', latitude: 6.5, longitude: 3.4, suspended: false, flagOpen: false, external: [] };
 
   it('excluded_because names the first reason that applies, integrity_flag_upheld first', () => {
     expect(excludedBecause(base)).toBeNull();
+    expect(excludedBecause({ ...base, external: ['identity_revoked'], suspended: true })).toBe('identity_revoked');
     expect(excludedBecause({ ...base, suspended: true, available: false })).toBe('integrity_flag_upheld');
     expect(excludedBecause({ ...base, flagOpen: true })).toBe('integrity_flag_open');
     expect(excludedBecause({ ...base, available: false })).toBe('not_available');
