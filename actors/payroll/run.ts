@@ -14,8 +14,8 @@
  * pending_approval  approve                approver != preparer when gross > threshold;      run.approved                              approved
  *                                          no open finding of severity p0
  * any but cancelled resolve_finding        finding open                                      run.finding.resolved                      (same)
- * approved          execute                (correction: run.correction.reversed first,       run.executing (posting, instruction set,  executing
- *                                          reversing the corrected run's posting)
+ * approved          execute                -                                                 [run.correction.reversed] then            executing
+ *                                                                                            run.executing (posting, instruction set,
  *                                                                                            signed payout instruction)
  * executing         record_payout_outcome  outcome settled | partially_settled | failed      run.completed | run.partially_settled |   completed | partially_settled | failed
  *                                                                                            run.failed
@@ -24,6 +24,7 @@
  * draft..approved   cancel                 -                                                 run.cancelled                             cancelled
  * otherwise         any                    -                                                 409 conflict
  * (*) executed = executing, completed, partially_settled or failed.
+ * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
 import { defineActor, sortKeyTime, type IndexEntry } from '../../runtime/actor.ts';
 import { iso } from '../../runtime/clock.ts';
