@@ -128,7 +128,7 @@ export class AllocationService {
           connectivity: positioned.connectivity,
         });
         const answer = pending instanceof Promise ? await pending : pending;
-        if (answer.outcome === 'inconsistent') signals.push({ source: 'network_cross_check', firedAt: positioned.recordedAt, detail: answer.detail });
+        if (answer.outcome === 'inconsistent') signals.push({ source: 'network_cross_check', firedAt: positioned.recordedAt, detail: answer.detail, mocked: answer.mocked });
       }
     }
     if (signals.length) await this.reportSignals(lw, signals, caller);
@@ -162,13 +162,14 @@ export class AllocationService {
     const open = s.open_flag_id !== null && !lw.closedFlags.has(s.open_flag_id);
     const known = new Set(open ? s.open_flag_sources : []);
     const fresh: WireSignal[] = [];
+    let mocked = false;
     for (const sig of signals) {
       if (known.has(sig.source)) continue;
       known.add(sig.source);
       fresh.push({ source: sig.source, fired_at: new Date(sig.firedAt).toISOString(), detail: sig.detail });
+      mocked ||= sig.mocked === true;
     }
     if (!fresh.length) return;
-    const mocked = fresh.some((x) => x.source === 'network_cross_check');
     await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, { org: lw.org, requestId: caller.requestId, principal: caller.principal });
   }
 

@@ -45,6 +45,8 @@ export interface Signal {
   /** ms; the recorded_at of the reading that fired it (or the check's time). */
   firedAt: number;
   detail: string;
+  /** True when a simulated provider produced it (spec 2.1 mocked). */
+  mocked?: boolean;
 }
 
 /** What the worker was at an instant, from its availability history. */

@@ -54,7 +54,7 @@ describe('allocation events in the event catalogue (spec 6)', () => {
       await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now(), { mock_location_detected: true })] });
       await h.platform.system.settle();
       const r = await h.request('GET', '/v1/allocation/events?limit=100');
-      expect(r.status).toBe(200);
+      expect(r.status, r.text).toBe(200);
       const types = new Set((r.body.data as { type: string }[]).map((e) => e.type));
       for (const t of ['match.worker.availability_changed', 'match.worker.presence_changed', 'match.integrity_flag.raised']) expect(types).toContain(t);
     } finally {
