@@ -6,6 +6,8 @@
  *   - declared in the catalogue: assigns its sequence in the organisation's stream, records the
  *     public event (the module's event list), and hands it to every enabled endpoint of the
  *     organisation that subscribes to its type, which assigns the delivery.
+ * Audit entries and public events are write-once derived records (records.ts), written in one
+ * batch per organisation and pass; only sequencing and deliveries go through actors.
  * Each step is idempotent (ids derived from the event id, repeats answered from memory of recent
  * assignments), so re-reading the last batch after a crash duplicates nothing. Within a batch the
  * organisations proceed in parallel and each organisation's events in feed order.
@@ -16,14 +18,15 @@ import type { Platform } from '../../runtime/area.ts';
 import { isApiError } from '../../runtime/errors.ts';
 import { newId } from '../../runtime/ids.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
-import { AuditEntry, auditEntryId, type AuditFacts } from './audit-entry.ts';
+import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { envelope, type EventEnvelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
 import { isModule } from './modules.ts';
-import { PublicEvent } from './public-event.ts';
+import { publicEventLists, type PublicEventRecord } from './public-event.ts';
+import type { Derived, DerivedRecords } from './records.ts';
 import { ViewFolder } from './views.ts';
 
 const CURSOR_KEY = 'delivery:feed:cursor';
@@ -55,7 +58,13 @@ export class EventFeed {
   private readonly ownKinds: Set<string>;
   private readonly node = newId('node_');
 
-  constructor(private readonly platform: Platform, private readonly catalogue: EventCatalogue, ownKinds: readonly string[]) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly catalogue: EventCatalogue,
+    ownKinds: readonly string[],
+    private readonly audit: DerivedRecords<AuditFacts>,
+    private readonly events: DerivedRecords<PublicEventRecord>,
+  ) {
     this.folder = new ViewFolder(platform.stores.journal);
     for (const area of platform.areas) for (const def of area.kinds) this.defs.set(def.kind, def);
     this.ownKinds = new Set(ownKinds);
@@ -151,6 +160,8 @@ export class EventFeed {
     const { system } = this.platform;
     const opts = { org, principal: 'system', lane: 'system' as const };
     const work: Promise<unknown>[] = [];
+    const audits: Derived<AuditFacts>[] = [];
+    const publics: Derived<PublicEventRecord>[] = [];
     const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown> }> = [];
 
     for (const entry of entries) {
@@ -173,7 +184,7 @@ export class EventFeed {
           module: area, record_type: kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,
           principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
         };
-        work.push(later(system.ask(AuditEntry, auditEntryId(ev.id), 'record', facts, opts)));
+        audits.push({ id: auditEntryId(ev.id), org, record: facts, lists: auditLists(facts) });
       }
       if (decl) {
         const sequence = later(system.ask(EventStream, streamId(org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id }, opts));
@@ -191,7 +202,8 @@ export class EventFeed {
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
         }));
-        work.push(later(system.ask(PublicEvent, ev.id, 'record', { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope }, opts)));
+        const record: PublicEventRecord = { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope };
+        publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
         const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body };
         for (const ep of endpoints) {
           if (!subscribes(ep.event_types, decl.type)) continue;
@@ -203,6 +215,7 @@ export class EventFeed {
       }
       work.push(...enqueued);
     }
+    work.push(this.audit.put(audits), this.events.put(publics));
     await Promise.all(work);
   }
 

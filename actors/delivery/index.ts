@@ -4,12 +4,10 @@
  * into audit entries, sequenced public events and signed webhook deliveries.
  */
 import type { Area, Platform } from '../../runtime/area.ts';
-import { AuditEntry } from './audit-entry.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint } from './endpoint.ts';
 import { EventStream } from './event-stream.ts';
 import { moduleEventRoutes } from './module-routes.ts';
-import { PublicEvent } from './public-event.ts';
 import { routes } from './routes.ts';
 import { DeliveryService, SERVICE } from './service.ts';
 
@@ -21,7 +19,7 @@ export { MODULES, type ModuleInfo } from './modules.ts';
 export { SIGNATURE_HEADER } from './signing.ts';
 export { deliveryService } from './service.ts';
 
-const kinds = [EventStream, PublicEvent, AuditEntry, WebhookEndpoint, WebhookDelivery];
+const kinds = [EventStream, WebhookEndpoint, WebhookDelivery];
 
 export const area: Area = {
   name: 'delivery',

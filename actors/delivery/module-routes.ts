@@ -9,11 +9,14 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../runtime/errors.ts';
 import { hasPrefix } from '../../runtime/ids.ts';
-import { ListQuery, listQueryWith, listPage } from '../../runtime/lists.ts';
-import { route, type RouteDef } from '../../runtime/route.ts';
-import { AuditEntry, moduleList, recordList, type AuditState } from './audit-entry.ts';
+import { ListQuery, listQueryWith } from '../../runtime/lists.ts';
+import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import { AUDIT_ENTRY_PREFIX, auditEntryView, moduleList, recordList } from './audit-entry.ts';
 import { MODULES, type ModuleInfo } from './modules.ts';
-import { PublicEvent, streamList, type PublicEventState } from './public-event.ts';
+import { PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';
+import { deliveryService } from './service.ts';
+
+const records = (req: RouteRequest) => deliveryService(req.platform).records;
 
 const AuditQuery = listQueryWith({ record_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the entries of this record.' })) });
 
@@ -29,7 +32,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       query: ListQuery,
       summary: `List the ${m.area} module's events in sequence order (spec 6 envelope).`,
       specGap: gap,
-      handler: (req) => listPage(req.platform.system, PublicEvent, req.org, streamList(m.area), req.query, 'asc'),
+      handler: (req) => records(req).events.page(req.org, streamList(m.area), req.query, 'asc', (_id, r) => r.envelope),
     }),
     route({
       method: 'GET',
@@ -41,10 +44,10 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       handler: async (req) => {
         const id = req.params.event_id;
         const missing = new ApiError('not_found', `No ${m.area} event with id ${id}.`);
-        if (!hasPrefix(id, PublicEvent.prefix)) throw missing;
-        const s = await req.platform.system.state<PublicEventState>(PublicEvent, id, req.org);
-        if (s.stream !== m.area) throw missing;
-        return s.envelope;
+        if (!hasPrefix(id, PUBLIC_EVENT_PREFIX)) throw missing;
+        const r = await records(req).events.get(id, req.org);
+        if (r?.stream !== m.area) throw missing;
+        return r.envelope;
       },
     }),
     route({
@@ -58,7 +61,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       specGap: gap,
       handler: (req) => {
         const list = req.query.record_id === undefined ? moduleList(m.area) : recordList(m.area, req.query.record_id);
-        return listPage(req.platform.system, AuditEntry, req.org, list, req.query, 'desc');
+        return records(req).audit.page(req.org, list, req.query, 'desc', auditEntryView);
       },
     }),
     route({
@@ -72,11 +75,10 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       handler: async (req) => {
         const id = req.params.audit_entry_id;
         const missing = new ApiError('not_found', `No ${m.area} audit entry with id ${id}.`);
-        if (!hasPrefix(id, AuditEntry.prefix)) throw missing;
-        const { system } = req.platform;
-        const s = await system.state<AuditState>(AuditEntry, id, req.org);
-        if (s.facts?.module !== m.area) throw missing;
-        return AuditEntry.view(s);
+        if (!hasPrefix(id, AUDIT_ENTRY_PREFIX)) throw missing;
+        const facts = await records(req).audit.get(id, req.org);
+        if (facts?.module !== m.area) throw missing;
+        return auditEntryView(id, facts);
       },
     }),
   ];

@@ -6,10 +6,13 @@
 import type { Platform } from '../../runtime/area.ts';
 import type { TimerHost } from '../../runtime/clock.ts';
 import type { Committed } from '../../runtime/system.ts';
+import type { AuditFacts } from './audit-entry.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
+import type { PublicEventRecord } from './public-event.ts';
+import { DerivedRecords } from './records.ts';
 
 export const SERVICE = 'delivery';
 
@@ -33,6 +36,8 @@ function positiveInt(v: string | undefined, fallback: number): number {
  */
 export class DeliveryService implements TimerHost {
   readonly catalogue: EventCatalogue;
+  /** Audit entries and public events: write-once records derived from the journal. */
+  readonly records: { audit: DerivedRecords<AuditFacts>; events: DerivedRecords<PublicEventRecord> };
   private readonly feed: EventFeed;
   private readonly dispatcher: AttemptDispatcher;
   private unsubscribe: (() => void) | undefined;
@@ -41,7 +46,8 @@ export class DeliveryService implements TimerHost {
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
     this.catalogue = new EventCatalogue(platform.areas);
     for (const p of this.catalogue.problems) console.error(`[delivery] event declaration refused: ${p}`);
-    this.feed = new EventFeed(platform, this.catalogue, ownKinds);
+    this.records = { audit: new DerivedRecords(platform.stores, 'audit_entry'), events: new DerivedRecords(platform.stores, 'public_event') };
+    this.feed = new EventFeed(platform, this.catalogue, ownKinds, this.records.audit, this.records.events);
     this.dispatcher = new AttemptDispatcher(platform, {
       ...DEFAULT_DISPATCHER,
       timeoutMs: positiveInt(platform.config.WEBHOOK_RECEIVER_TIMEOUT_MS, DEFAULT_DISPATCHER.timeoutMs),
