@@ -13,7 +13,7 @@ import type { LoadedPolicy } from './policy.ts';
 import type { NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type SupplyFacts } from './supply-map.ts';
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
-import { Worker, type ExternalExclusion, type WireSignal } from './worker.ts';
+import { Worker, type ExternalExclusion, type WireSignal, type WorkerState } from './worker.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 
 export interface Caller {
@@ -89,6 +89,9 @@ export class AllocationService {
     const h = this.policy.pack.heartbeat;
     const got = this.live.get(caller.org, batch.workerId);
     const lw = got instanceof Promise ? await got : got;
+    // in a cluster the worker's commits may happen on another node, out of this node's onCommit:
+    // read the committed state for every batch there (embedded, the mirror is always current)
+    if (this.platform.stores.mode === 'cluster') lw.state = await this.platform.system.state<WorkerState>(Worker, lw.id, lw.org);
     const readings = this.platform.stores.readings;
     let now = this.platform.clock.now();
 
