@@ -1,54 +1,125 @@
 import type { IndexOp, IndexPage, IndexStore } from '../types.ts';
 
-interface List {
-  keys: string[]; // composite `${sortKey}\u0000${id}`, kept sorted
-  byId: Map<string, string>;
-}
+/**
+ * Ordered lists in memory, in the order Redis gives a sorted set read by lex: by sort key, ties by
+ * id. Each list is a sequence of sorted blocks of at most `blockSize` members, found by binary
+ * search over the blocks' last members, so a put or remove anywhere in a list of n members moves at
+ * most one block, not n members.
+ */
 
 const composite = (sortKey: string, id: string) => `${sortKey}\u0000${id}`;
 const idOf = (c: string) => c.slice(c.indexOf('\u0000') + 1);
 
-/** Sorted arrays with binary search; the same order Redis gives a sorted set read by lex. */
+class BlockedList {
+  private blocks: string[][] = [];
+  readonly byId = new Map<string, string>();
+
+  constructor(private readonly blockSize: number) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  insert(c: string): void {
+    if (this.blocks.length === 0) {
+      this.blocks.push([c]);
+      return;
+    }
+    const b = Math.min(this.blockFor(c), this.blocks.length - 1);
+    const block = this.blocks[b];
+    block.splice(search(block, c), 0, c);
+    if (block.length > this.blockSize) this.blocks.splice(b + 1, 0, block.splice(block.length >> 1));
+  }
+
+  delete(c: string): void {
+    const b = this.blockFor(c);
+    const block = this.blocks[b];
+    if (!block) return;
+    const i = search(block, c);
+    if (block[i] !== c) return;
+    block.splice(i, 1);
+    if (block.length === 0) this.blocks.splice(b, 1);
+  }
+
+  /** Position (block, offset) of the first member > c (asc) or the last member < c (desc). */
+  private positionAfter(c: string, order: 'asc' | 'desc'): [number, number] {
+    const b = this.blockFor(c);
+    const block = this.blocks[b];
+    const i = search(block, c); // block[i] === c: members are unique
+    return order === 'asc' ? [b, i + 1] : [b, i - 1];
+  }
+
+  page(after: string | undefined, limit: number, order: 'asc' | 'desc'): IndexPage {
+    let [b, i] = after === undefined ? (order === 'asc' ? [0, 0] : [this.blocks.length - 1, (this.blocks.at(-1)?.length ?? 0) - 1]) : this.positionAfter(after, order);
+    const ids: string[] = [];
+    const step = () => {
+      if (order === 'asc') {
+        if (++i >= this.blocks[b].length) (b++, (i = 0));
+      } else if (--i < 0) {
+        b--;
+        i = b >= 0 ? this.blocks[b].length - 1 : -1;
+      }
+    };
+    // normalise a start that fell off the end of its block
+    if (order === 'asc' && b < this.blocks.length && i >= this.blocks[b].length) (b++, (i = 0));
+    if (order === 'desc' && i < 0 && b > 0) (b--, (i = this.blocks[b].length - 1));
+    while (ids.length < limit && b >= 0 && b < this.blocks.length && i >= 0) {
+      ids.push(idOf(this.blocks[b][i]));
+      step();
+    }
+    const hasMore = b >= 0 && b < this.blocks.length && i >= 0 && i < this.blocks[b].length;
+    return { ids, hasMore };
+  }
+
+  /** Index of the first block whose last member is >= c (blocks.length when none). */
+  private blockFor(c: string): number {
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const block = this.blocks[mid];
+      if (block[block.length - 1] < c) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 export class MemoryIndexes implements IndexStore {
-  private readonly lists = new Map<string, List>();
+  private readonly lists = new Map<string, BlockedList>();
+
+  constructor(private readonly blockSize = 512) {}
 
   async apply(ops: IndexOp[]): Promise<void> {
     for (const op of ops) {
       let l = this.lists.get(op.list);
       if (!l) {
         if (op.op === 'remove') continue;
-        this.lists.set(op.list, (l = { keys: [], byId: new Map() }));
+        this.lists.set(op.list, (l = new BlockedList(this.blockSize)));
       }
       const prev = l.byId.get(op.id);
       if (prev !== undefined) {
         if (op.op === 'put' && prev === composite(op.sortKey, op.id)) continue;
-        l.keys.splice(search(l.keys, prev), 1);
+        l.delete(prev);
         l.byId.delete(op.id);
       }
       if (op.op === 'put') {
         const c = composite(op.sortKey, op.id);
-        l.keys.splice(search(l.keys, c), 0, c);
+        l.insert(c);
         l.byId.set(op.id, c);
-      }
+      } else if (l.size === 0) this.lists.delete(op.list);
     }
   }
 
   async page(list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage> {
     const l = this.lists.get(list);
     if (!l) return { ids: [], hasMore: false };
-    const n = l.keys.length;
-    let start: number; // position in iteration order of the first member to return
+    let after: string | undefined;
     if (opts.after !== undefined) {
-      const c = l.byId.get(opts.after);
-      if (c === undefined) return { ids: [], hasMore: false };
-      const i = search(l.keys, c);
-      start = opts.order === 'asc' ? i + 1 : n - i;
-    } else start = 0;
-    const ids: string[] = [];
-    for (let k = start; k < n && ids.length < opts.limit; k++) {
-      ids.push(idOf(l.keys[opts.order === 'asc' ? k : n - 1 - k]));
+      after = l.byId.get(opts.after);
+      if (after === undefined) return { ids: [], hasMore: false };
     }
-    return { ids, hasMore: start + ids.length < n };
+    return l.page(after, opts.limit, opts.order);
   }
 
   async close(): Promise<void> {}
