@@ -149,6 +149,10 @@ export class SupplyIndex {
     // recomputed when the farthest changes, with a margin for rounding
     let topA = -1;
     let dLatMax = Infinity;
+    // Where the map is sparse around the point, rings cost more than reading every worker: past
+    // this many cells, finish with a full scan (same ranking, so the same answer).
+    const cellBudget = Math.max(64, this.slotOf.size >> 4);
+    let cells = 1;
     for (let k = 0; ; k++) {
       for (const cell of ring) {
         const b = this.buckets.get(cell);
@@ -178,6 +182,8 @@ export class SupplyIndex {
         }
       }
       const next = this.ringAt(origin, k + 1);
+      cells += next.length;
+      if (cells > cellBudget) return this.scanAll(lat, lng, radiusMetres, limit, accept);
       let bound = Infinity;
       for (const cell of next) {
         const g = this.geo(cell);
@@ -188,6 +194,31 @@ export class SupplyIndex {
       if (heapA.length === limit && bound > 0 && heapA[0] < metresToA(bound)) break;
       ring = next;
     }
+    return this.answer(heapA, heapS);
+  }
+
+  /** Every worker, one pass, the same bounded heap: the sparse-area path of nearest(). */
+  private scanAll(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
+    const cq = cosLat(lat);
+    const aMax = metresToA(radiusMetres);
+    const heapA: number[] = [];
+    const heapS: number[] = [];
+    for (const b of this.buckets.values()) {
+      const { slots, lat: bl, lng: bg, cos: bc } = b;
+      for (let i = 0; i < slots.length; i++) {
+        const s = slots[i];
+        const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
+        if (a > aMax) continue;
+        if (heapA.length === limit && !this.before(a, s, heapA[0], heapS[0])) continue;
+        if (accept && !accept(this.ids[s]!)) continue;
+        if (heapA.length === limit) this.replaceTop(heapA, heapS, a, s);
+        else this.push(heapA, heapS, a, s);
+      }
+    }
+    return this.answer(heapA, heapS);
+  }
+
+  private answer(heapA: number[], heapS: number[]): Neighbour[] {
     const order = heapA.map((_, i) => i).sort((x, y) => heapA[x] - heapA[y] || cmp(this.ids[heapS[x]]!, this.ids[heapS[y]]!));
     return order.map((i) => {
       const s = heapS[i];

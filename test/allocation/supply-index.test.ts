@@ -37,6 +37,21 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
     expect(nonEmpty).toBeGreaterThan(700); // the comparison is not vacuous
   });
 
+  it('identical to brute force where the map is dense (ring expansion finishes) and where it is sparse (full-scan path)', () => {
+    const rnd = rng(5);
+    const ix = new SupplyIndex(9, 5);
+    for (let i = 0; i < 10_000; i++) ix.upsert(`d${i}`, 6.5 + rnd() * 0.03, 3.35 + rnd() * 0.03); // ~3 km square
+    for (let i = 0; i < 200; i++) ix.upsert(`s${i}`, 6.0 + rnd() * 2, 3.0 + rnd() * 2); // thin spread around it
+    for (let q = 0; q < 500; q++) {
+      const dense = q % 2 === 0;
+      const lat = dense ? 6.5 + rnd() * 0.03 : 6.0 + rnd() * 2;
+      const lng = dense ? 3.35 + rnd() * 0.03 : 3.0 + rnd() * 2;
+      const radius = dense ? 2000 : 40_000;
+      const limit = [5, 50][q % 4 >> 1];
+      expect(ix.nearest(lat, lng, radius, limit)).toEqual(ix.bruteForce(lat, lng, radius, limit));
+    }
+  });
+
   it('identical to brute force at another resolution (7) and with small moves inside a cell', () => {
     const rnd = rng(7);
     const ix = new SupplyIndex(7, 4);
