@@ -22,7 +22,7 @@ import { absolute, compared, round, type BenchResult } from '../report.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const WORKERS = Number(process.env.BENCH_HB_WORKERS ?? 2000);
 const REST_WORKERS = 500;
 const CONNECTIONS = Number(process.env.BENCH_HB_CONNECTIONS ?? 4);
@@ -406,8 +406,9 @@ export default async function heartbeats(): Promise<BenchResult[]> {
   try {
     const { port, key } = await firstLine<{ port: number; key: string }>(server);
     await makeAvailable(port, key, 0, WORKERS + REST_WORKERS);
-    // readings recorded before availability was set would be outside the collection window
-    await new Promise((r) => setTimeout(r, 50));
+    // let the platform finish with the availability events (audit, event feed) before measuring;
+    // readings recorded before availability was set would be outside the collection window anyway
+    await new Promise((r) => setTimeout(r, 2000));
     const start = Date.now();
     const ws = await firstLine<{ receipts: number; accepted: number; rejected: number; errors: number; seconds: number }>(
       child(1, ['--ws-load', JSON.stringify({ port, key, base: start, workers: WORKERS, connections: CONNECTIONS, inflight: INFLIGHT, seconds: SECONDS, warmup: WARMUP } satisfies WsSpec)]),
