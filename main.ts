@@ -5,8 +5,7 @@
  * SIGINT / SIGTERM: stop accepting connections, hand shards to the other nodes (cluster), drain
  * every mailbox, flush snapshots, close the stores, exit 0. A second signal exits at once.
  */
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { areas } from './actors/index.ts';
 import { startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
@@ -33,7 +32,7 @@ if (stores.mode === 'cluster') {
 }
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
 // Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.
-const operator = await startOperatorSocket(platform, env.OPERATOR_SOCKET || join(tmpdir(), `workforce-operator${env.NODE_ID ? `-${env.NODE_ID}` : ''}.sock`));
+const operator = await startOperatorSocket(platform); // $OPERATOR_SOCKET or a per-node default
 log(`listening on port ${gateway.port} (${stores.mode}${node ? `, node ${node.nodeId}` : ''}); operator socket ${operator.path}`);
 
 let stopping = false;

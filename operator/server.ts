@@ -13,7 +13,9 @@ import type { Platform } from '../runtime/area.ts';
 import { isApiError } from '../runtime/errors.ts';
 import { runOperatorCommand, type OperatorCommand } from './commands.ts';
 
-export const defaultOperatorSocket = (): string => process.env.OPERATOR_SOCKET || join(tmpdir(), 'workforce-operator.sock');
+/** $OPERATOR_SOCKET, else one path per node on this machine (NODE_ID), shared by server and CLI. */
+export const defaultOperatorSocket = (): string =>
+  process.env.OPERATOR_SOCKET || join(tmpdir(), `workforce-operator${process.env.NODE_ID ? `-${process.env.NODE_ID}` : ''}.sock`);
 
 const MAX_LINE = 64 * 1024;
 
