@@ -40,6 +40,7 @@ export class ClusterNode implements Placement {
   readonly leases: ShardLeases;
   private system: ActorSystem | undefined;
   private sub: Subscription | undefined;
+  private stopped = false;
   private readonly nc: NatsConnection;
   private readonly subjectPrefix: string;
   private readonly requestTimeoutMs: number;
@@ -100,6 +101,7 @@ export class ClusterNode implements Placement {
     const deadline = this.now() + this.forwardWaitMs;
     let pause = 25;
     for (;;) {
+      if (this.stopped) throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
       if (this.isLocal(kind, id)) return this.local(kind, id, call);
       const owner = this.leases.ownerOf(shard);
       if (owner !== undefined && owner !== this.nodeId) {
@@ -119,6 +121,7 @@ export class ClusterNode implements Placement {
 
   /** Stop serving and leave (after drain(), or abruptly in tests). */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.leases.stop();
     await this.sub?.drain().catch(() => {});
     this.sub = undefined;

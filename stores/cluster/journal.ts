@@ -47,6 +47,7 @@ export class JetStreamJournal implements Journal {
   private readonly listeners = new Set<() => void>();
   private watcher?: { stop(): void };
   private notifyQueued = false;
+  private outbox: Array<() => void> = [];
   private closed = false;
 
   constructor(
@@ -58,11 +59,7 @@ export class JetStreamJournal implements Journal {
 
   static async ensureStream(jsm: JetStreamManager, names: JournalNames, replicas: number): Promise<void> {
     const config = { name: names.stream, subjects: [`${names.prefix}.>`], allow_direct: true, num_replicas: replicas, max_msg_size: 4 << 20 };
-    try {
-      await jsm.streams.info(names.stream);
-    } catch {
-      await jsm.streams.add(config);
-    }
+    await ensure(jsm, names.stream, () => jsm.streams.add(config));
   }
 
   async append(stream: string, expectedVersion: number, events: StoredEvent[]): Promise<void> {
@@ -78,7 +75,8 @@ export class JetStreamJournal implements Journal {
     let seq: number;
     try {
       const commit: Commit = [expectedVersion + 1, tip.seq, events];
-      const ack = await this.js.publish(subject, pack(commit), { expect: { lastSubjectSequence: tip.seq } });
+      const data = pack(commit);
+      const ack = await this.batched(() => this.js.publish(subject, data, { expect: { lastSubjectSequence: tip.seq } }));
       seq = ack.seq;
     } catch (err) {
       if ((err as { code?: unknown }).code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((err as Error).message))) throw err;
@@ -136,6 +134,24 @@ export class JetStreamJournal implements Journal {
     this.closed = true;
     this.listeners.clear();
     this.unwatch();
+  }
+
+  /**
+   * Publishes are issued together once per event-loop turn: the client then writes them to the
+   * socket as one buffer instead of one write per commit (a third of the CPU of a busy node
+   * went to socket writes). Costs one macrotask of latency.
+   */
+  private batched<T>(publish: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.outbox.push(() => publish().then(resolve, reject));
+      if (this.outbox.length === 1) {
+        setImmediate(() => {
+          const batch = this.outbox;
+          this.outbox = [];
+          for (const send of batch) send();
+        });
+      }
+    });
   }
 
   /** The actor's current version and the sequence of its last message (0, 0 when new). */
@@ -207,6 +223,23 @@ export class JetStreamJournal implements Journal {
     queueMicrotask(() => {
       this.notifyQueued = false;
       for (const l of this.listeners) l();
+    });
+  }
+}
+
+/** Creates a stream unless it exists; two nodes starting at once may race, and the loser finds it made. */
+export async function ensure(jsm: JetStreamManager, stream: string, add: () => Promise<unknown>): Promise<void> {
+  try {
+    await jsm.streams.info(stream);
+    return;
+  } catch {
+    // absent (or unreadable): create it
+  }
+  try {
+    await add();
+  } catch (err) {
+    await jsm.streams.info(stream).catch(() => {
+      throw err;
     });
   }
 }

@@ -7,6 +7,7 @@
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { pack, unpack } from './codec.ts';
 import type { Now, ReadingStore, StoredReading } from '../types.ts';
+import { ensure } from './journal.ts';
 import { subjectOf } from './names.ts';
 
 /** Kept beyond the retention window by wall time, so a clock ahead of the server loses nothing. */
@@ -28,18 +29,16 @@ export class JetStreamReadings implements ReadingStore {
   ) {}
 
   static async ensureStream(jsm: JetStreamManager, names: ReadingNames, retentionMs: number, replicas: number, maxPerWorker = 20_000): Promise<void> {
-    try {
-      await jsm.streams.info(names.stream);
-    } catch {
-      await jsm.streams.add({
+    await ensure(jsm, names.stream, () =>
+      jsm.streams.add({
         name: names.stream,
         subjects: [`${names.prefix}.>`],
         allow_direct: true,
         num_replicas: replicas,
         max_age: (retentionMs + AGE_GRACE_MS) * 1_000_000, // nanoseconds
         max_msgs_per_subject: maxPerWorker,
-      });
-    }
+      }),
+    );
   }
 
   async append(worker: string, readings: StoredReading[]): Promise<void> {

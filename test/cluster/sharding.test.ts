@@ -43,7 +43,7 @@ async function member(id: string): Promise<Member> {
   const stores = await clusterTestStores(clock, { namespace, ephemeral: false });
   const system = new ActorSystem({ stores, clock, kinds: [Counter, Echo], log: () => {} });
   await system.start();
-  const node = new ClusterNode({ stores, nodeId: id, shards: SHARDS, timings: FAST, log: () => {} });
+  const node = new ClusterNode({ stores, nodeId: id, shards: SHARDS, timings: FAST, log: process.env.CLUSTER_TEST_LOG ? (m, e) => console.log(id, m, e ?? '') : () => {} });
   await node.start(system);
   const m = { id, stores, system, node, alive: true };
   members.push(m);
@@ -100,11 +100,12 @@ afterEach(async () => {
   members = [];
   const cleanup = await clusterTestStores(clock, { namespace, ephemeral: true });
   await cleanup.close();
-});
+}, 120_000);
 
 const versionsOf = (events: StoredEvent[]) => events.map((e) => e.version);
 
-describe('shard leases and remote asks (DESIGN "Sharding")', () => {
+// Wall-time tests with three nodes: generous limits, since the machine may be busy with other suites.
+describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 }, () => {
   it('every shard has exactly one owner, and an actor answers the same through any node', async () => {
     const ms = await cluster(3);
     for (const m of ms) expect(m.node.leases.heldShards().length).toBeGreaterThan(0);
