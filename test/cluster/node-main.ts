@@ -23,10 +23,10 @@ console.log(`listening ${gateway.port}`);
 
 process.on('SIGTERM', () => {
   void (async () => {
-    await gateway.close();
-    await node.drain();
-    await stopPlatform(platform);
+    await gateway.close(); // stops accepting; requests already taken are answered
+    await node.drain(); // shards handed over
     await node.stop();
+    await stopPlatform(platform);
     console.log('stopped cleanly');
     process.exit(0);
   })().catch((e) => {
