@@ -91,12 +91,15 @@ interface Cell {
 /** A decided turn awaiting its commit. */
 interface Turn {
   cell: Cell;
-  before: { state: unknown; org: string | undefined; version: number };
+  beforeState: unknown;
+  beforeOrg: string | undefined;
+  beforeVersion: number;
   state: unknown;
   version: number;
   org: string | undefined;
   staged: StoredEvent[];
-  dedupe: string[];
+  /** Dedupe ids applied in this turn (allocated on first use). */
+  dedupe: string[] | undefined;
   outcomes: Envelope[];
 }
 
@@ -465,7 +468,7 @@ export class ActorSystem {
     let state = cell.state;
     let version = cell.version;
     let org = cell.org;
-    const turn: Turn = { cell, before: { state, org, version }, state, version, org, staged: [], dedupe: [], outcomes: [] };
+    const turn: Turn = { cell, beforeState: state, beforeOrg: org, beforeVersion: version, state, version, org, staged: [], dedupe: undefined, outcomes: [] };
     const { staged, outcomes } = turn;
     // One context per turn, updated per command: decide must not keep it (it is pure).
     const ctx: CommandContext = { now, id, org: '', version, requestId: undefined, principal: undefined, newId };
@@ -482,7 +485,7 @@ export class ActorSystem {
         outcome(outcomes, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
-      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turn.dedupe.includes(env.dedupeId))) {
+      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
         outcome(outcomes, env, true, exists ? def.view(state) : undefined);
         continue;
       }
@@ -509,7 +512,7 @@ export class ActorSystem {
           state = next;
           version += events.length;
           org ??= env.org;
-          if (env.dedupeId !== undefined) turn.dedupe.push(env.dedupeId);
+          if (env.dedupeId !== undefined) (turn.dedupe ??= []).push(env.dedupeId);
         }
         const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
         outcome(outcomes, env, true, reply);
@@ -528,7 +531,7 @@ export class ActorSystem {
   /** One group commit for the turns of a pass; each turn is then kept or dropped on its own. */
   private async commit(turns: Turn[]): Promise<void> {
     const durable = turns.filter((t) => !t.cell.def.ephemeral);
-    const items = durable.map((t) => ({ stream: t.cell.key, expectedVersion: t.before.version, events: t.staged }));
+    const items = durable.map((t) => ({ stream: t.cell.key, expectedVersion: t.beforeVersion, events: t.staged }));
     const errors = new Map<Turn, Error>();
     if (items.length) {
       const journal = this.stores.journal;
@@ -541,10 +544,16 @@ export class ActorSystem {
         for (const t of durable) errors.set(t, e as Error);
       }
     }
-    await Promise.all(turns.map((t) => this.settleTurn(t, errors.get(t))));
+    const pending: Promise<void>[] = [];
+    for (const t of turns) {
+      const p = this.settleTurn(t, errors.get(t));
+      if (p) pending.push(p);
+    }
+    await Promise.all(pending);
   }
 
-  private async settleTurn(turn: Turn, err: Error | undefined): Promise<void> {
+  /** Keeps or drops a committed turn; returns a promise only when effects must be written first. */
+  private settleTurn(turn: Turn, err: Error | undefined): Promise<void> | undefined {
     const { cell } = turn;
     if (err) {
       const conflict = err instanceof VersionConflictError;
@@ -553,23 +562,32 @@ export class ActorSystem {
       for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
       this.drop(cell);
       this.release(cell);
-      return;
+      return undefined;
     }
     cell.state = turn.state;
     cell.version = turn.version;
     cell.org = turn.org;
-    for (const d of turn.dedupe) cell.dedupe.add(d);
-    while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
-    if (this.hasEffects(cell)) {
-      try {
-        await this.effects(cell, turn.before.state, turn.before.org !== undefined, turn.staged);
-      } catch (e) {
+    if (turn.dedupe) {
+      for (const d of turn.dedupe) cell.dedupe.add(d);
+      while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
+    }
+    if (!this.hasEffects(cell)) {
+      this.answer(turn);
+      return undefined;
+    }
+    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.staged).then(
+      () => this.answer(turn),
+      (e) => {
         // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
         this.log(`effects of a commit to ${cell.key} failed`, e);
-      }
-    }
+        this.answer(turn);
+      },
+    );
+  }
+
+  private answer(turn: Turn): void {
     for (const o of turn.outcomes) (o.ok ? o.resolve : o.reject)(o.value);
-    this.release(cell);
+    this.release(turn.cell);
   }
 
   private hasEffects(cell: Cell): boolean {
