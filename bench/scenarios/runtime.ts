@@ -32,6 +32,8 @@ const Acc = defineActor({
 
 const HOT = 1_000_000;
 const ACTORS = 100_000;
+/** Other actors used to warm each measured path up first (as the hot actor is warmed up). */
+const WARM_ACTORS = 20_000;
 const SPREAD = 1_000_000;
 const WAVE = 8_192;
 const ORG = 'org_bench';
@@ -88,12 +90,16 @@ export default async function run(): Promise<BenchResult[]> {
   const hot = await waves(HOT, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG }));
 
   const ids = Array.from({ length: ACTORS }, (_, i) => `acc_${i}`);
+  const warm = Array.from({ length: WARM_ACTORS }, (_, i) => `acc_warm_${i}`);
   await waves(ACTORS, (i) => system.ask(Acc, ids[i], 'open', {}, { org: ORG }));
+  await waves(WARM_ACTORS, (i) => system.ask(Acc, warm[i], 'open', {}, { org: ORG }));
+  await waves(WARM_ACTORS * 4, (i) => system.ask(Acc, warm[i % WARM_ACTORS], 'add', { n: 1 }, { org: ORG })); // warm-up
   const spread = await waves(SPREAD, (i) => system.ask(Acc, ids[i % ACTORS], 'add', { n: 1 }, { org: ORG }));
 
   await system.stop(); // flushes a snapshot of every actor
   const fresh = new ActorSystem({ stores, clock, kinds: [Acc] });
   await fresh.start();
+  await waves(WARM_ACTORS, (j) => fresh.state(Acc, warm[j], ORG)); // warm-up
   const activations = await waves(ACTORS, (j) => fresh.state(Acc, ids[j], ORG));
   const check = await fresh.state<S>(Acc, ids[7], ORG);
   if (check.count !== SPREAD / ACTORS) throw new Error(`activation rebuilt a wrong state: ${JSON.stringify(check)}`);
