@@ -68,7 +68,6 @@ export class ShardLeases {
   private readonly members = new Map<string, Lease>();
   private readonly held = new Map<number, Held>();
   private readonly freeSince = new Map<number, number>();
-  private memberRevision = 0;
   private tickTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private watchStop: (() => void) | undefined;
@@ -244,6 +243,8 @@ export class ShardLeases {
   private async renew(): Promise<void> {
     if (this.stopped) return;
     await this.heartbeat().catch((e) => this.log('membership heartbeat failed', e));
+    let failed = 0;
+    let lastError: unknown;
     await Promise.all(
       [...this.held.entries()].map(async ([shard, h]) => {
         const sentAt = this.now();
@@ -256,15 +257,19 @@ export class ShardLeases {
           }
         } catch (e) {
           if (/wrong last sequence/i.test(String((e as Error).message))) this.drop(shard);
-          else this.log(`renewal of shard ${shard} failed`, e);
+          else {
+            failed++;
+            lastError = e;
+          }
         }
       }),
     );
+    if (failed) this.log(`renewal of ${failed} shard lease(s) failed; they lapse ${this.timings.ttlMs} ms after the last success`, lastError);
   }
 
   private async heartbeat(): Promise<void> {
     if (this.draining) return;
-    this.memberRevision = await this.kv.put(`n.${this.nodeId}`, enc({ node: this.nodeId, until: this.now() + this.timings.ttlMs }));
+    await this.kv.put(`n.${this.nodeId}`, enc({ node: this.nodeId, until: this.now() + this.timings.ttlMs }));
   }
 
   private async release(shard: number): Promise<void> {
