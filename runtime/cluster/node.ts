@@ -47,10 +47,8 @@ export class ClusterNode implements Placement {
   private readonly forwardWaitMs: number;
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly now: () => number;
-  private readonly stores: ClusterStores;
 
   constructor(opts: ClusterNodeOptions) {
-    this.stores = opts.stores;
     this.nodeId = opts.nodeId;
     this.shards = opts.shards ?? DEFAULT_SHARDS;
     this.nc = opts.stores.nats;
@@ -182,9 +180,5 @@ export class ClusterNode implements Placement {
     } catch (e) {
       this.log(`passivating lost shard ${shard} failed`, e);
     }
-  }
-
-  get namespace(): string {
-    return this.stores.namespace;
   }
 }

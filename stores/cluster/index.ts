@@ -23,6 +23,8 @@ export interface ClusterStoreOptions {
   readingRetentionMs?: number;
   /** JetStream replicas of the two streams; default 1. */
   replicas?: number;
+  /** Read journal messages with direct gets (any replica); default: only with one replica. */
+  directReads?: boolean;
   /** Delete every stream and key of the namespace on close (tests). */
   ephemeral?: boolean;
   /** Name shown in the NATS connection list. */
@@ -62,12 +64,12 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     namespace: ns,
     nats: nc,
     redis,
-    journal: new JetStreamJournal(nc, js, jsm, journalNames),
+    journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
     snapshots: new RedisSnapshots(redis, ns),
     reminders: new RedisReminders(redis, ns, opts.now),
     kv: new RedisKeyValue(redis, ns, opts.now),
     indexes: new RedisIndexes(redis, ns),
-    readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention),
+    readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
     async close() {
       await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
       if (opts.ephemeral) {

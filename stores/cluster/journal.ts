@@ -55,7 +55,16 @@ export class JetStreamJournal implements Journal {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly names: JournalNames,
+    /**
+     * Direct gets may be answered by any replica, which can lag the leader; with replicas > 1 reads
+     * go to the leader (STREAM.MSG.GET) so an actor always reads its own appends.
+     */
+    private readonly direct = true,
   ) {}
+
+  private get(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
+    return this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query);
+  }
 
   static async ensureStream(jsm: JetStreamManager, names: JournalNames, replicas: number): Promise<void> {
     const config = { name: names.stream, subjects: [`${names.prefix}.>`], allow_direct: true, num_replicas: replicas, max_msg_size: 4 << 20 };
@@ -90,7 +99,7 @@ export class JetStreamJournal implements Journal {
 
   async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
     const subject = subjectOf(this.names.prefix, stream);
-    const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
+    const last = await this.get({ last_by_subj: subject });
     if (!last) return [];
     const tail = commitOf(last);
     const version = lastVersion(tail);
@@ -107,7 +116,7 @@ export class JetStreamJournal implements Journal {
     let seq = Math.max(1, Math.floor(afterPosition / EVENTS_PER_MESSAGE));
     while (out.length < limit) {
       const want = Math.min(FEED_PARALLEL, limit - out.length);
-      const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.jsm.direct.getMessage(this.names.stream, { seq: seq + i })));
+      const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.get({ seq: seq + i })));
       for (const m of batch) {
         if (!m) return out;
         const name = nameOf(this.names.prefix, m.subject);
@@ -156,7 +165,7 @@ export class JetStreamJournal implements Journal {
 
   /** The actor's current version and the sequence of its last message (0, 0 when new). */
   private async tipOf(subject: string): Promise<Tip> {
-    const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
+    const last = await this.get({ last_by_subj: subject });
     return last ? { version: lastVersion(commitOf(last)), seq: last.seq } : { version: 0, seq: 0 };
   }
 
@@ -165,7 +174,7 @@ export class JetStreamJournal implements Journal {
     const chain = [last];
     let c = last;
     while (c[0] > afterVersion + 1 && c[1] !== 0) {
-      const p = await this.jsm.direct.getMessage(this.names.stream, { seq: c[1] });
+      const p = await this.get({ seq: c[1] });
       if (!p) throw new Error(`journal message ${c[1]} missing (stream ${this.names.stream})`);
       chain.push((c = commitOf(p)));
     }

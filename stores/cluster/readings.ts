@@ -26,6 +26,8 @@ export class JetStreamReadings implements ReadingStore {
     private readonly now: Now,
     private readonly retentionMs: number,
     private readonly maxPerWorker = 20_000,
+    /** Direct gets may be answered by a lagging replica; with replicas > 1 ask the leader. */
+    private readonly direct = true,
   ) {}
 
   static async ensureStream(jsm: JetStreamManager, names: ReadingNames, retentionMs: number, replicas: number, maxPerWorker = 20_000): Promise<void> {
@@ -48,7 +50,8 @@ export class JetStreamReadings implements ReadingStore {
 
   async range(worker: string, from: number, to: number): Promise<StoredReading[]> {
     const subject = subjectOf(this.names.prefix, worker);
-    const last = await this.jsm.direct.getMessage(this.names.stream, { last_by_subj: subject });
+    const query = { last_by_subj: subject };
+    const last = await (this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query));
     if (!last) return [];
     const all: StoredReading[] = [];
     const consumer = await this.js.consumers.get(this.names.stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });

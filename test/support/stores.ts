@@ -26,7 +26,7 @@ export async function testStores(clock: Clock, opts: { namespace?: string; famil
 const open = new Set<ClusterStores>();
 
 /** Cluster stores on a namespace of the test's own; pass one namespace to two calls to share it. */
-export async function clusterTestStores(clock: Clock, opts: { namespace?: string; readingRetentionMs?: number; ephemeral?: boolean } = {}): Promise<ClusterStores> {
+export async function clusterTestStores(clock: Clock, opts: { namespace?: string; readingRetentionMs?: number; ephemeral?: boolean; directReads?: boolean } = {}): Promise<ClusterStores> {
   const stores = await createClusterStores({
     natsUrl: natsUrl(),
     redisUrl: redisUrl(),
@@ -34,6 +34,7 @@ export async function clusterTestStores(clock: Clock, opts: { namespace?: string
     namespace: opts.namespace ?? testNamespace(),
     readingRetentionMs: opts.readingRetentionMs,
     ephemeral: opts.ephemeral ?? true,
+    directReads: opts.directReads,
   });
   const close = stores.close.bind(stores);
   let closing: Promise<void> | undefined;
