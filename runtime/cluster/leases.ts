@@ -87,13 +87,14 @@ export class ShardLeases {
     private readonly now: () => number,
     readonly timings: LeaseTimings = DEFAULT_TIMINGS,
     private readonly log: (msg: string, err?: unknown) => void = () => {},
+    private readonly replicas = 1,
   ) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) throw new Error(`node id must match [A-Za-z0-9_-]{1,64}: ${nodeId}`);
   }
 
   async start(): Promise<void> {
     const kvm = new Kvm(this.nc);
-    this.kv = await kvm.create(this.bucket, { history: 1 });
+    this.kv = await kvm.create(this.bucket, { history: 1, replicas: this.replicas });
     const watch = await this.kv.watch({ key: '>' });
     this.watchStop = () => watch.stop();
     void (async () => {

@@ -67,6 +67,7 @@ export class ClusterNode implements Placement {
       this.now,
       { ...DEFAULT_TIMINGS, ...opts.timings },
       this.log,
+      opts.stores.replicas,
     );
   }
 

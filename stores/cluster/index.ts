@@ -34,6 +34,8 @@ export interface ClusterStoreOptions {
 export interface ClusterStores extends Stores {
   readonly mode: 'cluster';
   readonly namespace: string;
+  /** JetStream replicas of this family's streams (the runtime's lease bucket uses the same). */
+  readonly replicas: number;
   /** The connections, shared with the runtime's shard leases and remote asks. */
   readonly nats: NatsConnection;
   readonly redis: Redis;
@@ -62,6 +64,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const s: ClusterStores = {
     mode: 'cluster',
     namespace: ns,
+    replicas,
     nats: nc,
     redis,
     journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
