@@ -74,13 +74,20 @@ export class ReactionDispatcher {
       this.again = true;
       return;
     }
-    this.pass = this.drain().finally(() => {
-      this.pass = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.poke();
-      }
-    });
+    this.pass = this.drain()
+      .catch((e) => {
+        // A store fault (the feed unreadable): nothing was lost, the cursor did not move; try again.
+        this.log('reaction pass failed; retrying', e);
+        this.again = true;
+        return new Promise<void>((r) => setTimeout(r, this.limits.reactionBackoffMaxMs).unref());
+      })
+      .finally(() => {
+        this.pass = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.poke();
+        }
+      });
   }
 
   /** Resolves once the feed has been read to its end (as of the call). */
@@ -93,15 +100,18 @@ export class ReactionDispatcher {
       const entries = await this.stores.journal.readFeed(this.cursor, this.limits.reactionBatch);
       if (entries.length === 0 || this.stopped) return;
       for (const entry of entries) {
-        await this.dispatch(entry);
+        // stop() waits for the entry in hand only; an entry not fully dispatched is read again next time
+        if (this.stopped || !(await this.dispatch(entry))) break;
         this.cursor = entry.position;
       }
       await this.stores.kv.set(CURSOR_KEY, this.cursor);
+      if (this.stopped) return;
     }
   }
 
-  private async dispatch(entry: FeedEntry): Promise<void> {
-    if (this.owns && !this.owns(entry.stream)) return;
+  /** False when the dispatcher stopped before every reaction to the entry was applied. */
+  private async dispatch(entry: FeedEntry): Promise<boolean> {
+    if (this.owns && !this.owns(entry.stream)) return true;
     const dot = entry.stream.indexOf('.');
     const source = { kind: entry.stream.slice(0, dot), id: entry.stream.slice(dot + 1) };
     const routes = [...(this.byKind.get(source.kind) ?? []), ...this.any];
@@ -115,29 +125,33 @@ export class ReactionDispatcher {
         this.log(`reaction ${def.kind}.${reaction.command} could not pick a target for ${entry.event.id}`, e);
         continue;
       }
-      if (target) await this.deliver(def, reaction.command, target, entry);
+      if (target && !(await this.deliver(def, reaction.command, target, entry))) return false;
     }
+    return true;
   }
 
-  private async deliver(def: AnyActorDef, command: string, target: { id: string; payload: unknown }, entry: FeedEntry): Promise<void> {
+  /** True once applied, refused for good, or parked; false when stopped before any of those. */
+  private async deliver(def: AnyActorDef, command: string, target: { id: string; payload: unknown }, entry: FeedEntry): Promise<boolean> {
     const dedupeId = `rx:${def.kind}:${command}:${entry.event.id}`;
     let delay = this.limits.reactionBackoffMs;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.system.ask(def, target.id, command as never, target.payload as never, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system' });
-        return;
+        return true;
       } catch (e) {
         if (isApiError(e) && !e.retryable) {
           this.log(`reaction ${dedupeId} refused by ${def.kind} ${target.id}: ${e.code} ${e.message}`);
-          return;
+          return true;
         }
-        if (attempt >= this.limits.reactionMaxAttempts || this.stopped) {
+        if (this.stopped) return false;
+        if (attempt >= this.limits.reactionMaxAttempts) {
           this.log(`reaction ${dedupeId} parked after ${attempt} attempts`, e);
           await this.stores.kv.set(`runtime:reactions:dead:${dedupeId}`, { kind: def.kind, id: target.id, command, payload: target.payload, org: entry.event.org, position: entry.position });
-          return;
+          return true;
         }
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, this.limits.reactionBackoffMaxMs);
+        if (this.stopped) return false; // not applied: the cursor stays before this entry, so it is read again
       }
     }
   }

@@ -263,6 +263,34 @@ describe('reactions: at least once, applied once (DESIGN "Reactions")', () => {
     await second.system.settle();
     expect(await second.system.get(Tally, 'tly_main', ORG)).toEqual({ seen: ['ctr_rr:1', 'ctr_rr:2', 'ctr_rr:3', 'ctr_rr:4'] });
   });
+  it('a feed that cannot be read is read again later; nothing is lost and nothing crashes', async () => {
+    const { system, stores } = await boot({ kinds: [Counter, Tally], limits: { reactionBackoffMs: 1, reactionBackoffMaxMs: 1 } });
+    failuresLeft = 0;
+    const readFeed = stores.journal.readFeed.bind(stores.journal);
+    let faults = 1;
+    stores.journal.readFeed = async (after, limit) => {
+      if (faults-- > 0) throw new Error('journal unreachable');
+      return readFeed(after, limit);
+    };
+    await system.ask(Counter, 'ctr_rf', 'open', {}, { org: ORG });
+    await system.ask(Counter, 'ctr_rf', 'add', { n: 7 }, { org: ORG });
+    await system.settle();
+    expect(faults).toBeLessThan(0);
+    expect(await system.get(Tally, 'tly_main', ORG)).toEqual({ seen: ['ctr_rf:7'] });
+  });
+
+  it('a stop while a reaction is still failing leaves its event to be read again after the restart', async () => {
+    const first = await boot({ kinds: [Counter, Tally], limits: { reactionBackoffMs: 1, reactionBackoffMaxMs: 1, reactionMaxAttempts: 1_000_000 } });
+    failuresLeft = Number.MAX_SAFE_INTEGER; // the target keeps failing
+    await first.system.ask(Counter, 'ctr_st', 'open', {}, { org: ORG });
+    await first.system.ask(Counter, 'ctr_st', 'add', { n: 9 }, { org: ORG });
+    await first.system.stop();
+    systems.splice(systems.indexOf(first.system), 1);
+    failuresLeft = 0;
+    const second = await boot({ clock: first.clock, stores: first.stores, kinds: [Counter, Tally] });
+    await second.system.settle();
+    expect(await second.system.get(Tally, 'tly_main', ORG)).toEqual({ seen: ['ctr_st:9'] });
+  });
 });
 
 describe('lists and ephemeral kinds', () => {
