@@ -1,6 +1,6 @@
 /**
  * The one place an error becomes bytes on the wire (spec 7; the body shape is a spec gap, chosen
- * in docs/gaps/gateway.md):
+ * in docs/gaps.md#gateway):
  *
  *   { "error": { "code": "forbidden", "message": "...", "request_id": "req_...",
  *                "retryable": false, "validation": ValidationReport? } }

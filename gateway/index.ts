@@ -9,7 +9,7 @@ import { createPipeline } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
 import { serve } from './uws.ts';
 
-/** Request size limit: not shown in the spec (spec 8); 1 MiB (docs/gaps/gateway.md). */
+/** Request size limit: not shown in the spec (spec 8); 1 MiB (docs/gaps.md#gateway). */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
 export interface GatewayOptions {

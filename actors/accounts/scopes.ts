@@ -2,7 +2,7 @@
  * Scopes (spec 5.6): `module:action`. The spec names `run:` for payroll plus ledger:read,
  * delivery:read and delivery:write; the other module prefixes are "not shown". We use the event
  * sources of spec 6 (anchor, proof, rail, flow, match, run, remit, route) and `iam` for the Accounts
- * endpoints (docs/gaps/accounts.md). A wildcard is never issued.
+ * endpoints (docs/gaps.md#accounts). A wildcard is never issued.
  */
 export const MODULE_PREFIXES = {
   identity: 'anchor',

@@ -1,6 +1,6 @@
 /**
  * Sessions (spec 5.4): a signed-in person's token, sent as Service-Session, refused after
- * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps/accounts.md). Sign-in answers
+ * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps.md#accounts). Sign-in answers
  * an unknown email and a wrong password identically, after the same amount of hashing.
  */
 import type { Platform } from '../../runtime/area.ts';

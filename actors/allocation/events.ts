@@ -1,7 +1,7 @@
 /**
  * Public event types of this part of allocation (spec 6: allocation has 10 types, the complete list
  * is not shown). Five are emitted here; the remaining five are left for work orders, offers,
- * assignments and exceptions. Every name is ours (docs/gaps/allocation.md).
+ * assignments and exceptions. Every name is ours (docs/gaps.md#allocation).
  */
 import type { PublicEventDecl } from '../../runtime/area.ts';
 

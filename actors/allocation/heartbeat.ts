@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError, validationError, type ValidationEntry } from '../../runtime/errors.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
-/** Spec 2.8 names `available`; the other values are not shown (docs/gaps/allocation.md). */
+/** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */
 export type AvailabilityState = (typeof AVAILABILITY_STATES)[number];
 export const CONNECTIVITY = ['offline', 'poor', 'fair', 'good'] as const;
 export type Connectivity = (typeof CONNECTIVITY)[number];

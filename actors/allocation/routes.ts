@@ -64,7 +64,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     body: AvailabilityBody,
     summary: 'Set the availability of a worker (the worker owns it); the only way availability changes.',
-    specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps/allocation.md.',
+    specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps.md#allocation.',
     handler: (req) => service(req.platform).setAvailability(req.params.worker_id, req.body.availability, caller(req)),
   }),
   route({
@@ -74,7 +74,7 @@ export const routes: RouteDef[] = [
     module: MODULE,
     idempotent: false,
     summary: 'Retrieve a worker\u2019s availability, presence and supply state.',
-    specGap: 'Not named by the spec; the read of the record PUT writes. See docs/gaps/allocation.md.',
+    specGap: 'Not named by the spec; the read of the record PUT writes. See docs/gaps.md#allocation.',
     handler: (req) => service(req.platform).workerRecord(req.org, req.params.worker_id),
   }),
   route({
@@ -101,7 +101,7 @@ export const routes: RouteDef[] = [
     module: MODULE,
     idempotent: false,
     summary: 'Retrieve an integrity flag.',
-    specGap: 'Not named by the spec; a read by id like every other record. See docs/gaps/allocation.md.',
+    specGap: 'Not named by the spec; a read by id like every other record. See docs/gaps.md#allocation.',
     handler: async (req) => {
       const id = req.params.integrity_flag_id;
       if (!hasPrefix(id, INTEGRITY_FLAG_PREFIX)) throw new ApiError('not_found', `No integrity flag with id ${id}.`);
@@ -131,7 +131,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     query: SupplyQuery,
     summary: 'The nearest eligible workers within radius_metres of a point, nearest first (exact).',
-    specGap: 'Supply state is not shown; this read exposes the supply map query work orders rank from. See docs/gaps/allocation.md.',
+    specGap: 'Supply state is not shown; this read exposes the supply map query work orders rank from. See docs/gaps.md#allocation.',
     handler: async (req) => {
       const s = service(req.platform);
       const max = s.policy.pack.supply;
@@ -150,7 +150,7 @@ export const routes: RouteDef[] = [
     module: MODULE,
     idempotent: false,
     summary: 'A worker\u2019s supply state: in the map or excluded, and why (excluded_because).',
-    specGap: 'Fields of supply state are not shown beyond excluded_because; see docs/gaps/allocation.md.',
+    specGap: 'Fields of supply state are not shown beyond excluded_because; see docs/gaps.md#allocation.',
     handler: (req) => service(req.platform).supplyStateOf(req.org, req.params.worker_id),
   }),
 ];

@@ -22,7 +22,7 @@ export const heartbeatSocket: SocketDef = {
   path: HEARTBEAT_SOCKET_PATH,
   module: 'match',
   summary: 'Heartbeat batches over a WebSocket: JSON text or msgpack binary frames in, HeartbeatReceipt out in the same encoding.',
-  specGap: 'The spec names no socket path; see docs/gaps/allocation.md.',
+  specGap: 'The spec names no socket path; see docs/gaps.md#allocation.',
   async onMessage(frame, ctx) {
     const s = service(ctx.platform);
     const caller = { org: ctx.org, livemode: ctx.livemode, requestId: ctx.requestId, principal: ctx.principal.id };

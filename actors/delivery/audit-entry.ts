@@ -3,7 +3,7 @@
  * "Every transition is recorded"; spec 4 "audit_entries reads"). Its id is derived from the
  * journal event's id, so the feed reader offering the event twice still makes one entry; it is a
  * write-once derived record (records.ts), not an actor. The shape is a gap
- * (docs/gaps/delivery.md): who did what to which record, when, from which request.
+ * (docs/gaps.md#delivery): who did what to which record, when, from which request.
  */
 import { sortKeyTime, type IndexEntry } from '../../runtime/actor.ts';
 import { iso } from '../../runtime/clock.ts';
@@ -30,7 +30,7 @@ export const recordList = (module: string, recordId: string) => `record:${module
 
 export const AUDIT_ENTRY_PREFIX = 'audit_entry_';
 
-/** The API record (shape: a gap, docs/gaps/delivery.md). */
+/** The API record (shape: a gap, docs/gaps.md#delivery). */
 export function auditEntryView(id: string, f: AuditFacts) {
   return {
     id,

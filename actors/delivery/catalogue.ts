@@ -3,7 +3,7 @@
  * `Area.events`; this builds the lookup the event pipeline uses and renders docs/events.md.
  * A journal event becomes a public event when its (actor kind, journal type) pair is declared;
  * the public event's stream is the area that owns the kind (sequence is per organisation and per
- * stream, docs/gaps/delivery.md).
+ * stream, docs/gaps.md#delivery).
  */
 import type { Area, PublicEventDecl } from '../../runtime/area.ts';
 import { MODULES } from './modules.ts';

@@ -25,7 +25,7 @@ import type { DeliverySeed } from './delivery.ts';
 import { envelope } from './envelope.ts';
 import { secretDigest } from './signing.ts';
 
-/** How long the previous secret keeps signing after a rotation (a gap: docs/gaps/delivery.md). */
+/** How long the previous secret keeps signing after a rotation (a gap: docs/gaps.md#delivery). */
 export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 3600_000;
 /** Spec 4.11: the type a test delivery sends when none is asked for. */
 export const DEFAULT_TEST_EVENT_TYPE = 'payroll.run.completed';

@@ -21,7 +21,7 @@ const records = (req: RouteRequest) => deliveryService(req.platform).records;
 const AuditQuery = listQueryWith({ record_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the entries of this record.' })) });
 
 function moduleRoutes(m: ModuleInfo): RouteDef[] {
-  const gap = 'Response shape not shown (spec 4, 6); see docs/gaps/delivery.md.';
+  const gap = 'Response shape not shown (spec 4, 6); see docs/gaps.md#delivery.';
   return [
     route({
       method: 'GET',

@@ -2,7 +2,7 @@
  * The eight modules of spec 1 and where their event and audit reads live. The module of an actor
  * kind is the area whose `kinds` contains it (platform.areas); an area is a module when its name
  * is in this table. Scope prefixes follow the event sources of spec 6 (the gateway's choice, see
- * docs/gaps/gateway.md); the path prefixes are spec 1's.
+ * docs/gaps.md#gateway); the path prefixes are spec 1's.
  */
 export interface ModuleInfo {
   /** Area name (folder under actors/). */

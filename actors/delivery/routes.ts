@@ -1,6 +1,6 @@
 /**
  * Delivery routes (spec 4.11; scopes delivery:read, delivery:write): webhook endpoints and
- * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps/delivery.md).
+ * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps.md#delivery).
  */
 import { Type } from '@sinclair/typebox';
 import { ApiError, conflict, validationError, type ValidationEntry } from '../../runtime/errors.ts';
@@ -77,7 +77,7 @@ export const routes: RouteDef[] = [
     idempotent: true,
     body: EndpointCreate,
     summary: 'Create a webhook endpoint; the signing secret is returned once, in `secret`.',
-    specGap: 'The name of the field carrying the secret is not shown: `secret` (docs/gaps/delivery.md).',
+    specGap: 'The name of the field carrying the secret is not shown: `secret` (docs/gaps.md#delivery).',
     handler: async (req) => {
       const event_types = req.body.event_types ?? ['*'];
       checkEndpointBody(req.body.url, event_types);
@@ -114,7 +114,7 @@ export const routes: RouteDef[] = [
     module: 'delivery',
     idempotent: false,
     summary: 'Issue a new signing secret (returned once, in `secret`); the previous one stays active for 24 hours.',
-    specGap: 'Response shape not shown: the endpoint plus `secret`; the previous secret lives 24 hours (docs/gaps/delivery.md).',
+    specGap: 'Response shape not shown: the endpoint plus `secret`; the previous secret lives 24 hours (docs/gaps.md#delivery).',
     handler: async (req) => {
       const id = endpointIdOf(req.params.id);
       const { system } = req.platform;
@@ -129,7 +129,7 @@ export const routes: RouteDef[] = [
     module: 'delivery',
     idempotent: false,
     summary: 'Disable a webhook endpoint (sets disabled_at); 409 when it is disabled already.',
-    specGap: 'Response shape not shown: the endpoint (docs/gaps/delivery.md).',
+    specGap: 'Response shape not shown: the endpoint (docs/gaps.md#delivery).',
     handler: (req) => req.platform.system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'disable', undefined, { org: req.org, requestId: req.requestId, principal: req.principal?.id }),
   }),
   route({
@@ -140,7 +140,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     body: TestBody,
     summary: 'Send a test event (is_test true) through the same envelope, signature and retry schedule; 409 when the endpoint is disabled.',
-    specGap: 'Request and response shapes not shown: body {event_type?}, answer the WebhookDelivery; a test event has sequence 0 and data {} (docs/gaps/delivery.md).',
+    specGap: 'Request and response shapes not shown: body {event_type?}, answer the WebhookDelivery; a test event has sequence 0 and data {} (docs/gaps.md#delivery).',
     handler: async (req) => {
       const type = req.body?.event_type ?? DEFAULT_TEST_EVENT_TYPE;
       if (!TYPE_PATTERN.test(type)) throw validationError([{ index: 1, severity: 'error', code: 'invalid_format', detail: `${type} is not an event type.`, field: '/event_type' }]);
@@ -185,7 +185,7 @@ export const routes: RouteDef[] = [
     module: 'delivery',
     idempotent: false,
     summary: 'Start a delivered or failed delivery again with the same event id and body; 409 while it is in flight or retrying, or when its endpoint is disabled.',
-    specGap: 'Response shape not shown: the WebhookDelivery; the same record restarts its ladder (docs/gaps/delivery.md).',
+    specGap: 'Response shape not shown: the WebhookDelivery; the same record restarts its ladder (docs/gaps.md#delivery).',
     handler: async (req) => {
       const id = deliveryIdOf(req.params.id);
       const { system } = req.platform;

@@ -1,6 +1,6 @@
 /**
  * The chart of accounts an organisation starts with (spec 2.3; the chart is "not shown", so this
- * is a gap filled minimally and listed in docs/gaps/ledger.md). No endpoint creates an account
+ * is a gap filled minimally and listed in docs/gaps.md#ledger). No endpoint creates an account
  * (spec 1 rule 5), so this list is every account a posting may name. Codes are dotted and start
  * with the kind, so the spec's "code order" groups accounts by kind.
  */

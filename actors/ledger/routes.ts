@@ -18,7 +18,7 @@ export const routes: RouteDef[] = [
     module: 'ledger',
     idempotent: false,
     summary: 'List ledger accounts in code order, each with its balance computed from posting lines.',
-    specGap: 'The starting chart of accounts is not shown; see docs/gaps/ledger.md.',
+    specGap: 'The starting chart of accounts is not shown; see docs/gaps.md#ledger.',
     handler: async (req) => {
       const data = await accountViews(req.platform.system, req.org, req.livemode);
       return listEnvelope(data, false);

@@ -1,7 +1,7 @@
 /**
  * The organisation's payroll settings: the employer facts the engine needs (headcount, turnover
  * band) and the maker-checker threshold (spec 8: "configured per organisation"). The spec shows no
- * endpoint for them; they travel in the `employer` block of an import (docs/gaps/payroll.md).
+ * endpoint for them; they travel in the `employer` block of an import (docs/gaps.md#payroll).
  * Internal record: one per organisation, never listed.
  *
  * status   command    condition                         event                          next

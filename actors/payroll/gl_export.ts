@@ -1,6 +1,6 @@
 /**
  * General-ledger export of an executed run (spec 4.8 POST/GET .../gl_export; shape not shown,
- * docs/gaps/payroll.md): the run's ledger posting as CSV, one row per line, so an outside ledger
+ * docs/gaps.md#payroll): the run's ledger posting as CSV, one row per line, so an outside ledger
  * can import exactly what this platform's ledger recorded.
  */
 import { chartEntry, type PostingRequest } from '../ledger/index.ts';

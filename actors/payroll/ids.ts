@@ -1,6 +1,6 @@
 /**
  * Identifier prefixes of payroll records. The run's is the spec's (2.9); the others are "not
- * shown" and listed in docs/gaps/payroll.md. A payslip is a record inside its run (so a
+ * shown" and listed in docs/gaps.md#payroll. A payslip is a record inside its run (so a
  * 100,000-payee run is one journal stream, not 100,000), and its id carries the run's random
  * suffix and the payslip's position, so a read finds the run without an index entry per payslip.
  */

@@ -1,5 +1,5 @@
 /**
- * Rows of a payee import (POST /v1/payroll/imports; the body is a gap, docs/gaps/payroll.md):
+ * Rows of a payee import (POST /v1/payroll/imports; the body is a gap, docs/gaps.md#payroll):
  * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */

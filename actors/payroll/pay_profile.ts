@@ -1,6 +1,6 @@
 /**
  * Pay profile: what a payee is paid and the facts the gross-to-net engine needs (spec 2.9: fields
- * not shown, filled in docs/gaps/payroll.md). Created by an import, changed by PATCH; a change
+ * not shown, filled in docs/gaps.md#payroll). Created by an import, changed by PATCH; a change
  * never edits a calculated payslip, which keeps the inputs it was computed from.
  *
  * status   command  condition                         event                 next

@@ -1,6 +1,6 @@
 /**
  * Payee import record (spec 4.8 GET /v1/payroll/imports/{import_id}; fields not shown, filled in
- * docs/gaps/payroll.md). All or nothing: an import with any failing row creates no payee and is
+ * docs/gaps.md#payroll). All or nothing: an import with any failing row creates no payee and is
  * recorded rejected with its ValidationReport; otherwise it is completed with one pay profile and
  * one roster entry per row.
  *

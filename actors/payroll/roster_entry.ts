@@ -1,6 +1,6 @@
 /**
  * Roster entry: a payee's place on the organisation's payroll (spec 2.9: fields not shown, filled
- * in docs/gaps/payroll.md). It names the pay profile and the employment dates; a run for a period
+ * in docs/gaps.md#payroll). It names the pay profile and the employment dates; a run for a period
  * includes every entry employed in that month, and the months employed in the tax year (which the
  * cumulative PAYE method needs) come from these dates.
  *

@@ -1,7 +1,7 @@
 /**
  * Payroll routes (spec 4.8, scope prefix `run`, spec 5.6). Every POST that moves state takes an
  * Idempotency-Key (spec 1 rule 9). Shapes the spec does not show are marked specGap and listed in
- * docs/gaps/payroll.md.
+ * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
@@ -73,7 +73,7 @@ export const routes: RouteDef[] = [
   route({
     method: 'POST', path: '/v1/payroll/imports', auth: 'key', module: M, idempotent: true, status: 201,
     summary: 'Import payees (pay profiles and roster entries) from JSON rows or CSV; returns the import with a ValidationReport naming every failing row. All or nothing.',
-    specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps/payroll.md).',
+    specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps.md#payroll).',
     body: Type.Object({
       format: lit(['json', 'csv']),
       rows: Type.Optional(Type.Array(Type.Unknown())),
@@ -164,10 +164,10 @@ export const routes: RouteDef[] = [
   }),
   runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',
     (req) => calculateRun(req.platform, caller(req), req.params.run_id),
-    { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps/payroll.md).' }),
+    { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the caller becomes prepared_by; simulated -> pending_approval.',
     (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, opts(req)),
-    { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps/payroll.md).' }),
+    { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/simulate', 'Simulate the run with a draft rule pack (or the pinned one); nothing is written; adds a per-payee difference against the pinned pack.',
     (req) => simulateRun(req.platform, caller(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
     { body: Type.Object({ draft_rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })) }, { additionalProperties: false }) }),
@@ -241,10 +241,10 @@ export const routes: RouteDef[] = [
       const last = s.gl_exports[s.gl_exports.length - 1];
       return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
     },
-    { specGap: 'Shape of the GL export is not shown (docs/gaps/payroll.md).', status: 201 }),
+    { specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).', status: 201 }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/gl_export', auth: 'key', module: M, idempotent: false,
-    summary: 'The latest general-ledger export of the run, as CSV.', specGap: 'Shape of the GL export is not shown (docs/gaps/payroll.md).',
+    summary: 'The latest general-ledger export of the run, as CSV.', specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).',
     handler: async (req) => {
       const s = await runState(req.platform, caller(req), req.params.run_id);
       const last = s.gl_exports[s.gl_exports.length - 1];
@@ -257,7 +257,7 @@ export const routes: RouteDef[] = [
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/payslips', auth: 'key', module: M, idempotent: false,
     summary: 'List the payslips of a calculated run in payee order, lines and traces included.',
-    specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps/payroll.md).',
+    specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps.md#payroll).',
     query: ListQuery,
     handler: (req) => payslipPage(req.platform, caller(req), req.params.run_id, req.query as never),
   }),
