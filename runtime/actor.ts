@@ -87,9 +87,12 @@ export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends 
 
 export type AnyActorDef = ActorDef<any, any, any>;
 export type CommandOf<D> = D extends ActorDef<any, any, infer C> ? keyof C & string : string;
+/** The payload a command takes; a decider that declares no payload parameter ignores any. */
 export type PayloadOf<D, K extends string> = D extends ActorDef<any, any, infer C>
   ? K extends keyof C
-    ? Parameters<C[K]>[1]
+    ? Parameters<C[K]> extends [any, infer P, ...any[]]
+      ? P
+      : unknown
     : never
   : unknown;
 

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { areas } from '../../actors/index.ts';
 import { startHarness, type Harness } from '../support/http.ts';
 import { executions, probeArea } from './probe-area.ts';
-import { connect } from './ws-client.ts';
+import { upgrade as connect } from '../support/ws.ts';
 
 let h: Harness;
 

@@ -1,17 +1,25 @@
-/** A minimal WebSocket client for tests (RFC 6455 text/binary frames, unfragmented, masked). */
+/** A minimal WebSocket client for tests: RFC 6455, masked, unfragmented text and binary frames. */
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
 
+export interface Frame {
+  data: Buffer;
+  binary: boolean;
+  /** The payload read as UTF-8. */
+  readonly text: string;
+}
+
 export interface TestSocket {
   send(data: string | Uint8Array): void;
-  next(): Promise<{ text: string; binary: boolean }>;
+  next(): Promise<Frame>;
   close(): void;
 }
 
 export type Upgrade = { ok: true; socket: TestSocket } | { ok: false; status: number; body: string; headers: Record<string, string | string[] | undefined> };
 
-export function connect(url: string, headers: Record<string, string> = {}): Promise<Upgrade> {
+/** Asks for an upgrade; a refusal is answered with its status, body and headers. */
+export function upgrade(url: string, headers: Record<string, string> = {}): Promise<Upgrade> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
@@ -27,10 +35,27 @@ export function connect(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
+/** Opens a socket; a refused upgrade rejects with `upgrade refused: <status>`. */
+export async function connect(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+  const r = await upgrade(url, headers);
+  if (!r.ok) throw new Error(`upgrade refused: ${r.status}`);
+  return r.socket;
+}
+
+function frameHeader(op: number, len: number): Buffer {
+  if (len < 126) return Buffer.from([0x80 | op, 0x80 | len]);
+  if (len < 65536) return Buffer.from([0x80 | op, 0x80 | 126, len >> 8, len & 0xff]);
+  const b = Buffer.alloc(10);
+  b[0] = 0x80 | op;
+  b[1] = 0x80 | 127;
+  b.writeBigUInt64BE(BigInt(len), 2);
+  return b;
+}
+
 function wrap(socket: Socket, head: Buffer): TestSocket {
   let buf = head;
-  const frames: Array<{ text: string; binary: boolean }> = [];
-  const waiters: Array<(f: { text: string; binary: boolean }) => void> = [];
+  const frames: Frame[] = [];
+  const waiters: Array<(f: Frame) => void> = [];
   const pump = () => {
     for (;;) {
       if (buf.length < 2) return;
@@ -47,14 +72,13 @@ function wrap(socket: Socket, head: Buffer): TestSocket {
         off = 10;
       }
       if (buf.length < off + len) return;
-      const payload = buf.subarray(off, off + len);
+      const data = Buffer.from(buf.subarray(off, off + len));
       buf = buf.subarray(off + len);
-      if (op === 1 || op === 2) {
-        const f = { text: payload.toString('utf8'), binary: op === 2 };
-        const w = waiters.shift();
-        if (w) w(f);
-        else frames.push(f);
-      }
+      if (op !== 1 && op !== 2) continue; // control frames
+      const f: Frame = { data, binary: op === 2, get text() { return data.toString('utf8'); } };
+      const w = waiters.shift();
+      if (w) w(f);
+      else frames.push(f);
     }
   };
   socket.on('data', (d: Buffer) => {
@@ -64,13 +88,11 @@ function wrap(socket: Socket, head: Buffer): TestSocket {
   pump();
   return {
     send(data) {
-      const payload = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+      const payload = Buffer.from(data);
       const mask = randomBytes(4);
-      const len = payload.length;
-      const header = len < 126 ? Buffer.from([0x80 | (typeof data === 'string' ? 1 : 2), 0x80 | len]) : Buffer.from([0x80 | (typeof data === 'string' ? 1 : 2), 0x80 | 126, len >> 8, len & 0xff]);
-      const masked = Buffer.alloc(len);
-      for (let i = 0; i < len; i++) masked[i] = payload[i] ^ mask[i & 3];
-      socket.write(Buffer.concat([header, mask, masked]));
+      const masked = Buffer.alloc(payload.length);
+      for (let i = 0; i < payload.length; i++) masked[i] = payload[i] ^ mask[i & 3];
+      socket.write(Buffer.concat([frameHeader(typeof data === 'string' ? 1 : 2, payload.length), mask, masked]));
     },
     next() {
       const f = frames.shift();
