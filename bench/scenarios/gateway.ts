@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { compared, type BenchResult } from '../report.ts';
+import { startRegisteredPlatform } from '../support/platform.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -181,20 +182,8 @@ async function serveFullChild(): Promise<void> {
   const { areas: all } = await import('../../actors/index.ts');
   // BENCH_AREAS=accounts,ledger mounts only those areas (to tell gateway cost from other areas' work).
   const only = process.env.BENCH_AREAS?.split(',').filter(Boolean);
-  const areas = only ? all.filter((a) => only.includes(a.name)) : all;
-  const { startGateway } = await import('../../gateway/index.ts');
-  const { SystemClock, createPlatform } = await import('../../runtime/index.ts');
-  const { createMemoryStores } = await import('../../stores/index.ts');
-  const clock = new SystemClock();
-  const platform = await createPlatform({ areas, stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
-  const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
-  const res = await fetch(`http://127.0.0.1:${gw.port}/v1/registrations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `bench${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
-  });
-  const reg = (await res.json()) as { api_key: { key: string } };
-  process.stdout.write(JSON.stringify({ port: gw.port, key: reg.api_key.key }) + '\n');
+  const served = await startRegisteredPlatform(only ? all.filter((a) => only.includes(a.name)) : all);
+  process.stdout.write(JSON.stringify(served) + '\n');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import { connect, type Socket } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
+import { startRegisteredPlatform } from '../support/platform.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -70,20 +71,7 @@ function batch(w: number, j: number, base: number) {
 // Server (child, core 0)
 
 async function serve(): Promise<void> {
-  const { areas } = await import('../../actors/index.ts');
-  const { startGateway } = await import('../../gateway/index.ts');
-  const { SystemClock, createPlatform } = await import('../../runtime/index.ts');
-  const { createMemoryStores } = await import('../../stores/index.ts');
-  const clock = new SystemClock();
-  const platform = await createPlatform({ areas, stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
-  const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
-  const res = await fetch(`http://127.0.0.1:${gw.port}/v1/registrations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `hb${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
-  });
-  const reg = (await res.json()) as { api_key: { key: string } };
-  process.stdout.write(JSON.stringify({ port: gw.port, key: reg.api_key.key }) + '\n');
+  process.stdout.write(JSON.stringify(await startRegisteredPlatform()) + '\n');
 }
 
 // ---------------------------------------------------------------------------------------------
