@@ -76,19 +76,31 @@ function waves(total: number, send: (i: number) => Promise<unknown>): Promise<Ra
   });
 }
 
-export default async function run(): Promise<BenchResult[]> {
-  const clock = new ManualClock();
+/** A fresh system over fresh memory stores: each figure is measured without another's heap. */
+async function boot(clock: ManualClock) {
   const stores = createMemoryStores({ now: () => clock.now() });
   const system = new ActorSystem({ stores, clock, kinds: [Acc], limits: { mailboxCapacity: WAVE * 2 } });
   await system.start();
+  return { stores, system };
+}
 
+async function hotActor(clock: ManualClock): Promise<Rate> {
+  const { system } = await boot(clock);
+  await system.ask(Acc, 'acc_hot', 'open', {}, { org: ORG });
+  await waves(100_000, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG })); // warm-up
+  const rate = await waves(HOT, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG }));
+  await system.stop();
+  return rate;
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const clock = new ManualClock();
   await baseline(200_000); // warm-up
   const base = await baseline(HOT);
 
-  await system.ask(Acc, 'acc_hot', 'open', {}, { org: ORG });
-  await waves(100_000, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG })); // warm-up
-  const hot = await waves(HOT, (i) => system.ask(Acc, 'acc_hot', 'add', { n: i }, { org: ORG }));
+  const hot = await hotActor(clock);
 
+  const { stores, system } = await boot(clock);
   const ids = Array.from({ length: ACTORS }, (_, i) => `acc_${i}`);
   const warm = Array.from({ length: WARM_ACTORS }, (_, i) => `acc_warm_${i}`);
   await waves(ACTORS, (i) => system.ask(Acc, ids[i], 'open', {}, { org: ORG }));
