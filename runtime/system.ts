@@ -132,6 +132,7 @@ export class ActorSystem {
   private readonly ready: Cell[] = [];
   private readyHead = 0;
   private drainScheduled = false;
+  private readonly ctx: CommandContext = { now: 0, id: '', org: '', version: 0, requestId: undefined, principal: undefined, newId };
   private reactionsOn = false;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -470,8 +471,10 @@ export class ActorSystem {
     let org = cell.org;
     const turn: Turn = { cell, beforeState: state, beforeOrg: org, beforeVersion: version, state, version, org, staged: [], dedupe: undefined, outcomes: [] };
     const { staged, outcomes } = turn;
-    // One context per turn, updated per command: decide must not keep it (it is pure).
-    const ctx: CommandContext = { now, id, org: '', version, requestId: undefined, principal: undefined, newId };
+    // One context for every command, updated per command: decide is synchronous and must not keep it.
+    const ctx = this.ctx;
+    ctx.now = now;
+    ctx.id = id;
 
     for (let n = 0; n < this.limits.batchSize; n++) {
       const env = cell.mailbox.take();
