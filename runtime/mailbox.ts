@@ -48,8 +48,9 @@ class Lane {
 }
 
 export class Mailbox {
-  private readonly system = new Lane();
-  private readonly user = new Lane();
+  // Lanes are made on first use: most actors that are activated only to be read never get mail.
+  private system: Lane | undefined;
+  private user: Lane | undefined;
 
   constructor(
     private readonly userCapacity: number,
@@ -57,23 +58,23 @@ export class Mailbox {
   ) {}
 
   get size(): number {
-    return this.system.size + this.user.size;
+    return (this.system?.size ?? 0) + (this.user?.size ?? 0);
   }
 
   /** False when the lane is full: the caller answers a retryable error, nothing is queued. */
   push(e: Envelope, lane: 'user' | 'system'): boolean {
-    const l = lane === 'system' ? this.system : this.user;
+    const l = lane === 'system' ? (this.system ??= new Lane()) : (this.user ??= new Lane());
     if (l.size >= (lane === 'system' ? this.systemCapacity : this.userCapacity)) return false;
     l.push(e);
     return true;
   }
 
   take(): Envelope | undefined {
-    return this.system.shift() ?? this.user.shift();
+    return this.system?.shift() ?? this.user?.shift();
   }
 
   /** Everything still queued (on eviction or shutdown), system lane first. */
   drain(): Envelope[] {
-    return [...this.system.drain(), ...this.user.drain()];
+    return [...(this.system?.drain() ?? []), ...(this.user?.drain() ?? [])];
   }
 }

@@ -75,7 +75,8 @@ interface Cell {
   state: unknown;
   version: number;
   snapVersion: number;
-  dedupe: Set<string>;
+  /** Recent dedupe ids applied (made on first use). */
+  dedupe: Set<string> | undefined;
   mailbox: Mailbox;
   ready: boolean;
   loading: Promise<void> | undefined;
@@ -330,7 +331,7 @@ export class ActorSystem {
     let cell = m.get(id);
     if (!cell) {
       cell = {
-        def, id, key: `${def.kind}.${id}`, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: new Set(),
+        def, id, key: `${def.kind}.${id}`, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
         mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
         ready: false, loading: undefined, queued: false, dropped: false, running: false, lastActive: this.clock.now(),
       };
@@ -385,7 +386,7 @@ export class ActorSystem {
     cell.state = state;
     cell.version = version;
     cell.org = org;
-    cell.dedupe = new Set(dedupe.slice(-this.limits.dedupeMemory));
+    cell.dedupe = dedupe.length ? new Set(dedupe.slice(-this.limits.dedupeMemory)) : undefined;
     cell.ready = true;
   }
 
@@ -488,7 +489,7 @@ export class ActorSystem {
         outcome(outcomes, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
-      if (env.dedupeId !== undefined && (cell.dedupe.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
+      if (env.dedupeId !== undefined && (cell.dedupe?.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
         outcome(outcomes, env, true, exists ? def.view(state) : undefined);
         continue;
       }
@@ -571,8 +572,9 @@ export class ActorSystem {
     cell.version = turn.version;
     cell.org = turn.org;
     if (turn.dedupe) {
-      for (const d of turn.dedupe) cell.dedupe.add(d);
-      while (cell.dedupe.size > this.limits.dedupeMemory) cell.dedupe.delete(cell.dedupe.values().next().value!);
+      const seen = (cell.dedupe ??= new Set());
+      for (const d of turn.dedupe) seen.add(d);
+      while (seen.size > this.limits.dedupeMemory) seen.delete(seen.values().next().value!);
     }
     if (!this.hasEffects(cell)) {
       this.answer(turn);
@@ -635,7 +637,7 @@ export class ActorSystem {
   private async snapshot(cell: Cell): Promise<void> {
     if (cell.def.ephemeral || cell.org === undefined || cell.version <= cell.snapVersion) return;
     const version = cell.version;
-    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: [...cell.dedupe] });
+    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: cell.dedupe ? [...cell.dedupe] : [] });
     try {
       await this.stores.snapshots.save(cell.key, version, blob);
       cell.snapVersion = Math.max(cell.snapVersion, version);
