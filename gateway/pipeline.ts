@@ -59,7 +59,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
   }
   const idem = new Idempotency(platform.stores.kv);
 
-  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string): Promise<WireResponse> {
+  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<WireResponse> {
     try {
       const query = parseQuery(m.query, w.query);
       let body: unknown = rawBody;
@@ -76,6 +76,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
         org: principal?.org ?? '',
         livemode: principal?.livemode ?? false,
         requestId,
+        idempotencyKey,
         platform,
       };
       const out = await m.def.handler(req as RouteRequest<never, never>);
@@ -116,7 +117,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       if (key === undefined || !principal) return await execute(m, w, rawBody, match.params, principal, requestId);
 
       const { response, replay } = await idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
-        execute(m, w, rawBody, match.params, principal, requestId),
+        execute(m, w, rawBody, match.params, principal, requestId, key),
       );
       if (!replay) return response;
       return { status: response.status, headers: { ...response.headers, [REQUEST_ID_HEADER]: requestId, [REPLAY_HEADER]: 'true' }, body: response.body };

@@ -5,6 +5,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Platform } from './area.ts';
+import { derivedId, newId } from './ids.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -36,7 +37,24 @@ export interface RouteRequest<B = unknown, Q = unknown> {
   org: string;
   livemode: boolean;
   requestId: string;
+  /** The Idempotency-Key sent with this request, if any (see createdId). */
+  idempotencyKey?: string;
   platform: Platform;
+}
+
+/**
+ * The id a create gives its new record. With an Idempotency-Key it is derived from the
+ * organisation and the key, so a create executed again after its first answer was lost (the node
+ * died before the idempotency record was kept) lands on the same record instead of making a
+ * second; without one it is random. `part` tells apart several records made by one request.
+ */
+export function createdId(req: { org: string; idempotencyKey?: string }, prefix: string, part = ''): string {
+  return req.idempotencyKey === undefined ? newId(prefix) : derivedId(prefix, req.org, req.idempotencyKey, part);
+}
+
+/** The dedupe id a create's command carries with createdId, so running it again applies nothing. */
+export function createDedupe(req: { idempotencyKey?: string }): string | undefined {
+  return req.idempotencyKey === undefined ? undefined : `ik:${req.idempotencyKey}`;
 }
 
 export interface RouteResult {

@@ -5,8 +5,8 @@
  */
 import type { Platform } from '../../runtime/area.ts';
 import { ApiError, validationError, type ValidationEntry } from '../../runtime/errors.ts';
-import { newId } from '../../runtime/ids.ts';
 import { listPage, type ListEnvelope } from '../../runtime/lists.ts';
+import { createDedupe, createdId } from '../../runtime/route.ts';
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api_key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
 import { canonicalScopes, isScope } from './scopes.ts';
@@ -26,6 +26,8 @@ export interface IssueKey {
   scopes: string[];
   requestId?: string;
   principal?: string;
+  /** The request's Idempotency-Key: a re-run lands on the same key (runtime/route.ts createdId). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -55,15 +57,23 @@ export function checkScopes(requested: string[], held: ReadonlySet<string> | und
   return canonicalScopes(requested);
 }
 
+/**
+ * Issue a key. Run again with the same Idempotency-Key (its first answer lost with a node), it
+ * issues nothing new: the same key gets a fresh secret, and the secret nobody received stops
+ * working, so the caller holds exactly one working key.
+ */
 export async function issueKey(platform: Platform, k: IssueKey): Promise<ApiKeyWithSecret> {
   const secret = newSecret(KEY_PREFIX[k.realm]);
   const d = digest(secret);
-  const id = newId(ApiKey.prefix);
+  const id = createdId(k, ApiKey.prefix);
   const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes }, {
     org: k.org,
     requestId: k.requestId,
     principal: k.principal,
+    dedupeId: createDedupe(k),
   })) as ApiKeyView;
+  const undelivered = await platform.stores.kv.get<string>(digestKey(id));
+  if (undelivered !== undefined && undelivered !== d) await removeCredential(platform.stores.kv, undelivered);
   await platform.stores.kv.set(digestKey(id), d);
   await putCredential(platform.stores.kv, { type: 'api_key', digest: d, id, org: k.org, realm: k.realm, scopes: k.scopes });
   return { ...view, key: secret };

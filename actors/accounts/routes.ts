@@ -80,7 +80,7 @@ export const routes: RouteDef[] = [
     handler: (req) => {
       const p = principalOf(req);
       const scopes = checkScopes(req.body.scopes ?? [...p.scopes], p.scopes);
-      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: realmOf(req), scopes, requestId: req.requestId, principal: p.id });
+      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: realmOf(req), scopes, requestId: req.requestId, principal: p.id, idempotencyKey: req.idempotencyKey });
     },
   }),
   route({
@@ -118,7 +118,7 @@ export const routes: RouteDef[] = [
     specGap: 'Body and response not shown: body {name, scopes?}; response ApiKey plus key.',
     handler: (req) => {
       const scopes = checkScopes(req.body.scopes ?? [...ALL_SCOPES], undefined);
-      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: 'test', scopes, requestId: req.requestId, principal: principalOf(req).account });
+      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: 'test', scopes, requestId: req.requestId, principal: principalOf(req).account, idempotencyKey: req.idempotencyKey });
     },
   }),
   route({

@@ -4,10 +4,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import { ApiError, conflict, validationError, type ValidationEntry } from '../../runtime/errors.ts';
-import { hasPrefix, newId } from '../../runtime/ids.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
 import { ListQuery, listEnvelope, listQueryWith, listPage, parseListQuery } from '../../runtime/lists.ts';
 import { listName } from '../../runtime/effects.ts';
-import { route, type RouteDef } from '../../runtime/route.ts';
+import { createDedupe, createdId, route, type RouteDef } from '../../runtime/route.ts';
 import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
 import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
 import { deliveryService } from './service.ts';
@@ -82,10 +82,11 @@ export const routes: RouteDef[] = [
       const event_types = req.body.event_types ?? ['*'];
       checkEndpointBody(req.body.url, event_types);
       const { system } = req.platform;
-      const id = newId(WebhookEndpoint.prefix);
-      const opts = { org: req.org, requestId: req.requestId, principal: req.principal?.id };
-      const { secret } = (await system.ask(WebhookEndpoint, id, 'create', { url: req.body.url, event_types, livemode: req.livemode }, opts)) as { secret: string };
-      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret };
+      const id = createdId(req, WebhookEndpoint.prefix);
+      const opts = { org: req.org, requestId: req.requestId, principal: req.principal?.id, dedupeId: createDedupe(req) };
+      const { secret } = (await system.ask(WebhookEndpoint, id, 'create', { url: req.body.url, event_types, livemode: req.livemode }, opts)) as { secret?: string };
+      // Run again after a lost answer, the create applies nothing and the secret shown once is not shown again.
+      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret: secret ?? null };
     },
   }),
   route({

@@ -1,6 +1,5 @@
 /** Runs a payee import (see payroll_import.ts for the record and import_rows.ts for the rows). */
 import type { ActorSystem } from '../../runtime/system.ts';
-import { newId } from '../../runtime/ids.ts';
 import { validationReport, type ValidationEntry } from '../../runtime/errors.ts';
 import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
 import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from './ids.ts';
@@ -8,6 +7,7 @@ import { csvRows, normaliseRow, type ImportRow } from './import_rows.ts';
 import { PayProfile } from './pay_profile.ts';
 import { PayrollImport, type ImportState } from './payroll_import.ts';
 import { RosterEntry } from './roster_entry.ts';
+import { createDedupe, createdId } from '../../runtime/route.ts';
 
 export interface ImportBody {
   format: 'json' | 'csv';
@@ -27,6 +27,8 @@ export interface Caller {
   livemode: boolean;
   principal?: string;
   requestId?: string;
+  /** The request's Idempotency-Key: a re-run makes the same records (runtime/route.ts createdId). */
+  idempotencyKey?: string;
 }
 
 export async function runImport(system: ActorSystem, caller: Caller, body: ImportBody): Promise<unknown> {
@@ -64,8 +66,10 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     if (typeof t === 'object' && t !== null && t.currency !== 'NGN') entries.push({ index: 1, severity: 'error', code: 'unsupported_currency', detail: 'maker_checker_threshold must be in NGN.', field: '/employer/maker_checker_threshold/currency' });
   }
 
-  const id = newId(IMPORT_PREFIX);
-  const opts = { org, principal: caller.principal, requestId: caller.requestId };
+  // With an Idempotency-Key every record of the import has an id derived from it, and each create
+  // carries its dedupe id: an import run again after its answer was lost makes nothing twice.
+  const id = createdId(caller, IMPORT_PREFIX);
+  const opts = { org, principal: caller.principal, requestId: caller.requestId, dedupeId: createDedupe(caller) };
   const errors = entries.filter((e) => e.severity === 'error');
   const record: Omit<ImportState, 'id' | 'org' | 'created_at'> = {
     livemode: caller.livemode,
@@ -83,8 +87,8 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     for (let i = 0; i < rows.length; i += CHUNK) {
       const chunk = rows.slice(i, i + CHUNK);
       const made = await Promise.all(chunk.map(async (row, j) => {
-        const profileId = newId(PAY_PROFILE_PREFIX);
-        const entryId = newId(ROSTER_ENTRY_PREFIX);
+        const profileId = createdId(caller, PAY_PROFILE_PREFIX, `row ${i + j + 1}`);
+        const entryId = createdId(caller, ROSTER_ENTRY_PREFIX, `row ${i + j + 1}`);
         await system.stores.kv.set(refKey(org, row.payee_ref), profileId);
         await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, bank_identifier: row.bank_identifier, livemode: caller.livemode }, opts);
         await system.ask(RosterEntry, entryId, 'create', { payee_ref: row.payee_ref, pay_profile_id: profileId, starts_on: row.starts_on, ends_on: row.ends_on, livemode: caller.livemode }, opts);

@@ -20,13 +20,16 @@ import { sealPayout } from './signing.ts';
 import { correctedPayslips, loadPayslip, loadPayslips, loadRange, writeBatches } from './payslips.ts';
 import { glExportCsv } from './gl_export.ts';
 import { listEnvelope, parseListQuery } from '../../runtime/lists.ts';
-import { hasPrefix, newId } from '../../runtime/ids.ts';
+import { hasPrefix } from '../../runtime/ids.ts';
+import { createDedupe, createdId } from '../../runtime/route.ts';
 
 export interface Caller {
   org: string;
   livemode: boolean;
   principal?: string;
   requestId?: string;
+  /** The request's Idempotency-Key: a re-run lands on the same run (runtime/route.ts createdId). */
+  idempotencyKey?: string;
 }
 
 const opts = (c: Caller) => ({ org: c.org, principal: c.principal, requestId: c.requestId });
@@ -89,9 +92,9 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
   } else if (body.corrects_run_id !== undefined) {
     throw refused('not_a_correction', '/corrects_run_id', 'Only a correction run names a run it corrects.');
   }
-  return p.system.ask(Run, newId(RUN_PREFIX), 'create', {
+  return p.system.ask(Run, createdId(c, RUN_PREFIX), 'create', {
     run_type: body.run_type, corrects_run_id: corrects, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode,
-  }, opts(c));
+  }, { ...opts(c), dedupeId: createDedupe(c) });
 }
 
 /** Who a run pays: its payee_refs, else a correction's corrected payees, else everyone employed. */

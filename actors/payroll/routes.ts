@@ -23,7 +23,7 @@ import { instructionSetView } from './instruction_set.ts';
 import { payoutInstructionFor } from './signing.ts';
 
 const M = 'run';
-const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId });
+const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId, idempotencyKey: req.idempotencyKey });
 const opts = (req: RouteRequest<any, any>) => ({ org: req.org, principal: req.principal?.id, requestId: req.requestId });
 const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
