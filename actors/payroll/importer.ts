@@ -6,6 +6,7 @@ import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from './ids.ts
 import { csvRows, normaliseRow, type ImportRow } from './import_rows.ts';
 import { PayProfile } from './pay_profile.ts';
 import { PayrollImport, type ImportState } from './payroll_import.ts';
+import type { Caller } from './operations.ts';
 import { RosterEntry } from './roster_entry.ts';
 import { createDedupe, createdId } from '../../runtime/route.ts';
 
@@ -22,14 +23,6 @@ const CHUNK = 2_000;
 export const MAX_IMPORT_ROWS = 5_000;
 const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
 
-export interface Caller {
-  org: string;
-  livemode: boolean;
-  principal?: string;
-  requestId?: string;
-  /** The request's Idempotency-Key: a re-run makes the same records (runtime/route.ts createdId). */
-  idempotencyKey?: string;
-}
 
 export async function runImport(system: ActorSystem, caller: Caller, body: ImportBody): Promise<unknown> {
   const { org } = caller;
