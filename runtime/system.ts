@@ -277,7 +277,7 @@ export class ActorSystem {
       if (this.clock.manual) await this.scheduler.fireDue(this.clock.now());
       await Promise.allSettled([...this.tracked]);
       await this.reactions.caughtUp();
-      quiet = this.inflight === 0 && this.tracked.size === 0 && this.reactions.idle && this.allEmpty() ? quiet + 1 : 0;
+      quiet = this.inflight === 0 && this.tracked.size === 0 && this.reactions.idle ? quiet + 1 : 0;
     }
   }
 
@@ -313,10 +313,6 @@ export class ActorSystem {
 
   private *allCells(): IterableIterator<Cell> {
     for (const m of this.cells.values()) yield* m.values();
-  }
-
-  private isCurrent(cell: Cell): boolean {
-    return !cell.dropped;
   }
 
   private drop(cell: Cell): void {
@@ -406,7 +402,7 @@ export class ActorSystem {
     cell.running = false;
     this.inflight--;
     cell.lastActive = this.clock.now();
-    if (cell.mailbox.size > 0 && this.isCurrent(cell)) this.schedule(cell);
+    if (cell.mailbox.size > 0 && !cell.dropped) this.schedule(cell);
     else this.forgetIfEmpty(cell);
   }
 
@@ -420,7 +416,7 @@ export class ActorSystem {
       this.ready[this.readyHead++] = undefined as unknown as Cell;
       cell.queued = false;
       cell.running = true;
-      if (!this.isCurrent(cell)) {
+      if (!!cell.dropped) {
         cell.running = false;
         this.inflight--;
         continue;
@@ -670,12 +666,7 @@ export class ActorSystem {
     }
   }
 
-  private allEmpty(): boolean {
-    for (const c of this.allCells()) if (c.running || c.queued || c.mailbox.size) return false;
-    return true;
-  }
-
   private async settleMailboxes(): Promise<void> {
-    while (this.inflight > 0 || !this.allEmpty()) await yieldToLoop();
+    while (this.inflight > 0) await yieldToLoop(); // a cell with mail is always queued or running, so counted
   }
 }
