@@ -29,6 +29,7 @@ export interface CommandContext {
 /** What decide returns: the events, and optionally a reply other than the view. */
 export type Decision<E extends ActorEvent> = E[] | { events: E[]; reply?: unknown };
 
+/** Given to evolve; valid only during the call (the runtime reuses it), so evolve must not keep it. */
 export interface EventMeta {
   /** Commit time (ms) of the event. */
   at: number;

@@ -9,8 +9,11 @@ const SUFFIX_LENGTH = 22;
 const pool = Buffer.alloc(8192);
 let cursor = pool.length;
 const out = Buffer.alloc(64);
+/** Character codes of the suffix being drawn, reused: one string is made per id. */
+const codes: number[] = new Array(SUFFIX_LENGTH).fill(0);
 
 export function randomSuffix(length = SUFFIX_LENGTH): string {
+  codes.length = length;
   let n = 0;
   while (n < length) {
     if (cursor === pool.length) {
@@ -18,9 +21,9 @@ export function randomSuffix(length = SUFFIX_LENGTH): string {
       cursor = 0;
     }
     const b = pool[cursor++] & 63; // 6 bits; 62 and 63 are rejected so every symbol is equally likely
-    if (b < 62) out[n++] = ALPHABET[b];
+    if (b < 62) codes[n++] = ALPHABET[b];
   }
-  return out.toString('latin1', 0, length);
+  return String.fromCharCode.apply(null, codes);
 }
 
 export const newId = (prefix: string): string => prefix + randomSuffix();

@@ -16,7 +16,7 @@
  */
 import type { Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
-import type { AnyActorDef, CommandOf, CommandContext, PayloadOf } from './actor.ts';
+import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
@@ -89,29 +89,49 @@ interface Cell {
   lastActive: number;
 }
 
-/** A decided turn awaiting its commit. */
+/** A decided turn awaiting its commit; it is its own journal append item (stream, expected version, events). */
 interface Turn {
   cell: Cell;
+  stream: string;
+  /** The version before the turn. */
+  expectedVersion: number;
+  /** The events staged by the turn. */
+  events: StoredEvent[];
   beforeState: unknown;
   beforeOrg: string | undefined;
-  beforeVersion: number;
   state: unknown;
   version: number;
   org: string | undefined;
-  staged: StoredEvent[];
   /** Dedupe ids applied in this turn (allocated on first use). */
   dedupe: string[] | undefined;
-  outcomes: Envelope[];
+  /** The envelopes taken, in order, linked through `next`, each with its outcome. */
+  first: Envelope | undefined;
+  last: Envelope | undefined;
+  taken: number;
 }
 
 type KindRef = AnyActorDef | string;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
-function outcome(outcomes: Envelope[], env: Envelope, ok: boolean, value: unknown): void {
+function outcome(turn: Turn, env: Envelope, ok: boolean, value: unknown): void {
   env.ok = ok;
   env.value = value;
-  outcomes.push(env);
+  if (turn.last) turn.last.next = env;
+  else turn.first = env;
+  turn.last = env;
+  turn.taken++;
+}
+
+/** Delivers every outcome of a turn to its caller. */
+function deliver(turn: Turn): void {
+  for (let o = turn.first; o; ) {
+    const next = o.next;
+    o.next = undefined;
+    if (o.ok) o.resolve(o.value);
+    else o.reject(o.value);
+    o = next;
+  }
 }
 
 export class ActorSystem {
@@ -134,6 +154,7 @@ export class ActorSystem {
   private readyHead = 0;
   private drainScheduled = false;
   private readonly ctx: CommandContext = { now: 0, id: '', org: '', version: 0, requestId: undefined, principal: undefined, newId };
+  private readonly meta: EventMeta = { at: 0, version: 0, eventId: '', org: '' };
   private reactionsOn = false;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -214,7 +235,10 @@ export class ActorSystem {
     if (this.stopping) return Promise.reject(new ApiError('unavailable', 'This node is shutting down; retry.', { retryable: true }));
     const cell = this.cellFor(def, id);
     return new Promise((resolve, reject) => {
-      const env: Envelope = { command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId, resolve, reject };
+      const env: Envelope = {
+        command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId,
+        resolve, reject, ok: false, value: undefined, next: undefined,
+      };
       if (!cell.mailbox.push(env, opts.lane ?? 'user')) {
         reject(new ApiError('overloaded', `${def.kind} ${id} is busy; retry shortly.`, { retryable: true }));
         return;
@@ -346,11 +370,18 @@ export class ActorSystem {
   }
 
   private activate(cell: Cell): Promise<void> {
-    cell.loading ??= this.load(cell).finally(() => (cell.loading = undefined));
-    return cell.loading;
+    return (cell.loading ??= this.load(cell));
   }
 
   private async load(cell: Cell): Promise<void> {
+    try {
+      await this.loadState(cell);
+    } finally {
+      cell.loading = undefined;
+    }
+  }
+
+  private async loadState(cell: Cell): Promise<void> {
     const { def, id, key } = cell;
     let state: unknown;
     let version = 0;
@@ -426,9 +457,9 @@ export class ActorSystem {
         continue;
       }
       const turn = this.decideTurn(cell);
-      budget -= turn.outcomes.length;
-      if (turn.staged.length === 0) {
-        for (const o of turn.outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+      budget -= turn.taken;
+      if (turn.events.length === 0) {
+        deliver(turn);
         this.release(cell);
       } else turns.push(turn);
     }
@@ -466,27 +497,33 @@ export class ActorSystem {
     let state = cell.state;
     let version = cell.version;
     let org = cell.org;
-    const turn: Turn = { cell, beforeState: state, beforeOrg: org, beforeVersion: version, state, version, org, staged: [], dedupe: undefined, outcomes: [] };
-    const { staged, outcomes } = turn;
-    // One context for every command, updated per command: decide is synchronous and must not keep it.
+    const staged: StoredEvent[] = [];
+    const turn: Turn = {
+      cell, stream: cell.key, expectedVersion: version, events: staged, beforeState: state, beforeOrg: org,
+      state, version, org, dedupe: undefined, first: undefined, last: undefined, taken: 0,
+    };
+    // One context and one event meta for every command, updated in place: decide and evolve are
+    // synchronous and must not keep them.
     const ctx = this.ctx;
     ctx.now = now;
     ctx.id = id;
+    const meta = this.meta;
+    meta.at = now;
 
     for (let n = 0; n < this.limits.batchSize; n++) {
       const env = cell.mailbox.take();
       if (!env) break;
       if (org !== undefined && env.org !== org) {
-        outcome(outcomes, env, false, new ApiError('organisation_mismatch', `${id} belongs to another organisation.`));
+        outcome(turn, env, false, new ApiError('organisation_mismatch', `${id} belongs to another organisation.`));
         continue;
       }
       const exists = org !== undefined;
       if (!exists && !def.creates.includes(env.command)) {
-        outcome(outcomes, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
+        outcome(turn, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
       if (env.dedupeId !== undefined && (cell.dedupe?.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
-        outcome(outcomes, env, true, exists ? def.view(state) : undefined);
+        outcome(turn, env, true, exists ? def.view(state) : undefined);
         continue;
       }
       const base = exists ? state : def.initial(id, env.org);
@@ -505,7 +542,10 @@ export class ActorSystem {
           if (env.requestId !== undefined) stored.requestId = env.requestId;
           if (env.principal !== undefined) stored.principal = env.principal;
           if (env.dedupeId !== undefined) stored.dedupe = env.dedupeId;
-          next = def.evolve(next, ev, { at: now, version: stored.version, eventId: stored.id, org: env.org });
+          meta.version = stored.version;
+          meta.eventId = stored.id;
+          meta.org = env.org;
+          next = def.evolve(next, ev, meta);
           staged.push(stored);
         }
         if (events.length > 0) {
@@ -515,11 +555,11 @@ export class ActorSystem {
           if (env.dedupeId !== undefined) (turn.dedupe ??= []).push(env.dedupeId);
         }
         const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
-        outcome(outcomes, env, true, reply);
+        outcome(turn, env, true, reply);
       } catch (e) {
         staged.length = mark;
         if (!isApiError(e)) this.log(`${def.kind}.${env.command} on ${id} threw`, e);
-        outcome(outcomes, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }));
+        outcome(turn, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }));
       }
     }
     turn.state = state;
@@ -530,26 +570,27 @@ export class ActorSystem {
 
   /** One group commit for the turns of a pass; each turn is then kept or dropped on its own. */
   private async commit(turns: Turn[]): Promise<void> {
-    const durable = turns.filter((t) => !t.cell.def.ephemeral);
-    const items = durable.map((t) => ({ stream: t.cell.key, expectedVersion: t.beforeVersion, events: t.staged }));
-    const errors = new Map<Turn, Error>();
-    if (items.length) {
+    const durable = turns.some((t) => t.cell.def.ephemeral) ? turns.filter((t) => !t.cell.def.ephemeral) : turns;
+    // The outcome of each durable turn's append, by its position in `durable`.
+    let results: Array<Error | undefined> = [];
+    if (durable.length) {
       const journal = this.stores.journal;
       try {
-        const results = journal.appendMany
-          ? await journal.appendMany(items)
-          : await Promise.all(items.map((i) => journal.append(i.stream, i.expectedVersion, i.events).then(() => undefined, (e: Error) => e)));
-        results.forEach((err, i) => err && errors.set(durable[i], err));
+        results = journal.appendMany
+          ? await journal.appendMany(durable)
+          : await Promise.all(durable.map((t) => journal.append(t.stream, t.expectedVersion, t.events).then(() => undefined, (e: Error) => e)));
       } catch (e) {
-        for (const t of durable) errors.set(t, e as Error);
+        results = durable.map(() => e as Error);
       }
     }
-    const pending: Promise<void>[] = [];
-    for (const t of turns) {
-      const p = this.settleTurn(t, errors.get(t));
-      if (p) pending.push(p);
+    let pending: Promise<void>[] | undefined;
+    for (let i = 0, d = 0; i < turns.length; i++) {
+      const t = turns[i];
+      const err = durable[d] === t ? results[d++] : undefined;
+      const p = this.settleTurn(t, err);
+      if (p) (pending ??= []).push(p);
     }
-    await Promise.all(pending);
+    if (pending) await Promise.all(pending);
   }
 
   /** Keeps or drops a committed turn; returns a promise only when effects must be written first. */
@@ -558,7 +599,10 @@ export class ActorSystem {
     if (err) {
       const conflict = err instanceof VersionConflictError;
       this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : err);
-      for (const o of turn.outcomes) o.reject(o.ok ? new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }) : o.value);
+      for (let o = turn.first; o; o = o.next) {
+        if (o.ok) (o.ok = false), (o.value = new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }));
+      }
+      deliver(turn);
       for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
       this.drop(cell);
       this.release(cell);
@@ -576,7 +620,7 @@ export class ActorSystem {
       this.answer(turn);
       return undefined;
     }
-    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.staged).then(
+    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events).then(
       () => this.answer(turn),
       (e) => {
         // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
@@ -587,7 +631,7 @@ export class ActorSystem {
   }
 
   private answer(turn: Turn): void {
-    for (const o of turn.outcomes) (o.ok ? o.resolve : o.reject)(o.value);
+    deliver(turn);
     this.release(turn.cell);
   }
 
