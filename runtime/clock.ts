@@ -68,4 +68,13 @@ export class ManualClock implements Clock {
   }
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+let lastMs = NaN;
+let lastIso = '';
+/** ISO 8601 of a time; the last one is remembered, since a commit formats the same instant many times. */
+export function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}

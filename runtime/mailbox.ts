@@ -13,6 +13,8 @@ export interface Envelope {
   requestId: string | undefined;
   principal: string | undefined;
   dedupeId: string | undefined;
+  /** The caller ignores the reply: no view is made for it. */
+  noReply: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Outcome, set during a turn and delivered after its commit. */

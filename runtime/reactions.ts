@@ -136,7 +136,7 @@ export class ReactionDispatcher {
     let delay = this.limits.reactionBackoffMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.system.ask(def, target.id, command as never, target.payload as never, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system' });
+        await this.system.ask(def, target.id, command as never, target.payload as never, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system', noReply: true });
         return true;
       } catch (e) {
         if (isApiError(e) && !e.retryable) {

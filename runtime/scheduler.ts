@@ -70,7 +70,7 @@ export class ReminderScheduler implements TimerHost {
   private async fire(r: Reminder, now: number): Promise<void> {
     if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return;
     try {
-      await this.system.ask(r.kind, r.id, r.command as never, r.payload as never, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system' });
+      await this.system.ask(r.kind, r.id, r.command as never, r.payload as never, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
       await this.store.complete(r);
     } catch (e) {
       if (isApiError(e) && !e.retryable) {

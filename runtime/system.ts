@@ -36,6 +36,11 @@ export interface AskOptions {
   dedupeId?: string;
   /** 'system' for reminders and reactions: taken before user commands. */
   lane?: 'user' | 'system';
+  /**
+   * The caller does not read the reply (reminders, reactions, background reports): no view is
+   * made for it and the ask resolves with undefined. A decision's explicit reply is still given.
+   */
+  noReply?: boolean;
 }
 
 export interface Committed {
@@ -43,6 +48,8 @@ export interface Committed {
   id: string;
   org: string;
   events: StoredEvent[];
+  /** The actor's state after the commit (read it, never change it). */
+  readonly state: unknown;
   /** The API view after the commit (computed on first read). */
   readonly view: unknown;
 }
@@ -237,7 +244,7 @@ export class ActorSystem {
     return new Promise((resolve, reject) => {
       const env: Envelope = {
         command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId,
-        resolve, reject, ok: false, value: undefined, next: undefined,
+        noReply: opts.noReply === true, resolve, reject, ok: false, value: undefined, next: undefined,
       };
       if (!cell.mailbox.push(env, opts.lane ?? 'user')) {
         reject(new ApiError('overloaded', `${def.kind} ${id} is busy; retry shortly.`, { retryable: true }));
@@ -523,7 +530,7 @@ export class ActorSystem {
         continue;
       }
       if (env.dedupeId !== undefined && (cell.dedupe?.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
-        outcome(turn, env, true, exists ? def.view(state) : undefined);
+        outcome(turn, env, true, exists && !env.noReply ? def.view(state) : undefined);
         continue;
       }
       const base = exists ? state : def.initial(id, env.org);
@@ -554,7 +561,7 @@ export class ActorSystem {
           org ??= env.org;
           if (env.dedupeId !== undefined) (turn.dedupe ??= []).push(env.dedupeId);
         }
-        const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined ? def.view(state) : undefined) : decision.reply;
+        const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined && !env.noReply ? def.view(state) : undefined) : decision.reply;
         outcome(turn, env, true, reply);
       } catch (e) {
         staged.length = mark;
@@ -658,7 +665,7 @@ export class ActorSystem {
       let view: unknown;
       let viewed = false;
       const committed: Committed = {
-        kind: def.kind, id, org, events,
+        kind: def.kind, id, org, events, state,
         get view() {
           if (!viewed) (view = def.view(state)), (viewed = true);
           return view;

@@ -90,7 +90,7 @@ export class AttemptDispatcher {
 
   private async attempt(job: AttemptJob): Promise<void> {
     const { system } = this.platform;
-    const opts = { org: job.org, principal: 'system', lane: 'system' as const };
+    const opts = { org: job.org, principal: 'system', lane: 'system' as const, noReply: true };
     try {
       const endpoint = await system.state<EndpointState>(WebhookEndpoint, job.endpointId, job.org);
       if (endpoint.status === 'disabled') {
@@ -101,7 +101,7 @@ export class AttemptDispatcher {
       const body = Buffer.from(job.body, 'utf8');
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
-      const result = await post(new URL(endpoint.url), body, { [SIGNATURE_HEADER]: header }, this.opts.timeoutMs);
+      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, this.opts.timeoutMs);
       const outcome: AttemptOutcome = { attempt: job.attempt, status: result.status, fault: result.fault, signature_header: header };
       await system.ask(WebhookDelivery, job.deliveryId, 'record_attempt', outcome, opts);
     } catch (e) {

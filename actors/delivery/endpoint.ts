@@ -23,6 +23,7 @@ import { iso } from '../../runtime/clock.ts';
 import { assertNever, conflict } from '../../runtime/errors.ts';
 import type { DeliverySeed } from './delivery.ts';
 import { envelope } from './envelope.ts';
+import { emptyRecent, recall, remember, type Recent } from './recent.ts';
 import { secretDigest } from './signing.ts';
 
 /** How long the previous secret keeps signing after a rotation (a gap: docs/gaps.md#delivery). */
@@ -53,8 +54,8 @@ export interface EndpointState {
   created_at: number;
   disabled_at: number | null;
   last_sequence: number;
-  /** [event id, delivery id, sequence] of recent assignments, oldest first. */
-  recent: Array<[string, string, number]>;
+  /** [event id, delivery id, sequence] of the last assignments. */
+  recent: Recent<[string, string, number]>;
 }
 
 export type EndpointEvent =
@@ -62,7 +63,8 @@ export type EndpointEvent =
   | { type: 'endpoint.secret_rotated'; secret: string; digest: string; previous_retires_at: number }
   | { type: 'endpoint.secret_retired'; digest: string }
   | { type: 'endpoint.disabled' }
-  | { type: 'endpoint.delivery_assigned'; delivery_id: string; seed: DeliverySeed };
+  /** `position`: the feed position of the event delivered (none for a test delivery). */
+  | { type: 'endpoint.delivery_assigned'; delivery_id: string; seed: DeliverySeed; position?: number };
 
 export interface EnqueueCommand {
   event_id: string;
@@ -71,6 +73,8 @@ export interface EnqueueCommand {
   occurred_at_ms: number;
   livemode: boolean;
   body: string;
+  /** The event's feed position: only an event at or before the last one assigned can be a repeat. */
+  position: number;
 }
 
 export interface Assignment {
@@ -87,11 +91,12 @@ const newSecret = (ctx: CommandContext) => ctx.newId('whsec_');
 /** Secrets that may sign at `now`: never a retired one (spec 6.2, 8). */
 export const activeSecrets = (s: EndpointState, now: number): Secret[] => s.secrets.filter((x) => x.retires_at === null || x.retires_at > now);
 
-function assign(state: EndpointState, ctx: CommandContext, seed: Omit<DeliverySeed, 'sequence' | 'endpoint_id'>) {
+function assign(state: EndpointState, ctx: CommandContext, seed: Omit<DeliverySeed, 'sequence' | 'endpoint_id'>, position?: number) {
   const delivery_id = ctx.newId('webhook_delivery_');
   const sequence = state.last_sequence + 1;
   const full: DeliverySeed = { ...seed, endpoint_id: state.id, sequence };
   const ev: EndpointEvent = { type: 'endpoint.delivery_assigned', delivery_id, seed: full };
+  if (position !== undefined) ev.position = position;
   return { events: [ev], reply: { delivery_id, sequence, seed: full } satisfies Assignment };
 }
 
@@ -111,9 +116,11 @@ export const WebhookEndpoint = defineActor({
   prefix: 'webhook_endpoint_',
   // Hot: one event per delivery; see event-stream.ts.
   snapshotEvery: 1000,
+  // 2: `recent` became a persistent window (recent.ts); older snapshots are replayed instead.
+  schema: 2,
   creates: ['create'],
   initial: (id: string): EndpointState => ({
-    id, status: 'enabled', url: '', event_types: [], livemode: false, secrets: [], created_at: 0, disabled_at: null, last_sequence: 0, recent: [],
+    id, status: 'enabled', url: '', event_types: [], livemode: false, secrets: [], created_at: 0, disabled_at: null, last_sequence: 0, recent: emptyRecent(),
   }),
   decide: {
     create(state: EndpointState, cmd: { url: string; event_types: string[]; livemode: boolean }, ctx) {
@@ -136,12 +143,12 @@ export const WebhookEndpoint = defineActor({
       return [{ type: 'endpoint.disabled' }];
     },
     enqueue(state: EndpointState, cmd: EnqueueCommand, ctx) {
-      const seen = state.recent.find(([e]) => e === cmd.event_id);
+      const seen = recall(state.recent, cmd.position, ([e]) => e === cmd.event_id);
       if (seen) return { events: [], reply: { delivery_id: seen[1], sequence: seen[2], seed: null } };
       if (state.status !== 'enabled' || !subscribes(state.event_types, cmd.event_type) || cmd.occurred_at_ms < state.created_at) {
         return { events: [], reply: null };
       }
-      return assign(state, ctx, { event_id: cmd.event_id, event_type: cmd.event_type, is_test: false, livemode: cmd.livemode, body: cmd.body });
+      return assign(state, ctx, { event_id: cmd.event_id, event_type: cmd.event_type, is_test: false, livemode: cmd.livemode, body: cmd.body }, cmd.position);
     },
     test(state: EndpointState, cmd: { event_type: string; source: string; schema_version: number }, ctx) {
       mustBeEnabled(state, 'send a test delivery');
@@ -171,8 +178,7 @@ export const WebhookEndpoint = defineActor({
       case 'endpoint.disabled':
         return { ...s, status: 'disabled', disabled_at: meta.at };
       case 'endpoint.delivery_assigned': {
-        const recent = s.recent.length >= RECENT ? s.recent.slice(s.recent.length - RECENT + 1) : s.recent.slice();
-        recent.push([ev.seed.event_id, ev.delivery_id, ev.seed.sequence]);
+        const recent = remember<[string, string, number]>(s.recent, [ev.seed.event_id, ev.delivery_id, ev.seed.sequence], ev.position, RECENT);
         return { ...s, last_sequence: ev.seed.sequence, recent };
       }
       default:

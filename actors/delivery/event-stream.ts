@@ -11,6 +11,7 @@
  * (any)    assign   event id among recent             -                 unchanged (same sequence)
  */
 import { defineActor } from '../../runtime/actor.ts';
+import { emptyRecent, recall, remember, type Recent } from './recent.ts';
 
 /** A repeat can only come from the feed reader's last batch (feed.ts BATCH, 512); this is more. */
 const RECENT = 640;
@@ -18,11 +19,18 @@ const RECENT = 640;
 export interface StreamState {
   stream: string;
   last_sequence: number;
-  /** [event id, sequence], oldest first. */
-  recent: Array<[string, number]>;
+  /** [event id, sequence] of the last assignments. */
+  recent: Recent<[string, number]>;
 }
 
-export type StreamEvent = { type: 'stream.assigned'; stream: string; event_id: string; sequence: number };
+/** `position`: the event's place in the journal feed (absent in events recorded before it was kept). */
+export type StreamEvent = { type: 'stream.assigned'; stream: string; event_id: string; sequence: number; position?: number };
+export interface AssignCommand {
+  stream: string;
+  event_id: string;
+  /** The event's feed position: only an event at or before the last one assigned can be a repeat. */
+  position: number;
+}
 
 export const streamId = (org: string, stream: string) => `event_stream_${org}_${stream}`;
 
@@ -32,21 +40,21 @@ export const EventStream = defineActor({
   // Hot and small: replaying up to a thousand tiny events on activation is cheaper than packing
   // the recent assignments every hundred.
   snapshotEvery: 1000,
+  // 2: `recent` became a persistent window (recent.ts); older snapshots are replayed instead.
+  schema: 2,
   creates: ['assign'],
-  initial: (): StreamState => ({ stream: '', last_sequence: 0, recent: [] }),
+  initial: (): StreamState => ({ stream: '', last_sequence: 0, recent: emptyRecent() }),
   decide: {
-    assign(state: StreamState, cmd: { stream: string; event_id: string }) {
-      const seen = state.recent.find(([id]) => id === cmd.event_id);
+    assign(state: StreamState, cmd: AssignCommand) {
+      const seen = recall(state.recent, cmd.position, ([id]) => id === cmd.event_id);
       if (seen) return { events: [], reply: { sequence: seen[1] } };
       const sequence = state.last_sequence + 1;
-      const ev: StreamEvent = { type: 'stream.assigned', stream: cmd.stream, event_id: cmd.event_id, sequence };
+      const ev: StreamEvent = { type: 'stream.assigned', stream: cmd.stream, event_id: cmd.event_id, sequence, position: cmd.position };
       return { events: [ev], reply: { sequence } };
     },
   },
   evolve(state: StreamState, ev: StreamEvent): StreamState {
-    const recent = state.recent.length >= RECENT ? state.recent.slice(state.recent.length - RECENT + 1) : state.recent.slice();
-    recent.push([ev.event_id, ev.sequence]);
-    return { stream: ev.stream, last_sequence: ev.sequence, recent };
+    return { stream: ev.stream, last_sequence: ev.sequence, recent: remember(state.recent, [ev.event_id, ev.sequence], ev.position, RECENT) };
   },
   view: (s: StreamState) => ({ stream: s.stream, last_sequence: s.last_sequence }),
 });

@@ -159,10 +159,11 @@ export class EventFeed {
   private async projectOrg(org: string, entries: FeedEntry[]): Promise<void> {
     const { system } = this.platform;
     const opts = { org, principal: 'system', lane: 'system' as const };
+    const quiet = { ...opts, noReply: true };
     const work: Promise<unknown>[] = [];
     const audits: Derived<AuditFacts>[] = [];
     const publics: Derived<PublicEventRecord>[] = [];
-    const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown> }> = [];
+    const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown>; position: number }> = [];
 
     for (const entry of entries) {
       const dot = entry.stream.indexOf('.');
@@ -187,8 +188,8 @@ export class EventFeed {
         audits.push({ id: auditEntryId(ev.id), org, record: facts, lists: auditLists(facts) });
       }
       if (decl) {
-        const sequence = later(system.ask(EventStream, streamId(org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id }, opts));
-        published.push({ ev, decl, view, livemode, mocked, sequence });
+        const sequence = later(system.ask(EventStream, streamId(org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id, position: entry.position }, opts));
+        published.push({ ev, decl, view, livemode, mocked, sequence, position: entry.position });
       }
     }
 
@@ -198,18 +199,19 @@ export class EventFeed {
       for (const p of published) {
         const { sequence } = (await p.sequence) as { sequence: number };
         const { ev, decl } = p;
-        const body = JSON.stringify(envelope({
+        const env = envelope({
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
-        }));
-        const record: PublicEventRecord = { stream: decl.stream, envelope: JSON.parse(body) as EventEnvelope };
+        });
+        const body = JSON.stringify(env);
+        const record: PublicEventRecord = { stream: decl.stream, envelope: env };
         publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
-        const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body };
+        const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body, position: p.position };
         for (const ep of endpoints) {
           if (!subscribes(ep.event_types, decl.type)) continue;
           enqueued.push(later(system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts).then((a) => {
             const assigned = a as Assignment | null;
-            return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, opts) : undefined;
+            return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, quiet) : undefined;
           })));
         }
       }

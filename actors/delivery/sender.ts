@@ -26,8 +26,35 @@ export function classify(err: NodeJS.ErrnoException): Fault {
   return 'refused connection';
 }
 
-export function post(url: URL, body: Buffer, headers: Record<string, string>, timeoutMs = RECEIVER_TIMEOUT_MS): Promise<SendResult> {
-  const secure = url.protocol === 'https:';
+interface Target {
+  secure: boolean;
+  host: string;
+  port: number;
+  path: string;
+  /** user:password from the URL, sent as basic authorization (as node:http does for a URL). */
+  auth: string | undefined;
+}
+
+/** Parsed endpoint URLs: an endpoint's URL never changes, and each attempt would parse it again. */
+const targets = new Map<string, Target>();
+const TARGETS_KEPT = 10_000;
+
+function target(url: string): Target {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    const secure = u.protocol === 'https:';
+    t = { secure, host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) || (secure ? 443 : 80), path: u.pathname + u.search,
+      auth: u.username || u.password ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
+    };
+    if (targets.size >= TARGETS_KEPT) targets.delete(targets.keys().next().value!);
+    targets.set(url, t);
+  }
+  return t;
+}
+
+export function post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs = RECEIVER_TIMEOUT_MS): Promise<SendResult> {
+  const { secure, host, port, path, auth } = target(url);
   const mod = secure ? https : http;
   return new Promise((resolve) => {
     let done = false;
@@ -37,7 +64,11 @@ export function post(url: URL, body: Buffer, headers: Record<string, string>, ti
       clearTimeout(timer);
       resolve(r);
     };
-    const req = mod.request(url, {
+    const req = mod.request({
+      host,
+      port,
+      path,
+      auth,
       method: 'POST',
       agent: secure ? agents.https : agents.http,
       headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'workforce-platform-webhooks/1', ...headers },

@@ -8,7 +8,7 @@ import type { TimerHost } from '../../runtime/clock.ts';
 import type { Committed } from '../../runtime/system.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import { EventCatalogue } from './catalogue.ts';
-import { WebhookDelivery } from './delivery.ts';
+import { WebhookDelivery, type DeliveryState } from './delivery.ts';
 import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
 import type { PublicEventRecord } from './public-event.ts';
@@ -16,11 +16,6 @@ import { DerivedRecords } from './records.ts';
 
 export const SERVICE = 'delivery';
 
-interface AttemptView {
-  endpoint_id: string;
-  attempts: number;
-  signed_body: string;
-}
 
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
@@ -83,8 +78,8 @@ export class DeliveryService implements TimerHost {
     if (c.kind !== WebhookDelivery.kind) return;
     const started = c.events.find((e) => e.type === 'delivery.attempt_started');
     if (!started) return;
-    const v = c.view as AttemptView;
-    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: v.endpoint_id, attempt: v.attempts, at: started.at, body: v.signed_body });
+    const s = c.state as DeliveryState;
+    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: s.seed!.endpoint_id, attempt: s.attempts, at: started.at, body: s.seed!.body });
   }
 }
 

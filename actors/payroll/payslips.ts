@@ -17,10 +17,11 @@ export async function writeBatches(system: ActorSystem, runId: string, records: 
   const token = calculationToken();
   const ids: string[] = [];
   const writes: Promise<unknown>[] = [];
+  const quiet = { ...opts, noReply: true };
   for (let from = 0, k = 0; from < records.length; from += PAYSLIPS_PER_BATCH, k++) {
     const id = batchId(runId, token, k);
     ids.push(id);
-    writes.push(system.ask(PayslipBatch, id, 'record', { run_id: runId, columns: toColumns(records.slice(from, from + PAYSLIPS_PER_BATCH), from) }, opts));
+    writes.push(system.ask(PayslipBatch, id, 'record', { run_id: runId, columns: toColumns(records.slice(from, from + PAYSLIPS_PER_BATCH), from) }, quiet));
   }
   await Promise.all(writes);
   return ids;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Mailbox, type Envelope } from '../../runtime/mailbox.ts';
 
 const env = (command: string): Envelope => ({
-  command, payload: undefined, org: 'org_a', requestId: undefined, principal: undefined, dedupeId: undefined,
+  command, payload: undefined, org: 'org_a', requestId: undefined, principal: undefined, dedupeId: undefined, noReply: false,
   resolve: () => {}, reject: () => {}, ok: false, value: undefined, next: undefined,
 });
 

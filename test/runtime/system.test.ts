@@ -96,6 +96,14 @@ describe('organisation and existence checks (spec 5.5, 7)', () => {
     await system.ask(Counter, 'ctr_d', 'add', { n: 5 }, { org: ORG, dedupeId: 'once' });
     expect(((await system.get(Counter, 'ctr_d', ORG)) as { total: number }).total).toBe(5);
   });
+
+  it('an ask that wants no reply applies its command and resolves without a view; refusals still reach it', async () => {
+    const { system } = await boot();
+    await system.ask(Counter, 'ctr_q', 'open', {}, { org: ORG });
+    await expect(system.ask(Counter, 'ctr_q', 'add', { n: 3 }, { org: ORG, noReply: true })).resolves.toBeUndefined();
+    await expect(system.ask(Counter, 'ctr_q', 'add', { n: 0.5 }, { org: ORG, noReply: true })).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(((await system.ask(Counter, 'ctr_q', 'add', { n: 4 }, { org: ORG })) as { total: number }).total).toBe(7);
+  });
 });
 
 describe('restart rebuilds every actor (snapshots every N events, then the journal after it)', () => {
