@@ -2,7 +2,9 @@
  * The actor system (DESIGN "The runtime"): one instance per actor id, activated on first use
  * (snapshot, then the journal after it), one bounded mailbox each, processed serially.
  *
- * Dispatch: an actor with mail joins one ready queue. A drain pass takes ready actors in order and
+ * Dispatch: an actor with mail joins one ready queue, drained after the current I/O phase
+ * (setImmediate), so the commands of every request that arrived in it are decided and committed
+ * together rather than one commit per request. A drain pass takes ready actors in order and
  * gives each a turn: up to `batchSize` commands decided and evolved in memory, synchronously.
  * The turns of a pass are then committed together (one group commit over all their streams, each
  * with its expected version) while the next pass proceeds with other actors; an actor gets no new
@@ -296,8 +298,11 @@ export class ActorSystem {
   /** Let settle() wait for outside work an area started (for example an outbound HTTP attempt). */
   track<T>(p: Promise<T>): Promise<T> {
     this.tracked.add(p);
-    const done = () => this.tracked.delete(p);
-    p.then(done, done);
+    // Unnamed callbacks: a named closure made per call costs a name definition under tsx.
+    p.then(
+      () => this.tracked.delete(p),
+      () => this.tracked.delete(p),
+    );
     return p;
   }
 
@@ -431,7 +436,7 @@ export class ActorSystem {
     this.ready.push(cell);
     if (!this.drainScheduled) {
       this.drainScheduled = true;
-      queueMicrotask(this.drain);
+      setImmediate(this.drain);
     }
   }
 

@@ -100,7 +100,7 @@ export class EventFeed {
       this.again = true;
       return;
     }
-    this.pass = this.platform.system.track(this.drain()).finally(() => {
+    this.pass = this.platform.system.track(this.deferredDrain()).finally(() => {
       this.pass = undefined;
       if (this.again && !this.stopped) {
         this.again = false;
@@ -127,6 +127,12 @@ export class EventFeed {
       return true;
     }
     return holder === undefined && (await kv.setIfAbsent(LEASE_KEY, this.node, LEASE_MS));
+  }
+
+  /** A pass starts after the current I/O phase, so the events of every request in it are read together. */
+  private async deferredDrain(): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    return this.drain();
   }
 
   private async drain(): Promise<void> {

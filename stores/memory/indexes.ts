@@ -50,24 +50,22 @@ class BlockedList {
   }
 
   page(after: string | undefined, limit: number, order: 'asc' | 'desc'): IndexPage {
-    let [b, i] = after === undefined ? (order === 'asc' ? [0, 0] : [this.blocks.length - 1, (this.blocks.at(-1)?.length ?? 0) - 1]) : this.positionAfter(after, order);
+    const blocks = this.blocks;
+    let [b, i] = after === undefined ? (order === 'asc' ? [0, 0] : [blocks.length - 1, (blocks.at(-1)?.length ?? 0) - 1]) : this.positionAfter(after, order);
     const ids: string[] = [];
-    const step = () => {
+    // normalise a start that fell off the end of its block
+    if (order === 'asc' && b < blocks.length && i >= blocks[b].length) (b++, (i = 0));
+    if (order === 'desc' && i < 0 && b > 0) (b--, (i = blocks[b].length - 1));
+    while (ids.length < limit && b >= 0 && b < blocks.length && i >= 0) {
+      ids.push(idOf(blocks[b][i]));
       if (order === 'asc') {
-        if (++i >= this.blocks[b].length) (b++, (i = 0));
+        if (++i >= blocks[b].length) (b++, (i = 0));
       } else if (--i < 0) {
         b--;
-        i = b >= 0 ? this.blocks[b].length - 1 : -1;
+        i = b >= 0 ? blocks[b].length - 1 : -1;
       }
-    };
-    // normalise a start that fell off the end of its block
-    if (order === 'asc' && b < this.blocks.length && i >= this.blocks[b].length) (b++, (i = 0));
-    if (order === 'desc' && i < 0 && b > 0) (b--, (i = this.blocks[b].length - 1));
-    while (ids.length < limit && b >= 0 && b < this.blocks.length && i >= 0) {
-      ids.push(idOf(this.blocks[b][i]));
-      step();
     }
-    const hasMore = b >= 0 && b < this.blocks.length && i >= 0 && i < this.blocks[b].length;
+    const hasMore = b >= 0 && b < blocks.length && i >= 0 && i < blocks[b].length;
     return { ids, hasMore };
   }
 
