@@ -15,7 +15,7 @@
  * A secret shown once (an API key, a client secret, a token) is never kept in a record: the
  * pipeline hands over a replay body with those fields set to null (spec 5.2).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiError } from '../runtime/errors.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import type { WireResponse } from './uws.ts';
@@ -45,7 +45,7 @@ export function checkKey(key: string | undefined, required: boolean): string | u
 }
 
 export const fingerprint = (method: string, path: string, body: Buffer): string =>
-  createHash('sha256').update(method).update(' ').update(path).update('\n').update(body).digest('base64url');
+  hash('sha256', Buffer.concat([Buffer.from(`${method} ${path}\n`), body]), 'base64url');
 
 export class Idempotency {
   /** Local executions in flight, so waiters in this process are woken without polling. */

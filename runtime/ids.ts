@@ -2,7 +2,7 @@
  * Identifiers: the spec's prefix plus 22 base62 characters (131 random bits, URL-safe).
  * Randomness is drawn from a pooled crypto buffer so ids stay cheap on hot paths.
  */
-import { createHash, randomFillSync } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 
 const ALPHABET = Buffer.from('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 'latin1');
 const SUFFIX_LENGTH = 22;
@@ -39,7 +39,7 @@ export function derivedId(prefix: string, ...parts: string[]): string {
   let n = 0;
   let round = 0;
   while (n < SUFFIX_LENGTH) {
-    const h = createHash('sha256').update(`${round++}\u0000${parts.join('\u0000')}`).digest();
+    const h = hash('sha256', `${round++}\u0000${parts.join('\u0000')}`, 'buffer');
     for (let i = 0; i < h.length && n < SUFFIX_LENGTH; i++) {
       const b = h[i] & 63;
       if (b < 62) out[n++] = ALPHABET[b];

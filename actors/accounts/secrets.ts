@@ -4,14 +4,14 @@
  * a fast digest is enough); digests are compared in constant time. Passwords are low-entropy, so
  * they are hashed with scrypt, node's memory-hard KDF (N=2^15, r=8: 32 MiB per hash).
  */
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { randomSuffix } from '../../runtime/ids.ts';
 
 export const SECRET_LENGTH = 40;
 
 export const newSecret = (prefix: string): string => prefix + randomSuffix(SECRET_LENGTH);
 
-export const digest = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const digest = (secret: string): string => hash('sha256', secret, 'hex');
 
 export function digestsEqual(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');

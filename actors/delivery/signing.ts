@@ -3,10 +3,10 @@
  * v1 an HMAC-SHA256 over `${t}.${raw body}` keyed with one active endpoint secret, newest first.
  * The receiver verifies over the raw bytes before parsing; matching any one v1 suffices.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
-export const secretDigest = (secret: string): string => `sha256:${createHash('sha256').update(secret).digest('hex')}`;
+export const secretDigest = (secret: string): string => `sha256:${hash('sha256', secret, 'hex')}`;
 
 export function signatureHeader(secrets: readonly string[], t: number, body: string | Uint8Array): string {
   const parts = [`t=${t}`];
