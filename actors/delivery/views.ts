@@ -21,6 +21,9 @@ export class ViewFolder {
     let f = this.cache.get(stream);
     if (f && f.version === ev.version - 1) {
       f = { version: ev.version, state: def.evolve(f.state, ev.data, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org }) };
+    } else if (ev.version === 1) {
+      // A stream's first event: nothing before it to read.
+      f = { version: 1, state: def.evolve(def.initial(id, ev.org), ev.data, { at: ev.at, version: 1, eventId: ev.id, org: ev.org }) };
     } else {
       f = { version: 0, state: undefined };
       for (const e of await this.journal.read(stream, 0)) {
