@@ -73,7 +73,15 @@ export class EventFeed {
   async start(): Promise<void> {
     this.stopped = false;
     this.cursor = (await this.platform.stores.kv.get<number>(CURSOR_KEY)) ?? 0;
-    this.unsubscribe = this.platform.stores.journal.onAppend(() => this.poke());
+    const offAppend = this.platform.stores.journal.onAppend(() => this.poke());
+    const offCommit = this.platform.system.onCommit((c) => {
+      if (this.ownKinds.has(c.kind) || c.events.length === 0) return;
+      this.folder.remember(`${c.kind}.${c.id}`, c.events[c.events.length - 1].version, c.state);
+    });
+    this.unsubscribe = () => {
+      offAppend();
+      offCommit();
+    };
     this.poke();
   }
 

@@ -2,7 +2,9 @@
  * The record of an actor as it stood right after one of its events: the `data` of a public event
  * (spec 6). Folded from the journal with the kind's own evolve and view, so it is exact even when
  * a commit held several events and it survives restarts (nothing is kept only in memory). Streams
- * read recently stay folded in a bounded LRU, so the common case costs one evolve per event.
+ * read recently stay folded in a bounded LRU, so the common case costs one evolve per event; the
+ * states this node commits are offered to it too (`remember`), so the view at a commit's last event
+ * costs nothing more than the view of the committed state.
  */
 import type { AnyActorDef } from '../../runtime/actor.ts';
 import type { Journal, StoredEvent } from '../../stores/index.ts';
@@ -14,12 +16,27 @@ interface Folded {
 
 export class ViewFolder {
   private readonly cache = new Map<string, Folded>();
+  private readonly committed = new Map<string, Folded>();
 
   constructor(private readonly journal: Journal, private readonly capacity = 10_000) {}
 
+  /**
+   * The state of `stream` right after its event `version` (a commit seen on this node). Kept apart
+   * from the folds: a reader behind the commits keeps folding forward from where it is.
+   */
+  remember(stream: string, version: number, state: unknown): void {
+    this.committed.delete(stream);
+    this.committed.set(stream, { version, state });
+    if (this.committed.size > this.capacity) this.committed.delete(this.committed.keys().next().value!);
+  }
+
   async viewAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): Promise<unknown> {
     let f = this.cache.get(stream);
-    if (f && f.version === ev.version - 1) {
+    const c = this.committed.get(stream);
+    if (c && c.version === ev.version) {
+      f = c;
+      this.committed.delete(stream);
+    } else if (f && f.version === ev.version - 1) {
       f = { version: ev.version, state: def.evolve(f.state, ev.data, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org }) };
     } else if (ev.version === 1) {
       // A stream's first event: nothing before it to read.
@@ -31,9 +48,13 @@ export class ViewFolder {
         f = { version: e.version, state: def.evolve(f.state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org }) };
       }
     }
+    this.keep(stream, f);
+    return f.version === ev.version ? def.view(f.state) : null;
+  }
+
+  private keep(stream: string, f: Folded): void {
     this.cache.delete(stream);
     this.cache.set(stream, f);
     if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
-    return f.version === ev.version ? def.view(f.state) : null;
   }
 }

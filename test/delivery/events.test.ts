@@ -70,6 +70,21 @@ describe('events (spec 6)', () => {
     ]);
   });
 
+  it('data - the record as of each event when several commands commit together before the feed reads them (spec 6)', async () => {
+    tp = await startPlatform();
+    await Promise.all([ask(tp, 'run_fake_2', 'create'), ask(tp, 'run_fake_2', 'approve'), ask(tp, 'run_fake_3', 'create')]);
+    await ask(tp, 'run_fake_3', 'approve_and_complete');
+    await tp.platform.system.settle();
+    const events = await allEvents(tp);
+    expect(events.map((e) => [e.data.id, e.type, e.data.status])).toEqual([
+      ['run_fake_2', 'run.created', 'draft'],
+      ['run_fake_2', 'run.approved', 'approved'],
+      ['run_fake_3', 'run.created', 'draft'],
+      ['run_fake_3', 'run.approved', 'approved'],
+      ['run_fake_3', 'payroll.run.completed', 'completed'],
+    ]);
+  });
+
   it('sequence - per organisation and per stream, from 1, without gaps under concurrent commits (spec 6)', async () => {
     tp = await startPlatform();
     const runs = 40;
