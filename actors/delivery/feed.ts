@@ -217,12 +217,12 @@ export class EventFeed {
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
         });
-        const body = JSON.stringify(env);
         const record: PublicEventRecord = { stream: decl.stream, envelope: env };
         publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
-        const cmd: EnqueueCommand = { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body, position: p.position };
+        let cmd: EnqueueCommand | undefined; // serialised once, and only when some endpoint subscribes
         for (const ep of endpoints) {
           if (!subscribes(ep.event_types, decl.type)) continue;
+          cmd ??= { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body: JSON.stringify(env), position: p.position };
           enqueued.push(later(system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts).then((a) => {
             const assigned = a as Assignment | null;
             return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, quiet) : undefined;
