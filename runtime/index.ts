@@ -13,7 +13,7 @@ export { DEFAULT_LIMITS } from './limits.ts';
 export type { Limits } from './limits.ts';
 export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';
-export { createDedupe, createdId, requiredScope, route } from './route.ts';
+export { askOptions, createDedupe, createdId, requiredScope, route } from './route.ts';
 export type { Auth, Method, Principal, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef } from './route.ts';
 export { ActorSystem } from './system.ts';
 export type { ActorSystemOptions, AskOptions, Committed, Placement, RemoteCall } from './system.ts';

@@ -52,6 +52,11 @@ export function createdId(req: { org: string; idempotencyKey?: string }, prefix:
   return req.idempotencyKey === undefined ? newId(prefix) : derivedId(prefix, req.org, req.idempotencyKey, part);
 }
 
+/** What a route's asks carry of its request: the organisation, the request id and who asked. */
+export function askOptions(req: { org: string; requestId: string; principal?: { id: string } }): { org: string; requestId: string; principal: string | undefined } {
+  return { org: req.org, requestId: req.requestId, principal: req.principal?.id };
+}
+
 /** The dedupe id a create's command carries with createdId, so running it again applies nothing. */
 export function createDedupe(req: { idempotencyKey?: string }): string | undefined {
   return req.idempotencyKey === undefined ? undefined : `ik:${req.idempotencyKey}`;
