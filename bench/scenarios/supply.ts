@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { SupplyMap } from '../../actors/allocation/supply-map.ts';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
+import { rng } from '../../test/support/rng.ts';
 
 const WORKERS = Number(process.env.BENCH_SUPPLY_WORKERS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_SUPPLY_QUERIES ?? 20_000);
@@ -27,16 +28,6 @@ const RADIUS = 5000;
 const LIMIT = 50;
 const ORG = 'org_bench';
 const KEY = `bench:supply:${process.pid}`;
-
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const SELF = fileURLToPath(import.meta.url);

@@ -2,16 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SupplyIndex } from '../../actors/allocation/supply-index.ts';
 import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply-map.ts';
-
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../support/rng.ts';
 
 describe('supply map query: exact nearest N within R by ring expansion', () => {
   it('identical to a brute-force scan on 10,000 random workers and 1,000 random queries (Lagos, resolution 9)', () => {
