@@ -20,6 +20,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 import { startRegisteredPlatform } from '../support/platform.ts';
+import { readFrame } from '../../test/support/ws-frames.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -192,22 +193,10 @@ async function wsLoad(spec: WsSpec) {
         }
         let done = 0;
         for (;;) {
-          if (buf.length < 2) break;
-          const op = buf[0] & 0x0f;
-          let len = buf[1] & 0x7f;
-          let off = 2;
-          if (len === 126) {
-            if (buf.length < 4) break;
-            len = buf.readUInt16BE(2);
-            off = 4;
-          } else if (len === 127) {
-            if (buf.length < 10) break;
-            len = Number(buf.readBigUInt64BE(2));
-            off = 10;
-          }
-          if (buf.length < off + len) break;
-          const payload = buf.subarray(off, off + len);
-          buf = buf.subarray(off + len);
+          const frame = readFrame(buf);
+          if (!frame) break;
+          const { op, payload } = frame;
+          buf = buf.subarray(frame.size);
           done++;
           if (!counting) continue;
           if (op === 2) {

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
+import { readFrame } from './ws-frames.ts';
 
 export interface Frame {
   data: Buffer;
@@ -58,22 +59,11 @@ function wrap(socket: Socket, head: Buffer): TestSocket {
   const waiters: Array<(f: Frame) => void> = [];
   const pump = () => {
     for (;;) {
-      if (buf.length < 2) return;
-      const op = buf[0] & 0x0f;
-      let len = buf[1] & 0x7f;
-      let off = 2;
-      if (len === 126) {
-        if (buf.length < 4) return;
-        len = buf.readUInt16BE(2);
-        off = 4;
-      } else if (len === 127) {
-        if (buf.length < 10) return;
-        len = Number(buf.readBigUInt64BE(2));
-        off = 10;
-      }
-      if (buf.length < off + len) return;
-      const data = Buffer.from(buf.subarray(off, off + len));
-      buf = buf.subarray(off + len);
+      const raw = readFrame(buf);
+      if (!raw) return;
+      const { op } = raw;
+      const data = Buffer.from(raw.payload);
+      buf = buf.subarray(raw.size);
       if (op !== 1 && op !== 2) continue; // control frames
       const f: Frame = { data, binary: op === 2, get text() { return data.toString('utf8'); } };
       const w = waiters.shift();
