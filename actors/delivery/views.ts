@@ -2,7 +2,7 @@
  * The record of an actor as it stood right after one of its events: the `data` of a public event
  * (spec 6). Folded from the journal with the kind's own evolve and view, so it is exact even when
  * a commit held several events and it survives restarts (nothing is kept only in memory). Streams
- * read recently stay folded in a bounded LRU, so the common case costs one evolve per event; the
+ * read recently stay folded in a bounded map, so the common case costs one evolve per event; the
  * states this node commits are offered to it too (`remember`), so the view at a commit's last event
  * costs nothing more than the view of the committed state.
  */
@@ -25,9 +25,7 @@ export class ViewFolder {
    * from the folds: a reader behind the commits keeps folding forward from where it is.
    */
   remember(stream: string, version: number, state: unknown): void {
-    this.committed.delete(stream);
-    this.committed.set(stream, { version, state });
-    if (this.committed.size > this.capacity) this.committed.delete(this.committed.keys().next().value!);
+    bounded(this.committed, stream, { version, state }, this.capacity);
   }
 
   async viewAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): Promise<unknown> {
@@ -53,8 +51,16 @@ export class ViewFolder {
   }
 
   private keep(stream: string, f: Folded): void {
-    this.cache.delete(stream);
-    this.cache.set(stream, f);
-    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+    bounded(this.cache, stream, f, this.capacity);
   }
+}
+
+/**
+ * Set, dropping the entry set first when full. Replacing an entry keeps its place (no reordering:
+ * a Map that deletes and re-adds on every event spends its time compacting), so the oldest stream
+ * to appear goes first; the feed reads in order, so a stream it still needs was seen recently.
+ */
+function bounded(m: Map<string, Folded>, key: string, f: Folded, capacity: number): void {
+  m.set(key, f);
+  if (m.size > capacity) m.delete(m.keys().next().value!);
 }
