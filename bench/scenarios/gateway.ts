@@ -189,8 +189,9 @@ async function serveFullChild(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Orchestration (parent)
 
+/** A child on one core, with this process's Node flags: the servers run as `npm start` runs (package.json). */
 function child(core: number, args: string[]): ChildProcess {
-  return spawn('taskset', ['-c', String(core), process.execPath, '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn('taskset', ['-c', String(core), process.execPath, ...process.execArgv, SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 function firstLine(p: ChildProcess): Promise<any> {

@@ -342,8 +342,9 @@ async function redisBaseline(spec: { readings: number; workers: number }) {
 // ---------------------------------------------------------------------------------------------
 // Orchestration (parent)
 
+/** A child on one core, with this process's Node flags: the server runs as `npm start` runs (package.json). */
 function child(core: number, args: string[], flags: string[] = []): ChildProcess {
-  return spawn('taskset', ['-c', String(core), process.execPath, ...flags, '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn('taskset', ['-c', String(core), process.execPath, ...process.execArgv, ...flags, SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 function firstLine<T>(p: ChildProcess): Promise<T> {
