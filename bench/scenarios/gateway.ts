@@ -7,6 +7,7 @@
  *   3. bare uWebSockets.js POST echo                          (baseline for 4)
  *   4. idempotent POST /v1/api_keys, a fresh Idempotency-Key each (target >= 40% of 3)
  *   5. the same POST replayed (one key, one body): the idempotency layer alone (informative)
+ *   6. the POST of 4 on a platform with the accounts area alone: no event pipeline (informative)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
  * shared machine do not move.
@@ -180,8 +181,9 @@ async function serveBareChild(): Promise<void> {
 
 async function serveFullChild(): Promise<void> {
   const { areas: all } = await import('../../actors/index.ts');
-  // BENCH_AREAS=accounts,ledger mounts only those areas (to tell gateway cost from other areas' work).
-  const only = process.env.BENCH_AREAS?.split(',').filter(Boolean);
+  // `--serve full accounts` (or BENCH_AREAS=accounts,ledger) mounts only those areas, to tell the
+  // gateway's and the accounts area's cost from the event pipeline's.
+  const only = (process.argv[4] ?? process.env.BENCH_AREAS)?.split(',').filter(Boolean);
   const served = await startRegisteredPlatform(only ? all.filter((a) => only.includes(a.name)) : all);
   process.stdout.write(JSON.stringify(served) + '\n');
 }
@@ -206,8 +208,8 @@ function firstLine(p: ChildProcess): Promise<any> {
   });
 }
 
-async function startServer(kind: 'bare' | 'full'): Promise<{ port: number; key?: string; pid: number; stop(): void }> {
-  const p = child(0, ['--serve', kind]);
+async function startServer(kind: 'bare' | 'full', areas?: string): Promise<{ port: number; key?: string; pid: number; stop(): void }> {
+  const p = child(0, ['--serve', kind, ...(areas ? [areas] : [])]);
   const info = await firstLine(p);
   return { ...info, pid: p.pid!, stop: () => p.kill('SIGKILL') };
 }
@@ -245,6 +247,15 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
   } finally {
     full.stop();
   }
+  // Informative: the same create on a platform with the accounts area alone, i.e. without the
+  // event pipeline (sequence, public event, reactions) that every create feeds.
+  const accounts = await startServer('full', 'accounts');
+  let accountsPost: LoadResult;
+  try {
+    accountsPost = await runLoad({ serverPid: accounts.pid, port: accounts.port, method: 'POST', path: '/v1/api_keys', headers: { 'service-api-key': accounts.key! }, body: echoBody, uniqueKey: true });
+  } finally {
+    accounts.stop();
+  }
   const note = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x ${PIPELINE} in flight, ${SECONDS}s`;
   const postNote = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x 1 in flight, ${SECONDS}s`;
   const errs = (r: LoadResult) => (r.non2xx ? `; ${r.non2xx} non-2xx` : '');
@@ -252,6 +263,7 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
     compared('authenticated list GET (full pipeline)', Math.round(listGet.rps), 'req/s', 'bare uWS hello-world GET', Math.round(bareGet.rps), 0.5, note + errs(listGet)),
     compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + '; creates an api_key actor per request' + errs(idemPost)),
     compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + errs(replayPost)),
+    compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + errs(accountsPost)),
     // The same figures per second of server CPU, i.e. what one saturated server core serves. On a
     // shared machine the load generator often cannot saturate the server, and wall-clock rates then
     // measure the generator; CPU-normalised rates do not move with that.
