@@ -35,9 +35,12 @@ export function remember<T>(r: Recent<T>, item: T, position: number | undefined,
   return { items, start, end, position: position !== undefined && position > r.position ? position : r.position };
 }
 
-/** The remembered item matching, newest first; only looked for when `position` may be a repeat. */
+/**
+ * The remembered item matching, newest first; only looked for when `position` may be a repeat.
+ * A window whose items carry no position (recorded before positions were kept) is always searched.
+ */
 export function recall<T>(r: Recent<T>, position: number | undefined, match: (item: T) => boolean): T | undefined {
-  if (position !== undefined && position > r.position) return undefined;
+  if (position !== undefined && r.position > 0 && position > r.position) return undefined;
   for (let i = r.end - 1; i >= r.start; i--) if (match(r.items[i])) return r.items[i];
   return undefined;
 }

@@ -44,6 +44,14 @@ describe('recent assignments (spec 6 sequence: a repeat keeps its number)', () =
     expect(recall(r, 5, (x) => x === 'e5')).toBe('e5');
   });
 
+  it('assignments recorded without a position are still found when offered again with one', () => {
+    let r = emptyRecent<string>();
+    for (let p = 1; p <= 3; p++) r = remember(r, `old${p}`, undefined, KEEP); // journal events from before positions
+    expect(recall(r, 42, (x) => x === 'old2')).toBe('old2');
+    r = remember(r, 'e43', 43, KEEP);
+    expect(recall(r, 44, () => true)).toBeUndefined();
+  });
+
   it('survives a snapshot round trip as plain data', () => {
     const r = JSON.parse(JSON.stringify(fill(1, 6))) as Recent<string>;
     const next = remember(r, 'e7', 7, KEEP);
