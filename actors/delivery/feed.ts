@@ -22,7 +22,7 @@ import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
-import { envelope, type EventEnvelope } from './envelope.ts';
+import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
 import { isModule } from './modules.ts';
 import { publicEventLists, type PublicEventRecord } from './public-event.ts';

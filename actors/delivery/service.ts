@@ -16,7 +16,6 @@ import { DerivedRecords } from './records.ts';
 
 export const SERVICE = 'delivery';
 
-
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
