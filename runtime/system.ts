@@ -48,6 +48,8 @@ export interface AskOptions {
 export interface Committed {
   kind: string;
   id: string;
+  /** The journal stream of the actor (`<kind>.<id>`). */
+  stream: string;
   org: string;
   events: StoredEvent[];
   /** The actor's state after the commit (read it, never change it). */
@@ -670,7 +672,7 @@ export class ActorSystem {
       let view: unknown;
       let viewed = false;
       const committed: Committed = {
-        kind: def.kind, id, org, events, state,
+        kind: def.kind, id, stream: cell.key, org, events, state,
         get view() {
           if (!viewed) (view = def.view(state)), (viewed = true);
           return view;

@@ -76,7 +76,7 @@ export class EventFeed {
     const offAppend = this.platform.stores.journal.onAppend(() => this.poke());
     const offCommit = this.platform.system.onCommit((c) => {
       if (this.ownKinds.has(c.kind) || c.events.length === 0) return;
-      this.folder.remember(`${c.kind}.${c.id}`, c.events[c.events.length - 1].version, c.state);
+      this.folder.remember(c.stream, c.events[c.events.length - 1].version, c.state);
     });
     this.unsubscribe = () => {
       offAppend();
