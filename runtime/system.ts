@@ -19,6 +19,7 @@
 import type { Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
+import { BoundedMap } from './bounded.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
@@ -86,8 +87,8 @@ interface Cell {
   state: unknown;
   version: number;
   snapVersion: number;
-  /** Recent dedupe ids applied (made on first use). */
-  dedupe: Set<string> | undefined;
+  /** Recent dedupe ids applied, at least the last `dedupeMemory` (made on first use). */
+  dedupe: BoundedMap<string, true> | undefined;
   mailbox: Mailbox;
   ready: boolean;
   loading: Promise<void> | undefined;
@@ -395,6 +396,12 @@ export class ActorSystem {
     }
   }
 
+  private dedupeMemory(ids: readonly string[]): BoundedMap<string, true> {
+    const m = new BoundedMap<string, true>(this.limits.dedupeMemory);
+    for (const d of ids) m.set(d, true);
+    return m;
+  }
+
   private async loadState(cell: Cell): Promise<void> {
     const { def, id, key } = cell;
     let state: unknown;
@@ -427,7 +434,7 @@ export class ActorSystem {
     cell.state = state;
     cell.version = version;
     cell.org = org;
-    cell.dedupe = dedupe.length ? new Set(dedupe.slice(-this.limits.dedupeMemory)) : undefined;
+    cell.dedupe = dedupe.length ? this.dedupeMemory(dedupe.slice(-this.limits.dedupeMemory)) : undefined;
     cell.ready = true;
   }
 
@@ -626,9 +633,8 @@ export class ActorSystem {
     cell.version = turn.version;
     cell.org = turn.org;
     if (turn.dedupe) {
-      const seen = (cell.dedupe ??= new Set());
-      for (const d of turn.dedupe) seen.add(d);
-      while (seen.size > this.limits.dedupeMemory) seen.delete(seen.values().next().value!);
+      const seen = (cell.dedupe ??= this.dedupeMemory([]));
+      for (const d of turn.dedupe) seen.set(d, true);
     }
     if (!this.hasEffects(cell)) {
       this.answer(turn);
@@ -691,7 +697,7 @@ export class ActorSystem {
   private async snapshot(cell: Cell): Promise<void> {
     if (cell.def.ephemeral || cell.org === undefined || cell.version <= cell.snapVersion) return;
     const version = cell.version;
-    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: cell.dedupe ? [...cell.dedupe] : [] });
+    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: cell.dedupe ? [...cell.dedupe.keys()].slice(-this.limits.dedupeMemory) : [] });
     try {
       await this.stores.snapshots.save(cell.key, version, blob);
       cell.snapVersion = Math.max(cell.snapVersion, version);

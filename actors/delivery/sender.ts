@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { BoundedMap } from '../../runtime/bounded.ts';
 import type { Fault } from './delivery.ts';
 
 export const RECEIVER_TIMEOUT_MS = 5_000;
@@ -36,8 +37,7 @@ interface Target {
 }
 
 /** Parsed endpoint URLs: an endpoint's URL never changes, and each attempt would parse it again. */
-const targets = new Map<string, Target>();
-const TARGETS_KEPT = 10_000;
+const targets = new BoundedMap<string, Target>(10_000);
 
 function target(url: string): Target {
   let t = targets.get(url);
@@ -47,7 +47,6 @@ function target(url: string): Target {
     t = { secure, host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) || (secure ? 443 : 80), path: u.pathname + u.search,
       auth: u.username || u.password ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
     };
-    if (targets.size >= TARGETS_KEPT) targets.delete(targets.keys().next().value!);
     targets.set(url, t);
   }
   return t;

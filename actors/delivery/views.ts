@@ -7,6 +7,7 @@
  * costs nothing more than the view of the committed state.
  */
 import type { AnyActorDef } from '../../runtime/actor.ts';
+import { BoundedMap } from '../../runtime/bounded.ts';
 import type { Journal, StoredEvent } from '../../stores/index.ts';
 
 interface Folded {
@@ -15,17 +16,20 @@ interface Folded {
 }
 
 export class ViewFolder {
-  private readonly cache = new Map<string, Folded>();
-  private readonly committed = new Map<string, Folded>();
+  private readonly cache: BoundedMap<string, Folded>;
+  private readonly committed: BoundedMap<string, Folded>;
 
-  constructor(private readonly journal: Journal, private readonly capacity = 10_000) {}
+  constructor(private readonly journal: Journal, capacity = 10_000) {
+    this.cache = new BoundedMap(capacity);
+    this.committed = new BoundedMap(capacity);
+  }
 
   /**
    * The state of `stream` right after its event `version` (a commit seen on this node). Kept apart
    * from the folds: a reader behind the commits keeps folding forward from where it is.
    */
   remember(stream: string, version: number, state: unknown): void {
-    bounded(this.committed, stream, { version, state }, this.capacity);
+    this.committed.set(stream, { version, state });
   }
 
   async viewAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): Promise<unknown> {
@@ -46,21 +50,7 @@ export class ViewFolder {
         f = { version: e.version, state: def.evolve(f.state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org }) };
       }
     }
-    this.keep(stream, f);
+    this.cache.set(stream, f);
     return f.version === ev.version ? def.view(f.state) : null;
   }
-
-  private keep(stream: string, f: Folded): void {
-    bounded(this.cache, stream, f, this.capacity);
-  }
-}
-
-/**
- * Set, dropping the entry set first when full. Replacing an entry keeps its place (no reordering:
- * a Map that deletes and re-adds on every event spends its time compacting), so the oldest stream
- * to appear goes first; the feed reads in order, so a stream it still needs was seen recently.
- */
-function bounded(m: Map<string, Folded>, key: string, f: Folded, capacity: number): void {
-  m.set(key, f);
-  if (m.size > capacity) m.delete(m.keys().next().value!);
 }

@@ -1,0 +1,58 @@
+/**
+ * A map that remembers at least the last `capacity` keys set, and at most twice as many: two
+ * generations of plain Maps, the older one dropped whole when the newer one fills.
+ *
+ * Why not one Map that deletes its oldest key (`m.delete(m.keys().next().value)`): V8 leaves a
+ * deleted entry in place until the table is rebuilt, and `keys().next()` walks over every one of
+ * them from the front, so a full FIFO Map of 10,000 keys costs about 10 µs per insert instead of
+ * 0.2 µs. Dropping a whole generation costs nothing per key.
+ */
+export class BoundedMap<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+
+  constructor(readonly capacity: number) {
+    if (!(capacity >= 1)) throw new RangeError(`BoundedMap capacity must be at least 1, got ${capacity}`);
+  }
+
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  get(key: K): V | undefined {
+    const v = this.young.get(key);
+    return v !== undefined || this.young.has(key) ? v : this.old.get(key);
+  }
+
+  has(key: K): boolean {
+    return this.young.has(key) || this.old.has(key);
+  }
+
+  /** Sets `key`; a key of the older generation moves to the newer one (it was used again). */
+  set(key: K, value: V): this {
+    if (this.old.size) this.old.delete(key);
+    this.young.set(key, value);
+    if (this.young.size >= this.capacity) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    return this;
+  }
+
+  delete(key: K): boolean {
+    const a = this.young.delete(key);
+    const b = this.old.delete(key);
+    return a || b;
+  }
+
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+  }
+
+  /** Keys from the least to the most recently set. */
+  *keys(): IterableIterator<K> {
+    yield* this.old.keys();
+    yield* this.young.keys();
+  }
+}
