@@ -1,12 +1,16 @@
 import type { KeyValueStore, Now } from '../types.ts';
 
-/** Key-value with TTL measured on the injected clock; expired entries are dropped when touched
- * and by a sweep every SWEEP_EVERY writes, so the map does not only grow. */
-const SWEEP_EVERY = 4096;
+/**
+ * Key-value with TTL measured on the injected clock. Expired entries are dropped when touched, and
+ * each write also looks at the next SWEEP_STEP entries of a cursor that walks the whole map round
+ * and round, so the map does not only grow: the cost per write is fixed, where a periodic full
+ * sweep would cost the size of the map every so many writes.
+ */
+const SWEEP_STEP = 2;
 
 export class MemoryKeyValue implements KeyValueStore {
   private readonly map = new Map<string, { value: unknown; expiresAt: number }>();
-  private writes = 0;
+  private cursor: Iterator<string> | undefined;
 
   constructor(private readonly now: Now) {}
 
@@ -18,7 +22,7 @@ export class MemoryKeyValue implements KeyValueStore {
   private read<T>(key: string): T | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
-    if (e.expiresAt <= this.now()) {
+    if (e.expiresAt !== Infinity && e.expiresAt <= this.now()) {
       this.map.delete(key);
       return undefined;
     }
@@ -50,9 +54,19 @@ export class MemoryKeyValue implements KeyValueStore {
 
   private write(key: string, value: unknown, ttlMs?: number): void {
     this.map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.now() + ttlMs });
-    if (++this.writes % SWEEP_EVERY === 0) {
-      const t = this.now();
-      for (const [k, e] of this.map) if (e.expiresAt <= t) this.map.delete(k);
+    this.sweep();
+  }
+
+  private sweep(): void {
+    let t: number | undefined;
+    for (let i = 0; i < SWEEP_STEP; i++) {
+      const next = (this.cursor ??= this.map.keys()).next();
+      if (next.done) {
+        this.cursor = undefined;
+        return;
+      }
+      const e = this.map.get(next.value)!;
+      if (e.expiresAt !== Infinity && e.expiresAt <= (t ??= this.now())) this.map.delete(next.value);
     }
   }
 }
