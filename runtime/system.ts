@@ -289,7 +289,24 @@ export class ActorSystem {
   async list(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ data: unknown[]; has_more: boolean }> {
     const def = this.kind(ref);
     const page = await this.stores.indexes.page(listName(org, def.kind, list), opts);
-    const data = await Promise.all(page.ids.map((id) => this.get(def, id, org)));
+    const ids = page.ids;
+    const data: unknown[] = new Array(ids.length);
+    // Members active on this node are read in place; the rest (to activate, or on another node)
+    // through get(), together. A page of 25 active keys then costs no promise per member.
+    const cells = this.cells.get(def)!;
+    const placement = this.placement;
+    const now = this.clock.now();
+    let pending: Array<Promise<void>> | undefined;
+    for (let i = 0; i < ids.length; i++) {
+      const cell = placement === undefined || placement.isLocal(def.kind, ids[i]) ? cells.get(ids[i]) : undefined;
+      if (cell !== undefined && cell.ready && cell.org === org) {
+        cell.lastActive = now;
+        data[i] = def.view(cell.state);
+      } else {
+        (pending ??= []).push(this.get(def, ids[i], org).then((v) => void (data[i] = v)));
+      }
+    }
+    if (pending) await Promise.all(pending);
     return { data, has_more: page.hasMore };
   }
 
