@@ -9,28 +9,29 @@
  */
 export class BoundedMap<K, V> {
   private young = new Map<K, V>();
-  private old = new Map<K, V>();
+  /** Made at the first rotation: most actors remember one or two dedupe ids and never rotate. */
+  private old: Map<K, V> | undefined;
 
   constructor(readonly capacity: number) {
     if (!(capacity >= 1)) throw new RangeError(`BoundedMap capacity must be at least 1, got ${capacity}`);
   }
 
   get size(): number {
-    return this.young.size + this.old.size;
+    return this.young.size + (this.old?.size ?? 0);
   }
 
   get(key: K): V | undefined {
     const v = this.young.get(key);
-    return v !== undefined || this.young.has(key) ? v : this.old.get(key);
+    return v !== undefined || this.young.has(key) ? v : this.old?.get(key);
   }
 
   has(key: K): boolean {
-    return this.young.has(key) || this.old.has(key);
+    return this.young.has(key) || this.old?.has(key) === true;
   }
 
   /** Sets `key`; a key of the older generation moves to the newer one (it was used again). */
   set(key: K, value: V): this {
-    if (this.old.size) this.old.delete(key);
+    this.old?.delete(key);
     this.young.set(key, value);
     if (this.young.size >= this.capacity) {
       this.old = this.young;
@@ -41,18 +42,18 @@ export class BoundedMap<K, V> {
 
   delete(key: K): boolean {
     const a = this.young.delete(key);
-    const b = this.old.delete(key);
+    const b = this.old?.delete(key) === true;
     return a || b;
   }
 
   clear(): void {
     this.young = new Map();
-    this.old = new Map();
+    this.old = undefined;
   }
 
   /** Keys from the least to the most recently set. */
   *keys(): IterableIterator<K> {
-    yield* this.old.keys();
+    if (this.old) yield* this.old.keys();
     yield* this.young.keys();
   }
 }

@@ -19,9 +19,9 @@
 import type { Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
-import { BoundedMap } from './bounded.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
+import { listed, remember, seen, type Remembered } from './dedupe.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
 import { ApiError, isApiError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -88,7 +88,7 @@ interface Cell {
   version: number;
   snapVersion: number;
   /** Recent dedupe ids applied, at least the last `dedupeMemory` (made on first use). */
-  dedupe: BoundedMap<string, true> | undefined;
+  dedupe: Remembered;
   mailbox: Mailbox;
   ready: boolean;
   loading: Promise<void> | undefined;
@@ -413,12 +413,6 @@ export class ActorSystem {
     }
   }
 
-  private dedupeMemory(ids: readonly string[]): BoundedMap<string, true> {
-    const m = new BoundedMap<string, true>(this.limits.dedupeMemory);
-    for (const d of ids) m.set(d, true);
-    return m;
-  }
-
   private async loadState(cell: Cell): Promise<void> {
     const { def, id, key } = cell;
     let state: unknown;
@@ -451,7 +445,7 @@ export class ActorSystem {
     cell.state = state;
     cell.version = version;
     cell.org = org;
-    cell.dedupe = dedupe.length ? this.dedupeMemory(dedupe.slice(-this.limits.dedupeMemory)) : undefined;
+    cell.dedupe = remember(undefined, dedupe.slice(-this.limits.dedupeMemory), this.limits.dedupeMemory);
     cell.ready = true;
   }
 
@@ -560,7 +554,7 @@ export class ActorSystem {
         outcome(turn, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
         continue;
       }
-      if (env.dedupeId !== undefined && (cell.dedupe?.has(env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
+      if (env.dedupeId !== undefined && (seen(cell.dedupe, env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
         outcome(turn, env, true, exists && !env.noReply ? def.view(state) : undefined);
         continue;
       }
@@ -650,8 +644,7 @@ export class ActorSystem {
     cell.version = turn.version;
     cell.org = turn.org;
     if (turn.dedupe) {
-      const seen = (cell.dedupe ??= this.dedupeMemory([]));
-      for (const d of turn.dedupe) seen.set(d, true);
+      cell.dedupe = remember(cell.dedupe, turn.dedupe, this.limits.dedupeMemory);
     }
     if (!this.hasEffects(cell)) {
       this.answer(turn);
@@ -714,7 +707,7 @@ export class ActorSystem {
   private async snapshot(cell: Cell): Promise<void> {
     if (cell.def.ephemeral || cell.org === undefined || cell.version <= cell.snapVersion) return;
     const version = cell.version;
-    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: cell.dedupe ? [...cell.dedupe.keys()].slice(-this.limits.dedupeMemory) : [] });
+    const blob = encodeSnapshot({ schema: cell.def.schema ?? 1, kind: cell.def.kind, id: cell.id, version, org: cell.org, state: cell.state, dedupe: listed(cell.dedupe, this.limits.dedupeMemory) });
     try {
       await this.stores.snapshots.save(cell.key, version, blob);
       cell.snapVersion = Math.max(cell.snapVersion, version);
