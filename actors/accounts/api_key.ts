@@ -67,7 +67,8 @@ function apiKeyView(s: ApiKeyState): ApiKeyView {
       mocked: false as const,
       name: s.name,
       realm: s.realm,
-      scopes: Object.freeze([...s.scopes]) as string[],
+      // Scope lists are frozen and shared (canonicalScopes); one decoded from a snapshot is copied.
+      scopes: (Object.isFrozen(s.scopes) ? s.scopes : Object.freeze([...s.scopes])) as string[],
       revoked_at: s.revoked_at,
       created_at: s.created_at,
     });
