@@ -2,15 +2,15 @@ import type { KeyValueStore, Now } from '../types.ts';
 
 /**
  * Key-value with TTL measured on the injected clock. Expired entries are dropped when touched, and
- * each write also looks at the next SWEEP_STEP entries of a cursor that walks the whole map round
+ * each write also looks at the next SWEEP_STEP entry of a cursor that walks the whole map round
  * and round, so the map does not only grow: the cost per write is fixed, where a periodic full
  * sweep would cost the size of the map every so many writes.
  */
-const SWEEP_STEP = 2;
+const SWEEP_STEP = 1;
 
 export class MemoryKeyValue implements KeyValueStore {
   private readonly map = new Map<string, { value: unknown; expiresAt: number }>();
-  private cursor: Iterator<string> | undefined;
+  private cursor: Iterator<[string, { value: unknown; expiresAt: number }]> | undefined;
 
   constructor(private readonly now: Now) {}
 
@@ -60,13 +60,13 @@ export class MemoryKeyValue implements KeyValueStore {
   private sweep(): void {
     let t: number | undefined;
     for (let i = 0; i < SWEEP_STEP; i++) {
-      const next = (this.cursor ??= this.map.keys()).next();
+      const next = (this.cursor ??= this.map.entries()).next();
       if (next.done) {
         this.cursor = undefined;
         return;
       }
-      const e = this.map.get(next.value)!;
-      if (e.expiresAt !== Infinity && e.expiresAt <= (t ??= this.now())) this.map.delete(next.value);
+      const [k, e] = next.value;
+      if (e.expiresAt !== Infinity && e.expiresAt <= (t ??= this.now())) this.map.delete(k);
     }
   }
 }
