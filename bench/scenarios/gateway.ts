@@ -10,7 +10,9 @@
  *   6. the POST of 4 on a platform with the accounts area alone: no event pipeline (informative)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
- * shared machine do not move.
+ * shared machine do not move. The six runs alternate over BENCH_ROUNDS rounds (default 3) against
+ * servers started once; each figure is the median of its rounds, and the note lists each round's
+ * ratio to the baseline run in the same round.
  *
  * The load generator is written here on node:net: keep-alive connections with HTTP/1.1
  * pipelining, a fixed number of requests in flight per connection, responses framed by
@@ -24,7 +26,7 @@ import { compared, type BenchResult } from '../report.ts';
 import { startRegisteredPlatform } from '../support/platform.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 /**
@@ -208,10 +210,20 @@ function firstLine(p: ChildProcess): Promise<any> {
   });
 }
 
-async function startServer(kind: 'bare' | 'full', areas?: string): Promise<{ port: number; key?: string; pid: number; stop(): void }> {
+interface Server {
+  port: number;
+  /** The registered organisation's first key (full servers). */
+  key?: string;
+  pid: number;
+  pause(): void;
+  resume(): void;
+  stop(): void;
+}
+
+async function startServer(kind: 'bare' | 'full', areas?: string): Promise<Server> {
   const p = child(0, ['--serve', kind, ...(areas ? [areas] : [])]);
   const info = await firstLine(p);
-  return { ...info, pid: p.pid!, stop: () => p.kill('SIGKILL') };
+  return { ...info, pid: p.pid!, pause: () => p.kill('SIGSTOP'), resume: () => p.kill('SIGCONT'), stop: () => (p.kill('SIGCONT'), p.kill('SIGKILL')) };
 }
 
 async function runLoad(spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline'>): Promise<LoadResult> {
@@ -224,52 +236,80 @@ async function runLoad(spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections'
   return r;
 }
 
+/** Alternating rounds: on a shared machine one run of each can land in a slow or fast moment. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The runs of one figure over the rounds: median wall and per-CPU rates, and each round's ratio to its baseline. */
+class Series {
+  readonly runs: LoadResult[] = [];
+  get rps(): number {
+    return median(this.runs.map((r) => r.rps));
+  }
+  get perCpu(): number {
+    return median(this.runs.map((r) => r.perCpuSecond));
+  }
+  get cpu(): number {
+    return median(this.runs.map((r) => r.serverCpu));
+  }
+  get non2xx(): number {
+    return this.runs.reduce((n, r) => n + r.non2xx, 0);
+  }
+  /** Per-round ratios to `base` (same round), for the note: how far the rounds spread. */
+  spread(base: Series, perCpu = false): string {
+    return this.runs.map((r, i) => ((perCpu ? r.perCpuSecond / base.runs[i].perCpuSecond : r.rps / base.runs[i].rps)).toFixed(2)).join(', ');
+  }
+}
+
 export default async function gatewayBench(): Promise<BenchResult[]> {
   const echoBody = JSON.stringify({ name: 'bench key' });
-  const bare = await startServer('bare');
-  let bareGet: LoadResult;
-  let barePost: LoadResult;
+  // The servers run on core 0 at once, and every one but the server under load is stopped
+  // (SIGSTOP), so no server's background work (a large heap's concurrent marking and sweeping) runs
+  // during another's measurement. The list GET and the replay have platforms of their own, so every
+  // round measures the same thing whatever the create rounds added to the creating platform's
+  // heap. The last mounts the accounts area alone, i.e. the same create without the event pipeline
+  // (sequence, public event, reactions) every create feeds (informative).
+  const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts')]);
+  const [bare, lister, replayer, creator, accounts] = servers;
+  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost] = Array.from({ length: 6 }, () => new Series());
+  const measure = async (series: Series, server: Server, spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline' | 'serverPid' | 'port'>) => {
+    for (const s of servers) if (s !== server) s.pause();
+    server.resume();
+    series.runs.push(await runLoad({ ...spec, serverPid: server.pid, port: server.port }));
+  };
+  const key = (s: Server) => ({ 'service-api-key': s.key! });
   try {
-    bareGet = await runLoad({ serverPid: bare.pid, port: bare.port, method: 'GET', path: '/hello', headers: {} });
-    barePost = await runLoad({ serverPid: bare.pid, port: bare.port, method: 'POST', path: '/echo', headers: {}, body: echoBody });
+    for (let round = 0; round < ROUNDS; round++) {
+      await measure(bareGet, bare, { method: 'GET', path: '/hello', headers: {} });
+      await measure(listGet, lister, { method: 'GET', path: '/v1/api_keys', headers: key(lister) });
+      await measure(barePost, bare, { method: 'POST', path: '/echo', headers: {}, body: echoBody });
+      await measure(replayPost, replayer, { method: 'POST', path: '/v1/api_keys', headers: { ...key(replayer), 'idempotency-key': 'bench-replay' }, body: echoBody });
+      await measure(idemPost, creator, { method: 'POST', path: '/v1/api_keys', headers: key(creator), body: echoBody, uniqueKey: true });
+      await measure(accountsPost, accounts, { method: 'POST', path: '/v1/api_keys', headers: key(accounts), body: echoBody, uniqueKey: true });
+    }
   } finally {
-    bare.stop();
+    for (const s of servers) s.stop();
   }
-  const full = await startServer('full');
-  let listGet: LoadResult;
-  let idemPost: LoadResult;
-  let replayPost: LoadResult;
-  try {
-    const auth = { 'service-api-key': full.key! };
-    listGet = await runLoad({ serverPid: full.pid, port: full.port, method: 'GET', path: '/v1/api_keys', headers: auth });
-    replayPost = await runLoad({ serverPid: full.pid, port: full.port, method: 'POST', path: '/v1/api_keys', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: echoBody });
-    idemPost = await runLoad({ serverPid: full.pid, port: full.port, method: 'POST', path: '/v1/api_keys', headers: auth, body: echoBody, uniqueKey: true });
-  } finally {
-    full.stop();
-  }
-  // Informative: the same create on a platform with the accounts area alone, i.e. without the
-  // event pipeline (sequence, public event, reactions) that every create feeds.
-  const accounts = await startServer('full', 'accounts');
-  let accountsPost: LoadResult;
-  try {
-    accountsPost = await runLoad({ serverPid: accounts.pid, port: accounts.port, method: 'POST', path: '/v1/api_keys', headers: { 'service-api-key': accounts.key! }, body: echoBody, uniqueKey: true });
-  } finally {
-    accounts.stop();
-  }
-  const note = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x ${PIPELINE} in flight, ${SECONDS}s`;
-  const postNote = `server core 0, load core 1; ${CONNECTIONS} keep-alive conns x 1 in flight, ${SECONDS}s`;
-  const errs = (r: LoadResult) => (r.non2xx ? `; ${r.non2xx} non-2xx` : '');
+  const shape = `server core 0, load core 1; medians of ${ROUNDS} alternating rounds of ${SECONDS}s`;
+  const note = `${shape}; ${CONNECTIONS} keep-alive conns x ${PIPELINE} in flight`;
+  const postNote = `${shape}; ${CONNECTIONS} keep-alive conns x 1 in flight`;
+  const errs = (r: Series) => (r.non2xx ? `; ${r.non2xx} non-2xx` : '');
+  const rounds = (r: Series, base: Series, perCpu = false) => `; rounds ${r.spread(base, perCpu)}`;
   return [
-    compared('authenticated list GET (full pipeline)', Math.round(listGet.rps), 'req/s', 'bare uWS hello-world GET', Math.round(bareGet.rps), 0.5, note + errs(listGet)),
-    compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + '; creates an api_key actor per request' + errs(idemPost)),
-    compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + errs(replayPost)),
-    compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + errs(accountsPost)),
+    compared('authenticated list GET (full pipeline)', Math.round(listGet.rps), 'req/s', 'bare uWS hello-world GET', Math.round(bareGet.rps), 0.5, note + rounds(listGet, bareGet) + errs(listGet)),
+    compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + '; creates an api_key actor per request' + rounds(idemPost, barePost) + errs(idemPost)),
+    compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + rounds(replayPost, barePost) + errs(replayPost)),
+    compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + rounds(accountsPost, barePost) + errs(accountsPost)),
     // The same figures per second of server CPU, i.e. what one saturated server core serves. On a
     // shared machine the load generator often cannot saturate the server, and wall-clock rates then
     // measure the generator; CPU-normalised rates do not move with that.
-    compared('authenticated list GET per server CPU-second', Math.round(listGet.perCpuSecond), 'req/cpu-s', 'bare GET per server CPU-second', Math.round(bareGet.perCpuSecond), 0.5, `server CPU ${listGet.serverCpu.toFixed(2)}s vs ${bareGet.serverCpu.toFixed(2)}s`),
-    compared('idempotent POST per server CPU-second', Math.round(idemPost.perCpuSecond), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpuSecond), 0.4, `server CPU ${idemPost.serverCpu.toFixed(2)}s vs ${barePost.serverCpu.toFixed(2)}s`),
-    compared('idempotent POST replay per server CPU-second', Math.round(replayPost.perCpuSecond), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpuSecond), undefined, `server CPU ${replayPost.serverCpu.toFixed(2)}s`),
+    compared('authenticated list GET per server CPU-second', Math.round(listGet.perCpu), 'req/cpu-s', 'bare GET per server CPU-second', Math.round(bareGet.perCpu), 0.5, `server CPU ${listGet.cpu.toFixed(2)}s vs ${bareGet.cpu.toFixed(2)}s` + rounds(listGet, bareGet, true)),
+    compared('idempotent POST per server CPU-second', Math.round(idemPost.perCpu), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpu), 0.4, `server CPU ${idemPost.cpu.toFixed(2)}s vs ${barePost.cpu.toFixed(2)}s` + rounds(idemPost, barePost, true)),
+    compared('idempotent POST replay per server CPU-second', Math.round(replayPost.perCpu), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpu), undefined, `server CPU ${replayPost.cpu.toFixed(2)}s` + rounds(replayPost, barePost, true)),
   ];
 }
 
