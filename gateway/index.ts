@@ -5,7 +5,7 @@
  */
 import type { Platform } from '../runtime/area.ts';
 import { openApiRoute } from './openapi/route.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
 import { serve } from './uws.ts';
 
@@ -31,6 +31,7 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
     host: opts.host ?? '0.0.0.0',
     port: opts.port,
     maxBodyBytes,
+    headers: REQUEST_HEADERS,
     handle: pipeline.handle,
     refuse: pipeline.refuse,
     sockets: socketRoutes(platform),

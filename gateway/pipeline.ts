@@ -13,7 +13,7 @@ import type { Platform } from '../runtime/area.ts';
 import { ApiError } from '../runtime/errors.ts';
 import { newId } from '../runtime/ids.ts';
 import { requiredScope, type Principal, type RouteDef, type RouteRequest, type RouteResult } from '../runtime/route.ts';
-import { authenticate } from '../actors/accounts/index.ts';
+import { authenticate, CREDENTIAL_HEADERS } from '../actors/accounts/index.ts';
 import { errorResponse } from './errors.ts';
 import './formats.ts';
 import { checkKey, fingerprint, Idempotency } from './idempotency.ts';
@@ -23,6 +23,11 @@ import { assertValid, compile, parseQuery, type Validator } from './validate.ts'
 
 export const REQUEST_ID_HEADER = 'service-request-id';
 export const REPLAY_HEADER = 'service-idempotent-replay';
+/**
+ * Every request header the pipeline, the credentials and the handlers read; the transport copies no
+ * other (a handler that needs another header adds it here).
+ */
+export const REQUEST_HEADERS: readonly string[] = [...CREDENTIAL_HEADERS, 'idempotency-key', 'content-type'];
 
 interface Mounted {
   def: RouteDef;

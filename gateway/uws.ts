@@ -56,7 +56,7 @@ export interface WireRequest {
   path: string;
   /** Raw query string without '?'. */
   query: string;
-  /** Lower-cased header names. */
+  /** The request headers the platform reads (ServeOptions.headers) that the client sent, by lower-cased name. */
   headers: Record<string, string>;
   body: Buffer;
 }
@@ -85,6 +85,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
+  /** Lower-case names of the request headers `handle` and the sockets read; no other is copied. */
+  headers: readonly string[];
   handle(req: WireRequest): Promise<WireResponse>;
   refuse: EarlyRefusal;
   sockets: SocketRoute[];
@@ -103,16 +105,24 @@ const STATUS_TEXT: Record<number, string> = {
 };
 const statusLine = (s: number) => STATUS_TEXT[s] ?? String(s);
 
-function copyRequest(req: UWS.HttpRequest): Omit<WireRequest, 'body'> {
+/** Headers the transport reads itself, besides those the handler declares (ServeOptions.headers). */
+const TRANSPORT_HEADERS = ['content-length', 'transfer-encoding'];
+
+/**
+ * Copies the request out of uWS. Only the named headers are copied, each by one getHeader call:
+ * cheaper than forEach, which calls back into JavaScript once per header the client sent.
+ */
+function copyRequest(req: UWS.HttpRequest, names: readonly string[]): Omit<WireRequest, 'body'> {
   const headers: Record<string, string> = {};
-  req.forEach((k, v) => {
-    headers[k] = v;
-  });
+  for (let i = 0; i < names.length; i++) {
+    const v = req.getHeader(names[i]);
+    if (v !== '') headers[names[i]] = v;
+  }
   return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: req.getQuery() ?? '', headers };
 }
 
 function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false): void {
-  res.writeStatus(statusLine(out.status));
+  if (out.status !== 200) res.writeStatus(statusLine(out.status)); // uWS writes 200 OK when none is set
   for (const k in out.headers) res.writeHeader(k, out.headers[k]);
   res.end(out.body, closeConnection);
 }
@@ -210,6 +220,7 @@ class Exchange {
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
   const inflight = new InFlight();
+  const names = [...new Set([...opts.headers.map((h) => h.toLowerCase()), ...TRANSPORT_HEADERS])];
 
   for (const s of opts.sockets) {
     app.ws<{ data: unknown }>(s.path, {
@@ -217,7 +228,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
       idleTimeout: 120,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
-        const head = copyRequest(req);
+        const head = copyRequest(req, names);
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
@@ -257,7 +268,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
   }
 
   app.any('/*', (res, req) => {
-    const ex = new Exchange(res, copyRequest(req), opts, inflight);
+    const ex = new Exchange(res, copyRequest(req, names), opts, inflight);
     res.onAborted(() => {
       ex.answered = true;
     });

@@ -83,6 +83,9 @@ function principalOf(rec: CredentialRecord): Principal {
   return p;
 }
 
+/** The request headers a credential can arrive in (spec 5.1, 5.3, 5.4). */
+export const CREDENTIAL_HEADERS = ['authorization', 'service-api-key', 'service-session'] as const;
+
 const unauthenticated = (msg: string) => new ApiError('unauthenticated', msg);
 
 function bearer(headers: Readonly<Record<string, string>>): string | undefined {

@@ -7,7 +7,7 @@ import { Organisation } from './organisation.ts';
 import { routes } from './routes.ts';
 import { SupportAccess } from './support_access.ts';
 
-export { authenticate, type CredentialRecord, type Realm } from './credentials.ts';
+export { authenticate, CREDENTIAL_HEADERS, type CredentialRecord, type Realm } from './credentials.ts';
 export { ALL_SCOPES, MODULE_PREFIXES, isScope } from './scopes.ts';
 export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
 export { recordSupportAccess } from './support.ts';
