@@ -52,6 +52,19 @@ describe('request id and transport errors (spec 7; DESIGN gateway pipeline)', ()
     expect(r.headers['allow']).toBe('POST, GET');
   });
 
+  it('a body of another media type answers 415 unsupported_media_type', async () => {
+    const r = await h.request('POST', '/v1/probe/charges', { body: JSON.stringify(charge), idempotencyKey: 'k-415', headers: { 'content-type': 'text/plain' } });
+    expect(r.status).toBe(415);
+    expect(r.body.error.code).toBe('unsupported_media_type');
+    expect(executions.count).toBe(0);
+  });
+
+  it('handlers see the request headers the platform reads, by lower-case name, and no other (docs/gaps.md#gateway)', async () => {
+    const r = await h.request('GET', '/v1/probe/headers', { headers: { 'X-Forwarded-For': '10.0.0.1', 'Idempotency-Key': 'Mixed-Case-1' } });
+    expect(r.status).toBe(200);
+    expect(r.body.headers).toEqual({ 'service-api-key': h.key, 'idempotency-key': 'Mixed-Case-1' });
+  });
+
   it('unreadable JSON answers 400 invalid_request', async () => {
     const r = await h.request('POST', '/v1/probe/charges', { body: '{"description":', idempotencyKey: 'k-unreadable' });
     expect(r.status).toBe(400);

@@ -46,6 +46,15 @@ export const probeArea: Area = {
     }),
     route({
       method: 'GET',
+      path: '/v1/probe/headers',
+      auth: 'key',
+      module: 'run',
+      idempotent: false,
+      summary: 'probe: the request headers a handler sees',
+      handler: async (req) => ({ object: 'probe_headers', headers: req.headers }),
+    }),
+    route({
+      method: 'GET',
       path: '/v1/probe/fault',
       auth: 'none',
       module: null,
