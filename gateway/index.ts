@@ -5,7 +5,7 @@
  */
 import type { Platform } from '../runtime/area.ts';
 import { openApiRoute } from './openapi/route.ts';
-import { createPipeline, REQUEST_HEADERS } from './pipeline.ts';
+import { BODY_REQUEST_HEADERS, createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
 import { serve } from './uws.ts';
 
@@ -32,6 +32,7 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
     port: opts.port,
     maxBodyBytes,
     headers: REQUEST_HEADERS,
+    bodyHeaders: BODY_REQUEST_HEADERS,
     handle: pipeline.handle,
     refuse: pipeline.refuse,
     sockets: socketRoutes(platform),

@@ -25,9 +25,11 @@ export const REQUEST_ID_HEADER = 'service-request-id';
 export const REPLAY_HEADER = 'service-idempotent-replay';
 /**
  * Every request header the pipeline, the credentials and the handlers read; the transport copies no
- * other (a handler that needs another header adds it here).
+ * other (a handler that needs another header adds it here). The second list is read only on
+ * methods other than GET and HEAD: a body's type, and the Idempotency-Key of a POST.
  */
-export const REQUEST_HEADERS: readonly string[] = [...CREDENTIAL_HEADERS, 'idempotency-key', 'content-type'];
+export const REQUEST_HEADERS: readonly string[] = CREDENTIAL_HEADERS;
+export const BODY_REQUEST_HEADERS: readonly string[] = ['idempotency-key', 'content-type'];
 
 interface Mounted {
   def: RouteDef;

@@ -87,6 +87,8 @@ export interface ServeOptions {
   maxBodyBytes: number;
   /** Lower-case names of the request headers `handle` and the sockets read; no other is copied. */
   headers: readonly string[];
+  /** Further headers read only on requests that may carry a body or move state (not GET or HEAD). */
+  bodyHeaders: readonly string[];
   handle(req: WireRequest): Promise<WireResponse>;
   refuse: EarlyRefusal;
   sockets: SocketRoute[];
@@ -105,20 +107,28 @@ const STATUS_TEXT: Record<number, string> = {
 };
 const statusLine = (s: number) => STATUS_TEXT[s] ?? String(s);
 
-/** Headers the transport reads itself, besides those the handler declares (ServeOptions.headers). */
-const TRANSPORT_HEADERS = ['content-length', 'transfer-encoding'];
+/** Headers the transport reads itself on requests that may carry a body (the cap, chunked bodies). */
+const BODY_HEADERS = ['content-length', 'transfer-encoding'];
+
+/** The lower-case header names to copy: for GET and HEAD, and for every other method. */
+interface HeaderNames {
+  bodiless: readonly string[];
+  any: readonly string[];
+}
 
 /**
  * Copies the request out of uWS. Only the named headers are copied, each by one getHeader call:
  * cheaper than forEach, which calls back into JavaScript once per header the client sent.
  */
-function copyRequest(req: UWS.HttpRequest, names: readonly string[]): Omit<WireRequest, 'body'> {
+function copyRequest(req: UWS.HttpRequest, names: HeaderNames): Omit<WireRequest, 'body'> {
+  const method = req.getCaseSensitiveMethod().toUpperCase();
+  const list = method === 'GET' || method === 'HEAD' ? names.bodiless : names.any;
   const headers: Record<string, string> = {};
-  for (let i = 0; i < names.length; i++) {
-    const v = req.getHeader(names[i]);
-    if (v !== '') headers[names[i]] = v;
+  for (let i = 0; i < list.length; i++) {
+    const v = req.getHeader(list[i]);
+    if (v !== '') headers[list[i]] = v;
   }
-  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: req.getQuery() ?? '', headers };
+  return { method, path: req.getUrl(), query: req.getQuery() ?? '', headers };
 }
 
 function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false): void {
@@ -220,7 +230,9 @@ class Exchange {
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
   const inflight = new InFlight();
-  const names = [...new Set([...opts.headers.map((h) => h.toLowerCase()), ...TRANSPORT_HEADERS])];
+  const lower = (hs: readonly string[]) => hs.map((h) => h.toLowerCase());
+  const bodiless = [...new Set(lower(opts.headers))];
+  const names: HeaderNames = { bodiless, any: [...new Set([...bodiless, ...lower(opts.bodyHeaders), ...BODY_HEADERS])] };
 
   for (const s of opts.sockets) {
     app.ws<{ data: unknown }>(s.path, {

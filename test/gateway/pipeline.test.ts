@@ -60,9 +60,13 @@ describe('request id and transport errors (spec 7; DESIGN gateway pipeline)', ()
   });
 
   it('handlers see the request headers the platform reads, by lower-case name, and no other (docs/gaps.md#gateway)', async () => {
-    const r = await h.request('GET', '/v1/probe/headers', { headers: { 'X-Forwarded-For': '10.0.0.1', 'Idempotency-Key': 'Mixed-Case-1' } });
-    expect(r.status).toBe(200);
-    expect(r.body.headers).toEqual({ 'service-api-key': h.key, 'idempotency-key': 'Mixed-Case-1' });
+    const extra = { 'X-Forwarded-For': '10.0.0.1', 'Idempotency-Key': 'Mixed-Case-1' };
+    const get = await h.request('GET', '/v1/probe/headers', { headers: extra });
+    expect(get.status).toBe(200);
+    expect(get.body.headers).toEqual({ 'service-api-key': h.key }); // a GET has no body and no Idempotency-Key to read
+    const post = await h.request('POST', '/v1/probe/headers', { headers: extra, body: {} });
+    expect(post.status).toBe(200);
+    expect(post.body.headers).toEqual({ 'service-api-key': h.key, 'idempotency-key': 'Mixed-Case-1', 'content-type': 'application/json', 'content-length': '2' });
   });
 
   it('unreadable JSON answers 400 invalid_request', async () => {

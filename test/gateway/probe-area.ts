@@ -54,6 +54,15 @@ export const probeArea: Area = {
       handler: async (req) => ({ object: 'probe_headers', headers: req.headers }),
     }),
     route({
+      method: 'POST',
+      path: '/v1/probe/headers',
+      auth: 'key',
+      module: 'run',
+      idempotent: false,
+      summary: 'probe: the request headers a handler sees on a POST',
+      handler: async (req) => ({ object: 'probe_headers', headers: req.headers }),
+    }),
+    route({
       method: 'GET',
       path: '/v1/probe/fault',
       auth: 'none',
