@@ -8,6 +8,7 @@
  * node. Access tokens and sessions carry expires_at, checked against the platform clock as well as
  * stored with a TTL.
  */
+import { BoundedMap } from '../../runtime/bounded.ts';
 import { ApiError } from '../../runtime/errors.ts';
 import type { Auth, Principal } from '../../runtime/route.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
@@ -36,18 +37,16 @@ const principals = new WeakMap<object, Principal>();
 
 /**
  * secret -> digest, bounded: a client sends the same credential on every request, and the digest
- * is a pure function of it. Dropped wholesale when full (no per-entry bookkeeping on the hot path).
+ * is a pure function of it. Recent secrets are kept (no per-entry bookkeeping on the hot path).
  */
-const DIGEST_CACHE_MAX = 10_000;
 interface Digest {
   hex: string;
   bytes: Buffer;
 }
-const digests = new Map<string, Digest>();
+const digests = new BoundedMap<string, Digest>(10_000);
 function digestOf(secret: string): Digest {
   let d = digests.get(secret);
   if (d === undefined) {
-    if (digests.size >= DIGEST_CACHE_MAX) digests.clear();
     const hex = digest(secret);
     d = { hex, bytes: Buffer.from(hex, 'hex') };
     digests.set(secret, d);

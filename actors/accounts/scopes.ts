@@ -4,6 +4,8 @@
  * sources of spec 6 (anchor, proof, rail, flow, match, run, remit, route) and `iam` for the Accounts
  * endpoints (docs/gaps.md#accounts). A wildcard is never issued.
  */
+import { BoundedMap } from '../../runtime/bounded.ts';
+
 export const MODULE_PREFIXES = {
   identity: 'anchor',
   credentials: 'proof',
@@ -36,8 +38,7 @@ export const isScope = (s: string): boolean => bit.has(s);
  * One frozen array per set of scopes, shared by every key, token, event and view that carries it
  * (most keys carry the same few sets): a create then keeps no copy of its scope list of its own.
  */
-const interned = new Map<number, readonly string[]>();
-const INTERNED_MAX = 4096;
+const interned = new BoundedMap<number, readonly string[]>(4096);
 
 /** Scopes in the canonical order, without duplicates; the array is frozen and shared. */
 export function canonicalScopes(scopes: Iterable<string>): string[] {
@@ -48,7 +49,6 @@ export function canonicalScopes(scopes: Iterable<string>): string[] {
   }
   let list = interned.get(mask);
   if (list === undefined) {
-    if (interned.size >= INTERNED_MAX) interned.clear();
     list = Object.freeze(ALL_SCOPES.filter((s) => (mask & bit.get(s)!) !== 0));
     interned.set(mask, list);
   }
