@@ -8,14 +8,22 @@ const ALPHABET = Buffer.from('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 const SUFFIX_LENGTH = 22;
 const pool = Buffer.alloc(8192);
 let cursor = pool.length;
-const out = Buffer.alloc(64);
-/** Character codes of the suffix being drawn, reused: one string is made per id. */
-const codes: number[] = new Array(SUFFIX_LENGTH).fill(0);
+const out = Buffer.alloc(128);
+const suffix = new Uint8Array(SUFFIX_LENGTH);
+/** Character codes of the string being made, reused: one string is made per id. */
+const codes: number[] = [];
 
-export function randomSuffix(length = SUFFIX_LENGTH): string {
-  codes.length = length;
-  let n = 0;
-  while (n < length) {
+/**
+ * `prefix` and then `length` random base62 symbols, made as one string. (`prefix + suffix` would
+ * keep a rope of two strings for the life of every id the platform stores.)
+ */
+export function randomString(prefix: string, length: number): string {
+  const p = prefix.length;
+  codes.length = p + length;
+  for (let i = 0; i < p; i++) codes[i] = prefix.charCodeAt(i);
+  let n = p;
+  const end = p + length;
+  while (n < end) {
     if (cursor === pool.length) {
       randomFillSync(pool);
       cursor = 0;
@@ -26,7 +34,9 @@ export function randomSuffix(length = SUFFIX_LENGTH): string {
   return String.fromCharCode.apply(null, codes);
 }
 
-export const newId = (prefix: string): string => prefix + randomSuffix();
+export const randomSuffix = (length = SUFFIX_LENGTH): string => randomString('', length);
+
+export const newId = (prefix: string): string => randomString(prefix, SUFFIX_LENGTH);
 
 export const hasPrefix = (id: unknown, prefix: string): id is string =>
   typeof id === 'string' && id.startsWith(prefix) && id.length > prefix.length;
@@ -42,8 +52,10 @@ export function derivedId(prefix: string, ...parts: string[]): string {
     const h = hash('sha256', `${round++}\u0000${parts.join('\u0000')}`, 'buffer');
     for (let i = 0; i < h.length && n < SUFFIX_LENGTH; i++) {
       const b = h[i] & 63;
-      if (b < 62) out[n++] = ALPHABET[b];
+      if (b < 62) suffix[n++] = ALPHABET[b];
     }
   }
-  return prefix + out.toString('latin1', 0, SUFFIX_LENGTH);
+  const p = out.write(prefix, 'latin1');
+  for (let i = 0; i < SUFFIX_LENGTH; i++) out[p + i] = suffix[i];
+  return out.toString('latin1', 0, p + SUFFIX_LENGTH); // one flat string
 }

@@ -5,11 +5,11 @@
  * they are hashed with scrypt, node's memory-hard KDF (N=2^15, r=8: 32 MiB per hash).
  */
 import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { randomSuffix } from '../../runtime/ids.ts';
+import { randomString, randomSuffix } from '../../runtime/ids.ts';
 
 export const SECRET_LENGTH = 40;
 
-export const newSecret = (prefix: string): string => prefix + randomSuffix(SECRET_LENGTH);
+export const newSecret = (prefix: string): string => randomString(prefix, SECRET_LENGTH);
 
 export const digest = (secret: string): string => hash('sha256', secret, 'hex');
 
