@@ -163,10 +163,13 @@ export const SHOWN_ONCE_FIELDS: ReadonlySet<string> = new Set(['key', 'client_se
 /** A copy of `x` with shown-once fields nulled (two levels deep), or undefined when it has none. */
 function withoutSecrets(x: unknown, depth = 0): unknown {
   if (typeof x !== 'object' || x === null || Array.isArray(x) || depth > 1) return undefined;
+  const rec = x as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(x)) {
+  for (const k in rec) {
+    if (!Object.hasOwn(rec, k)) continue;
+    const v = rec[k];
     const inner = SHOWN_ONCE_FIELDS.has(k) && typeof v === 'string' ? null : withoutSecrets(v, depth + 1);
-    if (inner !== undefined) (copy ??= { ...(x as Record<string, unknown>) })[k] = inner;
+    if (inner !== undefined) (copy ??= { ...rec })[k] = inner;
   }
   return copy;
 }

@@ -42,13 +42,15 @@ const principals = new WeakMap<object, Principal>();
 interface Digest {
   hex: string;
   bytes: Buffer;
+  /** The record's key-value key, made (and hashed by the store's map) once per secret. */
+  recordKey: string;
 }
 const digests = new BoundedMap<string, Digest>(10_000);
 function digestOf(secret: string): Digest {
   let d = digests.get(secret);
   if (d === undefined) {
     const hex = digest(secret);
-    d = { hex, bytes: Buffer.from(hex, 'hex') };
+    d = { hex, bytes: Buffer.from(hex, 'hex'), recordKey: key(hex) };
     digests.set(secret, d);
   }
   return d;
@@ -98,7 +100,7 @@ function bearer(headers: Readonly<Record<string, string>>): string | undefined {
 async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialRecord | undefined> {
   if (secret.length > 512) return undefined;
   const d = digestOf(secret);
-  const rec = await kv.get<CredentialRecord>(key(d.hex));
+  const rec = await kv.get<CredentialRecord>(d.recordKey);
   return rec && sameDigest(rec, d) ? rec : undefined;
 }
 
