@@ -33,8 +33,9 @@ export class MemoryKeyValue implements KeyValueStore {
     this.write(key, value, ttlMs);
   }
 
+  /** Check and write in one synchronous step: two claims started together never both win. */
   async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
-    if ((await this.get(key)) !== undefined) return false;
+    if (this.read(key) !== undefined) return false;
     this.write(key, value, ttlMs);
     return true;
   }

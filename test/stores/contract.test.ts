@@ -215,6 +215,12 @@ describe(`key-value (${storeFamily()})`, () => {
     expect(await stores.kv.setIfAbsent('k', 4)).toBe(false);
   });
 
+  it('setIfAbsent - of claims started together exactly one wins, and its value is kept', async () => {
+    const won = await Promise.all(Array.from({ length: 50 }, (_, i) => stores.kv.setIfAbsent('claim', i, 1000)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await stores.kv.get('claim')).toBe(won.indexOf(true));
+  });
+
   it('incr - atomic counter from 0, keeping an existing expiry', async () => {
     expect(await stores.kv.incr('c')).toBe(1);
     expect(await stores.kv.incr('c', 5)).toBe(6);
