@@ -7,12 +7,15 @@
  *   aborted one;
  * - every write after an await is wrapped in cork(), so status, headers and body leave in one send;
  * - the body is copied chunk by chunk (uWS neuters each ArrayBuffer after onData returns) and
- *   capped: a declared or streamed length over the cap is answered at once (413).
+ *   capped: a declared or streamed length over the cap is answered at once (413);
+ * - a request read whole is handed to the pipeline with the others of its I/O phase, right after
+ *   the phase (batch.ts), and counted in flight from then, so a graceful close answers it.
  * What to answer is decided elsewhere (pipeline.ts); this file only moves bytes.
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
 import { newId } from '../runtime/ids.ts';
+import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './errors.ts';
 
 const require = createRequire(import.meta.url);
@@ -164,6 +167,14 @@ class InFlight {
   }
 }
 
+/** What every exchange of one server shares. */
+interface ServerState {
+  readonly opts: ServeOptions;
+  readonly inflight: InFlight;
+  /** Requests read in one I/O phase, handed to the pipeline together after it (batch.ts). */
+  readonly batch: PhaseBatch<Exchange>;
+}
+
 /**
  * One request/response exchange. A class rather than per-request closures: the hot path allocates
  * one object, and its methods are shared.
@@ -173,23 +184,38 @@ class Exchange {
   answered = false;
   private chunks: Buffer[] | undefined;
   private size = 0;
+  private body: Buffer = EMPTY;
 
   constructor(
     private readonly res: UWS.HttpResponse,
     readonly head: Omit<WireRequest, 'body'>,
-    private readonly opts: ServeOptions,
-    private readonly inflight: InFlight,
+    private readonly server: ServerState,
   ) {}
 
+  /** The request is whole: it is counted in flight now (close() waits for it) and runs with its batch. */
   run(body: Buffer): void {
-    this.inflight.enter();
-    this.opts.handle({ method: this.head.method, path: this.head.path, query: this.head.query, headers: this.head.headers, body }).then(
+    this.server.inflight.enter();
+    this.body = body;
+    this.server.batch.push(this);
+  }
+
+  /** Called by the batch. Runs even if the client has gone: a request read whole is executed. */
+  start(): void {
+    const { head, body } = this;
+    this.body = EMPTY;
+    let answer: Promise<WireResponse>;
+    try {
+      answer = this.server.opts.handle({ method: head.method, path: head.path, query: head.query, headers: head.headers, body });
+    } catch (e) {
+      answer = Promise.reject(e);
+    }
+    answer.then(
       (out) => {
-        this.inflight.leave();
+        this.server.inflight.leave();
         this.respond(out);
       },
       (e) => {
-        this.inflight.leave();
+        this.server.inflight.leave();
         this.respond(errorResponse(e, newId('req_'))); // handle() maps its own errors; this is a last resort
       },
     );
@@ -199,10 +225,10 @@ class Exchange {
   chunk(chunk: ArrayBuffer, isLast: boolean): void {
     if (this.answered) return;
     this.size += chunk.byteLength;
-    if (this.size > this.opts.maxBodyBytes) {
+    if (this.size > this.server.opts.maxBodyBytes) {
       this.chunks = undefined;
       this.answered = true;
-      const out = this.opts.refuse(this.head, 'payload_too_large');
+      const out = this.server.opts.refuse(this.head, 'payload_too_large');
       try {
         this.res.cork(() => write(this.res, out, true));
       } catch {
@@ -230,6 +256,14 @@ class Exchange {
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
   const inflight = new InFlight();
+  const server: ServerState = {
+    opts,
+    inflight,
+    batch: new PhaseBatch<Exchange>(
+      (ex) => ex.start(),
+      (e) => console.error('[gateway] a request could not be started', e),
+    ),
+  };
   const lower = (hs: readonly string[]) => hs.map((h) => h.toLowerCase());
   const bodiless = [...new Set(lower(opts.headers))];
   const names: HeaderNames = { bodiless, any: [...new Set([...bodiless, ...lower(opts.bodyHeaders), ...BODY_HEADERS])] };
@@ -280,7 +314,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
   }
 
   app.any('/*', (res, req) => {
-    const ex = new Exchange(res, copyRequest(req, names), opts, inflight);
+    const ex = new Exchange(res, copyRequest(req, names), server);
     res.onAborted(() => {
       ex.answered = true;
     });
