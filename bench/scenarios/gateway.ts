@@ -8,9 +8,11 @@
  *   4. idempotent POST /v1/api_keys, a fresh Idempotency-Key each (target >= 40% of 3)
  *   5. the same POST replayed (one key, one body): the idempotency layer alone (informative)
  *   6. the POST of 4 on a platform with the accounts area alone: no event pipeline (informative)
+ *   7. an idempotent POST, a fresh Idempotency-Key each, to a handler that creates nothing: the
+ *      gateway's own share of 4 (informative; bench/support/noop-area.ts)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
- * shared machine do not move. The six runs alternate over BENCH_ROUNDS rounds (default 3) against
+ * shared machine do not move. The seven runs alternate over BENCH_ROUNDS rounds (default 3) against
  * servers started once; each figure is the median of its rounds, and the note lists each round's
  * ratio to the baseline run in the same round.
  *
@@ -23,6 +25,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { compared, type BenchResult } from '../report.ts';
+import { NOOP_PATH, noopArea } from '../support/noop-area.ts';
 import { startRegisteredPlatform } from '../support/platform.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -185,8 +188,9 @@ async function serveFullChild(): Promise<void> {
   const { areas: all } = await import('../../actors/index.ts');
   // `--serve full accounts` (or BENCH_AREAS=accounts,ledger) mounts only those areas, to tell the
   // gateway's and the accounts area's cost from the event pipeline's.
+  // `noop` adds the bench-only area of figure 7.
   const only = (process.argv[4] ?? process.env.BENCH_AREAS)?.split(',').filter(Boolean);
-  const served = await startRegisteredPlatform(only ? all.filter((a) => only.includes(a.name)) : all);
+  const served = await startRegisteredPlatform(only ? [...all, noopArea].filter((a) => only.includes(a.name)) : all);
   process.stdout.write(JSON.stringify(served) + '\n');
 }
 
@@ -273,9 +277,9 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
   // round measures the same thing whatever the create rounds added to the creating platform's
   // heap. The last mounts the accounts area alone, i.e. the same create without the event pipeline
   // (sequence, public event, reactions) every create feeds (informative).
-  const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts')]);
-  const [bare, lister, replayer, creator, accounts] = servers;
-  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost] = Array.from({ length: 6 }, () => new Series());
+  const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts'), startServer('full', 'accounts,noop')]);
+  const [bare, lister, replayer, creator, accounts, noop] = servers;
+  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost, noopPost] = Array.from({ length: 7 }, () => new Series());
   const measure = async (series: Series, server: Server, spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline' | 'serverPid' | 'port'>) => {
     for (const s of servers) if (s !== server) s.pause();
     server.resume();
@@ -290,6 +294,7 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
       await measure(replayPost, replayer, { method: 'POST', path: '/v1/api_keys', headers: { ...key(replayer), 'idempotency-key': 'bench-replay' }, body: echoBody });
       await measure(idemPost, creator, { method: 'POST', path: '/v1/api_keys', headers: key(creator), body: echoBody, uniqueKey: true });
       await measure(accountsPost, accounts, { method: 'POST', path: '/v1/api_keys', headers: key(accounts), body: echoBody, uniqueKey: true });
+      await measure(noopPost, noop, { method: 'POST', path: NOOP_PATH, headers: key(noop), body: echoBody, uniqueKey: true });
     }
   } finally {
     for (const s of servers) s.stop();
@@ -303,12 +308,14 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
     compared('authenticated list GET (full pipeline)', Math.round(listGet.rps), 'req/s', 'bare uWS hello-world GET', Math.round(bareGet.rps), 0.5, note + rounds(listGet, bareGet) + errs(listGet)),
     compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + '; creates an api_key actor per request' + rounds(idemPost, barePost) + errs(idemPost)),
     compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + rounds(replayPost, barePost) + errs(replayPost)),
+    compared('idempotent POST, no-op handler (new key each)', Math.round(noopPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + "; the gateway's own share of a first-time idempotent POST: claim, record, JSON, replay copy" + rounds(noopPost, barePost) + errs(noopPost)),
     compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + rounds(accountsPost, barePost) + errs(accountsPost)),
     // The same figures per second of server CPU, i.e. what one saturated server core serves. On a
     // shared machine the load generator often cannot saturate the server, and wall-clock rates then
     // measure the generator; CPU-normalised rates do not move with that.
     compared('authenticated list GET per server CPU-second', Math.round(listGet.perCpu), 'req/cpu-s', 'bare GET per server CPU-second', Math.round(bareGet.perCpu), 0.5, `server CPU ${listGet.cpu.toFixed(2)}s vs ${bareGet.cpu.toFixed(2)}s` + rounds(listGet, bareGet, true)),
     compared('idempotent POST per server CPU-second', Math.round(idemPost.perCpu), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpu), 0.4, `server CPU ${idemPost.cpu.toFixed(2)}s vs ${barePost.cpu.toFixed(2)}s` + rounds(idemPost, barePost, true)),
+    compared('idempotent POST, no-op handler, per server CPU-second', Math.round(noopPost.perCpu), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpu), undefined, `server CPU ${noopPost.cpu.toFixed(2)}s` + rounds(noopPost, barePost, true)),
     compared('idempotent POST replay per server CPU-second', Math.round(replayPost.perCpu), 'req/cpu-s', 'bare POST echo per server CPU-second', Math.round(barePost.perCpu), undefined, `server CPU ${replayPost.cpu.toFixed(2)}s` + rounds(replayPost, barePost, true)),
   ];
 }
