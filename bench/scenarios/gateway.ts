@@ -16,9 +16,8 @@
  * servers started once; each figure is the median of its rounds, and the note lists each round's
  * ratio to the baseline run in the same round.
  *
- * The load generator is written here on node:net: keep-alive connections with HTTP/1.1
- * pipelining, a fixed number of requests in flight per connection, responses framed by
- * Content-Length. This file is also the child processes: `--serve bare|full` and `--load <json>`.
+ * The load generator is written here on node:net: keep-alive connections, a fixed number of
+ * requests in flight per connection (PIPELINE), responses framed by Content-Length. This file is also the child processes: `--serve bare|full` and `--load <json>`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,12 +32,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 /**
- * Requests in flight per connection. Default 1 (keep-alive, no pipelining): this uWebSockets.js
- * build drops a connection that pipelines a request behind one whose response is still pending past
- * the handler's microtask checkpoint, so pipelining is not a load shape the platform can serve in
- * general; the bare baselines are measured under the same shape.
+ * Requests in flight per connection: 1 (keep-alive, no pipelining). The platform does not serve
+ * HTTP/1.1 pipelining (docs/gaps.md#gateway: this uWebSockets.js build drops a connection that
+ * pipelines behind a response still pending, and every response is pending past uWS's callback),
+ * so the bare baselines are measured under the same shape.
  */
-const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 1);
+const PIPELINE = 1;
 
 // ---------------------------------------------------------------------------------------------
 // Load generator (child, core 1)
@@ -231,9 +230,7 @@ async function startServer(kind: 'bare' | 'full', areas?: string): Promise<Serve
 }
 
 async function runLoad(spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline'>): Promise<LoadResult> {
-  const post = spec.method === 'POST';
-  // Requests with a body are never pipelined (see PIPELINE).
-  const full: LoadSpec = { seconds: SECONDS, warmup: WARMUP_SECONDS, connections: CONNECTIONS, pipeline: post ? 1 : PIPELINE, ...spec };
+  const full: LoadSpec = { seconds: SECONDS, warmup: WARMUP_SECONDS, connections: CONNECTIONS, pipeline: PIPELINE, ...spec };
   const p = child(1, ['--load', JSON.stringify(full)]);
   const r = (await firstLine(p)) as LoadResult;
   if (r.non2xx) process.stderr.write(`  ${spec.method} ${spec.path}: ${r.non2xx} non-2xx ${JSON.stringify(r.statuses)}\n`);
