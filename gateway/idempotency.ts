@@ -20,6 +20,9 @@ import { ApiError } from '../runtime/errors.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import type { WireResponse } from './uws.ts';
 
+/** The request id header (pipeline.ts REQUEST_ID_HEADER), never kept in a record. */
+const REQUEST_ID = 'service-request-id';
+
 export const IDEMPOTENCY_TTL_MS = 7 * 24 * 3600_000;
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 export const IDEMPOTENCY_KEY_MAX = 255;
@@ -55,6 +58,26 @@ export function fingerprint(method: string, path: string, body: Buffer): string 
   return hash('sha256', scratch.subarray(0, n + body.length), 'base64url');
 }
 
+/** The headers of most answers, kept once for every record that has exactly these. */
+const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
+/**
+ * The headers a record keeps: the answer's, without its request id (a replay carries its own).
+ */
+function keptHeaders(headers: Record<string, string>): Record<string, string> {
+  let n = 0;
+  let json = false;
+  for (const k in headers) {
+    if (k === REQUEST_ID) continue;
+    n++;
+    json = k === 'content-type' && headers[k] === 'application/json';
+  }
+  if (n === 1 && json) return JSON_ONLY;
+  const kept: Record<string, string> = {};
+  for (const k in headers) if (k !== REQUEST_ID) kept[k] = headers[k];
+  return kept;
+}
+
 export class Idempotency {
   /** Local executions in flight, so waiters in this process are woken without polling. */
   private readonly inflight = new Map<string, Promise<void>>();
@@ -77,7 +100,8 @@ export class Idempotency {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
       }
       if (rec.state === 'done') {
-        return { response: { status: rec.status, headers: { ...rec.headers }, body: rec.base64 ? Buffer.from(rec.body, 'base64') : rec.body }, replay: true };
+        // The caller adds this request's id and the replay header to a copy of the kept headers.
+        return { response: { status: rec.status, headers: rec.headers, body: rec.base64 ? Buffer.from(rec.body, 'base64') : rec.body }, replay: true };
       }
       if (looks > WAIT_LIMIT_LOOKS) {
         throw new ApiError('overloaded', 'The first request with this Idempotency-Key is still running; retry shortly.', { retryable: true });
@@ -102,7 +126,7 @@ export class Idempotency {
           state: 'done',
           fp,
           status: response.status,
-          headers: response.headers,
+          headers: keptHeaders(response.headers),
           body: text ? (body as string) : Buffer.from(body).toString('base64'),
           ...(text ? {} : { base64: true as const }),
         };
