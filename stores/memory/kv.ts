@@ -1,16 +1,22 @@
 import type { KeyValueStore, Now } from '../types.ts';
 
 /**
- * Key-value with TTL measured on the injected clock. Expired entries are dropped when touched, and
- * each write also looks at the next SWEEP_STEP entry of a cursor that walks the whole map round
- * and round, so the map does not only grow: the cost per write is fixed, where a periodic full
- * sweep would cost the size of the map every so many writes.
+ * Key-value with TTL measured on the injected clock.
+ *
+ * Values and expiry times are kept in two maps: a value is stored as it is, and only a key written
+ * with a TTL has an expiry. Most keys never expire (credentials, derived records), and a wrapper
+ * object per key, with its expiry time boxed as a heap number, is two more objects for the
+ * collector to copy for every record the platform keeps.
+ *
+ * Expired keys are dropped when touched, and each write with a TTL also looks at the next entry of
+ * a cursor that walks the expiring keys round and round, so the map does not only grow: the cost
+ * per write is fixed, where a periodic full sweep would cost the size of the map every so often.
+ * `undefined` is not a value: setting it is deleting.
  */
-const SWEEP_STEP = 1;
-
 export class MemoryKeyValue implements KeyValueStore {
-  private readonly map = new Map<string, { value: unknown; expiresAt: number }>();
-  private cursor: Iterator<[string, { value: unknown; expiresAt: number }]> | undefined;
+  private readonly values = new Map<string, unknown>();
+  private readonly expiries = new Map<string, number>();
+  private cursor: Iterator<[string, number]> | undefined;
 
   constructor(private readonly now: Now) {}
 
@@ -18,15 +24,18 @@ export class MemoryKeyValue implements KeyValueStore {
     return this.read<T>(key);
   }
 
-  /** Synchronous, so incr reads and writes in one turn and concurrent increments add up. */
+  /** Synchronous, so incr and setIfAbsent read and write in one step. */
   private read<T>(key: string): T | undefined {
-    const e = this.map.get(key);
-    if (!e) return undefined;
-    if (e.expiresAt !== Infinity && e.expiresAt <= this.now()) {
-      this.map.delete(key);
-      return undefined;
+    const v = this.values.get(key);
+    if (v === undefined) return undefined;
+    if (this.expiries.size !== 0) {
+      const at = this.expiries.get(key);
+      if (at !== undefined && at <= this.now()) {
+        this.remove(key);
+        return undefined;
+      }
     }
-    return e.value as T;
+    return v as T;
   }
 
   async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
@@ -41,33 +50,42 @@ export class MemoryKeyValue implements KeyValueStore {
   }
 
   async delete(key: string): Promise<void> {
-    this.map.delete(key);
+    this.remove(key);
   }
 
+  /** A counter keeps the expiry it has. */
   async incr(key: string, by = 1): Promise<number> {
     const cur = (this.read<number>(key) ?? 0) + by;
-    const e = this.map.get(key);
-    this.write(key, cur, e && Number.isFinite(e.expiresAt) ? e.expiresAt - this.now() : undefined);
+    this.values.set(key, cur);
     return cur;
   }
 
   async close(): Promise<void> {}
 
   private write(key: string, value: unknown, ttlMs?: number): void {
-    this.map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.now() + ttlMs });
+    if (value === undefined) return this.remove(key);
+    this.values.set(key, value);
+    if (ttlMs === undefined) {
+      if (this.expiries.size !== 0) this.expiries.delete(key);
+      return;
+    }
+    this.expiries.set(key, this.now() + ttlMs);
     this.sweep();
   }
 
+  private remove(key: string): void {
+    this.values.delete(key);
+    this.expiries.delete(key);
+  }
+
+  /** One step of the cursor over the expiring keys. */
   private sweep(): void {
-    let t: number | undefined;
-    for (let i = 0; i < SWEEP_STEP; i++) {
-      const next = (this.cursor ??= this.map.entries()).next();
-      if (next.done) {
-        this.cursor = undefined;
-        return;
-      }
-      const [k, e] = next.value;
-      if (e.expiresAt !== Infinity && e.expiresAt <= (t ??= this.now())) this.map.delete(k);
+    const next = (this.cursor ??= this.expiries.entries()).next();
+    if (next.done) {
+      this.cursor = undefined;
+      return;
     }
+    const [k, at] = next.value;
+    if (at <= this.now()) this.remove(k);
   }
 }
