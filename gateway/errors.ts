@@ -9,6 +9,7 @@
  * the fault leaks) and is logged with its request id.
  */
 import { ApiError, isApiError } from '../runtime/errors.ts';
+import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './uws.ts';
 
 export interface ErrorBody {
@@ -37,7 +38,7 @@ export function errorResponse(e: unknown, requestId: string, extraHeaders?: Reco
   const err = toApiError(e, requestId);
   return {
     status: err.status,
-    headers: { 'content-type': 'application/json', 'service-request-id': requestId, ...extraHeaders },
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extraHeaders },
     body: JSON.stringify(errorBody(err, requestId)),
   };
 }

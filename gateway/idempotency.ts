@@ -18,10 +18,8 @@
 import { hash } from 'node:crypto';
 import { ApiError } from '../runtime/errors.ts';
 import type { KeyValueStore } from '../stores/index.ts';
+import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './uws.ts';
-
-/** The request id header (pipeline.ts REQUEST_ID_HEADER), never kept in a record. */
-const REQUEST_ID = 'service-request-id';
 
 export const IDEMPOTENCY_TTL_MS = 7 * 24 * 3600_000;
 export const IDEMPOTENCY_LEASE_MS = 60_000;
@@ -68,13 +66,13 @@ function keptHeaders(headers: Record<string, string>): Record<string, string> {
   let n = 0;
   let json = false;
   for (const k in headers) {
-    if (k === REQUEST_ID) continue;
+    if (k === REQUEST_ID_HEADER) continue;
     n++;
     json = k === 'content-type' && headers[k] === 'application/json';
   }
   if (n === 1 && json) return JSON_ONLY;
   const kept: Record<string, string> = {};
-  for (const k in headers) if (k !== REQUEST_ID) kept[k] = headers[k];
+  for (const k in headers) if (k !== REQUEST_ID_HEADER) kept[k] = headers[k];
   return kept;
 }
 

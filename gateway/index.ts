@@ -40,4 +40,4 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
 }
 
 export { buildOpenApi } from './openapi/build.ts';
-export { REQUEST_ID_HEADER, REPLAY_HEADER } from './pipeline.ts';
+export { REQUEST_ID_HEADER, REPLAY_HEADER } from './headers.ts';

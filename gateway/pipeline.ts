@@ -15,14 +15,13 @@ import { newId } from '../runtime/ids.ts';
 import { requiredScope, type Principal, type RouteDef, type RouteRequest, type RouteResult } from '../runtime/route.ts';
 import { authenticate, CREDENTIAL_HEADERS } from '../actors/accounts/index.ts';
 import { errorResponse } from './errors.ts';
+import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, fingerprint, Idempotency } from './idempotency.ts';
 import { Router } from './router.ts';
 import type { WireRequest, WireResponse } from './uws.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 
-export const REQUEST_ID_HEADER = 'service-request-id';
-export const REPLAY_HEADER = 'service-idempotent-replay';
 /**
  * Every request header the pipeline, the credentials and the handlers read; the transport copies no
  * other (a handler that needs another header adds it here). The second list is read only on
