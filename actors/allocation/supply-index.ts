@@ -172,13 +172,8 @@ export class SupplyIndex {
             const dLat = bl[i] - lat;
             if (dLat > dLatMax || -dLat > dLatMax) continue;
           }
-          const s = slots[i];
           const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
-          if (a > aMax) continue;
-          if (heapA.length === limit && !this.before(a, s, heapA[0], heapS[0])) continue;
-          if (accept && !accept(this.ids[s]!)) continue;
-          if (heapA.length === limit) this.replaceTop(heapA, heapS, a, s);
-          else this.push(heapA, heapS, a, s);
+          if (a <= aMax) this.offer(heapA, heapS, limit, a, slots[i], accept);
         }
       }
       const next = this.ringAt(origin, k + 1);
@@ -206,16 +201,23 @@ export class SupplyIndex {
     for (const b of this.buckets.values()) {
       const { slots, lat: bl, lng: bg, cos: bc } = b;
       for (let i = 0; i < slots.length; i++) {
-        const s = slots[i];
         const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
-        if (a > aMax) continue;
-        if (heapA.length === limit && !this.before(a, s, heapA[0], heapS[0])) continue;
-        if (accept && !accept(this.ids[s]!)) continue;
-        if (heapA.length === limit) this.replaceTop(heapA, heapS, a, s);
-        else this.push(heapA, heapS, a, s);
+        if (a <= aMax) this.offer(heapA, heapS, limit, a, slots[i], accept);
       }
     }
     return this.answer(heapA, heapS);
+  }
+
+  /**
+   * Offers worker slot `s` at haversine `a` to the bounded max-heap of the `limit` nearest (ties by
+   * id): it enters if the heap has room or it ranks before the farthest held, and `accept` takes it.
+   */
+  private offer(heapA: number[], heapS: number[], limit: number, a: number, s: number, accept?: (id: string) => boolean): void {
+    const full = heapA.length === limit;
+    if (full && !this.before(a, s, heapA[0], heapS[0])) return;
+    if (accept && !accept(this.ids[s]!)) return;
+    if (full) this.replaceTop(heapA, heapS, a, s);
+    else this.push(heapA, heapS, a, s);
   }
 
   private answer(heapA: number[], heapS: number[]): Neighbour[] {
