@@ -18,10 +18,6 @@ export class PhaseBatch<T> {
     private readonly onError: (e: unknown) => void,
   ) {}
 
-  get pending(): number {
-    return this.queue.length;
-  }
-
   push(item: T): void {
     this.queue.push(item);
     if (!this.scheduled) {
