@@ -10,7 +10,8 @@ import { areas } from './actors/index.ts';
 import { startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
-import { SystemClock, createPlatform, stopPlatform } from './runtime/index.ts';
+import { createPlatform, stopPlatform } from './kernel/index.ts';
+import { SystemClock } from './runtime/index.ts';
 import { createStores, type ClusterStores } from './stores/index.ts';
 
 const env = process.env;

@@ -1,5 +1,5 @@
 /** Every area the platform mounts. Each area adds its own line. */
-import type { Area } from '../runtime/area.ts';
+import type { Area } from '../kernel/index.ts';
 import { area as accounts } from './accounts/index.ts';
 import { area as allocation } from './allocation/index.ts';
 import { area as delivery } from './delivery/index.ts';

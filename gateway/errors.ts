@@ -8,7 +8,7 @@
  * Any thrown value that is not an ApiError is a fault: it answers 500 internal_error (nothing about
  * the fault leaks) and is logged with its request id.
  */
-import { ApiError, isApiError } from '../runtime/errors.ts';
+import { ApiError, isApiError } from '../kernel/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './uws.ts';
 

@@ -16,7 +16,7 @@
  * pipeline hands over a replay body with those fields set to null (spec 5.2).
  */
 import { hash } from 'node:crypto';
-import { ApiError } from '../runtime/errors.ts';
+import { ApiError } from '../kernel/index.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './uws.ts';

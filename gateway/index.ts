@@ -3,7 +3,7 @@
  * Routes and sockets come from platform.areas; the OpenAPI document is served at
  * GET /v1/openapi.json without a credential.
  */
-import type { Platform } from '../runtime/area.ts';
+import type { Platform } from '../kernel/index.ts';
 import { openApiRoute } from './openapi/route.ts';
 import { BODY_REQUEST_HEADERS, createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';

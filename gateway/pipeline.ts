@@ -9,10 +9,7 @@
  * The body cap (413) is applied by the transport before any of this, with the same request-id and
  * error shape (refuse()). Every response carries Service-Request-Id.
  */
-import type { Platform } from '../runtime/area.ts';
-import { ApiError } from '../runtime/errors.ts';
-import { newId } from '../runtime/ids.ts';
-import { requiredScope, type Principal, type RouteDef, type RouteRequest, type RouteResult } from '../runtime/route.ts';
+import { ApiError, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { authenticate, CREDENTIAL_HEADERS } from '../actors/accounts/index.ts';
 import { errorResponse } from './errors.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';

@@ -3,7 +3,7 @@
  * `{param}` at the same depth (so /v1/api_keys/{id}/revoke and /v1/api_keys/search can coexist).
  * A path that exists for another method answers 405 with Allow; a path that does not exist, 404.
  */
-import type { Method, RouteDef } from '../runtime/route.ts';
+import type { Method, RouteDef } from '../kernel/index.ts';
 
 interface Node {
   literal: Map<string, Node>;

@@ -4,10 +4,7 @@
  * a refused upgrade gets the same status and error body as a refused request. Each frame gets a
  * fresh request id; an error becomes an error frame of the same shape as an error body.
  */
-import type { Platform } from '../runtime/area.ts';
-import { ApiError } from '../runtime/errors.ts';
-import { newId } from '../runtime/ids.ts';
-import type { Principal, SocketDef } from '../runtime/route.ts';
+import { ApiError, newId, type Platform, type Principal, type SocketDef } from '../kernel/index.ts';
 import { authenticate } from '../actors/accounts/index.ts';
 import { errorBody, errorResponse, toApiError } from './errors.ts';
 import type { SocketRoute } from './uws.ts';

@@ -14,7 +14,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
-import { newId } from '../runtime/ids.ts';
+import { newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './errors.ts';
 

@@ -8,8 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { ApiError, validationReport, type ValidationEntry } from '../runtime/errors.ts';
-import { MONEY_MARK } from '../runtime/money.ts';
+import { ApiError, MONEY_MARK, type ValidationEntry, validationReport } from '../kernel/index.ts';
 
 export interface Validator {
   schema: TSchema;

@@ -3,8 +3,7 @@
  * 2.2 SupportAccess; 5.8 live keys are not self-serve). Plain functions over a running platform,
  * reached from the CLI through the server's operator socket (operator/server.ts).
  */
-import type { Platform } from '../runtime/area.ts';
-import { ApiError } from '../runtime/errors.ts';
+import { ApiError, type Platform } from '../kernel/index.ts';
 import { issueClient, recordSupportAccess, revokeClient } from '../actors/accounts/index.ts';
 
 export type OperatorCommand =

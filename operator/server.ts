@@ -9,8 +9,7 @@ import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Platform } from '../runtime/area.ts';
-import { isApiError } from '../runtime/errors.ts';
+import { isApiError, type Platform } from '../kernel/index.ts';
 import { runOperatorCommand, type OperatorCommand } from './commands.ts';
 
 /** $OPERATOR_SOCKET, else one path per node on this machine (NODE_ID), shared by server and CLI. */

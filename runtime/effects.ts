@@ -5,7 +5,7 @@
  */
 import type { IndexOp, Reminder } from '../stores/index.ts';
 import type { AnyActorDef, IndexEntry, TimerWish } from './actor.ts';
-import { newId } from './ids.ts';
+import { newId } from '../kernel/base/index.ts';
 
 export const listName = (org: string, kind: string, list: string) => `${org}/${kind}/${list}`;
 

@@ -8,7 +8,7 @@
  */
 import type { FeedEntry, Stores } from '../stores/index.ts';
 import type { AnyActorDef, Reaction } from './actor.ts';
-import { isApiError } from './errors.ts';
+import { isApiError } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 import type { ActorSystem } from './system.ts';
 

@@ -10,7 +10,7 @@
  */
 import type { ReminderStore, Reminder } from '../stores/index.ts';
 import type { Clock, TimerHost } from './clock.ts';
-import { isApiError } from './errors.ts';
+import { isApiError } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 import type { ActorSystem } from './system.ts';
 

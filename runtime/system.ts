@@ -16,15 +16,14 @@
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
  * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
  */
-import type { Stores, StoredEvent } from '../stores/index.ts';
+import type { IndexPage, Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { listed, remember, seen, type Remembered } from './dedupe.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
-import { ApiError, isApiError } from './errors.ts';
-import { newId } from './ids.ts';
+import { ApiError, isApiError, newId } from '../kernel/base/index.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -286,9 +285,25 @@ export class ActorSystem {
   }
 
   /** A page of a list (indexes declared by the kind), as views. */
+  /** One page of the ids on a kind's list, in the list's order (for reads that need states, not views). */
+  listIds(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage> {
+    return this.stores.indexes.page(listName(org, this.kind(ref).kind, list), opts);
+  }
+
+  /** Every id on a kind's list, a page at a time, in the list's order. */
+  async *eachIds(ref: KindRef, org: string, list: string, order: 'asc' | 'desc' = 'asc', pageSize = 500): AsyncGenerator<string[]> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.listIds(ref, org, list, { after, limit: pageSize, order });
+      if (page.ids.length) yield page.ids;
+      if (!page.hasMore || page.ids.length === 0) return;
+      after = page.ids[page.ids.length - 1];
+    }
+  }
+
   async list(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ data: unknown[]; has_more: boolean }> {
     const def = this.kind(ref);
-    const page = await this.stores.indexes.page(listName(org, def.kind, list), opts);
+    const page = await this.listIds(def, org, list, opts);
     const ids = page.ids;
     const data: unknown[] = new Array(ids.length);
     // Members active on this node are read in place; the rest (to activate, or on another node)

@@ -7,8 +7,8 @@
  * (none)   register  -          account.registered  active
  * active   register  -          409 conflict        active
  */
-import { defineActor } from '../../runtime/actor.ts';
-import { assertNever, conflict } from '../../runtime/errors.ts';
+import { defineActor } from '../../runtime/index.ts';
+import { assertNever, conflict } from '../../kernel/index.ts';
 import type { PasswordHash } from './secrets.ts';
 
 export type AccountStatus = 'none' | 'active';

@@ -8,9 +8,8 @@
  * node. Access tokens and sessions carry expires_at, checked against the platform clock as well as
  * stored with a TTL.
  */
-import { BoundedMap } from '../../runtime/bounded.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import type { Auth, Principal } from '../../runtime/route.ts';
+import { BoundedMap } from '../../runtime/index.ts';
+import { ApiError, type Auth, type Principal } from '../../kernel/index.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { digest } from './secrets.ts';

@@ -1,5 +1,5 @@
 /** Public face of the Accounts area (spec 2.2, 4.1, 5). */
-import type { Area } from '../../runtime/area.ts';
+import type { Area } from '../../kernel/index.ts';
 import { Account } from './account.ts';
 import { ApiKey } from './api_key.ts';
 import { OAuthClient } from './oauth_client.ts';

@@ -3,10 +3,7 @@
  * characters in the sandbox realm; it is returned once, at creation, and kept only as a digest.
  * Scopes: only named ones, never a wildcard, never more than the issuer holds.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { ApiError, validationError, type ValidationEntry } from '../../runtime/errors.ts';
-import { listPage, type ListEnvelope } from '../../runtime/lists.ts';
-import { createDedupe, createdId } from '../../runtime/route.ts';
+import { ApiError, createDedupe, createdId, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api_key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
 import { canonicalScopes, isScope } from './scopes.ts';

@@ -4,10 +4,8 @@
  * no refresh token. An unknown client and a wrong secret get the same answer, after the same work.
  * Clients are issued by the maker (operator CLI), never self-serve.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { iso } from '../../runtime/clock.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { newId } from '../../runtime/ids.ts';
+import { ApiError, newId, type Platform } from '../../kernel/index.ts';
+import { iso } from '../../runtime/index.ts';
 import { putCredential, type Realm } from './credentials.ts';
 import { checkScopes } from './keys.ts';
 import { OAuthClient, type OAuthClientView } from './oauth_client.ts';

@@ -11,9 +11,8 @@
  * active,  issue    -          409 conflict           (same)
  * revoked
  */
-import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, conflict } from '../../runtime/errors.ts';
+import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
+import { assertNever, conflict } from '../../kernel/index.ts';
 import type { Realm } from './credentials.ts';
 
 export type OAuthClientStatus = 'none' | 'active' | 'revoked';

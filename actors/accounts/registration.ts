@@ -3,9 +3,7 @@
  * the account, a session and the first sandbox key, which carries every named scope (spec 5.6).
  * A known email answers 409 conflict; a weak password is refused with a showable reason.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { ApiError, validationError } from '../../runtime/errors.ts';
-import { newId } from '../../runtime/ids.ts';
+import { ApiError, newId, type Platform, validationError } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { issueKey, type ApiKeyWithSecret } from './keys.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';

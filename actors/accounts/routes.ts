@@ -1,9 +1,6 @@
 /** Accounts endpoints (spec 4.1, 5). Scope prefix of the Accounts endpoints: iam (gap). */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../runtime/errors.ts';
-import { ListQuery, listEnvelope } from '../../runtime/lists.ts';
-import { CURRENCIES, CURRENCY_DATA_PUBLISHED } from '../../runtime/money.ts';
-import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import { ApiError, CURRENCIES, CURRENCY_DATA_PUBLISHED, listEnvelope, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './keys.ts';
 import { grantToken } from './oauth.ts';

@@ -1,7 +1,6 @@
 /** Request and response shapes of the Accounts endpoints (spec 2.2, 4.1), for validation and OpenAPI. */
 import { Type } from '@sinclair/typebox';
-import { ListEnvelopeSchema } from '../../runtime/lists.ts';
-import { CURRENCY_DATA_PUBLISHED } from '../../runtime/money.ts';
+import { CURRENCY_DATA_PUBLISHED, ListEnvelopeSchema } from '../../kernel/index.ts';
 
 export const RegistrationBody = Type.Object(
   {

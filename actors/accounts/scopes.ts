@@ -4,7 +4,7 @@
  * sources of spec 6 (anchor, proof, rail, flow, match, run, remit, route) and `iam` for the Accounts
  * endpoints (docs/gaps.md#accounts). A wildcard is never issued.
  */
-import { BoundedMap } from '../../runtime/bounded.ts';
+import { BoundedMap } from '../../runtime/index.ts';
 
 export const MODULE_PREFIXES = {
   identity: 'anchor',

@@ -5,7 +5,7 @@
  * they are hashed with scrypt, node's memory-hard KDF (N=2^15, r=8: 32 MiB per hash).
  */
 import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { randomString, randomSuffix } from '../../runtime/ids.ts';
+import { randomString, randomSuffix } from '../../kernel/index.ts';
 
 export const SECRET_LENGTH = 40;
 

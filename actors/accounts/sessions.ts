@@ -3,10 +3,8 @@
  * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps.md#accounts). Sign-in answers
  * an unknown email and a wrong password identically, after the same amount of hashing.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { iso } from '../../runtime/clock.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { newId } from '../../runtime/ids.ts';
+import { ApiError, newId, type Platform } from '../../kernel/index.ts';
+import { iso } from '../../runtime/index.ts';
 import { Account, type AccountState } from './account.ts';
 import { putCredential } from './credentials.ts';
 import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';

@@ -2,9 +2,7 @@
  * Support access log (spec 2.2 SupportAccess, 4.1): staff actions are recorded by the operator CLI
  * and listed to the organisation, newest first.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { newId } from '../../runtime/ids.ts';
-import { listPage, type ListEnvelope } from '../../runtime/lists.ts';
+import { type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
 import { Organisation } from './organisation.ts';
 import { SupportAccess, type SupportAccessView } from './support_access.ts';
 

@@ -8,9 +8,8 @@
  * (none)   record   -          support_access.recorded   recorded
  * recorded record   -          409 conflict              recorded
  */
-import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, conflict } from '../../runtime/errors.ts';
+import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
+import { assertNever, conflict } from '../../kernel/index.ts';
 
 export type SupportAccessStatus = 'none' | 'recorded';
 

@@ -3,7 +3,7 @@
  * is not shown). Five are emitted here; the remaining five are left for work orders, offers,
  * assignments and exceptions. Every name is ours (docs/gaps.md#allocation).
  */
-import type { PublicEventDecl } from '../../runtime/area.ts';
+import type { PublicEventDecl } from '../../kernel/index.ts';
 
 export const events: PublicEventDecl[] = [
   {

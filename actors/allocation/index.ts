@@ -3,13 +3,13 @@
  * availability, heartbeats over REST and WebSocket, presence, the H3 supply map, integrity flags.
  * Later allocation work (work orders, ranking, offers) queries the map through `allocation()`.
  */
-import type { Area, Platform } from '../../runtime/area.ts';
+import type { Area, Platform } from '../../kernel/index.ts';
 import { events } from './events.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 import { activePolicy } from './policy.ts';
 import { SandboxNetworkCrossCheck, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { routes, service } from './routes.ts';
-import { AllocationService } from './service.ts';
+import { ALLOCATION, AllocationService } from './service.ts';
 import { heartbeatSocket } from './socket.ts';
 import { Worker } from './worker.ts';
 
@@ -37,11 +37,10 @@ export const area: Area = {
     const version = platform.config.ALLOCATION_POLICY_VERSION;
     const network: NetworkCrossCheckProvider = new SandboxNetworkCrossCheck();
     const s = new AllocationService(platform, activePolicy(version || undefined), network);
-    platform.services.set('allocation', s);
+    platform.services.provide(ALLOCATION, s);
     s.start();
   },
   stop(platform) {
-    (platform.services.get('allocation') as AllocationService | undefined)?.stop();
-    platform.services.delete('allocation');
+    platform.services.remove(ALLOCATION)?.stop();
   },
 };

@@ -3,7 +3,7 @@
  * from its commits), the recent accepted readings, and the latest report. Heartbeats read and
  * write it without a journal; it is rebuilt from the actor and the ReadingStore after a restart.
  */
-import type { ActorSystem } from '../../runtime/system.ts';
+import type { ActorSystem } from '../../runtime/index.ts';
 import type { ReadingStore, StoredEvent } from '../../stores/index.ts';
 import type { Presence } from './presence.ts';
 import type { PolicyPack } from './policy.ts';

@@ -1,22 +1,14 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { ApiError, validationError } from '../../runtime/errors.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { listQueryWith, parseListQuery } from '../../runtime/lists.ts';
-import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
-import type { Platform } from '../../runtime/area.ts';
+import { ApiError, hasPrefix, listQueryWith, parseListQuery, type Platform, route, type RouteDef, type RouteRequest, validationError } from '../../kernel/index.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
-import type { AllocationService, Caller } from './service.ts';
+import { ALLOCATION, type AllocationService, type Caller } from './service.ts';
 import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
 
 const MODULE = 'match';
 
-export function service(platform: Platform): AllocationService {
-  const s = platform.services.get('allocation') as AllocationService | undefined;
-  if (!s) throw new Error('the allocation area is not started');
-  return s;
-}
+export const service = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
 
 const caller = (req: RouteRequest<unknown, unknown>): Caller => ({ org: req.org, livemode: req.livemode, requestId: req.requestId, principal: req.principal?.id });
 

@@ -3,9 +3,8 @@
  * availability, presence by the clock, and the supply map kept in step with every worker
  * transition. Registered as platform.services.get('allocation').
  */
-import type { Platform } from '../../runtime/area.ts';
-import { ApiError, type ValidationEntry } from '../../runtime/errors.ts';
-import type { Committed } from '../../runtime/system.ts';
+import { ApiError, serviceKey, type Platform, type ValidationEntry } from '../../kernel/index.ts';
+import type { Committed } from '../../runtime/index.ts';
 import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type StoredReadingData } from './heartbeat.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
@@ -44,6 +43,9 @@ export interface SupplyState {
 }
 
 const NO_DUPLICATES: ReadonlySet<number> = new Set();
+
+/** The allocation area's running service on a platform (registered in its start). */
+export const ALLOCATION = serviceKey<AllocationService>('allocation');
 
 export class AllocationService {
   readonly supply: SupplyMap;

@@ -7,8 +7,7 @@
  * frame goes through msgpackr and parseBatch, the REST body check.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { ApiError } from '../../runtime/errors.ts';
-import type { SocketDef } from '../../runtime/route.ts';
+import { ApiError, type SocketDef } from '../../kernel/index.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { service } from './routes.ts';
 

@@ -20,7 +20,7 @@
  * readmit           reason held                                    worker.readmitted                    exclusions - reason
  * any but set_availability / report_signals / exclude on a worker never seen: 404 not_found
  */
-import { defineActor } from '../../runtime/actor.ts';
+import { defineActor } from '../../runtime/index.ts';
 import type { AvailabilityState } from './heartbeat.ts';
 import type { Presence } from './presence.ts';
 import type { SignalSource } from './validation.ts';

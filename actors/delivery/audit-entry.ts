@@ -5,8 +5,7 @@
  * write-once derived record (records.ts), not an actor. The shape is a gap
  * (docs/gaps.md#delivery): who did what to which record, when, from which request.
  */
-import { sortKeyTime, type IndexEntry } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
+import { type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 
 export interface AuditFacts {
   module: string;

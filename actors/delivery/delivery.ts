@@ -23,9 +23,8 @@
  * retrying    replay          -                                           409 conflict
  * otherwise   create, attempt, record_attempt, attempt_lost, abandon      (stale or repeated)     unchanged
  */
-import { defineActor, sortKeyTime, type IndexEntry, type TimerWish } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, conflict } from '../../runtime/errors.ts';
+import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { assertNever, conflict } from '../../kernel/index.ts';
 
 /** Spec 6.3, 8: the retries, in seconds after the failure they follow. */
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = [10, 60, 300, 1800, 7200, 18000, 36000, 72000];

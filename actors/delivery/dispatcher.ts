@@ -6,7 +6,7 @@
  * capacity of the others. Each attempt is tracked by the actor system, so `system.settle()` waits
  * for in-flight HTTP before a test moves the manual clock.
  */
-import type { Platform } from '../../runtime/area.ts';
+import type { Platform } from '../../kernel/index.ts';
 import { WebhookDelivery, type AttemptOutcome } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
 import { post, RECEIVER_TIMEOUT_MS } from './sender.ts';

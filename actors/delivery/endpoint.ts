@@ -18,9 +18,8 @@
  * disabled  rotate_secret, disable, test                              409 conflict
  * disabled  enqueue         -                                         - (nothing is sent)         disabled
  */
-import { defineActor, sortKeyTime, type CommandContext, type IndexEntry, type TimerWish } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, conflict } from '../../runtime/errors.ts';
+import { type CommandContext, defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { assertNever, conflict } from '../../kernel/index.ts';
 import type { DeliverySeed } from './delivery.ts';
 import { envelope } from './envelope.ts';
 import { emptyRecent, recall, remember, type Recent } from './recent.ts';

@@ -3,7 +3,7 @@
  * record of a module's event list and the body of a webhook delivery, so a redelivery carries the
  * same id and occurred_at.
  */
-import { iso } from '../../runtime/clock.ts';
+import { iso } from '../../runtime/index.ts';
 
 export interface EventEnvelope {
   id: string;

@@ -10,7 +10,7 @@
  * (any)    assign   event id not among recent         stream.assigned   last_sequence + 1
  * (any)    assign   event id among recent             -                 unchanged (same sequence)
  */
-import { defineActor } from '../../runtime/actor.ts';
+import { defineActor } from '../../runtime/index.ts';
 import { emptyRecent, recall, remember, type Recent } from './recent.ts';
 
 /** A repeat can only come from the feed reader's last batch (feed.ts BATCH, 512); this is more. */

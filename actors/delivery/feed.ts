@@ -13,10 +13,8 @@
  * organisations proceed in parallel and each organisation's events in feed order.
  * In cluster mode one node at a time reads the feed (a lease in the key-value store).
  */
-import type { AnyActorDef } from '../../runtime/actor.ts';
-import type { Platform } from '../../runtime/area.ts';
-import { isApiError } from '../../runtime/errors.ts';
-import { newId } from '../../runtime/ids.ts';
+import type { AnyActorDef } from '../../runtime/index.ts';
+import { isApiError, newId, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';

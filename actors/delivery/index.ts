@@ -3,13 +3,13 @@
  * Other areas only declare `events` on their Area; this area turns their committed journal events
  * into audit entries, sequenced public events and signed webhook deliveries.
  */
-import type { Area, Platform } from '../../runtime/area.ts';
+import type { Area, Platform } from '../../kernel/index.ts';
 import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint } from './endpoint.ts';
 import { EventStream } from './event-stream.ts';
 import { moduleEventRoutes } from './module-routes.ts';
 import { routes } from './routes.ts';
-import { DeliveryService, SERVICE } from './service.ts';
+import { DELIVERY, DeliveryService } from './service.ts';
 
 export { EventCatalogue, renderCatalogue, type CatalogueEntry } from './catalogue.ts';
 export { RETRY_SCHEDULE_SECONDS, type DeliveryStatus, type Fault } from './delivery.ts';
@@ -27,12 +27,10 @@ export const area: Area = {
   routes: [...routes, ...moduleEventRoutes],
   async start(platform: Platform) {
     const service = new DeliveryService(platform, kinds.map((k) => k.kind));
-    platform.services.set(SERVICE, service);
+    platform.services.provide(DELIVERY, service);
     await service.start();
   },
   async stop(platform: Platform) {
-    const service = platform.services.get(SERVICE);
-    if (service instanceof DeliveryService) await service.stop();
-    platform.services.delete(SERVICE);
+    await platform.services.remove(DELIVERY)?.stop();
   },
 };

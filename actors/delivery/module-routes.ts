@@ -7,10 +7,7 @@
  * first.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../runtime/errors.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { ListQuery, listQueryWith } from '../../runtime/lists.ts';
-import { route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
+import { ApiError, hasPrefix, ListQuery, listQueryWith, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AUDIT_ENTRY_PREFIX, auditEntryView, moduleList, recordList } from './audit-entry.ts';
 import { MODULES, type ModuleInfo } from './modules.ts';
 import { PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';

@@ -4,7 +4,7 @@
  * not an actor: recorded again after a crash it is the same record, so the list never holds an
  * event twice.
  */
-import type { IndexEntry } from '../../runtime/actor.ts';
+import type { IndexEntry } from '../../runtime/index.ts';
 import type { EventEnvelope } from './envelope.ts';
 
 export const PUBLIC_EVENT_PREFIX = 'evt_';

@@ -5,9 +5,8 @@
  * functions of the journal event, so writing one again (the feed re-read after a crash) changes
  * nothing, and the whole set can be rebuilt by reading the feed from the start.
  */
-import type { IndexEntry } from '../../runtime/actor.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { listEnvelope, parseListQuery, type ListEnvelope } from '../../runtime/lists.ts';
+import type { IndexEntry } from '../../runtime/index.ts';
+import { ApiError, listEnvelope, type ListEnvelope, parseListQuery } from '../../kernel/index.ts';
 import type { IndexOp, Stores } from '../../stores/index.ts';
 
 export interface Derived<T> {

@@ -3,11 +3,8 @@
  * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps.md#delivery).
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, conflict, validationError, type ValidationEntry } from '../../runtime/errors.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { ListQuery, listEnvelope, listQueryWith, listPage, parseListQuery } from '../../runtime/lists.ts';
-import { listName } from '../../runtime/effects.ts';
-import { askOptions, createDedupe, createdId, route, type RouteDef } from '../../runtime/route.ts';
+import { ApiError, callerOf, conflict, createDedupe, createdId, hasPrefix, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { listName } from '../../runtime/index.ts';
 import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
 import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
 import { deliveryService } from './service.ts';
@@ -83,7 +80,7 @@ export const routes: RouteDef[] = [
       checkEndpointBody(req.body.url, event_types);
       const { system } = req.platform;
       const id = createdId(req, WebhookEndpoint.prefix);
-      const opts = { ...askOptions(req), dedupeId: createDedupe(req) };
+      const opts = { ...callerOf(req), dedupeId: createDedupe(req) };
       const { secret } = (await system.ask(WebhookEndpoint, id, 'create', { url: req.body.url, event_types, livemode: req.livemode }, opts)) as { secret?: string };
       // Run again after a lost answer, the create applies nothing and the secret shown once is not shown again.
       return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret: secret ?? null };
@@ -119,7 +116,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => {
       const id = endpointIdOf(req.params.id);
       const { system } = req.platform;
-      const { secret } = (await system.ask(WebhookEndpoint, id, 'rotate_secret', {}, askOptions(req))) as { secret: string };
+      const { secret } = (await system.ask(WebhookEndpoint, id, 'rotate_secret', {}, callerOf(req))) as { secret: string };
       return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret };
     },
   }),
@@ -131,7 +128,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Disable a webhook endpoint (sets disabled_at); 409 when it is disabled already.',
     specGap: 'Response shape not shown: the endpoint (docs/gaps.md#delivery).',
-    handler: (req) => req.platform.system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'disable', undefined, askOptions(req)),
+    handler: (req) => req.platform.system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'disable', undefined, callerOf(req)),
   }),
   route({
     method: 'POST',
@@ -147,7 +144,7 @@ export const routes: RouteDef[] = [
       if (!TYPE_PATTERN.test(type)) throw validationError([{ index: 1, severity: 'error', code: 'invalid_format', detail: `${type} is not an event type.`, field: '/event_type' }]);
       const { system } = req.platform;
       const decl = deliveryService(req.platform).catalogue.type(type);
-      const opts = askOptions(req);
+      const opts = callerOf(req);
       const a = (await system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'test', { event_type: type, source: decl?.source ?? 'delivery', schema_version: decl?.schemaVersion ?? 1 }, opts)) as Assignment;
       return system.ask(WebhookDelivery, a.delivery_id, 'create', a.seed!, { ...opts, principal: 'system' });
     },
@@ -193,7 +190,7 @@ export const routes: RouteDef[] = [
       const d = await system.state<DeliveryState>(WebhookDelivery, id, req.org);
       const ep = await system.state<EndpointState>(WebhookEndpoint, d.seed!.endpoint_id, req.org);
       if (ep.status === 'disabled') throw conflict(`Webhook endpoint ${ep.id} is disabled; its deliveries cannot be replayed.`);
-      return system.ask(WebhookDelivery, id, 'replay', undefined, askOptions(req));
+      return system.ask(WebhookDelivery, id, 'replay', undefined, callerOf(req));
     },
   }),
 ];

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { BoundedMap } from '../../runtime/bounded.ts';
+import { BoundedMap } from '../../runtime/index.ts';
 import type { Fault } from './delivery.ts';
 
 export const RECEIVER_TIMEOUT_MS = 5_000;

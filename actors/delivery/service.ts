@@ -1,11 +1,10 @@
 /**
  * The delivery area's running parts on one platform: the catalogue, the event feed reader and the
- * attempt dispatcher, wired to the actor system. Kept in platform.services under SERVICE so that
+ * attempt dispatcher, wired to the actor system. Kept in platform.services under DELIVERY so that
  * routes and tests of the same platform find them (a test may run several platforms).
  */
-import type { Platform } from '../../runtime/area.ts';
-import type { TimerHost } from '../../runtime/clock.ts';
-import type { Committed } from '../../runtime/system.ts';
+import { serviceKey, type Platform } from '../../kernel/index.ts';
+import type { Committed, TimerHost } from '../../runtime/index.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
@@ -13,8 +12,6 @@ import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
 import type { PublicEventRecord } from './public-event.ts';
 import { DerivedRecords } from './records.ts';
-
-export const SERVICE = 'delivery';
 
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
@@ -82,8 +79,7 @@ export class DeliveryService implements TimerHost {
   }
 }
 
-export function deliveryService(platform: Platform): DeliveryService {
-  const s = platform.services.get(SERVICE);
-  if (!(s instanceof DeliveryService)) throw new Error('the delivery area is not started on this platform');
-  return s;
-}
+/** The delivery area's running service on a platform (registered in its start). */
+export const DELIVERY = serviceKey<DeliveryService>('delivery');
+
+export const deliveryService = (platform: Platform): DeliveryService => platform.services.require(DELIVERY);

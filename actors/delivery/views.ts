@@ -6,8 +6,7 @@
  * states this node commits are offered to it too (`remember`), so the view at a commit's last event
  * costs nothing more than the view of the committed state.
  */
-import type { AnyActorDef } from '../../runtime/actor.ts';
-import { BoundedMap } from '../../runtime/bounded.ts';
+import { type AnyActorDef, BoundedMap } from '../../runtime/index.ts';
 import type { Journal, StoredEvent } from '../../stores/index.ts';
 
 interface Folded {

@@ -11,8 +11,8 @@
  * open     open     -          (none)                open
  */
 import { createHash } from 'node:crypto';
-import { defineActor } from '../../runtime/actor.ts';
-import { assertNever } from '../../runtime/errors.ts';
+import { defineActor } from '../../runtime/index.ts';
+import { assertNever } from '../../kernel/index.ts';
 import { STARTING_CHART, type LedgerAccountKind } from './chart.ts';
 
 export const ACCOUNT_PREFIX = 'ledger_account_';

@@ -1,5 +1,5 @@
 /** Public face of the ledger area (spec 2.3, 4.2). */
-import type { Area } from '../../runtime/area.ts';
+import type { Area } from '../../kernel/index.ts';
 import { Chart } from './accounts.ts';
 import { Posting } from './posting.ts';
 import { routes } from './routes.ts';

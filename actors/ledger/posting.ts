@@ -13,10 +13,8 @@
  *                     debits == credits
  * recorded   record   -                                                        (none: already posted)   recorded
  */
-import { createHash } from 'node:crypto';
-import { defineActor, sortKeyTime, type Reaction } from '../../runtime/actor.ts';
-import { ApiError, assertNever, validationError, type ValidationEntry } from '../../runtime/errors.ts';
-import { iso } from '../../runtime/clock.ts';
+import { defineActor, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
+import { ApiError, assertNever, derivedId, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { chartEntry } from './chart.ts';
 
 export const POSTING_PREFIX = 'ledger_posting_';
@@ -66,17 +64,9 @@ type PostingEvent = {
   source: { kind: string; id: string; event_id: string };
 };
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
 /** The posting id an event causes: stable, so a redelivered reaction finds the same posting. */
 export function postingIdFor(eventId: string): string {
-  let n = BigInt('0x' + createHash('sha256').update(`ledger_posting:${eventId}`).digest('hex'));
-  let out = '';
-  for (let i = 0; i < 22; i++) {
-    out += BASE62[Number(n % 62n)];
-    n /= 62n;
-  }
-  return POSTING_PREFIX + out;
+  return derivedId(POSTING_PREFIX, ['ledger_posting:', eventId], 'modulo');
 }
 
 /** Every rule of a posting, each failure named (STYLE: validation names every failing field). */

@@ -2,9 +2,7 @@
  * Ledger reads (spec 4.2). Balances are computed from posting lines when asked, never stored
  * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
  */
-import type { ActorSystem } from '../../runtime/system.ts';
-import { iso } from '../../runtime/clock.ts';
-import { listName } from '../../runtime/effects.ts';
+import { type ActorSystem, iso, listName } from '../../runtime/index.ts';
 import { Chart, chartIdFor, type ChartState } from './accounts.ts';
 import { Posting, type PostingState } from './posting.ts';
 

@@ -3,10 +3,7 @@
  * write scope exists (spec 1 rule 5).
  */
 import { Type } from '@sinclair/typebox';
-import { route, type RouteDef } from '../../runtime/route.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { ListQuery, listEnvelope, listPage } from '../../runtime/lists.ts';
+import { ApiError, hasPrefix, listEnvelope, listPage, ListQuery, route, type RouteDef } from '../../kernel/index.ts';
 import { Posting, POSTING_PREFIX } from './posting.ts';
 import { accountViews } from './reads.ts';
 

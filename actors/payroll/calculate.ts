@@ -3,9 +3,8 @@
  * recorded inputs and year-to-date figures, and runs the engine. Calculation hands the payslips to
  * batches and the run records them in one event; simulation writes nothing at all.
  */
-import type { ActorSystem } from '../../runtime/system.ts';
-import { isApiError, type ValidationEntry } from '../../runtime/errors.ts';
-import { listName } from '../../runtime/effects.ts';
+import { type ActorSystem, listName } from '../../runtime/index.ts';
+import { isApiError, type ValidationEntry } from '../../kernel/index.ts';
 import { computePayslip, type EmployerInputs, type PayeeInputs, type PayslipComputation, type RulePack, type YearToDate } from './engine/index.ts';
 import { DEFAULT_EMPLOYER, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
 import { PayProfile, type PayProfileState } from './pay_profile.ts';

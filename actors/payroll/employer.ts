@@ -11,8 +11,8 @@
  * configured configure same                             payroll.employer.configured    configured
  */
 import { createHash } from 'node:crypto';
-import { defineActor } from '../../runtime/actor.ts';
-import { assertNever, type ValidationEntry } from '../../runtime/errors.ts';
+import { defineActor } from '../../runtime/index.ts';
+import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 
 export interface EmployerSettings {

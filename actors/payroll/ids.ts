@@ -4,7 +4,7 @@
  * 100,000-payee run is one journal stream, not 100,000), and its id carries the run's random
  * suffix and the payslip's position, so a read finds the run without an index entry per payslip.
  */
-import { hasPrefix } from '../../runtime/ids.ts';
+import { hasPrefix } from '../../kernel/index.ts';
 
 export const RUN_PREFIX = 'run_enterprise_';
 export const PAYSLIP_PREFIX = 'payslip_';

@@ -1,6 +1,6 @@
 /** Runs a payee import (see payroll_import.ts for the record and import_rows.ts for the rows). */
-import type { ActorSystem } from '../../runtime/system.ts';
-import { validationReport, type ValidationEntry } from '../../runtime/errors.ts';
+import type { ActorSystem } from '../../runtime/index.ts';
+import { createDedupe, createdId, type ValidationEntry, validationReport } from '../../kernel/index.ts';
 import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
 import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from './ids.ts';
 import { csvRows, normaliseRow, type ImportRow } from './import_rows.ts';
@@ -8,7 +8,6 @@ import { PayProfile } from './pay_profile.ts';
 import { PayrollImport, type ImportState } from './payroll_import.ts';
 import type { Caller } from './operations.ts';
 import { RosterEntry } from './roster_entry.ts';
-import { createDedupe, createdId } from '../../runtime/route.ts';
 
 export interface ImportBody {
   format: 'json' | 'csv';

@@ -3,7 +3,7 @@
  * the actor kinds, the run's command for payout outcomes, and the signed payout instruction with
  * its verification (spec 1 rule 10).
  */
-import type { Area, PublicEventDecl } from '../../runtime/area.ts';
+import type { Area, PublicEventDecl } from '../../kernel/index.ts';
 import { Employer } from './employer.ts';
 import { PayProfile } from './pay_profile.ts';
 import { PayrollImport } from './payroll_import.ts';

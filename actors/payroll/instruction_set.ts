@@ -4,7 +4,7 @@
  * administrator, one line per levy. The set's total equals the run's deductions plus employer
  * contributions to the kobo, and the posting's lines sum to zero.
  */
-import { createHash } from 'node:crypto';
+import { derivedId } from '../../kernel/index.ts';
 import type { PostingRequest } from '../ledger/index.ts';
 import { LINE_ORDER, type LineCode, type RulePack } from './engine/index.ts';
 import { INSTRUCTION_SET_PREFIX, RUN_PREFIX } from './ids.ts';
@@ -23,17 +23,9 @@ export interface InstructionSetData {
   total: number;
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
 /** The PAYE authority id of a jurisdiction (ISO 3166-2:NG): stable, so remittance can match it. */
 export function authorityIdFor(jurisdiction: string): string {
-  let n = BigInt('0x' + createHash('sha256').update(`paye_authority:${jurisdiction}`).digest('hex'));
-  let out = '';
-  for (let i = 0; i < 22; i++) {
-    out += BASE62[Number(n % 62n)];
-    n /= 62n;
-  }
-  return AUTHORITY_PREFIX + out;
+  return derivedId(AUTHORITY_PREFIX, ['paye_authority:', jurisdiction], 'modulo');
 }
 
 /** Pension contributions of a payee with no administrator on file are grouped here (a p1 finding). */

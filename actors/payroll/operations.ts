@@ -3,9 +3,8 @@
  * executing (posting, instruction set, signed payout instruction), and payslip reads that rebuild
  * lines and traces from the recorded inputs and the pinned pack.
  */
-import type { Platform } from '../../runtime/area.ts';
-import { ApiError, conflict } from '../../runtime/errors.ts';
-import { iso } from '../../runtime/clock.ts';
+import { ApiError, conflict, createDedupe, createdId, hasPrefix, listEnvelope, parseListQuery, type Platform } from '../../kernel/index.ts';
+import { iso } from '../../runtime/index.ts';
 import {
   computePayslip, explain, findPack, packForPeriod, renderPayslipPdf, resolvePack,
   type PayslipComputation, type RulePack,
@@ -19,9 +18,6 @@ import { Run, totalsView, type RunState, type RunType, EXECUTED } from './run.ts
 import { sealPayout } from './signing.ts';
 import { correctedPayslips, loadPayslip, loadPayslips, loadRange, writeBatches } from './payslips.ts';
 import { glExportCsv } from './gl_export.ts';
-import { listEnvelope, parseListQuery } from '../../runtime/lists.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { createDedupe, createdId } from '../../runtime/route.ts';
 
 export interface Caller {
   org: string;

@@ -8,11 +8,9 @@
  * (none)   create   inputs valid (import checked)     pay_profile.created   exists
  * exists   update   merged inputs valid               pay_profile.updated   exists
  */
-import { defineActor } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever } from '../../runtime/errors.ts';
+import { defineActor, iso } from '../../runtime/index.ts';
+import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
-import type { ValidationEntry } from '../../runtime/errors.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
 
 /** The engine inputs a profile holds (months employed come from the roster entry). */

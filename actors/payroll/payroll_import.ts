@@ -8,9 +8,8 @@
  * -------  -------  ---------  --------------------------  ------------------------
  * (none)   record   -          payroll.import.recorded     completed | rejected
  */
-import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, type ValidationReport } from '../../runtime/errors.ts';
+import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
+import { assertNever, type ValidationReport } from '../../kernel/index.ts';
 
 export type ImportStatus = 'completed' | 'rejected';
 

@@ -10,9 +10,8 @@
  * (none)   record   -          payslip_batch.recorded      recorded
  * recorded record   -          (none: already written)     recorded
  */
-import { defineActor } from '../../runtime/actor.ts';
-import { assertNever } from '../../runtime/errors.ts';
-import { randomSuffix } from '../../runtime/ids.ts';
+import { defineActor } from '../../runtime/index.ts';
+import { assertNever, randomSuffix } from '../../kernel/index.ts';
 import { RUN_PREFIX } from './ids.ts';
 import type { PayslipColumns } from './payslip_columns.ts';
 

@@ -1,5 +1,5 @@
 /** Writing and reading a run's payslips (kept in payslip_batch.ts actors, in payslip order). */
-import type { ActorSystem } from '../../runtime/system.ts';
+import type { ActorSystem } from '../../runtime/index.ts';
 import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './payslip_batch.ts';
 import type { PayslipRecord } from './payslip_record.ts';
 import { fromColumns, recordAt, toColumns } from './payslip_columns.ts';

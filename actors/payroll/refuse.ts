@@ -1,5 +1,5 @@
 /** One refusal for a list of failing fields: invalid_money_amount when any is a fraction (spec 7). */
-import { ApiError, validationError, validationReport, type ValidationEntry } from '../../runtime/errors.ts';
+import { ApiError, type ValidationEntry, validationError, validationReport } from '../../kernel/index.ts';
 
 export function refuse(entries: ValidationEntry[], entryCount = entries.length): never {
   const money = entries.find((e) => e.code === 'invalid_money_amount');

@@ -9,9 +9,8 @@
  * (none)   create   starts_on a date; ends_on >= starts  roster_entry.created   exists
  * exists   update   merged dates valid                   roster_entry.updated   exists
  */
-import { defineActor } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { assertNever, type ValidationEntry } from '../../runtime/errors.ts';
+import { defineActor, iso } from '../../runtime/index.ts';
+import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 
 export interface RosterEntryState {

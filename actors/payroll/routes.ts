@@ -4,11 +4,7 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { askOptions, route, type RouteDef, type RouteRequest } from '../../runtime/route.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { hasPrefix } from '../../runtime/ids.ts';
-import { listEnvelope, listPage, listQueryWith, ListQuery, parseListQuery } from '../../runtime/lists.ts';
-import { Money } from '../../runtime/money.ts';
+import { ApiError, callerOf, hasPrefix, listEnvelope, listPage, ListQuery, listQueryWith, Money, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './ids.ts';
 import { runImport } from './importer.ts';
 import {
@@ -106,7 +102,7 @@ export const routes: RouteDef[] = [
     method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
     body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), askOptions(req)),
+    handler: (req) => req.platform.system.ask(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), callerOf(req)),
   }),
   route({
     method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
@@ -117,7 +113,7 @@ export const routes: RouteDef[] = [
     method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
     body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, askOptions(req)),
+    handler: (req) => req.platform.system.ask(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, callerOf(req)),
   }),
 
   // ------------------------------------------------------------------ runs
@@ -159,13 +155,13 @@ export const routes: RouteDef[] = [
       description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
       payee_refs: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 5_000, uniqueItems: true }), Type.Null()], { description: 'Limit the run to these payees (off-cycle, final settlement); null: everyone employed in the period.' })),
     }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, askOptions(req)),
+    handler: (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, callerOf(req)),
   }),
   runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',
     (req) => calculateRun(req.platform, caller(req), req.params.run_id),
     { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the caller becomes prepared_by; simulated -> pending_approval.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, askOptions(req)),
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, callerOf(req)),
     { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/simulate', 'Simulate the run with a draft rule pack (or the pinned one); nothing is written; adds a per-payee difference against the pinned pack.',
     (req) => simulateRun(req.platform, caller(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
@@ -175,7 +171,7 @@ export const routes: RouteDef[] = [
   runAction('/v1/payroll/runs/{run_id}/execute', 'Execute an approved run: payslips become final, the ledger posting is caused, the instruction set built and the payout instruction signed.',
     (req) => executeRun(req.platform, caller(req), req.params.run_id)),
   runAction('/v1/payroll/runs/{run_id}/cancel', 'Cancel a run that has not started executing.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, askOptions(req)),
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
     { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }) }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/totals', auth: 'key', module: M, idempotent: false,
@@ -210,7 +206,7 @@ export const routes: RouteDef[] = [
     },
   }),
   runAction('/v1/payroll/runs/{run_id}/findings/{finding_id}/resolve', 'Resolve a finding with a reason; an open p0 finding blocks approval.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, askOptions(req)),
+    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, callerOf(req)),
     { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), specGap: 'The resolve body is not shown: reason.' }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', auth: 'key', module: M, idempotent: false,
@@ -235,7 +231,7 @@ export const routes: RouteDef[] = [
   runAction('/v1/payroll/runs/{run_id}/gl_export', 'Create a general-ledger export (CSV) of an executed run.',
     async (req) => {
       const id = need(req.params.run_id, RUN_PREFIX, 'payroll run');
-      await req.platform.system.ask(Run, id, 'export_gl', {}, askOptions(req));
+      await req.platform.system.ask(Run, id, 'export_gl', {}, callerOf(req));
       const s = await runState(req.platform, caller(req), id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };

@@ -26,9 +26,8 @@
  * (*) executed = executing, completed, partially_settled or failed.
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
-import { defineActor, sortKeyTime, type IndexEntry } from '../../runtime/actor.ts';
-import { iso } from '../../runtime/clock.ts';
-import { ApiError, assertNever, conflict } from '../../runtime/errors.ts';
+import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { ApiError, assertNever, conflict } from '../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import type { EmployerInputs, RulePackReference } from './engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from './ids.ts';

@@ -13,7 +13,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sig
 import type { KeyValueStore } from '../../stores/index.ts';
 import { Run, type PayoutSeal, type RunState } from './run.ts';
 import type { PayslipRecord } from './payslip_record.ts';
-import type { ActorSystem } from '../../runtime/system.ts';
+import type { ActorSystem } from '../../runtime/index.ts';
 import { remittanceBasis } from './payslips.ts';
 import { payslipId } from './ids.ts';
 

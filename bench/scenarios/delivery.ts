@@ -12,10 +12,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { area as delivery } from '../../actors/delivery/index.ts';
-import { defineActor } from '../../runtime/actor.ts';
-import type { Area } from '../../runtime/area.ts';
-import { SystemClock } from '../../runtime/clock.ts';
-import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
+import { defineActor, SystemClock } from '../../runtime/index.ts';
+import { type Area, createPlatform, stopPlatform } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { compared, round, type BenchResult } from '../report.ts';
 

@@ -9,8 +9,8 @@
  * PAYROLL_BENCH_PAYEES overrides the payee count for a quick run.
  */
 import { absolute, compared, round, type BenchResult } from '../report.ts';
-import { ManualClock } from '../../runtime/clock.ts';
-import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
+import { ManualClock } from '../../runtime/index.ts';
+import { createPlatform, stopPlatform } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as ledger, balancesByCode } from '../../actors/ledger/index.ts';
 import { area as payroll } from '../../actors/payroll/index.ts';

@@ -5,9 +5,7 @@
  * fixed key order) so a test can compare it with the committed docs/openapi.json.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { Area } from '../../runtime/area.ts';
-import { CATALOGUE } from '../../runtime/errors.ts';
-import { requiredScope, type RouteDef, type SocketDef } from '../../runtime/route.ts';
+import { type Area, CATALOGUE, requiredScope, type RouteDef, type SocketDef } from '../../kernel/index.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 

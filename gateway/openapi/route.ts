@@ -1,6 +1,5 @@
 /** GET /v1/openapi.json: the generated document, served without a credential. */
-import type { Area, Platform } from '../../runtime/area.ts';
-import { route, type RouteDef } from '../../runtime/route.ts';
+import { type Area, type Platform, route, type RouteDef } from '../../kernel/index.ts';
 import { OPENAPI_PATH, renderOpenApi } from './build.ts';
 
 /** The gateway's own routes, given the areas (the document lists itself too). */

@@ -13,7 +13,7 @@
  */
 import { NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { ClusterStores } from '../../stores/index.ts';
-import { ApiError, assertNever } from '../errors.ts';
+import { ApiError, assertNever } from '../../kernel/base/index.ts';
 import { SystemClock } from '../clock.ts';
 import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';

@@ -5,7 +5,7 @@
  * serve the shard (it is being handed over) and nothing was applied.
  */
 import { Packr } from 'msgpackr';
-import { ApiError, assertNever, type ErrorCode } from '../errors.ts';
+import { ApiError, assertNever, type ErrorCode } from '../../kernel/base/index.ts';
 import type { RemoteCall } from '../system.ts';
 
 const packr = new Packr({ structuredClone: true, useRecords: false, useBigIntExtension: true } as ConstructorParameters<typeof Packr>[0]);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers } from '../../actors/allocation/presence.ts';
-import { ManualClock } from '../../runtime/clock.ts';
+import { ManualClock } from '../../runtime/index.ts';
 
 const policy = activePolicy().pack;
 const STALE = policy.presence.stale_after_seconds * 1000;

@@ -4,7 +4,7 @@ import { parseBatch, type Reading } from '../../actors/allocation/heartbeat.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { RecentReadings } from '../../actors/allocation/recent.ts';
 import { judgeBatch, type WorkerStateAt } from '../../actors/allocation/validation.ts';
-import { isApiError } from '../../runtime/errors.ts';
+import { isApiError } from '../../kernel/index.ts';
 import { reading } from './support.ts';
 
 const policy = activePolicy().pack;

@@ -5,7 +5,8 @@
  * ManualClock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ActorSystem, ApiError, ManualClock, defineActor } from '../../runtime/index.ts';
+import { ApiError } from '../../kernel/index.ts';
+import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
 import { ClusterNode, shardOf } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
 import { clusterTestStores, testNamespace } from '../support/stores.ts';

@@ -9,9 +9,9 @@
  * open     add       -           tally.added   open
  */
 import { Type } from '@sinclair/typebox';
-import { defineActor, assertNever } from '../../runtime/index.ts';
-import type { Area } from '../../runtime/area.ts';
-import { route } from '../../runtime/route.ts';
+import { assertNever } from '../../kernel/index.ts';
+import { defineActor } from '../../runtime/index.ts';
+import { type Area, route } from '../../kernel/index.ts';
 
 interface TallyState {
   id: string;

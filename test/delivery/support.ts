@@ -6,11 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { area as delivery } from '../../actors/delivery/index.ts';
-import { defineActor, sortKeyTime } from '../../runtime/actor.ts';
-import type { Area, Platform } from '../../runtime/area.ts';
-import { ManualClock } from '../../runtime/clock.ts';
-import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
-import type { RouteDef } from '../../runtime/route.ts';
+import { defineActor, ManualClock, sortKeyTime } from '../../runtime/index.ts';
+import { type Area, createPlatform, type Platform, type RouteDef, stopPlatform } from '../../kernel/index.ts';
 import type { Stores } from '../../stores/index.ts';
 import { testStores } from '../support/stores.ts';
 

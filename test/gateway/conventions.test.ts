@@ -3,9 +3,7 @@
  * (spec 2.1 list envelope, 4 preamble, 8 page size).
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../runtime/errors.ts';
-import { CURRENCIES, assertMoney, currency, formatMinor } from '../../runtime/money.ts';
-import { LIST_LIMIT_DEFAULT, listEnvelope, parseListQuery } from '../../runtime/lists.ts';
+import { ApiError, assertMoney, CURRENCIES, currency, formatMinor, LIST_LIMIT_DEFAULT, listEnvelope, parseListQuery } from '../../kernel/index.ts';
 
 const refusal = (f: () => void): ApiError => {
   try {

@@ -5,8 +5,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
-import type { Area } from '../../runtime/area.ts';
-import { route } from '../../runtime/route.ts';
+import { type Area, route } from '../../kernel/index.ts';
 import { startHarness } from '../support/http.ts';
 
 function gate() {

@@ -4,10 +4,7 @@
  * pipeline and socket.
  */
 import { Type } from '@sinclair/typebox';
-import type { Area } from '../../runtime/area.ts';
-import { ApiError } from '../../runtime/errors.ts';
-import { Money } from '../../runtime/money.ts';
-import { route } from '../../runtime/route.ts';
+import { ApiError, type Area, Money, route } from '../../kernel/index.ts';
 
 export const executions = { count: 0 };
 

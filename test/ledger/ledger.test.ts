@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ActorSystem, ManualClock, defineActor, assertNever } from '../../runtime/index.ts';
+import { assertNever } from '../../kernel/index.ts';
+import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
 import { area as ledger, balancesByCode, accountViews, checkPosting, postingIdFor, Posting, type PostingRequest } from '../../actors/ledger/index.ts';
 import { testStores } from '../support/stores.ts';
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../runtime/errors.ts';
+import { ApiError } from '../../kernel/index.ts';
 import {
   canonicalForm,
   computePayslip,

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActorSystem, ManualClock, roundTrip } from '../../runtime/index.ts';
-import type { Platform } from '../../runtime/area.ts';
+import { Services, type Platform } from '../../kernel/index.ts';
 import { area as ledger } from '../../actors/ledger/index.ts';
 import { area as payroll, Run, type RunState } from '../../actors/payroll/index.ts';
 import { runImport } from '../../actors/payroll/importer.ts';
@@ -29,7 +29,7 @@ beforeEach(async () => {
   stores = await testStores(clock);
   system = new ActorSystem({ stores, clock, kinds, log: () => {} });
   await system.start();
-  platform = { system, clock, stores, services: new Map(), config: {}, areas: [ledger, payroll] };
+  platform = { system, clock, stores, services: new Services(), config: {}, areas: [ledger, payroll] };
 });
 afterEach(() => system.stop());
 

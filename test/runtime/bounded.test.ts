@@ -4,7 +4,7 @@
  * never more than twice as many.
  */
 import { describe, expect, it } from 'vitest';
-import { BoundedMap } from '../../runtime/bounded.ts';
+import { BoundedMap } from '../../runtime/index.ts';
 
 describe('BoundedMap (recent memory, at least capacity keys, at most twice)', () => {
   it('remembers at least the last `capacity` keys set, whatever came before', () => {

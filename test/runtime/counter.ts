@@ -11,7 +11,8 @@
  * open     close     -                      counter.closed      closed
  * closed   add       -                      409 conflict
  */
-import { ApiError, defineActor, sortKeyTime, assertNever } from '../../runtime/index.ts';
+import { ApiError, assertNever } from '../../kernel/index.ts';
+import { defineActor, sortKeyTime } from '../../runtime/index.ts';
 
 export type CounterStatus = 'open' | 'closed';
 export interface CounterState {

@@ -3,7 +3,7 @@
  * effect): one id is kept as itself, more in a bounded map that keeps at least the last `capacity`.
  */
 import { describe, expect, it } from 'vitest';
-import { listed, remember, seen, type Remembered } from '../../runtime/dedupe.ts';
+import { listed, remember, type Remembered, seen } from '../../runtime/dedupe.ts';
 
 describe('remembered dedupe ids (issue 2, dedupe)', () => {
   it('one id is kept as itself and recognised', () => {

@@ -3,7 +3,7 @@
  * user; bounded)"; STYLE "The mailbox is bounded and fair").
  */
 import { describe, expect, it } from 'vitest';
-import { Mailbox, type Envelope } from '../../runtime/mailbox.ts';
+import { type Envelope, Mailbox } from '../../runtime/mailbox.ts';
 
 const env = (command: string): Envelope => ({
   command, payload: undefined, org: 'org_a', requestId: undefined, principal: undefined, dedupeId: undefined, noReply: false,

@@ -3,7 +3,8 @@
  * "Time is injected", "Snapshots are a versioned codec").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ActorSystem, ApiError, ManualClock, defineActor, roundTrip, type Limits } from '../../runtime/index.ts';
+import { ApiError } from '../../kernel/index.ts';
+import { ActorSystem, ManualClock, defineActor, roundTrip, type Limits } from '../../runtime/index.ts';
 import type { Stores, StoredEvent } from '../../stores/index.ts';
 import { testStores } from '../support/stores.ts';
 import { Counter, type CounterEvent, type CounterState } from './counter.ts';

@@ -4,7 +4,7 @@
  * ManualClock; nothing sleeps.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../runtime/clock.ts';
+import { ManualClock } from '../../runtime/index.ts';
 import { VersionConflictError, type Reminder, type StoredEvent, type Stores } from '../../stores/index.ts';
 import { storeFamily, testStores } from '../support/stores.ts';
 

@@ -4,7 +4,7 @@
  * again (idempotency records are kept 7 days, spec 1.9; sessions and tokens expire, spec 5.3, 5.4).
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../runtime/clock.ts';
+import { ManualClock } from '../../runtime/index.ts';
 import { MemoryKeyValue } from '../../stores/memory/kv.ts';
 
 const size = (kv: MemoryKeyValue) => (kv as unknown as { values: Map<string, unknown> }).values.size;

@@ -13,9 +13,8 @@
  */
 import { areas as allAreas } from '../../actors/index.ts';
 import { startGateway } from '../../gateway/index.ts';
-import type { Area, Platform } from '../../runtime/area.ts';
-import { ManualClock } from '../../runtime/clock.ts';
-import { createPlatform, stopPlatform } from '../../runtime/platform.ts';
+import { type Area, createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
+import { ManualClock } from '../../runtime/index.ts';
 import type { Stores } from '../../stores/index.ts';
 import { testStores } from './stores.ts';
 

@@ -15,7 +15,7 @@
  * The hot path compiles each pack once (rates parsed, formula texts and trace keys built) and
  * allocates per payslip only the lines, their traces and the strings the traces must hold.
  */
-import { ApiError, validationReport } from '../../../runtime/errors.ts';
+import { ApiError, validationReport } from '../../../kernel/index.ts';
 import { formatExact, halfUp, lcm, mulRateExact, mulRateHalfUp, parseRate, subExact, type Rate } from './exact.ts';
 import type {
   EmployerContributionCode,

@@ -3,7 +3,7 @@
  * a whole number of kobo: a fraction is refused with invalid_money_amount, never rounded (spec 1
  * rule 3). Checks run in a fixed order so the same bad input always gives the same entries.
  */
-import type { ValidationEntry } from '../../../runtime/errors.ts';
+import type { ValidationEntry } from '../../../kernel/index.ts';
 import type { EmployerInputs, PayeeInputs, YearToDate } from './types.ts';
 
 /** Largest money input accepted, in kobo (NGN 100 billion): keeps annual sums exact in numbers. */

@@ -42,17 +42,36 @@ export const hasPrefix = (id: unknown, prefix: string): id is string =>
   typeof id === 'string' && id.startsWith(prefix) && id.length > prefix.length;
 
 /**
- * An id derived from `parts`: the same parts always give the same id (22 base62 symbols from
- * SHA-256, like a random id in form). For a create retried with the same Idempotency-Key.
+ * How a derived id's 22 symbols are read from SHA-256. `sampled` (every id derived since
+ * Idempotency-Key creates): hash rounds of `round NUL parts joined by NUL`, each byte's low six bits
+ * kept below 62. `modulo`: the digest of the parts joined with nothing, read as one integer, its
+ * base62 digits least significant first; ledger posting ids and PAYE authority ids were first
+ * stored in this form and must keep coming out the same.
  */
-export function derivedId(prefix: string, ...parts: string[]): string {
-  let n = 0;
-  let round = 0;
-  while (n < SUFFIX_LENGTH) {
-    const h = hash('sha256', `${round++}\u0000${parts.join('\u0000')}`, 'buffer');
-    for (let i = 0; i < h.length && n < SUFFIX_LENGTH; i++) {
-      const b = h[i] & 63;
-      if (b < 62) suffix[n++] = ALPHABET[b];
+export type DerivedForm = 'sampled' | 'modulo';
+
+/**
+ * The one derived-id function: the same prefix, parts and form always give the same id, like a
+ * random id in form (prefix + 22 base62 symbols). For a create retried with the same
+ * Idempotency-Key, a posting caused by an event, a stable authority reference.
+ */
+export function derivedId(prefix: string, parts: readonly string[], form: DerivedForm = 'sampled'): string {
+  if (form === 'modulo') {
+    let n = BigInt('0x' + hash('sha256', parts.join(''), 'hex'));
+    for (let i = 0; i < SUFFIX_LENGTH; i++) {
+      suffix[i] = ALPHABET[Number(n % 62n)];
+      n /= 62n;
+    }
+  } else {
+    const text = parts.join('\u0000');
+    let n = 0;
+    let round = 0;
+    while (n < SUFFIX_LENGTH) {
+      const h = hash('sha256', `${round++}\u0000${text}`, 'buffer');
+      for (let i = 0; i < h.length && n < SUFFIX_LENGTH; i++) {
+        const b = h[i] & 63;
+        if (b < 62) suffix[n++] = ALPHABET[b];
+      }
     }
   }
   const p = out.write(prefix, 'latin1');

@@ -1,11 +1,15 @@
 /**
- * Route declarations. Routes are data plus a plain async function (STYLE: "The transport's rules
- * live in one file"): an area declares them in actors/<area>/routes.ts, the gateway mounts them
- * and generates docs/openapi.json from the same declarations.
+ * The shape of an area (actors/<area>/index.ts exports one): its actor kinds, its routes and
+ * sockets, its public events, and the platform it is handed. Routes are data plus a plain async
+ * function (STYLE: "The transport's rules live in one file"): an area declares them in
+ * actors/<area>/routes.ts, the gateway mounts them and generates docs/openapi.json from the same
+ * declarations. The runtime and the gateway know areas only through this shape.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { Platform } from './area.ts';
-import { derivedId, newId } from './ids.ts';
+import type { ActorSystem, AnyActorDef, Clock } from '../runtime/index.ts';
+import type { Stores } from '../stores/index.ts';
+import type { Principal } from './scopes.ts';
+import type { Services } from './services.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -14,17 +18,6 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * session: a signed-in person's Service-Session (GET /v1/me, /v1/account/api_keys).
  */
 export type Auth = 'none' | 'key' | 'session';
-
-export interface Principal {
-  kind: 'api_key' | 'access_token' | 'session';
-  /** api_key_..., the token's client id, or the session's account id. */
-  id: string;
-  org: string;
-  livemode: boolean;
-  scopes: ReadonlySet<string>;
-  /** The account behind a session. */
-  account?: string;
-}
 
 export interface RouteRequest<B = unknown, Q = unknown> {
   params: Record<string, string>;
@@ -42,26 +35,6 @@ export interface RouteRequest<B = unknown, Q = unknown> {
   platform: Platform;
 }
 
-/**
- * The id a create gives its new record. With an Idempotency-Key it is derived from the
- * organisation and the key, so a create executed again after its first answer was lost (the node
- * died before the idempotency record was kept) lands on the same record instead of making a
- * second; without one it is random. `part` tells apart several records made by one request.
- */
-export function createdId(req: { org: string; idempotencyKey?: string }, prefix: string, part = ''): string {
-  return req.idempotencyKey === undefined ? newId(prefix) : derivedId(prefix, req.org, req.idempotencyKey, part);
-}
-
-/** What a route's asks carry of its request: the organisation, the request id and who asked. */
-export function askOptions(req: { org: string; requestId: string; principal?: { id: string } }): { org: string; requestId: string; principal: string | undefined } {
-  return { org: req.org, requestId: req.requestId, principal: req.principal?.id };
-}
-
-/** The dedupe id a create's command carries with createdId, so running it again applies nothing. */
-export function createDedupe(req: { idempotencyKey?: string }): string | undefined {
-  return req.idempotencyKey === undefined ? undefined : `ik:${req.idempotencyKey}`;
-}
-
 export interface RouteResult {
   status?: number;
   body: unknown;
@@ -77,8 +50,8 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
   auth: Auth;
   /**
    * Scope prefix of the module (spec 5.6): run, match, anchor, ledger, delivery, iam ...
-   * The action follows the spec's rule: safe method -> read, path ending /approve -> approve,
-   * anything else -> write. `null` means authenticated but no scope applies.
+   * The action follows the spec's rule (requiredScope). `null` means authenticated but no scope
+   * applies.
    */
   module: string | null;
   /** POSTs marked IK in the spec require an Idempotency-Key. */
@@ -98,14 +71,6 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
 /** Identity helper that keeps the generic parameters inferred from the schemas. */
 export function route<B extends TSchema, Q extends TSchema>(def: RouteDef<B, Q>): RouteDef {
   return def as unknown as RouteDef;
-}
-
-/** Scope a route needs, by the spec 5.6 rule. */
-export function requiredScope(def: Pick<RouteDef, 'method' | 'path' | 'module'>): string | null {
-  if (def.module === null) return null;
-  if (def.method === 'GET') return `${def.module}:read`;
-  if (def.path.endsWith('/approve')) return `${def.module}:approve`;
-  return `${def.module}:write`;
 }
 
 /**
@@ -128,4 +93,40 @@ export interface SocketContext {
   /** A fresh request id per frame (req_...). */
   requestId: string;
   platform: Platform;
+}
+
+/** A public event type (spec 6), produced when an actor of `kind` commits a journal event `on`. */
+export interface PublicEventDecl {
+  /** module.resource.past_tense_verb style, e.g. run.approved. */
+  type: string;
+  /** spec 6 source: anchor, proof, rail, flow, match, run, remit, route, gateway, iam, ledger, delivery ... */
+  source: string;
+  schemaVersion: number;
+  kind: string;
+  on: string;
+  description: string;
+  /** True where the spec does not name this type (listed in docs/gaps.md). */
+  specGap?: boolean;
+}
+
+export interface Platform {
+  system: ActorSystem;
+  clock: Clock;
+  stores: Stores;
+  /** Per-area services (providers, engines), registered in Area.start under typed keys. */
+  services: Services;
+  config: Readonly<Record<string, string | undefined>>;
+  /** Every area mounted on this platform (the event system reads kinds and modules from it). */
+  areas: readonly Area[];
+}
+
+export interface Area {
+  name: string;
+  kinds: AnyActorDef[];
+  routes: RouteDef[];
+  events?: PublicEventDecl[];
+  /** WebSocket endpoints (served by the gateway's one transport file). */
+  sockets?: SocketDef[];
+  start?(platform: Platform): Promise<void> | void;
+  stop?(platform: Platform): Promise<void> | void;
 }

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, validationReport, type ValidationEntry } from './errors.ts';
+import { ApiError, type ValidationEntry, validationReport } from './base/errors.ts';
 
 interface CurrencyCodeRecord {
   code: string;

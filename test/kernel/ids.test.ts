@@ -4,7 +4,7 @@
  * Idempotency-Key) has the same form and is the same for the same parts.
  */
 import { describe, expect, it } from 'vitest';
-import { derivedId, hasPrefix, newId, randomString, randomSuffix } from '../../runtime/ids.ts';
+import { derivedId, hasPrefix, newId, randomString, randomSuffix } from '../../kernel/index.ts';
 
 const FORM = /^[0-9A-Za-z]{22}$/;
 
@@ -41,12 +41,26 @@ describe('identifiers are the spec prefix plus 22 base62 symbols, never reused (
   });
 
   it('derivedId is the same for the same parts, differs for other parts, and has the id form', () => {
-    const a = derivedId('api_key_', 'org_1', 'key-1');
-    expect(a).toBe(derivedId('api_key_', 'org_1', 'key-1'));
-    expect(a).not.toBe(derivedId('api_key_', 'org_1', 'key-2'));
-    expect(a).not.toBe(derivedId('api_key_', 'org_2', 'key-1'));
+    const a = derivedId('api_key_', ['org_1', 'key-1']);
+    expect(a).toBe(derivedId('api_key_', ['org_1', 'key-1']));
+    expect(a).not.toBe(derivedId('api_key_', ['org_1', 'key-2']));
+    expect(a).not.toBe(derivedId('api_key_', ['org_2', 'key-1']));
     expect(a.slice('api_key_'.length)).toMatch(FORM);
     expect(hasPrefix(a, 'api_key_')).toBe(true);
-    expect(derivedId('evt_', 'x')).toHaveLength(4 + 22);
+    expect(derivedId('evt_', ['x'])).toHaveLength(4 + 22);
+  });
+
+  // Ids already stored must come out identical after the kernel took the derived-id function over
+  // (docs/architecture.md). Each expected value was made by the code that first stored it: the
+  // runtime's derivedId for Idempotency-Key creates, the ledger's postingIdFor and payroll's
+  // authorityIdFor (both the modulo form).
+  it.each([
+    ['api_key_', ['org_7Qm2', 'ik-1', ''], 'sampled', 'api_key_vMyHeyoai69k4eqTCsJJAB'],
+    ['run_enterprise_', ['org_X', 'key-2', 'run'], 'sampled', 'run_enterprise_E1reuXhdFeZAySRFCP55sr'],
+    ['whe_', ['o', 'k'], 'sampled', 'whe_skEGIy6Tdqeqxzl3IPLQhn'],
+    ['ledger_posting_', ['ledger_posting:', 'evt_3kTzV2uQ0pS8aLxY1bNcD4'], 'modulo', 'ledger_posting_WhWUJNccBhFGVjyUsGmAAi'],
+    ['remit_authority_rail_obligation_', ['paye_authority:', 'NG-LA'], 'modulo', 'remit_authority_rail_obligation_G8f6czebBL5K2J85Bfn8zo'],
+  ] as const)('derivedId(%s, %j, %s) is the id stored before: %s', (prefix, parts, form, stored) => {
+    expect(derivedId(prefix, parts, form)).toBe(stored);
   });
 });

@@ -9,8 +9,7 @@
  * `listPage(...)` (or `listEnvelope(...)` when it builds the page itself).
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import type { AnyActorDef } from './actor.ts';
-import type { ActorSystem } from './system.ts';
+import type { ActorSystem, AnyActorDef } from '../runtime/index.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;

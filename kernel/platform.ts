@@ -4,9 +4,8 @@
  */
 import type { Stores } from '../stores/index.ts';
 import type { Area, Platform } from './area.ts';
-import type { Clock } from './clock.ts';
-import type { Limits } from './limits.ts';
-import { ActorSystem, type Placement } from './system.ts';
+import { ActorSystem, type Clock, type Limits, type Placement } from '../runtime/index.ts';
+import { Services } from './services.ts';
 
 export interface PlatformOptions {
   areas: readonly Area[];
@@ -19,7 +18,7 @@ export interface PlatformOptions {
 
 export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const system = new ActorSystem({ stores: opts.stores, clock: opts.clock, kinds: opts.areas.flatMap((a) => a.kinds), limits: opts.limits, placement: opts.placement });
-  const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Map(), config: opts.config ?? {}, areas: opts.areas };
+  const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Services(), config: opts.config ?? {}, areas: opts.areas };
   for (const area of opts.areas) await area.start?.(platform);
   await system.start();
   return platform;

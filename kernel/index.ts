@@ -1,0 +1,25 @@
+/**
+ * Public face of the platform kernel: the contract every area is written on (DESIGN, "The actor
+ * runtime and the platform kernel"; docs/architecture.md). The shape of an area and its route
+ * declarations, the principal and the scope rule, the caller, idempotency helpers, path ids, the
+ * error catalogue, ids, money, lists and paging, the typed service registry, and the platform that
+ * composes areas. Areas import the kernel from here only.
+ */
+export { ApiError, CATALOGUE, assertNever, conflict, derivedId, hasPrefix, isApiError, newId, notFound, randomString, randomSuffix, validationError, validationReport } from './base/index.ts';
+export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
+export { route } from './area.ts';
+export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef } from './area.ts';
+export { callerOf } from './caller.ts';
+export type { Caller } from './caller.ts';
+export { createDedupe, createdId } from './idempotency.ts';
+export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListEnvelopeSchema, ListQuery, ListQueryFields, listEnvelope, listPage, listQueryWith, parseListQuery } from './lists.ts';
+export type { ListEnvelope, ListPageRequest, ListQueryValue } from './lists.ts';
+export { CURRENCIES, CURRENCY_DATA_PUBLISHED, MONEY_MARK, Money, assertMoney, currency, formatMinor, isCurrency } from './money.ts';
+export type { Currency, MoneyValue } from './money.ts';
+export { idOf, isIdOf } from './path-ids.ts';
+export { createPlatform, stopPlatform } from './platform.ts';
+export type { PlatformOptions } from './platform.ts';
+export { ACTIONS, ALL_SCOPES, MODULES, isModule, moduleScope, requiredScope } from './scopes.ts';
+export type { ModuleInfo, Principal } from './scopes.ts';
+export { Services, serviceKey } from './services.ts';
+export type { ServiceKey } from './services.ts';
