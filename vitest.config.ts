@@ -2,7 +2,7 @@ import { Socket } from 'node:net';
 import { defineConfig } from 'vitest/config';
 
 /**
- * One suite, two store families (issue 4). `embedded` runs every test over the memory stores;
+ * One suite, two store families (DESIGN "Sharding"). `embedded` runs every test over the memory stores;
  * `cluster` runs the same files over NATS JetStream and Redis (test/support/stores.ts reads
  * TEST_STORES), plus test/cluster/ (sharding, failover), which only makes sense clustered.
  *

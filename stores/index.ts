@@ -9,7 +9,7 @@ export { createMemoryStores, type MemoryStoreOptions } from './memory/index.ts';
 export { createClusterStores, type ClusterStoreOptions, type ClusterStores } from './cluster/index.ts';
 
 /**
- * The family chosen at start (issue 4): cluster when NATS_URL and REDIS_URL are both set,
+ * The family chosen at start (DESIGN "Sharding"): cluster when NATS_URL and REDIS_URL are both set,
  * embedded memory stores otherwise. STORE_NAMESPACE prefixes every stream and key (default `wf`).
  */
 export async function createStores(env: Readonly<Record<string, string | undefined>>, now: Now): Promise<Stores> {

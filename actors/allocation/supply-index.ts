@@ -1,5 +1,5 @@
 /**
- * The H3 supply index (spec 2.8; issue 6 "Supply map"): positions of the workers currently in the
+ * The H3 supply index (spec 2.8; DESIGN "The supply map"): positions of the workers currently in the
  * map, bucketed by H3 cell (resolution from the policy pack, default 9), cells grouped into regions
  * by a coarse parent cell (the unit a cluster would place on one node).
  *

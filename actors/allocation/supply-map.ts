@@ -1,5 +1,5 @@
 /**
- * The supply map (spec 2.8 supply state; issue 6): per organisation, the workers who are available,
+ * The supply map (spec 2.8 supply state; DESIGN "The supply map"): per organisation, the workers who are available,
  * reporting, not on assignment and not excluded, indexed by H3 cell for the nearest-N query. A
  * worker's facts come in whenever something about them changes; the map writes only when their
  * membership or position changed, and a removal is immediate (spec 6 cascade rule, 60 s at most).

@@ -16,7 +16,7 @@ export interface ChartEntry {
   description: string;
 }
 
-/** Payroll's accounts (issue 7: expense against liabilities) and the bank that pays them out. */
+/** Payroll's accounts (spec 2.9: expense against liabilities) and the bank that pays them out. */
 export const STARTING_CHART: readonly ChartEntry[] = [
   { code: 'asset.bank', kind: 'asset', currency: 'NGN', description: 'Cash at bank that pays salaries and remittances.' },
   { code: 'expense.employer_pension', kind: 'expense', currency: 'NGN', description: "Employer's pension contribution (PRA 2014 s.4)." },

@@ -95,7 +95,7 @@ export function buildInstructionSet(runId: string, period: string, pack: RulePac
   return set;
 }
 
-/** Expense against liabilities (issue 7): debits = gross + employer contributions = credits. */
+/** Expense against liabilities (spec 2.9): debits = gross + employer contributions = credits. */
 export function buildPosting(runId: string, period: string, livemode: boolean, records: readonly PayslipRecord[]): PostingRequest | undefined {
   const t = codeTotals(records);
   let net = 0;

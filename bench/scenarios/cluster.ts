@@ -1,5 +1,5 @@
 /**
- * Cluster bench (issue 4), one run, against NATS and Redis (NATS_URL / REDIS_URL, default loopback):
+ * Cluster bench (DESIGN "Sharding"), one run, against NATS and Redis (NATS_URL / REDIS_URL, default loopback):
  * - commands/s through 3 cluster nodes (three actor systems, each with its own NATS and Redis
  *   connections and lease loop, in this process; asks spread over every node, so about two in
  *   three travel to another node), against the same load on one embedded system (memory stores);

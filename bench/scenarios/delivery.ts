@@ -1,5 +1,5 @@
 /**
- * Delivery bench (issue 5), one run:
+ * Delivery bench (spec 6), one run:
  * - baseline: a plain HTTP POST loop (node:http, keep-alive, CONCURRENCY in flight) of an
  *   envelope-sized JSON body to the receiver;
  * - signed deliveries/s: module actors commit events; the event system audits them, sequences

@@ -1,5 +1,5 @@
 /**
- * Gateway bench (issue 3). One run measures, on one server core (taskset -c 0) with the load
+ * Gateway bench (DESIGN "Gateway"). One run measures, on one server core (taskset -c 0) with the load
  * generator in another process on the other core (taskset -c 1):
  *
  *   1. bare uWebSockets.js hello-world JSON GET              (baseline for 2)

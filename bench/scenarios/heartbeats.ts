@@ -1,5 +1,5 @@
 /**
- * Heartbeats bench (issue 6). One run, server on core 0, load and baseline clients on core 1
+ * Heartbeats bench (DESIGN "The supply map"). One run, server on core 0, load and baseline clients on core 1
  * (taskset), each in its own process:
  *
  *   (a) baseline: Redis GEOADD of the same points, one command per reading (the reading's worker

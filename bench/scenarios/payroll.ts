@@ -1,5 +1,5 @@
 /**
- * Payroll bench (issue 7): a 100,000-payee run simulated and executed, on the embedded stores in
+ * Payroll bench (spec 2.9): a 100,000-payee run simulated and executed, on the embedded stores in
  * one process (one core: the run is one actor, so the work is serial by design).
  *
  * Figures: import set-up time (not a target); calculation; simulation against the draft pack with

@@ -1,5 +1,5 @@
 /**
- * Runtime bench (issue 2). In one process and one run:
+ * Runtime bench (DESIGN "The runtime"). In one process and one run:
  * - baseline: the same state update applied through a plain async function, awaited per command;
  * - commands/s through one hot actor (asks in waves of WAVE concurrent callers);
  * - commands/s spread over 100,000 actors;

@@ -1,5 +1,5 @@
 /**
- * Supply bench (issue 6), one run:
+ * Supply bench (DESIGN "The supply map"), one run:
  * - 1,000,000 workers at random over Lagos (lat 6.4-6.7, lng 3.2-3.6) in the supply map (the
  *   area's SupplyMap: H3 resolution 9, regions at resolution 5), and the same points in a Redis GEO
  *   set (GEOADD, 1,000 points per command);

@@ -1,5 +1,5 @@
 /**
- * Shard leases and membership in one NATS KV bucket (DESIGN "Sharding", issue 4).
+ * Shard leases and membership in one NATS KV bucket (DESIGN "Sharding").
  *
  *   n.<node>   { node, until }   a node's heartbeat, put every renewMs
  *   s.<shard>  { node, until }   the lease of one shard, renewed by compare-and-set on revision

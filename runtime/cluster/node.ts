@@ -1,5 +1,5 @@
 /**
- * A cluster node (DESIGN "Sharding", issue 4): the Placement the actor system consults on every
+ * A cluster node (DESIGN "Sharding"): the Placement the actor system consults on every
  * ask and get. An actor whose shard this node holds runs here; any other travels as a NATS
  * request to the owner's subject `<ns>.node.<owner>`. A request for a shard the receiver does not
  * serve (being handed over, just lost) is answered `moved`, with nothing applied, and the caller

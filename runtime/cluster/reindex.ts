@@ -1,5 +1,5 @@
 /**
- * List indexes are derived data (issue 4: "rebuildable from the journal"): replaying every actor's
+ * List indexes are derived data (DESIGN "Sharding": "rebuildable from the journal"): replaying every actor's
  * events through its kind's evolve and asking `indexes(state)` gives every membership again. Used
  * after losing Redis, or into a fresh index store to check one. Memory use is one state per actor.
  */

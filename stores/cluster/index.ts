@@ -1,5 +1,5 @@
 /**
- * Cluster store family (issue 4): journal and readings on NATS JetStream, snapshots, reminders,
+ * Cluster store family (DESIGN "Sharding"): journal and readings on NATS JetStream, snapshots, reminders,
  * key-value and list indexes on Redis. One namespace prefixes every stream, subject and key.
  */
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';

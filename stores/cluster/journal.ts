@@ -1,5 +1,5 @@
 /**
- * Journal on one JetStream stream, one subject per actor (DESIGN "Sharding", issue 4).
+ * Journal on one JetStream stream, one subject per actor (DESIGN "Sharding").
  *
  * One append is one message holding all of its events, so a multi-event commit is atomic (the
  * 2.9 server has no atomic batch publish). The message is msgpack `[first, prev, events]`:

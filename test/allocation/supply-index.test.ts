@@ -1,4 +1,4 @@
-/** The H3 supply map query (issue 6): exact nearest-N within R, identical to a brute-force scan. */
+/** The H3 supply map query (DESIGN "The supply map"): exact nearest-N within R, identical to a brute-force scan. */
 import { describe, expect, it } from 'vitest';
 import { SupplyIndex } from '../../actors/allocation/supply-index.ts';
 import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply-map.ts';

@@ -1,5 +1,5 @@
 /**
- * Failover on loopback (issue 4 "Must show"): three node processes, a client driving idempotent
+ * Failover on loopback (DESIGN "Sharding"): three node processes, a client driving idempotent
  * writes through all three gateways and retrying failures with the same Idempotency-Key.
  *  - kill -9 of one node mid-load: every write answered 2xx is present, every retried write
  *    applied exactly once, the dead node's shards are owned again within 5 s, and no actor's
@@ -196,7 +196,7 @@ async function expectOneWriterPerVersion(stores: ClusterStores): Promise<void> {
   }
 }
 
-describe('failover on loopback: three node processes (issue 4)', () => {
+describe('failover on loopback: three node processes (DESIGN "Sharding")', () => {
   let stores: ClusterStores;
   let kv: Awaited<ReturnType<Kvm['open']>>;
   let apiKey = '';

@@ -1,6 +1,6 @@
 /**
  * With JetStream replicas > 1 the cluster stores read from the stream leader (STREAM.MSG.GET),
- * since a direct get may be answered by a lagging replica (issue 4: read-your-writes). The same
+ * since a direct get may be answered by a lagging replica (DESIGN "Sharding": read-your-writes). The same
  * journal and readings rules hold on that path.
  */
 import { afterEach, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Sharding over NATS (issue 4; DESIGN "Sharding"): three in-process nodes, each with its own
+ * Sharding over NATS (DESIGN "Sharding"): three in-process nodes, each with its own
  * connections, actor system and lease loop, on one namespace. Leases run on wall time (they are
  * about live processes), so these tests wait on real time with deadlines; actor time stays a
  * ManualClock.
@@ -128,7 +128,7 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     }
   });
 
-  it("a node that stops renewing loses its shards and the survivors own them again within 5 s (issue 4)", async () => {
+  it("a node that stops renewing loses its shards and the survivors own them again within 5 s (DESIGN, Sharding)", async () => {
     const ms = await cluster(3);
     await ms[0].system.ask(Counter, 'ctr_x', 'open', {}, { org: ORG });
     for (let n = 1; n <= 7; n++) await ms[n % 3].system.ask(Counter, 'ctr_x', 'add', { n }, { org: ORG });

@@ -1,5 +1,5 @@
 /**
- * A test-only area for the failover test (issue 4): one write endpoint whose command carries the
+ * A test-only area for the failover test (DESIGN "Sharding"): one write endpoint whose command carries the
  * request's Idempotency-Key as its dedupe id, so a write retried after its node died applies
  * exactly once even when the first attempt had committed.
  *

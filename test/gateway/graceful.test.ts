@@ -1,5 +1,5 @@
 /**
- * Graceful stop (issue 2: "stop accepting, drain"; issue 4: a SIGTERM produces no client-visible
+ * Graceful stop (DESIGN "The runtime": "stop accepting, drain"; DESIGN "Sharding": a SIGTERM produces no client-visible
  * error): closing the gateway refuses new connections but answers every request already taken.
  */
 import { connect } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Gross-to-net engine and ng-payroll packs: rules beyond the public vectors (issue 7; spec 1 rule
+ * Gross-to-net engine and ng-payroll packs: rules beyond the public vectors (spec 2.9; spec 1 rule
  * 3, 2.9, 9; reference shared/reference/ng-payroll-2026.md).
  */
 import { readFileSync } from 'node:fs';
@@ -225,7 +225,7 @@ describe('statutory rules as pack parameters (reference 2-7)', () => {
   });
 });
 
-describe('exact arithmetic (issue 7: exact values, BigInt where a product passes 2^53)', () => {
+describe('exact arithmetic (spec 2.9: exact values, BigInt where a product passes 2^53)', () => {
   it('half up rounds ties away from zero for non-negative values, where banker\'s rounding would not', () => {
     expect(halfUp(6172850, 20)).toBe(308643); // 308642.5
     expect(halfUp(5, 2)).toBe(3);

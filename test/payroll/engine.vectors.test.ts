@@ -1,6 +1,6 @@
 /**
  * Every public vector of shared/reference/ng-payroll-2026-vectors.json reproduced to the kobo by
- * the engine, each line with its trace (issue 7 "Must show"; spec 2.9 traces).
+ * the engine, each line with its trace (spec 2.9 traces).
  * Earlier months of the tax year are computed first, in order, so the cumulative PAYE method
  * runs on year-to-date figures exactly as a run would; the whole year's PAYE schedule is checked.
  */
@@ -104,7 +104,7 @@ const RATE_LINES: Array<[keyof Vector['expected'], LineCode]> = [
   ['itf_monthly_accrual', 'itf'],
 ];
 
-describe('ng-payroll 2026 public vectors reproduced to the kobo with traces (issue 7; spec 2.9)', () => {
+describe('ng-payroll 2026 public vectors reproduced to the kobo with traces (spec 2.9)', () => {
   it('covers every vector in the reference file', () => {
     expect(vectors.length).toBeGreaterThanOrEqual(13);
   });

@@ -1,5 +1,5 @@
 /**
- * Payroll run rules through the HTTP API (spec 2.9, 3 Payroll run, 4.8, 7, 8; issue 7 "Must show").
+ * Payroll run rules through the HTTP API (spec 2.9, 3 Payroll run, 4.8, 7, 8).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Registered } from '../support/http.ts';

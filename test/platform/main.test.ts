@@ -1,5 +1,5 @@
 /**
- * `npm start` starts the embedded platform and stops cleanly (issue 2; README): on SIGTERM and
+ * `npm start` starts the embedded platform and stops cleanly (DESIGN "The runtime"; README): on SIGTERM and
  * SIGINT it stops accepting, drains, flushes snapshots and exits 0.
  */
 import { spawn } from 'node:child_process';
@@ -31,7 +31,7 @@ function start(): Promise<{ port: number; child: ReturnType<typeof spawn>; outpu
 
 const exitOf = (child: ReturnType<typeof spawn>) => new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
 
-describe('npm start (README; issue 2)', () => {
+describe('npm start (README; DESIGN "The runtime")', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`serves on its embedded default and exits 0 on ${signal} after stopping cleanly`, async () => {
       const { port, child, output } = await start();

@@ -1,11 +1,11 @@
 /**
- * An actor's remembered dedupe ids (issue 2: a command with a dedupe id seen before has no second
+ * An actor's remembered dedupe ids (DESIGN "The runtime": a command with a dedupe id seen before has no second
  * effect): one id is kept as itself, more in a bounded map that keeps at least the last `capacity`.
  */
 import { describe, expect, it } from 'vitest';
 import { listed, remember, type Remembered, seen } from '../../runtime/dedupe.ts';
 
-describe('remembered dedupe ids (issue 2, dedupe)', () => {
+describe('remembered dedupe ids (DESIGN "The runtime", dedupe)', () => {
   it('one id is kept as itself and recognised', () => {
     const r = remember(undefined, ['create-1'], 8);
     expect(r).toBe('create-1');

@@ -1,5 +1,5 @@
 /**
- * The mailbox's own rules (issue 2: "one mailbox per actor (serial; two lanes, system before
+ * The mailbox's own rules (DESIGN "The runtime": "one mailbox per actor (serial; two lanes, system before
  * user; bounded)"; STYLE "The mailbox is bounded and fair").
  */
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const takeAll = (m: Mailbox) => {
   return out;
 };
 
-describe('mailbox lanes (issue 2, STYLE "The mailbox is bounded and fair")', () => {
+describe('mailbox lanes (DESIGN "The runtime", STYLE "The mailbox is bounded and fair")', () => {
   it('system messages are taken before user messages, each lane in arrival order', () => {
     const m = new Mailbox(10, 10);
     m.push(env('u1'), 'user');

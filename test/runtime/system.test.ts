@@ -1,5 +1,5 @@
 /**
- * The runtime's rules (issue 2; DESIGN "The runtime"; STYLE "The mailbox is bounded and fair",
+ * The runtime's rules (DESIGN "The runtime"; STYLE "The mailbox is bounded and fair",
  * "Time is injected", "Snapshots are a versioned codec").
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * One contract, two store families (issue 4): every behaviour the runtime relies on is checked here
+ * One contract, two store families (DESIGN "Sharding"): every behaviour the runtime relies on is checked here
  * against the family TEST_STORES selects, so memory and NATS/Redis answer alike. Time is a
  * ManualClock; nothing sleeps.
  */

@@ -1,5 +1,5 @@
 /**
- * List indexes are rebuildable from the journal (issue 4): a fresh index store filled by
+ * List indexes are rebuildable from the journal (DESIGN "Sharding"): a fresh index store filled by
  * rebuildIndexes pages exactly as the one written in the commit path.
  */
 import { afterEach, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Gross-to-net for one payee and one monthly period under an ng-payroll pack (issue 7; spec 2.9;
+ * Gross-to-net for one payee and one monthly period under an ng-payroll pack (spec 2.9;
  * method of shared/reference/ng-payroll-2026.md section 9).
  *
  * 1. Monthly lines: each percentage line is base x rate, exact, then rounded half up to the kobo

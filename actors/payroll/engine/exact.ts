@@ -1,5 +1,5 @@
 /**
- * Exact integer arithmetic for money in kobo (issue 7: exact values, never floats).
+ * Exact integer arithmetic for money in kobo (spec 2.9: exact values, never floats).
  *
  * The hot path stays in plain numbers while every intermediate is a safe integer (< 2^53) and
  * switches to BigInt for the one operation whose product would not be. Values handled here are

@@ -1,5 +1,5 @@
 /**
- * Public face of the gross-to-net engine and the ng-payroll rule packs (spec 2.9, 9; issue 7).
+ * Public face of the gross-to-net engine and the ng-payroll rule packs (spec 2.9, 9).
  * Pure computation: no I/O except reading the pack files once at load, no clock.
  *
  * Contract for the payroll runs code:

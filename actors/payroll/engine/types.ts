@@ -1,5 +1,5 @@
 /**
- * Types of the ng-payroll rule pack and the gross-to-net engine (spec 2.9, 9; issue 7).
+ * Types of the ng-payroll rule pack and the gross-to-net engine (spec 2.9, 9).
  *
  * Money is an integer count of kobo everywhere (spec 1 rule 3). Rates are decimal strings in the
  * pack ("0.08"), never floats. Exact values in traces are exact decimal strings ("308642.5") or,
