@@ -9,6 +9,8 @@ export { ApiError, CATALOGUE, assertNever, conflict, derivedId, hasPrefix, isApi
 export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
 export { route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef } from './area.ts';
+export { AUTHENTICATOR, CREDENTIAL_HEADERS } from './authentication.ts';
+export type { Authenticator } from './authentication.ts';
 export { callerOf } from './caller.ts';
 export type { Caller } from './caller.ts';
 export { createDedupe, createdId } from './idempotency.ts';
