@@ -19,7 +19,7 @@ import { hash } from 'node:crypto';
 import { ApiError } from '../kernel/index.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
-import type { WireResponse } from './uws.ts';
+import type { WireResponse } from './wire.ts';
 
 export const IDEMPOTENCY_TTL_MS = 7 * 24 * 3600_000;
 export const IDEMPOTENCY_LEASE_MS = 60_000;
@@ -32,6 +32,13 @@ const WAIT_LIMIT_LOOKS = 6000;
 type Stored =
   | { state: 'pending'; fp: string }
   | { state: 'done'; fp: string; status: number; headers: Record<string, string>; body: string; base64?: true };
+
+/** What one execution hands the idempotency layer: the answer to send now, and what to keep for replays. */
+export interface Executed {
+  response: WireResponse;
+  /** What a replay sends instead of `response.body`: the same JSON with shown-once secrets nulled. */
+  replayBody?: string;
+}
 
 export function checkKey(key: string | undefined, required: boolean): string | undefined {
   if (key === undefined || key === '') {
@@ -86,7 +93,7 @@ export class Idempotency {
    * Runs `execute` at most once per (org, key). Returns the response to send and whether it is
    * a replay. `execute` must return a response (errors already mapped), never throw.
    */
-  async run(org: string, key: string, fp: string, execute: () => Promise<WireResponse>): Promise<{ response: WireResponse; replay: boolean }> {
+  async run(org: string, key: string, fp: string, execute: () => Promise<Executed>): Promise<{ response: WireResponse; replay: boolean }> {
     const k = `idem:${org}:${key}`;
     for (let looks = 0; ; looks++) {
       if (await this.kv.setIfAbsent(k, { state: 'pending', fp } satisfies Stored, IDEMPOTENCY_LEASE_MS)) {
@@ -110,15 +117,15 @@ export class Idempotency {
     }
   }
 
-  private async execute(k: string, fp: string, execute: () => Promise<WireResponse>): Promise<WireResponse> {
+  private async execute(k: string, fp: string, execute: () => Promise<Executed>): Promise<WireResponse> {
     let done!: () => void;
     this.inflight.set(k, new Promise<void>((r) => (done = r)));
     try {
-      const response = await execute();
+      const { response, replayBody } = await execute();
       if (response.status >= 500) {
         await this.kv.delete(k);
       } else {
-        const body = response.replayBody ?? response.body;
+        const body = replayBody ?? response.body;
         const text = typeof body === 'string';
         const stored: Stored = {
           state: 'done',
@@ -130,9 +137,7 @@ export class Idempotency {
         };
         await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
       }
-      if (response.replayBody === undefined) return response;
-      const { replayBody: _kept, ...sent } = response;
-      return sent;
+      return response;
     } catch (e) {
       await this.kv.delete(k);
       throw e;

@@ -40,4 +40,5 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
 }
 
 export { buildOpenApi } from './openapi/build.ts';
+export { openApiDocument } from './openapi/route.ts';
 export { REQUEST_ID_HEADER, REPLAY_HEADER } from './headers.ts';

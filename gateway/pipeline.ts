@@ -9,15 +9,14 @@
  * The body cap (413) is applied by the transport before any of this, with the same request-id and
  * error shape (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
-import { authenticate, CREDENTIAL_HEADERS } from '../actors/accounts/index.ts';
-import { errorResponse } from './errors.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
-import { checkKey, fingerprint, Idempotency } from './idempotency.ts';
+import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
 import { Router } from './router.ts';
-import type { WireRequest, WireResponse } from './uws.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
+import type { WireRequest, WireResponse } from './wire.ts';
 
 /**
  * Every request header the pipeline, the credentials and the handlers read; the transport copies no
@@ -61,8 +60,9 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
     });
   }
   const idem = new Idempotency(platform.stores.kv);
+  const authenticator = platform.services.require(AUTHENTICATOR);
 
-  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<WireResponse> {
+  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<Executed> {
     try {
       const query = parseQuery(m.query, w.query);
       let body: unknown = rawBody;
@@ -86,11 +86,11 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       const response = toResponse(out, m.def.status ?? 200, requestId);
       if (principal && w.method === 'POST' && typeof response.body === 'string') {
         const redacted = withoutSecrets(isRouteResult(out) ? out.body : out);
-        if (redacted !== undefined) response.replayBody = JSON.stringify(redacted);
+        if (redacted !== undefined) return { response, replayBody: JSON.stringify(redacted) };
       }
-      return response;
+      return { response };
     } catch (e) {
-      return errorResponse(e, requestId);
+      return { response: errorResponse(e, requestId) };
     }
   }
 
@@ -108,7 +108,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
 
       let principal: Principal | undefined;
       if (m.def.auth !== 'none') {
-        principal = await authenticate(platform.stores.kv, platform.clock.now(), m.def.auth, w.headers);
+        principal = await authenticator.authenticate(m.def.auth, w.headers);
         if (m.scope !== null && !principal.scopes.has(m.scope)) {
           throw new ApiError('forbidden', `This request needs the scope ${m.scope}, which the credential does not carry.`);
         }
@@ -117,7 +117,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       const rawBody = readBody(w);
 
       const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
-      if (key === undefined || !principal) return await execute(m, w, rawBody, match.params, principal, requestId);
+      if (key === undefined || !principal) return (await execute(m, w, rawBody, match.params, principal, requestId)).response;
 
       const { response, replay } = await idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
         execute(m, w, rawBody, match.params, principal, requestId, key),

@@ -1,6 +1,7 @@
 /**
- * The transport, in one file (STYLE: "The transport's rules live in one file"). The only importer
- * of uWebSockets.js. Its rules:
+ * The transport, in one file (STYLE: "The transport's rules live in one file"). The platform's only
+ * importer of uWebSockets.js (the bench's baseline, bench/support/bare-server.ts, is the other). Its
+ * rules:
  * - method, URL, query and headers are copied out of the stack-allocated HttpRequest before the
  *   first await (uWS frees it when the callback returns);
  * - every HttpResponse gets onAborted before anything asynchronous, and nothing is written to an
@@ -16,7 +17,8 @@ import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
 import { newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
-import { errorResponse } from './errors.ts';
+import { errorResponse } from './error-response.ts';
+import type { EarlyRefusal, SocketRoute, WireRequest, WireResponse } from './wire.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -52,37 +54,6 @@ function loadNative(): typeof UWS {
 }
 
 const uws = loadNative();
-
-/** What the pipeline sees of a request: plain copied data. */
-export interface WireRequest {
-  method: string;
-  path: string;
-  /** Raw query string without '?'. */
-  query: string;
-  /** The request headers the platform reads (ServeOptions.headers) that the client sent, by lower-cased name. */
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-export interface WireResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Uint8Array;
-  /** What an idempotent replay sends instead of `body` (secrets shown once removed); not sent now. */
-  replayBody?: string;
-}
-
-/** Called when a request cannot even be read (body over the cap); answers with a response. */
-export type EarlyRefusal = (req: Omit<WireRequest, 'body'>, reason: 'payload_too_large') => WireResponse;
-
-export interface SocketRoute {
-  path: string;
-  maxPayloadBytes: number;
-  /** Authenticates the upgrade; returns per-connection data or a refusal to send instead. */
-  authenticate(req: Omit<WireRequest, 'body'>): Promise<{ ok: true; data: unknown } | { ok: false; response: WireResponse }>;
-  /** One frame in, one frame back. */
-  message(data: unknown, frame: Uint8Array, binary: boolean): Promise<{ frame: string | Uint8Array; binary: boolean }>;
-}
 
 export interface ServeOptions {
   host: string;
@@ -357,35 +328,3 @@ export function serve(opts: ServeOptions): Promise<Served> {
   });
 }
 
-
-/**
- * A bare server for the bench baseline: hello-world JSON on GET and an echo on POST, on the same
- * native build and the same body handling as serve(), with no pipeline.
- */
-export function serveBare(host: string, port: number): Promise<Served> {
-  const app = uws.App();
-  const hello = JSON.stringify({ hello: 'world' });
-  app.get('/*', (res) => {
-    res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(hello);
-  });
-  app.post('/*', (res) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    const chunks: Buffer[] = [];
-    res.onData((chunk, isLast) => {
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast && !aborted) {
-        const body = Buffer.concat(chunks);
-        res.cork(() => res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body));
-      }
-    });
-  });
-  return new Promise((resolve, reject) => {
-    app.listen(host, port, (ls) => {
-      if (!ls) return reject(new Error(`bare: could not listen on ${port}`));
-      resolve({ port: uws.us_socket_local_port(ls as unknown as UWS.us_socket), close: async () => uws.us_listen_socket_close(ls) });
-    });
-  });
-}

@@ -178,7 +178,7 @@ function cpuSeconds(pid: number): number {
 // Servers (child, core 0)
 
 async function serveBareChild(): Promise<void> {
-  const { serveBare } = await import('../../gateway/uws.ts');
+  const { serveBare } = await import('../support/bare-server.ts');
   const s = await serveBare('127.0.0.1', 0);
   process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
 }

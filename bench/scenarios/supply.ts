@@ -17,7 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { SupplyMap } from '../../actors/allocation/supply-map.ts';
+import { SupplyMap } from '../../actors/allocation/index.ts';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 import { rng } from '../../test/support/rng.ts';
 

@@ -19,3 +19,6 @@ export function gatewayRoutes(areas: readonly Area[]): RouteDef[] {
 }
 
 export const openApiRoute = (platform: Platform): RouteDef => gatewayRoutes(platform.areas)[0];
+
+/** The document GET /v1/openapi.json serves for these areas (what `npm run openapi` writes). */
+export const openApiDocument = (areas: readonly Area[]): string => renderOpenApi(areas, gatewayRoutes(areas));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
 import { EventCatalogue, renderCatalogue } from '../../actors/delivery/index.ts';
-import { CATALOGUE_DOC } from '../../actors/delivery/write-catalogue.ts';
+import { CATALOGUE_DOC } from '../../scripts/write-docs.ts';
 import { fakePayroll } from './support.ts';
 
 describe('event catalogue (spec 6)', () => {
@@ -12,7 +12,7 @@ describe('event catalogue (spec 6)', () => {
 
   it('the published catalogue docs/events.md is the one the areas declare (spec 6)', () => {
     const expected = renderCatalogue(new EventCatalogue(areas));
-    // Regenerate with: node --import tsx actors/delivery/write-catalogue.ts
+    // Regenerate with: npm run events
     expect(readFileSync(CATALOGUE_DOC, 'utf8')).toBe(expected);
   });
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
-import { currentOpenApi, OPENAPI_FILE } from '../../gateway/openapi/write.ts';
+import { currentOpenApi, OPENAPI_FILE } from '../../scripts/write-docs.ts';
 import { startHarness, type Harness } from '../support/http.ts';
 
 let h: Harness;

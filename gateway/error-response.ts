@@ -10,7 +10,7 @@
  */
 import { ApiError, isApiError } from '../kernel/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
-import type { WireResponse } from './uws.ts';
+import type { WireResponse } from './wire.ts';
 
 export interface ErrorBody {
   error: {
