@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../kernel/index.ts';
+import { currentErrors, ERRORS_DOC } from '../../scripts/write-docs.ts';
 import { readTree } from './import-graph.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,7 +56,8 @@ describe('error catalogue (spec 7)', () => {
     expect([...errorEnum!].sort()).toEqual([...codes].sort());
   });
 
-  it('docs/errors.md lists exactly the catalogue, each code with its status', () => {
+  it('docs/errors.md lists exactly the catalogue, each code with its status (and is what npm run docs writes)', () => {
+    expect(readFileSync(ERRORS_DOC, 'utf8')).toBe(currentErrors());
     const rows = [...read('docs/errors.md').matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])] as const);
     expect(rows.map(([c]) => c).sort()).toEqual([...codes].sort());
     for (const [code, status] of rows) expect(status, code).toBe(CATALOGUE[code as keyof typeof CATALOGUE].status);
