@@ -9,7 +9,7 @@
  * stored with a TTL.
  */
 import { BoundedMap } from '../../runtime/index.ts';
-import { ApiError, type Auth, type Principal } from '../../kernel/index.ts';
+import { ApiError, type Auth, CREDENTIAL_HEADERS, type Principal } from '../../kernel/index.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { digest } from './secrets.ts';
@@ -83,13 +83,13 @@ function principalOf(rec: CredentialRecord): Principal {
   return p;
 }
 
-/** The request headers a credential can arrive in (spec 5.1, 5.3, 5.4). */
-export const CREDENTIAL_HEADERS = ['authorization', 'service-api-key', 'service-session'] as const;
+/** The only headers the gateway hands an Authenticator (spec 5.1, 5.3, 5.4). */
+const [AUTHORIZATION, API_KEY, SESSION] = CREDENTIAL_HEADERS;
 
 const unauthenticated = (msg: string) => new ApiError('unauthenticated', msg);
 
 function bearer(headers: Readonly<Record<string, string>>): string | undefined {
-  const h = headers['authorization'];
+  const h = headers[AUTHORIZATION];
   if (!h) return undefined;
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('The Authorization header must be "Bearer <API key or access token>".');
@@ -110,14 +110,14 @@ async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialReco
  */
 export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude<Auth, 'none'>, headers: Readonly<Record<string, string>>): Promise<Principal> {
   if (auth === 'session') {
-    const token = headers['service-session'];
+    const token = headers[SESSION];
     if (!token) throw unauthenticated('This endpoint needs a signed-in session in the Service-Session header; an API key is not accepted here.');
     const rec = await lookup(kv, token);
     if (!rec || rec.type !== 'session') throw unauthenticated('The session is not valid.');
     if (rec.expires_at <= now) throw unauthenticated('The session has expired; sign in again (POST /v1/sessions).');
     return principalOf(rec);
   }
-  const fromHeader = headers['service-api-key'] || undefined;
+  const fromHeader = headers[API_KEY] || undefined;
   const fromBearer = bearer(headers);
   if (fromHeader && fromBearer && fromHeader !== fromBearer) {
     throw unauthenticated('Service-Api-Key and Authorization carry different credentials; send one.');

@@ -1,14 +1,15 @@
 /** Public face of the Accounts area (spec 2.2, 4.1, 5). */
-import type { Area } from '../../kernel/index.ts';
+import { AUTHENTICATOR, type Area } from '../../kernel/index.ts';
 import { Account } from './account.ts';
-import { ApiKey } from './api_key.ts';
-import { OAuthClient } from './oauth_client.ts';
+import { ApiKey } from './api-key.ts';
+import { authenticate } from './credentials.ts';
+import { OAuthClient } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
 import { routes } from './routes.ts';
-import { SupportAccess } from './support_access.ts';
+import { SupportAccess } from './support-access.ts';
 
-export { authenticate, CREDENTIAL_HEADERS, type CredentialRecord, type Realm } from './credentials.ts';
-export { ALL_SCOPES, MODULE_PREFIXES, isScope } from './scopes.ts';
+export { authenticate, type CredentialRecord, type Realm } from './credentials.ts';
+export { ALL_SCOPES, CREDENTIAL_HEADERS } from '../../kernel/index.ts';
 export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
 export { recordSupportAccess } from './support.ts';
 export { issueKey, revokeKey } from './keys.ts';
@@ -39,4 +40,11 @@ export const area: Area = {
       specGap: true,
     },
   ],
+  // The gateway asks "who is this?" through the kernel's AUTHENTICATOR, never this area's face.
+  start(platform) {
+    platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(platform.stores.kv, platform.clock.now(), auth, headers) });
+  },
+  stop(platform) {
+    platform.services.remove(AUTHENTICATOR);
+  },
 };

@@ -3,8 +3,8 @@
  * characters in the sandbox realm; it is returned once, at creation, and kept only as a digest.
  * Scopes: only named ones, never a wildcard, never more than the issuer holds.
  */
-import { ApiError, createDedupe, createdId, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { ApiKey, type ApiKeyState, type ApiKeyView } from './api_key.ts';
+import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
 import { canonicalScopes, isScope } from './scopes.ts';
 import { digest, newSecret } from './secrets.ts';
@@ -17,14 +17,9 @@ export type ApiKeyWithSecret = ApiKeyView & { key: string };
 export const KEY_PREFIX: Record<Realm, string> = { test: 'sk_test_', live: 'sk_live_' };
 
 export interface IssueKey {
-  org: string;
   name: string;
   realm: Realm;
   scopes: string[];
-  requestId?: string;
-  principal?: string;
-  /** The request's Idempotency-Key: a re-run lands on the same key (runtime/route.ts createdId). */
-  idempotencyKey?: string;
 }
 
 /**
@@ -55,33 +50,28 @@ export function checkScopes(requested: string[], held: ReadonlySet<string> | und
 }
 
 /**
- * Issue a key. Run again with the same Idempotency-Key (its first answer lost with a node), it
- * issues nothing new: the same key gets a fresh secret, and the secret nobody received stops
- * working, so the caller holds exactly one working key.
+ * Issue a key for the caller's organisation. Run again with the same Idempotency-Key (its first
+ * answer lost with a node), it issues nothing new: the same key gets a fresh secret, and the secret
+ * nobody received stops working, so the caller holds exactly one working key.
  */
-export async function issueKey(platform: Platform, k: IssueKey): Promise<ApiKeyWithSecret> {
+export async function issueKey(platform: Platform, caller: Caller, k: IssueKey): Promise<ApiKeyWithSecret> {
   const secret = newSecret(KEY_PREFIX[k.realm]);
   const d = digest(secret);
-  const id = createdId(k, ApiKey.prefix);
-  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes }, {
-    org: k.org,
-    requestId: k.requestId,
-    principal: k.principal,
-    dedupeId: createDedupe(k),
-  })) as ApiKeyView;
+  const id = createdId(caller, ApiKey.prefix);
+  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
   const undelivered = await platform.stores.kv.get<string>(digestKey(id));
   if (undelivered !== undefined && undelivered !== d) await removeCredential(platform.stores.kv, undelivered);
   await platform.stores.kv.set(digestKey(id), d);
-  await putCredential(platform.stores.kv, { type: 'api_key', digest: d, id, org: k.org, realm: k.realm, scopes: k.scopes });
+  await putCredential(platform.stores.kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes });
   return { ...view, key: secret };
 }
 
 /** The credential goes first, so the key stops at once even if recording the revocation fails. */
-export async function revokeKey(platform: Platform, org: string, id: string, requestId?: string, principal?: string): Promise<ApiKeyView> {
-  await platform.system.state<ApiKeyState>(ApiKey, id, org); // 404 / 403 organisation_mismatch first
+export async function revokeKey(platform: Platform, caller: Caller, id: string): Promise<ApiKeyView> {
+  await platform.system.state<ApiKeyState>(ApiKey, id, caller.org); // 404 / 403 organisation_mismatch first
   const d = await platform.stores.kv.get<string>(digestKey(id));
   if (d) await removeCredential(platform.stores.kv, d);
-  return (await platform.system.ask(ApiKey, id, 'revoke', undefined, { org, requestId, principal })) as ApiKeyView;
+  return (await platform.system.ask(ApiKey, id, 'revoke', undefined, caller)) as ApiKeyView;
 }
 
 /** Newest first, revoked keys included (spec 5.2). */

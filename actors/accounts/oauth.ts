@@ -8,7 +8,7 @@ import { ApiError, newId, type Platform } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
 import { putCredential, type Realm } from './credentials.ts';
 import { checkScopes } from './keys.ts';
-import { OAuthClient, type OAuthClientView } from './oauth_client.ts';
+import { OAuthClient, type OAuthClientView } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
 import { digest, digestsEqual, newSecret } from './secrets.ts';
 

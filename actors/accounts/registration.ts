@@ -3,11 +3,10 @@
  * the account, a session and the first sandbox key, which carries every named scope (spec 5.6).
  * A known email answers 409 conflict; a weak password is refused with a showable reason.
  */
-import { ApiError, newId, type Platform, validationError } from '../../kernel/index.ts';
+import { ALL_SCOPES, ApiError, type Caller, newId, type Platform, validationError } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { issueKey, type ApiKeyWithSecret } from './keys.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
-import { ALL_SCOPES } from './scopes.ts';
 import { hashPassword, passwordWeakness } from './secrets.ts';
 import { emailKey, normaliseEmail, openSession, type EmailEntry, type SessionView } from './sessions.ts';
 
@@ -47,12 +46,10 @@ export async function register(platform: Platform, input: RegistrationInput, req
     const org = newId(Organisation.prefix);
     const accountId = newId(Account.prefix);
     const organisation = (await platform.system.ask(Organisation, org, 'register', { name: input.organisation_name }, { org, requestId })) as OrganisationDetail;
-    const account = (await platform.system.ask(Account, accountId, 'register', { email: normaliseEmail(input.email), name: input.name, password }, {
-      org,
-      requestId,
-      principal: accountId,
-    })) as AccountDetail;
-    const key = await issueKey(platform, { org, name: 'First sandbox key', realm: 'test', scopes: [...ALL_SCOPES], requestId, principal: accountId });
+    // The new person acts from here on, as they will on the session endpoints.
+    const caller: Caller = { org, livemode: false, requestId, principal: accountId };
+    const account = (await platform.system.ask(Account, accountId, 'register', { email: normaliseEmail(input.email), name: input.name, password }, caller)) as AccountDetail;
+    const key = await issueKey(platform, caller, { name: 'First sandbox key', realm: 'test', scopes: [...ALL_SCOPES] });
     await kv.set(ek, { account: accountId, org } satisfies EmailEntry);
     const session = await openSession(platform, accountId, org);
     return { object: 'registration', livemode: false, mocked: false, organisation, account, session, api_key: { ...key, next: NEXT } };

@@ -1,12 +1,11 @@
 /** Accounts endpoints (spec 4.1, 5). Scope prefix of the Accounts endpoints: iam (gap). */
 import { Type } from '@sinclair/typebox';
-import { ApiError, CURRENCIES, CURRENCY_DATA_PUBLISHED, listEnvelope, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ALL_SCOPES, ApiError, type Caller, callerOf, CURRENCIES, CURRENCY_DATA_PUBLISHED, listEnvelope, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './keys.ts';
 import { grantToken } from './oauth.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { register } from './registration.ts';
-import { ALL_SCOPES } from './scopes.ts';
 import * as S from './schemas.ts';
 import { signIn } from './sessions.ts';
 import { listSupportAccess } from './support.ts';
@@ -16,6 +15,9 @@ function principalOf(req: RouteRequest<unknown, unknown>) {
   if (!req.principal) throw new ApiError('unauthenticated', 'No credential.');
   return req.principal;
 }
+
+/** On the session endpoints the signed-in person acts: their account, not the session, is the principal. */
+const sessionCaller = (req: RouteRequest<unknown, unknown>): Caller => ({ ...callerOf(req), principal: principalOf(req).account });
 
 /** The realm of keys a caller creates is the caller's own: live keys are never self-serve (spec 5.8). */
 const realmOf = (req: RouteRequest<unknown, unknown>) => (req.livemode ? 'live' : 'test') as 'test' | 'live';
@@ -77,7 +79,7 @@ export const routes: RouteDef[] = [
     handler: (req) => {
       const p = principalOf(req);
       const scopes = checkScopes(req.body.scopes ?? [...p.scopes], p.scopes);
-      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: realmOf(req), scopes, requestId: req.requestId, principal: p.id, idempotencyKey: req.idempotencyKey });
+      return issueKey(req.platform, callerOf(req), { name: req.body.name, realm: realmOf(req), scopes });
     },
   }),
   route({
@@ -101,7 +103,7 @@ export const routes: RouteDef[] = [
     response: S.ApiKeySchema,
     summary: 'Revoke an API key: it stops authenticating at once and stays listed with revoked_at.',
     specGap: 'Response not shown: the ApiKey.',
-    handler: (req) => revokeKey(req.platform, req.org, req.params.id, req.requestId, principalOf(req).id),
+    handler: (req) => revokeKey(req.platform, callerOf(req), req.params.id),
   }),
   route({
     method: 'POST',
@@ -115,7 +117,7 @@ export const routes: RouteDef[] = [
     specGap: 'Body and response not shown: body {name, scopes?}; response ApiKey plus key.',
     handler: (req) => {
       const scopes = checkScopes(req.body.scopes ?? [...ALL_SCOPES], undefined);
-      return issueKey(req.platform, { org: req.org, name: req.body.name, realm: 'test', scopes, requestId: req.requestId, principal: principalOf(req).account, idempotencyKey: req.idempotencyKey });
+      return issueKey(req.platform, sessionCaller(req), { name: req.body.name, realm: 'test', scopes });
     },
   }),
   route({
@@ -127,7 +129,7 @@ export const routes: RouteDef[] = [
     response: S.ApiKeySchema,
     summary: 'Revoke an API key from a signed-in session.',
     specGap: 'Response not shown: the ApiKey.',
-    handler: (req) => revokeKey(req.platform, req.org, req.params.id, req.requestId, principalOf(req).account),
+    handler: (req) => revokeKey(req.platform, sessionCaller(req), req.params.id),
   }),
   route({
     method: 'POST',

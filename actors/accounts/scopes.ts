@@ -1,33 +1,10 @@
 /**
- * Scopes (spec 5.6): `module:action`. The spec names `run:` for payroll plus ledger:read,
- * delivery:read and delivery:write; the other module prefixes are "not shown". We use the event
- * sources of spec 6 (anchor, proof, rail, flow, match, run, remit, route) and `iam` for the Accounts
- * endpoints (docs/gaps.md#accounts). A wildcard is never issued.
+ * Scope sets of keys and tokens (spec 5.6). The named scopes are the kernel's ALL_SCOPES (one
+ * module-to-scope table, kernel/scopes.ts); what is the accounts area's own is how a set of them
+ * is kept: a bitmask per set, interned, in ALL_SCOPES order. A wildcard is never issued.
  */
+import { ALL_SCOPES } from '../../kernel/index.ts';
 import { BoundedMap } from '../../runtime/index.ts';
-
-export const MODULE_PREFIXES = {
-  identity: 'anchor',
-  credentials: 'proof',
-  engagements: 'rail',
-  sourcing: 'flow',
-  allocation: 'match',
-  payroll: 'run',
-  remittance: 'remit',
-  payouts: 'route',
-} as const;
-
-export const ACTIONS = ['read', 'write', 'approve'] as const;
-
-/** Every named scope, in a fixed order; the first sandbox key carries all of them. */
-export const ALL_SCOPES: readonly string[] = [
-  ...Object.values(MODULE_PREFIXES).flatMap((m) => ACTIONS.map((a) => `${m}:${a}`)),
-  'ledger:read',
-  'delivery:read',
-  'delivery:write',
-  'iam:read',
-  'iam:write',
-];
 
 /** Each named scope's bit: a set of scopes is one 31-bit integer. */
 if (ALL_SCOPES.length > 31) throw new Error('scopes: more than 31 named scopes do not fit one integer mask');

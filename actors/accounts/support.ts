@@ -4,7 +4,7 @@
  */
 import { type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
 import { Organisation } from './organisation.ts';
-import { SupportAccess, type SupportAccessView } from './support_access.ts';
+import { SupportAccess, type SupportAccessView } from './support-access.ts';
 
 export async function recordSupportAccess(platform: Platform, input: { org: string; action: string; purpose: string; staff: string }): Promise<SupportAccessView> {
   await platform.system.get(Organisation, input.org, input.org); // 404 for an unknown organisation

@@ -7,7 +7,7 @@ import type { ActorSystem } from '../../runtime/index.ts';
 import type { ReadingStore, StoredEvent } from '../../stores/index.ts';
 import type { Presence } from './presence.ts';
 import type { PolicyPack } from './policy.ts';
-import { RecentReadings } from './recent.ts';
+import { RecentReadings } from './recent-readings.ts';
 import { Worker, stateAt, type WorkerEvent, type WorkerState } from './worker.ts';
 
 export interface LiveWorker {

@@ -1,16 +1,14 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { ApiError, hasPrefix, listQueryWith, parseListQuery, type Platform, route, type RouteDef, type RouteRequest, validationError } from '../../kernel/index.ts';
+import { callerOf, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef, validationError } from '../../kernel/index.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
-import { ALLOCATION, type AllocationService, type Caller } from './service.ts';
+import { ALLOCATION, type AllocationService } from './service.ts';
 import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
 
 const MODULE = 'match';
 
 export const service = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
-
-const caller = (req: RouteRequest<unknown, unknown>): Caller => ({ org: req.org, livemode: req.livemode, requestId: req.requestId, principal: req.principal?.id });
 
 /** The batch schema for the OpenAPI document only: the gateway lets any body through to parseBatch. */
 const HeartbeatBatchDoc = Type.Unknown(JSON.parse(JSON.stringify(HeartbeatBatchSchema)) as Record<string, unknown>);
@@ -46,7 +44,7 @@ export const routes: RouteDef[] = [
     // a malformed batch with the same report, indexed by reading position.
     body: HeartbeatBatchDoc,
     summary: 'Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored.',
-    handler: (req) => service(req.platform).heartbeats(req.body, caller(req)),
+    handler: (req) => service(req.platform).heartbeats(req.body, callerOf(req)),
   }),
   route({
     method: 'PUT',
@@ -57,7 +55,7 @@ export const routes: RouteDef[] = [
     body: AvailabilityBody,
     summary: 'Set the availability of a worker (the worker owns it); the only way availability changes.',
     specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps.md#allocation.',
-    handler: (req) => service(req.platform).setAvailability(req.params.worker_id, req.body.availability, caller(req)),
+    handler: (req) => service(req.platform).setAvailability(req.params.worker_id, req.body.availability, callerOf(req)),
   }),
   route({
     method: 'GET',
@@ -94,11 +92,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Retrieve an integrity flag.',
     specGap: 'Not named by the spec; a read by id like every other record. See docs/gaps.md#allocation.',
-    handler: async (req) => {
-      const id = req.params.integrity_flag_id;
-      if (!hasPrefix(id, INTEGRITY_FLAG_PREFIX)) throw new ApiError('not_found', `No integrity flag with id ${id}.`);
-      return req.platform.system.get(IntegrityFlag, id, req.org);
-    },
+    handler: (req) => req.platform.system.get(IntegrityFlag, idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag'), req.org),
   }),
   route({
     method: 'POST',
@@ -108,12 +102,7 @@ export const routes: RouteDef[] = [
     idempotent: true,
     body: AdjudicateBody,
     summary: 'Decide an open integrity flag: upheld (suspends only with more than one independent signal) or dismissed (the worker returns).',
-    handler: async (req) => {
-      const id = req.params.integrity_flag_id;
-      if (!hasPrefix(id, INTEGRITY_FLAG_PREFIX)) throw new ApiError('not_found', `No integrity flag with id ${id}.`);
-      const c = caller(req);
-      return req.platform.system.ask(IntegrityFlag, id, 'adjudicate', req.body, { org: c.org, requestId: c.requestId, principal: c.principal });
-    },
+    handler: (req) => req.platform.system.ask(IntegrityFlag, idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag'), 'adjudicate', req.body, callerOf(req)),
   }),
   route({
     method: 'GET',

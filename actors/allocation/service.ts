@@ -1,9 +1,9 @@
 /**
  * The allocation area's running part: heartbeats (one code path behind REST and the WebSocket),
  * availability, presence by the clock, and the supply map kept in step with every worker
- * transition. Registered as platform.services.get('allocation').
+ * transition. Registered under ALLOCATION in the area's start.
  */
-import { ApiError, serviceKey, type Platform, type ValidationEntry } from '../../kernel/index.ts';
+import { ApiError, type Caller, serviceKey, type Platform, type ValidationEntry } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type StoredReadingData } from './heartbeat.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
@@ -14,13 +14,6 @@ import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type 
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
 import { Worker, type ExternalExclusion, type WireSignal, type WorkerState } from './worker.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
-
-export interface Caller {
-  org: string;
-  livemode: boolean;
-  requestId?: string;
-  principal?: string;
-}
 
 export interface HeartbeatReceipt {
   object: 'heartbeat_receipt';
@@ -141,7 +134,7 @@ export class AllocationService {
       const d = v.drift[0];
       const r = batch.readings[d.index - 1];
       this.background(
-        this.platform.system.ask(Worker, lw.id, 'report_drift', { reported: d.reported, recorded: d.recorded, recorded_at: new Date(r.recordedAt).toISOString() }, { org: lw.org, requestId: caller.requestId, principal: caller.principal }),
+        this.platform.system.ask(Worker, lw.id, 'report_drift', { reported: d.reported, recorded: d.recorded, recorded_at: new Date(r.recordedAt).toISOString() }, caller),
       );
     }
     const presence = this.refresh(lw, this.platform.clock.now());
@@ -175,14 +168,14 @@ export class AllocationService {
       mocked ||= sig.mocked === true;
     }
     if (!fresh.length) return;
-    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, { org: lw.org, requestId: caller.requestId, principal: caller.principal });
+    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, caller);
   }
 
   // -- availability -----------------------------------------------------------------------------
 
   async setAvailability(workerId: string, availability: AvailabilityState, caller: Caller) {
     if (!WORKER_ID.test(workerId)) throw new ApiError('validation_failed', 'worker_id must be a subject reference of 1 to 255 URL-safe characters.');
-    await this.platform.system.ask(Worker, workerId, 'set_availability', { availability, livemode: caller.livemode }, { org: caller.org, requestId: caller.requestId, principal: caller.principal });
+    await this.platform.system.ask(Worker, workerId, 'set_availability', { availability, livemode: caller.livemode }, caller);
     return this.workerRecord(caller.org, workerId);
   }
 

@@ -7,7 +7,7 @@
  * frame goes through msgpackr and parseBatch, the REST body check.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { ApiError, type SocketDef } from '../../kernel/index.ts';
+import { ApiError, callerOf, type SocketDef } from '../../kernel/index.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { service } from './routes.ts';
 
@@ -24,7 +24,7 @@ export const heartbeatSocket: SocketDef = {
   specGap: 'The spec names no socket path; see docs/gaps.md#allocation.',
   async onMessage(frame, ctx) {
     const s = service(ctx.platform);
-    const caller = { org: ctx.org, livemode: ctx.livemode, requestId: ctx.requestId, principal: ctx.principal.id };
+    const caller = callerOf(ctx);
     const fast = frame.binary ? decodeMsgpackBatch(frame.data, s.policy.pack.heartbeat.max_readings_per_batch) : undefined;
     let receipt;
     if (fast) receipt = await s.ingest(fast, caller);

@@ -230,25 +230,6 @@ export class SupplyIndex {
     });
   }
 
-  /** Every worker within the radius, nearest first: the brute-force reference (tests, checks). */
-  bruteForce(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
-    const cq = cosLat(lat);
-    const aMax = metresToA(radiusMetres);
-    const hits: { a: number; s: number }[] = [];
-    for (const s of this.slotOf.values()) {
-      const b = this.bucketOf[s]!;
-      const i = this.posInBucket[s];
-      const a = haversineA(lat, lng, cq, b.lat[i], b.lng[i], b.cos[i]);
-      if (a <= aMax && (!accept || accept(this.ids[s]!))) hits.push({ a, s });
-    }
-    hits.sort((x, y) => x.a - y.a || cmp(this.ids[x.s]!, this.ids[y.s]!));
-    return hits.slice(0, limit).map(({ a, s }) => {
-      const b = this.bucketOf[s]!;
-      const i = this.posInBucket[s];
-      return { worker_id: this.ids[s]!, distance_metres: aToMetres(a), latitude: b.lat[i], longitude: b.lng[i] };
-    });
-  }
-
   // -- buckets ---------------------------------------------------------------------------------
 
   private attach(s: number, cell: string, lat: number, lng: number, cos: number): void {

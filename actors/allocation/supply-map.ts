@@ -114,10 +114,6 @@ export class SupplyMap {
     return this.byOrg.get(org)?.nearest(lat, lng, radiusMetres, limit, accept) ?? [];
   }
 
-  bruteForce(org: string, lat: number, lng: number, radiusMetres: number, limit: number): Neighbour[] {
-    return this.byOrg.get(org)?.bruteForce(lat, lng, radiusMetres, limit) ?? [];
-  }
-
   size(org: string): number {
     return this.byOrg.get(org)?.size ?? 0;
   }

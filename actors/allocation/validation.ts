@@ -19,7 +19,7 @@
 import type { AvailabilityState, Reading } from './heartbeat.ts';
 import { distanceMetres } from './geo.ts';
 import type { PolicyPack } from './policy.ts';
-import type { RecentReadings } from './recent.ts';
+import type { RecentReadings } from './recent-readings.ts';
 
 export const REJECTION_REASONS = [
   'outside_collection_window',

@@ -5,8 +5,7 @@
  * the public event's stream is the area that owns the kind (sequence is per organisation and per
  * stream, docs/gaps.md#delivery).
  */
-import type { Area, PublicEventDecl } from '../../kernel/index.ts';
-import { MODULES } from './modules.ts';
+import { type Area, MODULES, type PublicEventDecl } from '../../kernel/index.ts';
 
 export interface CatalogueEntry extends PublicEventDecl {
   /** Area that declared it. */

@@ -10,7 +10,7 @@ import type { Platform } from '../../kernel/index.ts';
 import { WebhookDelivery, type AttemptOutcome } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
 import { post, RECEIVER_TIMEOUT_MS } from './sender.ts';
-import { SIGNATURE_HEADER, signatureHeader } from './signing.ts';
+import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
 
 export interface AttemptJob {
   org: string;

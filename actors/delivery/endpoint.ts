@@ -22,8 +22,8 @@ import { type CommandContext, defineActor, type IndexEntry, iso, sortKeyTime, ty
 import { assertNever, conflict } from '../../kernel/index.ts';
 import type { DeliverySeed } from './delivery.ts';
 import { envelope } from './envelope.ts';
-import { emptyRecent, recall, remember, type Recent } from './recent.ts';
-import { secretDigest } from './signing.ts';
+import { emptyRecent, recall, remember, type Recent } from './recent-assignments.ts';
+import { secretDigest } from './webhook-signature.ts';
 
 /** How long the previous secret keeps signing after a rotation (a gap: docs/gaps.md#delivery). */
 export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 3600_000;
@@ -115,7 +115,7 @@ export const WebhookEndpoint = defineActor({
   prefix: 'webhook_endpoint_',
   // Hot: one event per delivery; see event-stream.ts.
   snapshotEvery: 1000,
-  // 2: `recent` became a persistent window (recent.ts); older snapshots are replayed instead.
+  // 2: `recent` became a persistent window (recent-assignments.ts); older snapshots are replayed instead.
   schema: 2,
   creates: ['create'],
   initial: (id: string): EndpointState => ({

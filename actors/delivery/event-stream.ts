@@ -11,7 +11,7 @@
  * (any)    assign   event id among recent             -                 unchanged (same sequence)
  */
 import { defineActor } from '../../runtime/index.ts';
-import { emptyRecent, recall, remember, type Recent } from './recent.ts';
+import { emptyRecent, recall, remember, type Recent } from './recent-assignments.ts';
 
 /** A repeat can only come from the feed reader's last batch (feed.ts BATCH, 512); this is more. */
 const RECENT = 640;
@@ -40,7 +40,7 @@ export const EventStream = defineActor({
   // Hot and small: replaying up to a thousand tiny events on activation is cheaper than packing
   // the recent assignments every hundred.
   snapshotEvery: 1000,
-  // 2: `recent` became a persistent window (recent.ts); older snapshots are replayed instead.
+  // 2: `recent` became a persistent window (recent-assignments.ts); older snapshots are replayed instead.
   schema: 2,
   creates: ['assign'],
   initial: (): StreamState => ({ stream: '', last_sequence: 0, recent: emptyRecent() }),

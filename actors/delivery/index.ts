@@ -15,8 +15,7 @@ export { EventCatalogue, renderCatalogue, type CatalogueEntry } from './catalogu
 export { RETRY_SCHEDULE_SECONDS, type DeliveryStatus, type Fault } from './delivery.ts';
 export { DEFAULT_TEST_EVENT_TYPE, PREVIOUS_SECRET_LIFETIME_MS } from './endpoint.ts';
 export type { EventEnvelope } from './envelope.ts';
-export { MODULES, type ModuleInfo } from './modules.ts';
-export { SIGNATURE_HEADER } from './signing.ts';
+export { SIGNATURE_HEADER } from './webhook-signature.ts';
 export { deliveryService } from './service.ts';
 
 const kinds = [EventStream, WebhookEndpoint, WebhookDelivery];

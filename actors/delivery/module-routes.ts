@@ -7,9 +7,8 @@
  * first.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, hasPrefix, ListQuery, listQueryWith, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { idOf, ListQuery, listQueryWith, MODULES, type ModuleInfo, notFound, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AUDIT_ENTRY_PREFIX, auditEntryView, moduleList, recordList } from './audit-entry.ts';
-import { MODULES, type ModuleInfo } from './modules.ts';
 import { PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';
 import { deliveryService } from './service.ts';
 
@@ -39,11 +38,10 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       idempotent: false,
       summary: `Retrieve one event of the ${m.area} module.`,
       handler: async (req) => {
-        const id = req.params.event_id;
-        const missing = new ApiError('not_found', `No ${m.area} event with id ${id}.`);
-        if (!hasPrefix(id, PUBLIC_EVENT_PREFIX)) throw missing;
+        const what = `${m.area} event`;
+        const id = idOf(req.params.event_id, PUBLIC_EVENT_PREFIX, what);
         const r = await records(req).events.get(id, req.org);
-        if (r?.stream !== m.area) throw missing;
+        if (r?.stream !== m.area) throw notFound(what, id);
         return r.envelope;
       },
     }),
@@ -70,11 +68,10 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       summary: `Retrieve one audit entry of the ${m.area} module.`,
       specGap: gap,
       handler: async (req) => {
-        const id = req.params.audit_entry_id;
-        const missing = new ApiError('not_found', `No ${m.area} audit entry with id ${id}.`);
-        if (!hasPrefix(id, AUDIT_ENTRY_PREFIX)) throw missing;
+        const what = `${m.area} audit entry`;
+        const id = idOf(req.params.audit_entry_id, AUDIT_ENTRY_PREFIX, what);
         const facts = await records(req).audit.get(id, req.org);
-        if (facts?.module !== m.area) throw missing;
+        if (facts?.module !== m.area) throw notFound(what, id);
         return auditEntryView(id, facts);
       },
     }),

@@ -3,8 +3,7 @@
  * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps.md#delivery).
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, conflict, createDedupe, createdId, hasPrefix, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { listName } from '../../runtime/index.ts';
+import { callerOf, conflict, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
 import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
 import { deliveryService } from './service.ts';
@@ -52,18 +51,8 @@ function checkEndpointBody(url: string, types: string[]): void {
   if (entries.length) throw validationError(entries);
 }
 
-const endpointNotFound = (id: string) => new ApiError('not_found', `No webhook endpoint with id ${id}.`);
-const deliveryNotFound = (id: string) => new ApiError('not_found', `No webhook delivery with id ${id}.`);
-
-function endpointIdOf(id: string): string {
-  if (!hasPrefix(id, WebhookEndpoint.prefix)) throw endpointNotFound(id);
-  return id;
-}
-
-function deliveryIdOf(id: string): string {
-  if (!hasPrefix(id, WebhookDelivery.prefix)) throw deliveryNotFound(id);
-  return id;
-}
+const endpointIdOf = (id: string): string => idOf(id, WebhookEndpoint.prefix, 'webhook endpoint');
+const deliveryIdOf = (id: string): string => idOf(id, WebhookDelivery.prefix, 'webhook delivery');
 
 export const routes: RouteDef[] = [
   route({
@@ -162,7 +151,7 @@ export const routes: RouteDef[] = [
       const page = parseListQuery(req.query);
       const endpoint = req.query.endpoint_id;
       const list = endpoint === undefined ? 'all' : endpointList(endpoint);
-      const ids = await system.stores.indexes.page(listName(req.org, WebhookDelivery.kind, list), { after: page.after, limit: page.limit, order: 'desc' });
+      const ids = await system.listIds(WebhookDelivery, req.org, list, { after: page.after, limit: page.limit, order: 'desc' });
       const data = await Promise.all(ids.ids.map(async (id) => deliveryView(await system.state<DeliveryState>(WebhookDelivery, id, req.org), false)));
       return listEnvelope(data, ids.hasMore);
     },

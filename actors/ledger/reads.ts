@@ -2,7 +2,7 @@
  * Ledger reads (spec 4.2). Balances are computed from posting lines when asked, never stored
  * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
  */
-import { type ActorSystem, iso, listName } from '../../runtime/index.ts';
+import { type ActorSystem, iso } from '../../runtime/index.ts';
 import { Chart, chartIdFor, type ChartState } from './accounts.ts';
 import { Posting, type PostingState } from './posting.ts';
 
@@ -16,12 +16,8 @@ export async function chartOf(system: ActorSystem, org: string, livemode: boolea
 
 /** Every posting of the organisation, newest first (raw states). */
 export async function* allPostings(system: ActorSystem, org: string): AsyncGenerator<PostingState> {
-  let after: string | undefined;
-  for (;;) {
-    const page = await system.stores.indexes.page(listName(org, Posting.kind, 'all'), { after, limit: PAGE, order: 'desc' });
-    for (const id of page.ids) yield await system.state<PostingState>(Posting, id, org);
-    if (!page.hasMore || page.ids.length === 0) return;
-    after = page.ids[page.ids.length - 1];
+  for await (const ids of system.eachIds(Posting, org, 'all', 'desc', PAGE)) {
+    for (const id of ids) yield await system.state<PostingState>(Posting, id, org);
   }
 }
 

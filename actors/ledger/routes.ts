@@ -3,7 +3,7 @@
  * write scope exists (spec 1 rule 5).
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, hasPrefix, listEnvelope, listPage, ListQuery, route, type RouteDef } from '../../kernel/index.ts';
+import { idOf, listEnvelope, listPage, ListQuery, route, type RouteDef } from '../../kernel/index.ts';
 import { Posting, POSTING_PREFIX } from './posting.ts';
 import { accountViews } from './reads.ts';
 
@@ -38,10 +38,6 @@ export const routes: RouteDef[] = [
     module: 'ledger',
     idempotent: false,
     summary: 'Retrieve a ledger posting with its lines.',
-    handler: async (req) => {
-      const id = req.params.posting_id;
-      if (!hasPrefix(id, POSTING_PREFIX)) throw new ApiError('not_found', `No ledger posting with id ${id}.`);
-      return req.platform.system.get(Posting, id, req.org);
-    },
+    handler: async (req) => req.platform.system.get(Posting, idOf(req.params.posting_id, POSTING_PREFIX, 'ledger posting'), req.org),
   }),
 ];

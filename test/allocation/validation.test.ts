@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBatch, type Reading } from '../../actors/allocation/heartbeat.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
-import { RecentReadings } from '../../actors/allocation/recent.ts';
+import { RecentReadings } from '../../actors/allocation/recent-readings.ts';
 import { judgeBatch, type WorkerStateAt } from '../../actors/allocation/validation.ts';
 import { isApiError } from '../../kernel/index.ts';
 import { reading } from './support.ts';

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODULES } from '../../actors/delivery/index.ts';
-import { ApiError } from '../../kernel/index.ts';
+import { ApiError, MODULES } from '../../kernel/index.ts';
 import { FakeRun, call, startPlatform, stopKeepingStores, type TestPlatform } from './support.ts';
 
 const A = { org: 'org_Aaaaaaaaaaaaaaaaaaaaaa' };

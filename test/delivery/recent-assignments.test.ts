@@ -1,9 +1,9 @@
 /**
  * The sequencers' memory of recent assignments (spec 6 `sequence`: no gaps, and an event offered
- * again keeps its number; actors/delivery/recent.ts).
+ * again keeps its number; actors/delivery/recent-assignments.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { emptyRecent, recall, remember, type Recent } from '../../actors/delivery/recent.ts';
+import { emptyRecent, recall, remember, type Recent } from '../../actors/delivery/recent-assignments.ts';
 
 const KEEP = 4;
 const fill = (from: number, to: number, r: Recent<string> = emptyRecent()) => {
