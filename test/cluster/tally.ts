@@ -9,9 +9,8 @@
  * open     add       -           tally.added   open
  */
 import { Type } from '@sinclair/typebox';
-import { assertNever } from '../../kernel/index.ts';
+import { type Area, assertNever, callerOf, createDedupe, idOf, route } from '../../kernel/index.ts';
 import { defineActor } from '../../runtime/index.ts';
-import { type Area, route } from '../../kernel/index.ts';
 
 interface TallyState {
   id: string;
@@ -52,7 +51,7 @@ export const tallyArea: Area = {
       body: Type.Object({ n: Type.Integer() }),
       summary: 'Test only: add n to a tally.',
       handler: (req) =>
-        req.platform.system.ask(Tally, req.params.id, 'add', { n: req.body.n }, { org: req.org, requestId: req.requestId, dedupeId: `idem:${req.headers['idempotency-key']}` }),
+        req.platform.system.ask(Tally, idOf(req.params.id, Tally.prefix, 'tally'), 'add', { n: req.body.n }, { ...callerOf(req), dedupeId: createDedupe(req) }),
     }),
     route({
       method: 'GET',
@@ -61,7 +60,7 @@ export const tallyArea: Area = {
       module: null,
       idempotent: false,
       summary: 'Test only: a tally.',
-      handler: (req) => req.platform.system.get(Tally, req.params.id, req.org),
+      handler: (req) => req.platform.system.get(Tally, idOf(req.params.id, Tally.prefix, 'tally'), req.org),
     }),
   ],
 };
