@@ -4,7 +4,7 @@
  * 100,000-payee run is one journal stream, not 100,000), and its id carries the run's random
  * suffix and the payslip's position, so a read finds the run without an index entry per payslip.
  */
-import { hasPrefix } from '../../kernel/index.ts';
+import { isIdOf } from '../../kernel/index.ts';
 
 export const RUN_PREFIX = 'run_enterprise_';
 export const PAYSLIP_PREFIX = 'payslip_';
@@ -23,7 +23,7 @@ export function payslipId(runId: string, n: number): string {
 
 /** The run and position a payslip id names, or undefined for an id that is not a payslip's. */
 export function parsePayslipId(id: string): { runId: string; n: number } | undefined {
-  if (!hasPrefix(id, PAYSLIP_PREFIX)) return undefined;
+  if (!isIdOf(id, PAYSLIP_PREFIX)) return undefined;
   const rest = id.slice(PAYSLIP_PREFIX.length);
   if (rest.length <= SUFFIX || !/^[0-9a-z]+$/.test(rest.slice(SUFFIX))) return undefined;
   const n = parseInt(rest.slice(SUFFIX), 36);

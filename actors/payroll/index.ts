@@ -1,26 +1,38 @@
 /**
  * Public face of the payroll area (spec 2.9, 3 Payroll run, 4.8). Other areas import only this:
  * the actor kinds, the run's command for payout outcomes, and the signed payout instruction with
- * its verification (spec 1 rule 10).
+ * its verification (spec 1 rule 10). The bench drives a run in process through the operations
+ * the routes call, and times the bare engine beside them.
  */
 import type { Area, PublicEventDecl } from '../../kernel/index.ts';
 import { Employer } from './employer.ts';
-import { PayProfile } from './pay_profile.ts';
-import { PayrollImport } from './payroll_import.ts';
-import { RosterEntry } from './roster_entry.ts';
-import { Run } from './run.ts';
-import { PayslipBatch } from './payslip_batch.ts';
+import { PayrollImport } from './imports/index.ts';
+import { PayProfile } from './pay-profile.ts';
+import { PayslipBatch } from './payslips/batch.ts';
+import { RosterEntry } from './roster-entry.ts';
 import { routes } from './routes.ts';
+import { Run } from './runs/run.ts';
 
-export { Run, type RunState, type RunStatus, type RunType, type PayoutOutcome } from './run.ts';
-export { PayProfile } from './pay_profile.ts';
-export { RosterEntry } from './roster_entry.ts';
-export { authorityIdFor, type InstructionSetData } from './instruction_set.ts';
+export { Run, type RunState, type RunStatus, type RunType, type PayoutOutcome } from './runs/run.ts';
+export { PayProfile } from './pay-profile.ts';
+export { RosterEntry } from './roster-entry.ts';
+export { authorityIdFor, type InstructionSetData } from './runs/instruction-set.ts';
 export {
   payoutDocument, payoutInstructionFor, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
   type PublicKeyRecord, type Realm, type SignedPayoutInstruction, type Verification,
-} from './signing.ts';
+} from './runs/payout-instruction.ts';
 export { parsePayslipId, payslipId } from './ids.ts';
+
+// Operations (what the routes call), for the bench.
+export { MAX_IMPORT_ROWS, runImport, type ImportBody } from './imports/index.ts';
+export { createRun, type CreateRunBody } from './runs/create-run.ts';
+export { calculateRun } from './runs/calculate-run.ts';
+export { simulateRun } from './runs/simulate-run.ts';
+export { approveRun } from './runs/approve-run.ts';
+export { executeRun } from './runs/execute-run.ts';
+export { runState } from './runs/run-state.ts';
+export { loadPayslips } from './payslips/storage.ts';
+export { computePayslip, findPack } from './engine/index.ts';
 
 const runEvent = (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'run', schemaVersion: 1, kind: 'payroll_run', on, description, specGap });
 

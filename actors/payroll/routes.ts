@@ -4,30 +4,28 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, hasPrefix, listEnvelope, listPage, ListQuery, listQueryWith, Money, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './ids.ts';
-import { runImport } from './importer.ts';
-import {
-  approveRun, calculateRun, createRun, executeRun, explainPayslip, getPayslip, glExportOf, issuePayslip, payslipDocument,
-  payslipPage, replayPayslip, runState, simulateRun, type Caller,
-} from './operations.ts';
-import { PayProfile, type ProfilePatch } from './pay_profile.ts';
-import { PayrollImport } from './payroll_import.ts';
-import { RosterEntry } from './roster_entry.ts';
-import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './run.ts';
-import { instructionSetView } from './instruction_set.ts';
-import { payoutInstructionFor } from './signing.ts';
+import { PayrollImport, runImport } from './imports/index.ts';
+import { PayProfile, type ProfilePatch } from './pay-profile.ts';
+import { issuePayslip } from './payslips/issue.ts';
+import { explainPayslip, getPayslip, payslipDocument, payslipPage, replayPayslip } from './payslips/reads.ts';
+import { RosterEntry } from './roster-entry.ts';
+import { approveRun } from './runs/approve-run.ts';
+import { calculateRun } from './runs/calculate-run.ts';
+import { createRun } from './runs/create-run.ts';
+import { executeRun } from './runs/execute-run.ts';
+import { glExportOf } from './runs/gl-export.ts';
+import { instructionSetView } from './runs/instruction-set.ts';
+import { payoutInstructionFor } from './runs/payout-instruction.ts';
+import { runState } from './runs/run-state.ts';
+import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './runs/run.ts';
+import { simulateRun } from './runs/simulate-run.ts';
 
 const M = 'run';
-const caller = (req: RouteRequest<any, any>): Caller => ({ org: req.org, livemode: req.livemode, principal: req.principal?.id, requestId: req.requestId, idempotencyKey: req.idempotencyKey });
 const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
 const DATE = Type.String({ format: 'date' });
-
-function need(id: string, prefix: string, what: string): string {
-  if (!hasPrefix(id, prefix)) throw new ApiError('not_found', `No ${what} with id ${id}.`);
-  return id;
-}
 
 const ProfileFields = {
   name: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
@@ -85,35 +83,35 @@ export const routes: RouteDef[] = [
       if (body.employer?.maker_checker_threshold !== undefined && !req.principal?.scopes.has('run:approve')) {
         throw new ApiError('forbidden', 'Setting employer.maker_checker_threshold needs the run:approve scope.');
       }
-      return runImport(req.platform.system, caller(req), req.body as never);
+      return runImport(req.platform.system, callerOf(req), req.body as never);
     },
   }),
   route({
     method: 'GET', path: '/v1/payroll/imports/{import_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve an import and its ValidationReport.', specGap: 'Import fields are not shown.',
-    handler: (req) => req.platform.system.get(PayrollImport, need(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
+    handler: (req) => req.platform.system.get(PayrollImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
   }),
   route({
     method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a pay profile (bank_identifier is never returned).', specGap: 'Pay profile fields are not shown.',
-    handler: (req) => req.platform.system.get(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
+    handler: (req) => req.platform.system.get(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
   }),
   route({
     method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
     body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(PayProfile, need(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), callerOf(req)),
+    handler: (req) => req.platform.system.ask(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), callerOf(req)),
   }),
   route({
     method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a roster entry.', specGap: 'Roster entry fields are not shown.',
-    handler: (req) => req.platform.system.get(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.org),
+    handler: (req) => req.platform.system.get(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.org),
   }),
   route({
     method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
     body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(RosterEntry, need(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, callerOf(req)),
+    handler: (req) => req.platform.system.ask(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, callerOf(req)),
   }),
 
   // ------------------------------------------------------------------ runs
@@ -129,7 +127,7 @@ export const routes: RouteDef[] = [
       rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })),
       corrects_run_id: Type.Optional(Type.String({ pattern: '^run_enterprise_', description: 'Required for a correction run: the executed run of the same period it corrects.' })),
     }, { additionalProperties: false }),
-    handler: (req) => createRun(req.platform, caller(req), req.body as never),
+    handler: (req) => createRun(req.platform, callerOf(req), req.body as never),
   }),
   route({
     method: 'GET', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: false,
@@ -144,7 +142,7 @@ export const routes: RouteDef[] = [
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a run.',
-    handler: (req) => req.platform.system.get(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), req.org),
+    handler: (req) => req.platform.system.get(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), req.org),
   }),
   route({
     method: 'PATCH', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
@@ -155,35 +153,35 @@ export const routes: RouteDef[] = [
       description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
       payee_refs: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 5_000, uniqueItems: true }), Type.Null()], { description: 'Limit the run to these payees (off-cycle, final settlement); null: everyone employed in the period.' })),
     }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, callerOf(req)),
+    handler: (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, callerOf(req)),
   }),
   runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',
-    (req) => calculateRun(req.platform, caller(req), req.params.run_id),
+    (req) => calculateRun(req.platform, callerOf(req), req.params.run_id),
     { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the caller becomes prepared_by; simulated -> pending_approval.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, callerOf(req)),
+    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, callerOf(req)),
     { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/simulate', 'Simulate the run with a draft rule pack (or the pinned one); nothing is written; adds a per-payee difference against the pinned pack.',
-    (req) => simulateRun(req.platform, caller(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
+    (req) => simulateRun(req.platform, callerOf(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
     { body: Type.Object({ draft_rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })) }, { additionalProperties: false }) }),
   runAction('/v1/payroll/runs/{run_id}/approve', 'Approve a run; refused (409) for the preparer above the maker-checker threshold and while a p0 finding is open.',
-    (req) => approveRun(req.platform, caller(req), req.params.run_id)),
+    (req) => approveRun(req.platform, callerOf(req), req.params.run_id)),
   runAction('/v1/payroll/runs/{run_id}/execute', 'Execute an approved run: payslips become final, the ledger posting is caused, the instruction set built and the payout instruction signed.',
-    (req) => executeRun(req.platform, caller(req), req.params.run_id)),
+    (req) => executeRun(req.platform, callerOf(req), req.params.run_id)),
   runAction('/v1/payroll/runs/{run_id}/cancel', 'Cancel a run that has not started executing.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
+    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
     { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }) }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/totals', auth: 'key', module: M, idempotent: false,
     summary: 'The run totals (RunTotals): each figure the sum of payslip lines.',
-    handler: async (req) => totalsView((await runState(req.platform, caller(req), req.params.run_id)).totals),
+    handler: async (req) => totalsView((await runState(req.platform, callerOf(req), req.params.run_id)).totals),
   }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/findings', auth: 'key', module: M, idempotent: false,
     summary: 'List the findings of a run, in the order raised.', specGap: 'Finding fields are not shown.',
     query: ListQuery,
     handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const s = await runState(req.platform, callerOf(req), req.params.run_id);
       const { limit, after } = parseListQuery(req.query as never);
       let start = 0;
       if (after !== undefined) {
@@ -199,20 +197,20 @@ export const routes: RouteDef[] = [
     method: 'GET', path: '/v1/payroll/runs/{run_id}/findings/{finding_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a finding.', specGap: 'Finding fields are not shown.',
     handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const s = await runState(req.platform, callerOf(req), req.params.run_id);
       const f = s.findings.find((x) => x.id === req.params.finding_id);
-      if (!f) throw new ApiError('not_found', `No finding with id ${req.params.finding_id}.`);
+      if (!f) throw notFound('finding', req.params.finding_id);
       return findingView(s, f);
     },
   }),
   runAction('/v1/payroll/runs/{run_id}/findings/{finding_id}/resolve', 'Resolve a finding with a reason; an open p0 finding blocks approval.',
-    (req) => req.platform.system.ask(Run, need(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, callerOf(req)),
+    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, callerOf(req)),
     { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), specGap: 'The resolve body is not shown: reason.' }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', auth: 'key', module: M, idempotent: false,
     summary: 'The InstructionSet of an executed run (PAYE per authority, pension per administrator, one line per levy).',
     handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const s = await runState(req.platform, callerOf(req), req.params.run_id);
       if (!s.instruction_set) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; its instruction set is built when it executes.`);
       return instructionSetView(s.instruction_set, s.livemode);
     },
@@ -222,7 +220,7 @@ export const routes: RouteDef[] = [
     summary: 'The signed payout instruction of an executed run (Ed25519, a key per organisation and realm), as the payouts area receives it.',
     specGap: 'Not a named endpoint: the signed instruction payroll hands to payouts (spec 1 rule 10), readable for inspection.',
     handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const s = await runState(req.platform, callerOf(req), req.params.run_id);
       const signed = s.payout ? await payoutInstructionFor(req.platform.system, s.org, s.id) : undefined;
       if (!signed) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; it has no signed payout instruction.`);
       return signed;
@@ -230,9 +228,9 @@ export const routes: RouteDef[] = [
   }),
   runAction('/v1/payroll/runs/{run_id}/gl_export', 'Create a general-ledger export (CSV) of an executed run.',
     async (req) => {
-      const id = need(req.params.run_id, RUN_PREFIX, 'payroll run');
+      const id = idOf(req.params.run_id, RUN_PREFIX, 'payroll run');
       await req.platform.system.ask(Run, id, 'export_gl', {}, callerOf(req));
-      const s = await runState(req.platform, caller(req), id);
+      const s = await runState(req.platform, callerOf(req), id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
     },
@@ -241,7 +239,7 @@ export const routes: RouteDef[] = [
     method: 'GET', path: '/v1/payroll/runs/{run_id}/gl_export', auth: 'key', module: M, idempotent: false,
     summary: 'The latest general-ledger export of the run, as CSV.', specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).',
     handler: async (req) => {
-      const s = await runState(req.platform, caller(req), req.params.run_id);
+      const s = await runState(req.platform, callerOf(req), req.params.run_id);
       const last = s.gl_exports[s.gl_exports.length - 1];
       if (!last || !EXECUTED.has(s.status)) throw new ApiError('not_found', `Run ${s.id} has no general-ledger export; POST one first.`);
       return { body: null, raw: { contentType: 'text/csv; charset=utf-8', bytes: await glExportOf(req.platform, s, last.id) } };
@@ -254,25 +252,25 @@ export const routes: RouteDef[] = [
     summary: 'List the payslips of a calculated run in payee order, lines and traces included.',
     specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps.md#payroll).',
     query: ListQuery,
-    handler: (req) => payslipPage(req.platform, caller(req), req.params.run_id, req.query as never),
+    handler: (req) => payslipPage(req.platform, callerOf(req), req.params.run_id, req.query as never),
   }),
   route({
     method: 'GET', path: '/v1/payroll/payslips/{payslip_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a payslip with its lines, each carrying its trace.', specGap: 'Payslip fields are not shown.',
-    handler: (req) => getPayslip(req.platform, caller(req), req.params.payslip_id),
+    handler: (req) => getPayslip(req.platform, callerOf(req), req.params.payslip_id),
   }),
   runAction('/v1/payroll/payslips/{payslip_id}/replay', 'Recompute the payslip from its recorded inputs and the pinned pack; identical, or where it differs.',
-    (req) => replayPayslip(req.platform, caller(req), req.params.payslip_id)),
+    (req) => replayPayslip(req.platform, callerOf(req), req.params.payslip_id)),
   route({
     method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/explanation', auth: 'key', module: M, idempotent: false,
     summary: 'The payslip in plain words, built from its traces.',
-    handler: (req) => explainPayslip(req.platform, caller(req), req.params.payslip_id),
+    handler: (req) => explainPayslip(req.platform, callerOf(req), req.params.payslip_id),
   }),
   runAction('/v1/payroll/payslips/{payslip_id}/issue', 'Issue a final payslip to its payee (records issued_at).',
-    (req) => issuePayslip(req.platform, caller(req), req.params.payslip_id)),
+    (req) => issuePayslip(req.platform, callerOf(req), req.params.payslip_id)),
   route({
     method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/document', auth: 'key', module: M, idempotent: false,
     summary: 'The payslip as a PDF.',
-    handler: async (req) => ({ body: null, raw: { contentType: 'application/pdf', bytes: await payslipDocument(req.platform, caller(req), req.params.payslip_id) } }),
+    handler: async (req) => ({ body: null, raw: { contentType: 'application/pdf', bytes: await payslipDocument(req.platform, callerOf(req), req.params.payslip_id) } }),
   }),
 ];

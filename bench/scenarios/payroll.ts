@@ -10,15 +10,12 @@
  */
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 import { ManualClock } from '../../runtime/index.ts';
-import { createPlatform, stopPlatform } from '../../kernel/index.ts';
+import { createPlatform, stopPlatform, type Caller } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as ledger, balancesByCode } from '../../actors/ledger/index.ts';
-import { area as payroll } from '../../actors/payroll/index.ts';
-import { MAX_IMPORT_ROWS, runImport } from '../../actors/payroll/importer.ts';
-import { calculateRun, createRun, executeRun, simulateRun, approveRun, runState } from '../../actors/payroll/operations.ts';
-import { Run } from '../../actors/payroll/run.ts';
-import { loadPayslips } from '../../actors/payroll/payslips.ts';
-import { computePayslip, findPack } from '../../actors/payroll/engine/index.ts';
+import {
+  approveRun, area as payroll, calculateRun, computePayslip, createRun, executeRun, findPack, loadPayslips, MAX_IMPORT_ROWS, Run, runImport, runState, simulateRun,
+} from '../../actors/payroll/index.ts';
 
 const N = Number(process.env.PAYROLL_BENCH_PAYEES ?? 100_000);
 const STATES = ['NG-LA', 'NG-FC', 'NG-OG', 'NG-RI', 'NG-KD', 'NG-KN', 'NG-OY', 'NG-EN'];
@@ -53,8 +50,8 @@ export default async function payrollBench(): Promise<BenchResult[]> {
   const stores = createMemoryStores({ now: () => clock.now() });
   const platform = await createPlatform({ areas: [ledger, payroll], stores, clock });
   const org = 'org_bench_payroll';
-  const maker = { org, livemode: false, principal: 'api_key_maker' };
-  const checker = { org, livemode: false, principal: 'api_key_checker' };
+  const maker: Caller = { org, livemode: false, principal: 'api_key_maker' };
+  const checker: Caller = { org, livemode: false, principal: 'api_key_checker' };
   const results: BenchResult[] = [];
   try {
     let t = performance.now();
@@ -89,7 +86,7 @@ export default async function payrollBench(): Promise<BenchResult[]> {
     results.push(compared('simulate 100k (draft pack, full traces, per-payee diff)', round(N / simS, 0), 'payslips/s', 'bare engine loop', round(engineRate, 0), undefined, `${round(simS, 2)} s; ${sim.difference_count} payees differ`));
     results.push(absolute('simulate throughput target', round(N / simS, 0), 'payslips/s', 50_000, true));
 
-    await platform.system.ask(Run, run.id, 'submit', {}, { org, principal: maker.principal });
+    await platform.system.ask(Run, run.id, 'submit', {}, maker);
     await approveRun(platform, checker, run.id);
     await platform.system.settle();
     t = performance.now();

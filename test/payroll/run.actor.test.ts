@@ -1,16 +1,13 @@
 /**
- * The run actor's transitions (actors/payroll/run.ts table) and its rebuild from snapshot and
+ * The run actor's transitions (actors/payroll/runs/run.ts table) and its rebuild from snapshot and
  * journal (STYLE: snapshots are a versioned codec), through the actor system.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActorSystem, ManualClock, roundTrip } from '../../runtime/index.ts';
 import { Services, type Platform } from '../../kernel/index.ts';
 import { area as ledger } from '../../actors/ledger/index.ts';
-import { area as payroll, Run, type RunState } from '../../actors/payroll/index.ts';
-import { runImport } from '../../actors/payroll/importer.ts';
-import { approveRun, calculateRun, createRun, executeRun } from '../../actors/payroll/operations.ts';
-import { PAYSLIPS_PER_BATCH } from '../../actors/payroll/payslip_batch.ts';
-import { loadPayslips } from '../../actors/payroll/payslips.ts';
+import { approveRun, area as payroll, calculateRun, createRun, executeRun, loadPayslips, Run, runImport, type RunState } from '../../actors/payroll/index.ts';
+import { PAYSLIPS_PER_BATCH } from '../../actors/payroll/payslips/batch.ts';
 import type { Stores } from '../../stores/index.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -110,7 +107,7 @@ describe('payroll run transitions (spec 3 Payroll run)', () => {
 
 describe('imports', () => {
   it('an import of more rows than one import takes is refused whole, naming the limit (spec 2.1)', async () => {
-    const { MAX_IMPORT_ROWS } = await import('../../actors/payroll/importer.ts');
+    const { MAX_IMPORT_ROWS } = await import('../../actors/payroll/index.ts');
     const row = (i: number) => ({ payee_ref: `x-${i}`, monthly_basic: m(10_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', starts_on: '2026-01-01' });
     const r = (await runImport(system, maker, { format: 'json', rows: Array.from({ length: MAX_IMPORT_ROWS + 1 }, (_, i) => row(i)) })) as { status: string; validation: { entries: Array<{ code: string }> } };
     expect(r.status).toBe('rejected');
@@ -120,7 +117,7 @@ describe('imports', () => {
 
 describe('payslip columns', () => {
   it('a batch journalled in column form reads back as the records that were calculated', async () => {
-    const { toColumns, fromColumns } = await import('../../actors/payroll/payslip_columns.ts');
+    const { toColumns, fromColumns } = await import('../../actors/payroll/payslips/columns.ts');
     await importN(5);
     const { id } = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
     await calculateRun(platform, maker, id);
@@ -135,8 +132,8 @@ describe('every payroll and ledger kind rebuilds equal (STYLE: snapshots are a v
   it('pay profile, roster entry, employer, import, payslip batch, posting and chart: live state = journal replay = snapshot restore', async () => {
     const { PayProfile, RosterEntry } = await import('../../actors/payroll/index.ts');
     const { Employer, employerIdFor } = await import('../../actors/payroll/employer.ts');
-    const { PayrollImport } = await import('../../actors/payroll/payroll_import.ts');
-    const { PayslipBatch } = await import('../../actors/payroll/payslip_batch.ts');
+    const { PayrollImport } = await import('../../actors/payroll/imports/index.ts');
+    const { PayslipBatch } = await import('../../actors/payroll/payslips/batch.ts');
     const { Posting } = await import('../../actors/ledger/index.ts');
     const { Chart, chartIdFor } = await import('../../actors/ledger/accounts.ts');
     const rows = [0, 1].map((i) => ({ payee_ref: `r-${i}`, monthly_basic: m(30_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', pension_administrator: 'pfa', starts_on: '2025-01-01' }));

@@ -10,12 +10,12 @@
  * and that key belongs to the submitting organisation and realm (verifyPayoutInstruction).
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import type { KeyValueStore } from '../../stores/index.ts';
+import type { KeyValueStore } from '../../../stores/index.ts';
+import type { ActorSystem } from '../../../runtime/index.ts';
+import { payslipId } from '../ids.ts';
+import type { PayslipRecord } from '../payslips/record.ts';
+import { remittanceBasis } from '../payslips/storage.ts';
 import { Run, type PayoutSeal, type RunState } from './run.ts';
-import type { PayslipRecord } from './payslip_record.ts';
-import type { ActorSystem } from '../../runtime/index.ts';
-import { remittanceBasis } from './payslips.ts';
-import { payslipId } from './ids.ts';
 
 export type Realm = 'test' | 'live';
 export const realmOf = (livemode: boolean): Realm => (livemode ? 'live' : 'test');

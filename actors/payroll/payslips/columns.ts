@@ -1,11 +1,11 @@
 /**
  * Column form of a batch of payslip records: one array per field. This is how a batch is
- * journalled and held (payslip_batch.ts): arrays of numbers encode and sit in memory far more
+ * journalled and held (batch.ts): arrays of numbers encode and sit in memory far more
  * cheaply than 500 objects with 40 keys each, which is most of what a 100,000-payee calculation
  * costs. Records are rebuilt on read; fromColumns(toColumns(r)) equals r.
  */
-import type { PayeeInputs, YearToDate } from './engine/index.ts';
-import type { PayslipRecord } from './payslip_record.ts';
+import type { PayeeInputs, YearToDate } from '../engine/index.ts';
+import type { PayslipRecord } from './record.ts';
 
 const MONEY = ['monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances', 'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest'] as const;
 const YTD_NUM = ['tax_year', 'payslips', 'gross', 'pension_employee', 'nhf', 'nhia_employee', 'paye', 'net'] as const;

@@ -2,7 +2,7 @@
  * Payroll run. Spec 1 (rules 3-5, 10), 2.9, 3 (Payroll run), 4.8, 8 (maker-checker).
  *
  * Findings are records inside the run: approval must see every open finding. Payslips are written
- * in batches (payslip_batch.ts) before the run records the batch ids in one event, so a
+ * in batches (payslips/batch.ts) before the run records the batch ids in one event, so a
  * 100,000-payee run is one run stream plus 200 batch streams, and no journal message is unbounded.
  *
  * status            command                condition                                         event(s)                                  next
@@ -26,13 +26,14 @@
  * (*) executed = executing, completed, partially_settled or failed.
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, conflict } from '../../kernel/index.ts';
-import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
-import type { EmployerInputs, RulePackReference } from './engine/index.ts';
-import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from './ids.ts';
-import type { InstructionSetData } from './instruction_set.ts';
-import { ZERO_TOTALS, type RunTotalsData } from './payslip_record.ts';
+import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
+import { ApiError, assertNever, conflict } from '../../../kernel/index.ts';
+import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
+import type { EmployerInputs, RulePackReference } from '../engine/index.ts';
+import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../ids.ts';
+import { ngn } from '../money.ts';
+import { ZERO_TOTALS, type RunTotalsData } from '../payslips/record.ts';
+import type { InstructionSetData } from './instruction-set.ts';
 
 export type RunStatus = 'draft' | 'simulated' | 'pending_approval' | 'approved' | 'executing' | 'completed' | 'partially_settled' | 'failed' | 'cancelled';
 export const RUN_STATUSES: readonly RunStatus[] = ['draft', 'simulated', 'pending_approval', 'approved', 'executing', 'completed', 'partially_settled', 'failed', 'cancelled'];
@@ -53,7 +54,7 @@ export interface Finding {
 }
 export type NewFinding = Pick<Finding, 'severity' | 'code' | 'detail' | 'payee_ref'> & { n: number | null };
 
-/** What the payouts area receives, signed (signing.ts); the lines are rebuilt from the payslips. */
+/** What the payouts area receives, signed (payout-instruction.ts); the lines are rebuilt from the payslips. */
 export interface PayoutSeal {
   instruction_ref: string;
   algorithm: 'ed25519';
@@ -288,10 +289,8 @@ export const Run = defineActor({
   },
 });
 
-const money = (amount: number) => ({ amount, currency: 'NGN' });
-
 export function totalsView(t: RunTotalsData) {
-  return { gross: money(t.gross), net: money(t.net), total_deductions: money(t.total_deductions), employer_contributions: money(t.employer_contributions), payslip_count: t.payslip_count };
+  return { gross: ngn(t.gross), net: ngn(t.net), total_deductions: ngn(t.total_deductions), employer_contributions: ngn(t.employer_contributions), payslip_count: t.payslip_count };
 }
 
 export function runView(s: RunState) {

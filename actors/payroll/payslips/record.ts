@@ -1,10 +1,11 @@
 /**
- * A payslip as the run keeps it: the inputs it was computed from and the amount of every line.
- * Traces are not stored: they are a pure function of these inputs and the pinned pack (an active
- * pack never changes, spec 9), so a read recomputes them and `replay` checks the amounts still
- * agree. Keeping 100,000 payslips this way costs a few hundred bytes each, not kilobytes.
+ * A payslip as the run keeps it: the inputs it was computed from and the amount of every line,
+ * and the sums over such records (run totals, line totals, a correction's deltas). Traces are not
+ * stored: they are a pure function of these inputs and the pinned pack (an active pack never
+ * changes, spec 9), so a read recomputes them and `replay` checks the amounts still agree. Keeping
+ * 100,000 payslips this way costs a few hundred bytes each, not kilobytes.
  */
-import { LINE_ORDER, type EmployerInputs, type LineCode, type PayeeInputs, type PayslipComputation, type YearToDate } from './engine/index.ts';
+import { LINE_ORDER, type LineCode, type PayeeInputs, type PayslipComputation, type YearToDate } from '../engine/index.ts';
 
 export interface PayslipRecord {
   /** Position in the run (the payslip id carries it). */
@@ -99,4 +100,33 @@ export function totalsOf(records: Iterable<PayslipRecord>): RunTotalsData {
   return t;
 }
 
-export type { EmployerInputs };
+/** Sum of every line code over the payslips. */
+export function codeTotals(records: readonly PayslipRecord[]): Record<LineCode, number> {
+  const sums = new Array<number>(LINE_ORDER.length).fill(0);
+  for (const r of records) for (let i = 0; i < sums.length; i++) sums[i] += r.amounts[i] ?? 0;
+  return Object.fromEntries(LINE_ORDER.map((c, i) => [c, sums[i]])) as Record<LineCode, number>;
+}
+
+/**
+ * What a correction changes, payee by payee: its payslips less the corrected run's (a payee only
+ * in the corrected run counts negative). Its instruction set and payout are built from these, so
+ * nothing is remitted or paid twice; its ledger posting is its full figures after a reversal.
+ */
+export function correctionDeltas(records: readonly PayslipRecord[], previous: readonly PayslipRecord[]): PayslipRecord[] {
+  const old = new Map(previous.map((p) => [p.pay_profile_id, p]));
+  const out: PayslipRecord[] = [];
+  const sub = (a: PayslipRecord, b: PayslipRecord | undefined, sign = 1): PayslipRecord => ({
+    ...a,
+    amounts: a.amounts.map((x, i) => (x === null && (b?.amounts[i] ?? null) === null ? null : sign * ((x ?? 0) - (b?.amounts[i] ?? 0)))),
+    gross: sign * (a.gross - (b?.gross ?? 0)),
+    net: sign * (a.net - (b?.net ?? 0)),
+    total_deductions: sign * (a.total_deductions - (b?.total_deductions ?? 0)),
+    employer_contributions: sign * (a.employer_contributions - (b?.employer_contributions ?? 0)),
+  });
+  for (const r of records) {
+    out.push(sub(r, old.get(r.pay_profile_id)));
+    old.delete(r.pay_profile_id);
+  }
+  for (const gone of old.values()) out.push(sub(gone, undefined, -1));
+  return out;
+}

@@ -3,10 +3,12 @@
  * docs/gaps.md#payroll): the run's ledger posting as CSV, one row per line, so an outside ledger
  * can import exactly what this platform's ledger recorded.
  */
-import { chartEntry, type PostingRequest } from '../ledger/index.ts';
-import { buildPosting } from './instruction_set.ts';
-import type { RunState } from './run.ts';
-import type { PayslipRecord } from './payslip_record.ts';
+import type { Platform } from '../../../kernel/index.ts';
+import { chartEntry, type PostingRequest } from '../../ledger/index.ts';
+import type { PayslipRecord } from '../payslips/record.ts';
+import { loadPayslips } from '../payslips/storage.ts';
+import { buildPosting, reversalOf } from './ledger-posting.ts';
+import { Run, type RunState } from './run.ts';
 
 export const GL_COLUMNS = ['export_id', 'run_id', 'period', 'posting_id', 'line', 'account_code', 'account_kind', 'debit', 'credit', 'currency'] as const;
 
@@ -25,4 +27,15 @@ export function glExportCsv(s: RunState, payslips: readonly PayslipRecord[], exp
   if (reversal) add(s.reversal_posting_id, reversal);
   add(s.ledger_posting_id, buildPosting(s.id, s.period, s.livemode, payslips));
   return rows.join('\r\n') + '\r\n';
+}
+
+/** The GL export CSV of an executed run; a correction's starts with its reversal of the corrected run. */
+export async function glExportOf(p: Platform, s: RunState, exportId: string): Promise<string> {
+  let reversal: PostingRequest | undefined;
+  if (s.corrects_run_id && s.reversal_posting_id) {
+    const target = await p.system.state<RunState>(Run, s.corrects_run_id, s.org);
+    const old = buildPosting(target.id, target.period, target.livemode, await loadPayslips(p.system, target));
+    if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
+  }
+  return glExportCsv(s, await loadPayslips(p.system, s), exportId, reversal);
 }

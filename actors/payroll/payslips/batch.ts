@@ -10,10 +10,10 @@
  * (none)   record   -          payslip_batch.recorded      recorded
  * recorded record   -          (none: already written)     recorded
  */
-import { defineActor } from '../../runtime/index.ts';
-import { assertNever, randomSuffix } from '../../kernel/index.ts';
-import { RUN_PREFIX } from './ids.ts';
-import type { PayslipColumns } from './payslip_columns.ts';
+import { defineActor } from '../../../runtime/index.ts';
+import { assertNever, randomSuffix } from '../../../kernel/index.ts';
+import { RUN_PREFIX } from '../ids.ts';
+import type { PayslipColumns } from './columns.ts';
 
 /** Payslips per batch: about 400 KB encoded, well under a 1 MB JetStream message. */
 export const PAYSLIPS_PER_BATCH = 500;

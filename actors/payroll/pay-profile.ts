@@ -12,6 +12,7 @@ import { defineActor, iso } from '../../runtime/index.ts';
 import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
+import { ngn } from './money.ts';
 
 /** The engine inputs a profile holds (months employed come from the roster entry). */
 export type ProfileInputs = Omit<PayeeInputs, 'months_employed'>;
@@ -100,8 +101,6 @@ export const PayProfile = defineActor({
   view: (s: PayProfileState) => payProfileView(s),
 });
 
-const money = (amount: number) => ({ amount, currency: 'NGN' });
-
 export function payProfileView(s: PayProfileState) {
   const i = s.inputs;
   return {
@@ -111,13 +110,13 @@ export function payProfileView(s: PayProfileState) {
     mocked: false,
     payee_ref: s.payee_ref,
     name: s.name,
-    monthly_basic: money(i.monthly_basic),
-    monthly_housing: money(i.monthly_housing),
-    monthly_transport: money(i.monthly_transport),
-    monthly_other_allowances: money(i.monthly_other_allowances),
-    annual_rent_paid: money(i.annual_rent_paid),
-    annual_life_assurance_premium: money(i.annual_life_assurance_premium),
-    annual_mortgage_interest: money(i.annual_mortgage_interest),
+    monthly_basic: ngn(i.monthly_basic),
+    monthly_housing: ngn(i.monthly_housing),
+    monthly_transport: ngn(i.monthly_transport),
+    monthly_other_allowances: ngn(i.monthly_other_allowances),
+    annual_rent_paid: ngn(i.annual_rent_paid),
+    annual_life_assurance_premium: ngn(i.annual_life_assurance_premium),
+    annual_mortgage_interest: ngn(i.annual_mortgage_interest),
     state_of_residence: i.state_of_residence,
     nhf_contributing: i.nhf_contributing,
     nhia_enrolled: i.nhia_enrolled,

@@ -3,9 +3,9 @@
  * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */
-import type { ValidationEntry } from '../../kernel/index.ts';
-import { checkProfileInputs, type ProfileInputs } from './pay_profile.ts';
-import { checkDates } from './roster_entry.ts';
+import type { ValidationEntry } from '../../../kernel/index.ts';
+import { checkProfileInputs, type ProfileInputs } from '../pay-profile.ts';
+import { checkDates } from '../roster-entry.ts';
 
 export interface ImportRow {
   payee_ref: string;

@@ -8,8 +8,8 @@
  * -------  -------  ---------  --------------------------  ------------------------
  * (none)   record   -          payroll.import.recorded     completed | rejected
  */
-import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, type ValidationReport } from '../../kernel/index.ts';
+import { defineActor, iso, sortKeyTime } from '../../../runtime/index.ts';
+import { assertNever, type ValidationReport } from '../../../kernel/index.ts';
 
 export type ImportStatus = 'completed' | 'rejected';
 

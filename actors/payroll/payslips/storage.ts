@@ -1,23 +1,17 @@
-/** Writing and reading a run's payslips (kept in payslip_batch.ts actors, in payslip order). */
-import type { ActorSystem } from '../../runtime/index.ts';
-import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './payslip_batch.ts';
-import type { PayslipRecord } from './payslip_record.ts';
-import { fromColumns, recordAt, toColumns } from './payslip_columns.ts';
-import { Run, type RunState } from './run.ts';
-import { correctionDeltas } from './instruction_set.ts';
-
-interface Opts {
-  org: string;
-  principal?: string;
-  requestId?: string;
-}
+/** Writing and reading a run's payslips (kept in PayslipBatch actors, batch.ts, in payslip order). */
+import type { Caller } from '../../../kernel/index.ts';
+import type { ActorSystem } from '../../../runtime/index.ts';
+import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './batch.ts';
+import { correctionDeltas, type PayslipRecord } from './record.ts';
+import { fromColumns, recordAt, toColumns } from './columns.ts';
+import { Run, type RunState } from '../runs/run.ts';
 
 /** Writes the records in batches (in parallel) and returns the batch ids in order. */
-export async function writeBatches(system: ActorSystem, runId: string, records: readonly PayslipRecord[], opts: Opts): Promise<string[]> {
+export async function writeBatches(system: ActorSystem, runId: string, records: readonly PayslipRecord[], caller: Caller): Promise<string[]> {
   const token = calculationToken();
   const ids: string[] = [];
   const writes: Promise<unknown>[] = [];
-  const quiet = { ...opts, noReply: true };
+  const quiet = { ...caller, noReply: true };
   for (let from = 0, k = 0; from < records.length; from += PAYSLIPS_PER_BATCH, k++) {
     const id = batchId(runId, token, k);
     ids.push(id);

@@ -1,13 +1,12 @@
-/** Runs a payee import (see payroll_import.ts for the record and import_rows.ts for the rows). */
-import type { ActorSystem } from '../../runtime/index.ts';
-import { createDedupe, createdId, type ValidationEntry, validationReport } from '../../kernel/index.ts';
-import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from './employer.ts';
-import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from './ids.ts';
-import { csvRows, normaliseRow, type ImportRow } from './import_rows.ts';
-import { PayProfile } from './pay_profile.ts';
-import { PayrollImport, type ImportState } from './payroll_import.ts';
-import type { Caller } from './operations.ts';
-import { RosterEntry } from './roster_entry.ts';
+/** Runs a payee import (see import.ts for the record and rows.ts for the rows). */
+import type { ActorSystem } from '../../../runtime/index.ts';
+import { createDedupe, createdId, type Caller, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
+import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from '../employer.ts';
+import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from '../ids.ts';
+import { PayProfile } from '../pay-profile.ts';
+import { RosterEntry } from '../roster-entry.ts';
+import { PayrollImport, type ImportState } from './import.ts';
+import { csvRows, normaliseRow, type ImportRow } from './rows.ts';
 
 export interface ImportBody {
   format: 'json' | 'csv';
@@ -21,7 +20,6 @@ const CHUNK = 2_000;
  * request size limit allows fewer JSON rows anyway); a larger payroll imports in several requests. */
 export const MAX_IMPORT_ROWS = 5_000;
 const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
-
 
 export async function runImport(system: ActorSystem, caller: Caller, body: ImportBody): Promise<unknown> {
   const { org } = caller;
@@ -61,7 +59,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
   // With an Idempotency-Key every record of the import has an id derived from it, and each create
   // carries its dedupe id: an import run again after its answer was lost makes nothing twice.
   const id = createdId(caller, IMPORT_PREFIX);
-  const opts = { org, principal: caller.principal, requestId: caller.requestId, dedupeId: createDedupe(caller) };
+  const opts = { ...caller, dedupeId: createDedupe(caller) };
   const errors = entries.filter((e) => e.severity === 'error');
   const record: Omit<ImportState, 'id' | 'org' | 'created_at'> = {
     livemode: caller.livemode,

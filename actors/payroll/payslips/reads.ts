@@ -1,0 +1,96 @@
+/**
+ * Payslip reads (spec 2.9, 4.8): a payslip is rebuilt from its recorded inputs and the run's pinned
+ * pack, so its lines and traces, its replay, its explanation and its PDF are all computed on read.
+ */
+import { ApiError, listEnvelope, notFound, parseListQuery, type Caller, type Platform } from '../../../kernel/index.ts';
+import { iso } from '../../../runtime/index.ts';
+import { computePayslip, explain, renderPayslipPdf, type PayslipComputation } from '../engine/index.ts';
+import { parsePayslipId, payslipId } from '../ids.ts';
+import { ngn } from '../money.ts';
+import { pinnedPack, runState } from '../runs/run-state.ts';
+import { EXECUTED, Run, type RunState } from '../runs/run.ts';
+import { differences, type PayslipRecord } from './record.ts';
+import { loadPayslip, loadRange } from './storage.ts';
+
+export async function payslipParts(p: Platform, c: Caller, id: string): Promise<{ s: RunState; r: PayslipRecord; comp: PayslipComputation }> {
+  const at = parsePayslipId(id);
+  if (!at) throw notFound('payslip', id);
+  let s: RunState;
+  try {
+    s = await p.system.state<RunState>(Run, at.runId, c.org);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'not_found') throw notFound('payslip', id);
+    throw e;
+  }
+  const r = await loadPayslip(p.system, s, at.n);
+  if (!r) throw notFound('payslip', id);
+  return { s, r, comp: computePayslip(pinnedPack(s), s.period, r.payee, s.employer!, r.ytd_before) };
+}
+
+export type PayslipStatus = 'calculated' | 'final' | 'issued' | 'void';
+
+function payslipStatus(s: RunState, n: number): PayslipStatus {
+  if (s.status === 'cancelled') return 'void';
+  if (s.issued[n] !== undefined) return 'issued';
+  return EXECUTED.has(s.status) ? 'final' : 'calculated';
+}
+
+export function payslipView(s: RunState, r: PayslipRecord, comp: PayslipComputation) {
+  return {
+    id: payslipId(s.id, r.n),
+    object: 'payslip' as const,
+    livemode: s.livemode,
+    mocked: false,
+    run_id: s.id,
+    period: s.period,
+    status: payslipStatus(s, r.n),
+    payee_ref: r.payee_ref,
+    pay_profile_id: r.pay_profile_id,
+    roster_entry_id: r.roster_entry_id,
+    lines: comp.lines.map((l) => ({ code: l.code, label: l.label, category: l.category, amount: ngn(l.amount), trace: l.trace })),
+    gross: ngn(r.gross),
+    net: ngn(r.net),
+    total_deductions: ngn(r.total_deductions),
+    employer_contributions: ngn(r.employer_contributions),
+    year_to_date: { ...r.ytd_after, gross: ngn(r.ytd_after.gross), pension_employee: ngn(r.ytd_after.pension_employee), nhf: ngn(r.ytd_after.nhf), nhia_employee: ngn(r.ytd_after.nhia_employee), paye: ngn(r.ytd_after.paye), net: ngn(r.ytd_after.net) },
+    rule_pack: s.rule_pack,
+    issued_at: s.issued[r.n] === undefined ? null : iso(s.issued[r.n]),
+  };
+}
+
+export async function getPayslip(p: Platform, c: Caller, id: string) {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  return payslipView(s, r, comp);
+}
+
+export async function replayPayslip(p: Platform, c: Caller, id: string) {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  const d = differences(r, comp);
+  return { object: 'payslip_replay' as const, payslip_id: id, identical: d.length === 0, differences: d, rule_pack: s.rule_pack, replayed_from: 'recorded inputs and the pinned rule pack' };
+}
+
+export async function explainPayslip(p: Platform, c: Caller, id: string) {
+  const { comp } = await payslipParts(p, c, id);
+  return { object: 'payslip_explanation' as const, payslip_id: id, sentences: explain(comp) };
+}
+
+export async function payslipDocument(p: Platform, c: Caller, id: string): Promise<Uint8Array> {
+  const { s, r, comp } = await payslipParts(p, c, id);
+  const issued = s.issued[r.n] ?? s.executed_at ?? s.calculated_at ?? s.created_at;
+  return renderPayslipPdf(comp, { payslip_id: id, payee_reference: r.payee_ref, run_id: s.id, issued_at: iso(issued) });
+}
+
+/** A page of the run's payslips in payee order (full payslips, lines and traces). */
+export async function payslipPage(p: Platform, c: Caller, runId: string, query: { limit?: number; starting_after?: string } | undefined) {
+  const s = await runState(p, c, runId);
+  const { limit, after } = parseListQuery(query);
+  let start = 0;
+  if (after !== undefined) {
+    const at = parsePayslipId(after);
+    if (!at || at.runId !== s.id || at.n >= s.totals.payslip_count) return listEnvelope([], false);
+    start = at.n + 1;
+  }
+  const pack = pinnedPack(s);
+  const page = await loadRange(p.system, s, start, limit);
+  return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.totals.payslip_count);
+}

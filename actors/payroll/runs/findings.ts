@@ -1,0 +1,70 @@
+/**
+ * The findings a calculation raises (spec 2.9; codes not shown, docs/gaps.md#payroll): about the
+ * run as a whole, about payees paid twice in one period or paid too much by a corrected run, and
+ * about each payslip; many of one code become one finding, so the run's event stays bounded.
+ */
+import { amountOf, type PayslipRecord } from '../payslips/record.ts';
+import type { GatheredPayee } from './gather.ts';
+import type { NewFinding } from './run.ts';
+
+/** Run types whose earnings the pack has no lines for: calculating them would pay a month again. */
+export const NOT_COMPUTED: ReadonlySet<string> = new Set(['bonus', 'thirteenth_month']);
+
+/** Findings about the run as a whole and about payees paid twice in one period. */
+export function runFindings(runType: string, records: readonly PayslipRecord[], paid: Map<string, string>): NewFinding[] {
+  const out: NewFinding[] = [];
+  if (NOT_COMPUTED.has(runType)) {
+    out.push({ severity: 'p0', code: 'run_type_not_computed', detail: `The rule pack has no earnings lines for a ${runType} run; these payslips repeat the monthly pay. Approve only if that is intended.`, payee_ref: null, n: null });
+  }
+  for (const r of records) {
+    const other = paid.get(r.pay_profile_id);
+    if (other) out.push({ severity: 'p1', code: 'already_paid_in_period', detail: `${r.payee_ref} was already paid for this period by run ${other}; PAYE would be deducted for the month twice.`, payee_ref: r.payee_ref, n: r.n });
+  }
+  return out;
+}
+
+/** A correction that lowers a payee's net pay cannot pay the difference back out: it is recovered. */
+export function recoveryFindings(records: readonly PayslipRecord[], corrected: readonly PayslipRecord[]): NewFinding[] {
+  if (corrected.length === 0) return [];
+  const old = new Map(corrected.map((r) => [r.pay_profile_id, r]));
+  const out: NewFinding[] = [];
+  for (const r of records) {
+    const before = old.get(r.pay_profile_id);
+    if (before && r.net < before.net) out.push({ severity: 'p1', code: 'net_pay_recovery', detail: `${r.payee_ref} was paid ${before.net - r.net} kobo too much by the corrected run; it is not paid out and must be recovered.`, payee_ref: r.payee_ref, n: r.n });
+  }
+  return out;
+}
+
+/** Above this many findings of one code, they become one finding naming the count (bounded run event). */
+export const FINDINGS_PER_CODE = 20;
+
+export function grouped(findings: NewFinding[]): NewFinding[] {
+  const byCode = new Map<string, NewFinding[]>();
+  for (const f of findings) {
+    const list = byCode.get(f.code);
+    if (list) list.push(f);
+    else byCode.set(f.code, [f]);
+  }
+  const out: NewFinding[] = [];
+  for (const [code, list] of byCode) {
+    if (list.length <= FINDINGS_PER_CODE) {
+      out.push(...list);
+      continue;
+    }
+    const refs = list.slice(0, FINDINGS_PER_CODE).map((f) => f.payee_ref).join(', ');
+    out.push({ severity: list[0].severity, code, payee_ref: null, n: null, detail: `${list.length} payees: ${refs}, and ${list.length - FINDINGS_PER_CODE} more. ${list[0].detail}` });
+  }
+  return out;
+}
+
+export function findingsOf(r: PayslipRecord, g: GatheredPayee): NewFinding[] {
+  const out: NewFinding[] = [];
+  const at = { payee_ref: r.payee_ref, n: r.n };
+  if (r.net < 0) out.push({ severity: 'p0', code: 'negative_net_pay', detail: `Net pay of ${r.payee_ref} is negative (${r.net} kobo).`, ...at });
+  if ((amountOf(r, 'pension_employee') > 0 || amountOf(r, 'pension_employer') > 0) && !r.payee.pension_administrator) {
+    out.push({ severity: 'p1', code: 'pension_administrator_missing', detail: `${r.payee_ref} has pension contributions but no pension administrator on file; they are grouped as unassigned.`, ...at });
+  }
+  if (r.net > 0 && !g.has_bank_identifier) out.push({ severity: 'p0', code: 'bank_identifier_missing', detail: `${r.payee_ref} has net pay but no bank identifier on file; payouts cannot pay this line.`, ...at });
+  if (amountOf(r, 'paye') < 0) out.push({ severity: 'p2', code: 'paye_refund', detail: `PAYE for ${r.payee_ref} is a refund of ${-amountOf(r, 'paye')} kobo under the cumulative method.`, ...at });
+  return out;
+}
