@@ -21,7 +21,7 @@ export {
   payoutDocument, payoutInstructionFor, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
   type PublicKeyRecord, type Realm, type SignedPayoutInstruction, type Verification,
 } from './runs/payout-instruction.ts';
-export { parsePayslipId, payslipId } from './ids.ts';
+export { parsePayslipId, payslipId } from './payroll-ids.ts';
 
 // Operations (what the routes call), for the bench.
 export { MAX_IMPORT_ROWS, runImport, type ImportBody } from './imports/index.ts';

@@ -12,7 +12,7 @@ import { defineActor, iso } from '../../runtime/index.ts';
 import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
-import { ngn } from './money.ts';
+import { ngn } from './naira.ts';
 
 /** The engine inputs a profile holds (months employed come from the roster entry). */
 export type ProfileInputs = Omit<PayeeInputs, 'months_employed'>;

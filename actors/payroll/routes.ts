@@ -5,7 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ApiError, callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
-import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './ids.ts';
+import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
 import { PayProfile, type ProfilePatch } from './pay-profile.ts';
 import { issuePayslip } from './payslips/issue.ts';

@@ -2,7 +2,7 @@
 import type { ActorSystem } from '../../../runtime/index.ts';
 import { createDedupe, createdId, type Caller, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
 import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from '../employer.ts';
-import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from '../ids.ts';
+import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from '../payroll-ids.ts';
 import { PayProfile } from '../pay-profile.ts';
 import { RosterEntry } from '../roster-entry.ts';
 import { PayrollImport, type ImportState } from './import.ts';

@@ -12,7 +12,7 @@
  */
 import { defineActor } from '../../../runtime/index.ts';
 import { assertNever, randomSuffix } from '../../../kernel/index.ts';
-import { RUN_PREFIX } from '../ids.ts';
+import { RUN_PREFIX } from '../payroll-ids.ts';
 import type { PayslipColumns } from './columns.ts';
 
 /** Payslips per batch: about 400 KB encoded, well under a 1 MB JetStream message. */

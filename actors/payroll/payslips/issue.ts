@@ -1,6 +1,6 @@
 /** Issuing a final payslip to its payee (spec 4.8 POST /v1/payroll/payslips/{payslip_id}/issue): recorded on its run. */
 import { notFound, type Caller, type Platform } from '../../../kernel/index.ts';
-import { parsePayslipId } from '../ids.ts';
+import { parsePayslipId } from '../payroll-ids.ts';
 import { Run } from '../runs/run.ts';
 import { getPayslip } from './reads.ts';
 

@@ -5,8 +5,8 @@
 import { ApiError, listEnvelope, notFound, parseListQuery, type Caller, type Platform } from '../../../kernel/index.ts';
 import { iso } from '../../../runtime/index.ts';
 import { computePayslip, explain, renderPayslipPdf, type PayslipComputation } from '../engine/index.ts';
-import { parsePayslipId, payslipId } from '../ids.ts';
-import { ngn } from '../money.ts';
+import { parsePayslipId, payslipId } from '../payroll-ids.ts';
+import { ngn } from '../naira.ts';
 import { pinnedPack, runState } from '../runs/run-state.ts';
 import { EXECUTED, Run, type RunState } from '../runs/run.ts';
 import { differences, type PayslipRecord } from './record.ts';

@@ -1,7 +1,7 @@
 /** Creating a draft run (spec 4.8 POST /v1/payroll/runs): the rule pack it pins and the run it corrects. */
 import { ApiError, createDedupe, createdId, type Caller, type Platform } from '../../../kernel/index.ts';
 import { findPack, packForPeriod, type RulePack } from '../engine/index.ts';
-import { RUN_PREFIX } from '../ids.ts';
+import { RUN_PREFIX } from '../payroll-ids.ts';
 import { refusedField } from '../refuse.ts';
 import { runState } from './run-state.ts';
 import { EXECUTED, Run, type RunState, type RunType } from './run.ts';

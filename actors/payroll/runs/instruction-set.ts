@@ -5,8 +5,8 @@
  */
 import { derivedId } from '../../../kernel/index.ts';
 import { LINE_ORDER, type LineCode, type RulePack } from '../engine/index.ts';
-import { INSTRUCTION_SET_PREFIX, RUN_PREFIX } from '../ids.ts';
-import { ngn } from '../money.ts';
+import { INSTRUCTION_SET_PREFIX, RUN_PREFIX } from '../payroll-ids.ts';
+import { ngn } from '../naira.ts';
 import { codeTotals, type PayslipRecord } from '../payslips/record.ts';
 
 export const AUTHORITY_PREFIX = 'remit_authority_rail_obligation_';

@@ -12,7 +12,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import type { KeyValueStore } from '../../../stores/index.ts';
 import type { ActorSystem } from '../../../runtime/index.ts';
-import { payslipId } from '../ids.ts';
+import { payslipId } from '../payroll-ids.ts';
 import type { PayslipRecord } from '../payslips/record.ts';
 import { remittanceBasis } from '../payslips/storage.ts';
 import { Run, type PayoutSeal, type RunState } from './run.ts';

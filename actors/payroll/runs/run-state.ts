@@ -1,7 +1,7 @@
 /** A run as the payroll operations read it (spec 4.8), and the rule pack it pinned (spec 9). */
 import { ApiError, idOf, type Caller, type Platform } from '../../../kernel/index.ts';
 import { resolvePack, type RulePack } from '../engine/index.ts';
-import { RUN_PREFIX } from '../ids.ts';
+import { RUN_PREFIX } from '../payroll-ids.ts';
 import { Run, type RunState } from './run.ts';
 
 export async function runState(p: Platform, c: Caller, runId: string): Promise<RunState> {

@@ -30,8 +30,8 @@ import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime
 import { ApiError, assertNever, conflict } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
 import type { EmployerInputs, RulePackReference } from '../engine/index.ts';
-import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../ids.ts';
-import { ngn } from '../money.ts';
+import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
+import { ngn } from '../naira.ts';
 import { ZERO_TOTALS, type RunTotalsData } from '../payslips/record.ts';
 import type { InstructionSetData } from './instruction-set.ts';
 

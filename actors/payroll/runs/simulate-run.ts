@@ -4,7 +4,7 @@
  */
 import { ApiError, conflict, type Caller, type Platform } from '../../../kernel/index.ts';
 import { computePayslip, findPack, type PayslipComputation, type RulePack } from '../engine/index.ts';
-import { payslipId } from '../ids.ts';
+import { payslipId } from '../payroll-ids.ts';
 import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from '../payslips/record.ts';
 import { correctedPayslips, loadPayslips } from '../payslips/storage.ts';
 import { refusedField } from '../refuse.ts';
