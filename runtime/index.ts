@@ -1,6 +1,6 @@
 /**
  * Public face of the actor runtime (DESIGN, "The runtime"): actor definitions, the actor system,
- * the clock, snapshots' codec, limits and the bounded map. The cluster node has its own face
+ * the clock, snapshots' codec, limits, the bounded map and the global feed reader. The cluster node has its own face
  * (runtime/cluster/index.ts). The contract areas are written on is the kernel (kernel/index.ts).
  */
 export { defineActor, sortKeyTime } from './actor.ts';
@@ -11,7 +11,10 @@ export type { Clock, TimerHost } from './clock.ts';
 export { decodeSnapshot, encodeSnapshot, roundTrip } from './codec.ts';
 export type { SnapshotEnvelope } from './codec.ts';
 export { listName } from './effects.ts';
+export { FeedReader } from './feed-reader.ts';
+export type { FeedHandler, FeedLimits, FeedReaderOptions } from './feed-reader.ts';
 export { DEFAULT_LIMITS } from './limits.ts';
 export type { Limits } from './limits.ts';
 export { ActorSystem } from './system.ts';
-export type { ActorSystemOptions, AskOptions, Committed, Placement, RemoteCall } from './system.ts';
+export type { AskOptions } from './ask.ts';
+export type { ActorSystemOptions, Committed, Placement, RemoteCall } from './system.ts';

@@ -30,6 +30,16 @@ export interface Limits {
   /** First retry delay of a failed reaction (wall time, doubled per attempt, capped). */
   reactionBackoffMs: number;
   reactionBackoffMaxMs: number;
+  /** First wait of a global feed reader (reactions, delivery) after a store fault, doubled per fault, capped (wall time). */
+  feedRetryMs: number;
+  feedRetryMaxMs: number;
+  /**
+   * Cluster: one node at a time reads a global feed, the holder of a lease in the key-value store
+   * (expiring on the stores' clock) renewed by compare-and-set; a dead holder's lapses after this.
+   */
+  feedLeaseMs: number;
+  /** How often the holder renews that lease and the other nodes try to take it (wall time). */
+  feedLeaseRenewMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -50,4 +60,8 @@ export const DEFAULT_LIMITS: Limits = {
   reactionMaxAttempts: 12,
   reactionBackoffMs: 5,
   reactionBackoffMaxMs: 2_000,
+  feedRetryMs: 250,
+  feedRetryMaxMs: 2_000,
+  feedLeaseMs: 15_000,
+  feedLeaseRenewMs: 5_000,
 };

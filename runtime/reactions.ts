@@ -1,18 +1,18 @@
 /**
- * Reactions (DESIGN): a kind reacts to other kinds' committed events by sending itself a command.
- * The dispatcher reads the journal's global feed from a cursor kept in the key-value store, so a
- * reaction survives a restart; delivery is at least once, and each command carries the dedupe id
+ * Reactions (DESIGN "Reactions"): a kind reacts to other kinds' committed events by sending itself
+ * a command. The dispatcher is a handler of the global feed reader (feed-reader.ts: a cursor kept
+ * in the key-value store, so a reaction survives a restart; in cluster mode one node at a time
+ * reads, by its lease). Delivery is at least once, and each command carries the dedupe id
  * `rx:<kind>:<command>:<event id>`, so a repeat has no second effect. A target that fails
  * retryably is retried with backoff; a refusal (4xx) is final and logged; after the last attempt
  * the reaction is parked in the key-value store under `runtime:reactions:dead:`.
  */
 import type { FeedEntry, Stores } from '../stores/index.ts';
 import type { AnyActorDef, Reaction } from './actor.ts';
+import type { Asker } from './ask.ts';
+import { FeedReader } from './feed-reader.ts';
 import { isApiError } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
-import type { ActorSystem } from './system.ts';
-
-const CURSOR_KEY = 'runtime:reactions:cursor';
 
 interface Route {
   def: AnyActorDef;
@@ -22,16 +22,10 @@ interface Route {
 export class ReactionDispatcher {
   private readonly byKind = new Map<string, Route[]>();
   private readonly any: Route[] = [];
-  private cursor = 0;
-  private pass: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
-  private unsubscribe: (() => void) | undefined;
-  /** Restricts dispatch to streams this node owns (cluster); all when absent. */
-  owns: ((stream: string) => boolean) | undefined;
+  private readonly reader: FeedReader;
 
   constructor(
-    private readonly system: ActorSystem,
+    private readonly system: Asker,
     private readonly stores: Stores,
     kinds: AnyActorDef[],
     private readonly limits: Limits,
@@ -44,6 +38,7 @@ export class ReactionDispatcher {
         else this.byKind.set(reaction.from, [...(this.byKind.get(reaction.from) ?? []), route]);
       }
     }
+    this.reader = new FeedReader({ name: 'runtime:reactions', stores, batch: limits.reactionBatch, handle: (entries) => this.handle(entries), limits, log });
   }
 
   get enabled(): boolean {
@@ -51,67 +46,35 @@ export class ReactionDispatcher {
   }
 
   get idle(): boolean {
-    return this.pass === undefined;
+    return this.reader.idle;
   }
 
-  async start(): Promise<void> {
-    if (!this.enabled) return;
-    this.stopped = false;
-    this.cursor = (await this.stores.kv.get<number>(CURSOR_KEY)) ?? 0;
-    this.unsubscribe = this.stores.journal.onAppend(() => this.poke());
-    this.poke();
+  start(): void {
+    if (this.enabled) this.reader.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    await this.pass;
-  }
-
-  poke(): void {
-    if (this.stopped) return;
-    if (this.pass) {
-      this.again = true;
-      return;
-    }
-    this.pass = this.drain()
-      .catch((e) => {
-        // A store fault (the feed unreadable): nothing was lost, the cursor did not move; try again.
-        this.log('reaction pass failed; retrying', e);
-        this.again = true;
-        return new Promise<void>((r) => setTimeout(r, this.limits.reactionBackoffMaxMs).unref());
-      })
-      .finally(() => {
-        this.pass = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.poke();
-        }
-      });
+  stop(): Promise<void> {
+    return this.reader.stop();
   }
 
   /** Resolves once the feed has been read to its end (as of the call). */
-  async caughtUp(): Promise<void> {
-    while (this.pass) await this.pass;
+  caughtUp(): Promise<void> {
+    return this.reader.caughtUp();
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      const entries = await this.stores.journal.readFeed(this.cursor, this.limits.reactionBatch);
-      if (entries.length === 0 || this.stopped) return;
-      for (const entry of entries) {
-        // stop() waits for the entry in hand only; an entry not fully dispatched is read again next time
-        if (this.stopped || !(await this.dispatch(entry))) break;
-        this.cursor = entry.position;
-      }
-      await this.stores.kv.set(CURSOR_KEY, this.cursor);
-      if (this.stopped) return;
-    }
+  /** Entries finished; stop() waits for the entry in hand only, and the rest is read again next time. */
+  private async handle(entries: FeedEntry[]): Promise<number> {
+    let done = 0;
+    while (done < entries.length && !this.stopped && (await this.dispatch(entries[done]))) done++;
+    return done;
+  }
+
+  private get stopped(): boolean {
+    return this.reader.stopping;
   }
 
   /** False when the dispatcher stopped before every reaction to the entry was applied. */
   private async dispatch(entry: FeedEntry): Promise<boolean> {
-    if (this.owns && !this.owns(entry.stream)) return true;
     const dot = entry.stream.indexOf('.');
     const source = { kind: entry.stream.slice(0, dot), id: entry.stream.slice(dot + 1) };
     const routes = [...(this.byKind.get(source.kind) ?? []), ...this.any];
@@ -136,7 +99,7 @@ export class ReactionDispatcher {
     let delay = this.limits.reactionBackoffMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.system.ask(def, target.id, command as never, target.payload as never, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system', noReply: true });
+        await this.system.ask(def, target.id, command, target.payload, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system', noReply: true });
         return true;
       } catch (e) {
         if (isApiError(e) && !e.retryable) {

@@ -9,10 +9,10 @@
  * other nodes may add reminders.
  */
 import type { ReminderStore, Reminder } from '../stores/index.ts';
+import type { Asker } from './ask.ts';
 import type { Clock, TimerHost } from './clock.ts';
 import { isApiError } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
-import type { ActorSystem } from './system.ts';
 
 export class ReminderScheduler implements TimerHost {
   private detach: (() => void) | undefined;
@@ -22,7 +22,7 @@ export class ReminderScheduler implements TimerHost {
   private firing: Promise<void> | undefined;
 
   constructor(
-    private readonly system: ActorSystem,
+    private readonly system: Asker,
     private readonly store: ReminderStore,
     private readonly clock: Clock,
     private readonly limits: Limits,
@@ -70,7 +70,7 @@ export class ReminderScheduler implements TimerHost {
   private async fire(r: Reminder, now: number): Promise<void> {
     if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return;
     try {
-      await this.system.ask(r.kind, r.id, r.command as never, r.payload as never, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
+      await this.system.ask(r.kind, r.id, r.command, r.payload, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
       await this.store.complete(r);
     } catch (e) {
       if (isApiError(e) && !e.retryable) {

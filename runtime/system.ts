@@ -19,6 +19,7 @@
 import type { IndexPage, Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
+import type { AskOptions } from './ask.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { listed, remember, seen, type Remembered } from './dedupe.ts';
@@ -28,22 +29,6 @@ import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
 import { ReminderScheduler } from './scheduler.ts';
-
-export interface AskOptions {
-  /** Organisation of the caller; compared with the actor's (spec 5.5). */
-  org: string;
-  requestId?: string;
-  principal?: string;
-  /** A command with a dedupe id seen before has no second effect (reactions, reminders). */
-  dedupeId?: string;
-  /** 'system' for reminders and reactions: taken before user commands. */
-  lane?: 'user' | 'system';
-  /**
-   * The caller does not read the reply (reminders, reactions, background reports): no view is
-   * made for it and the ask resolves with undefined. A decision's explicit reply is still given.
-   */
-  noReply?: boolean;
-}
 
 export interface Committed {
   kind: string;
@@ -205,13 +190,13 @@ export class ActorSystem {
   }
 
   /**
-   * Cluster: the reaction dispatcher's cursor is shared, so one node at a time runs it (the holder
-   * of shard 0); the others switch theirs off. Turning it on re-reads the cursor.
+   * Whether this node takes part in reading reactions (on from start() to stop()). In cluster mode
+   * every node taking part runs a reader and the holder of its lease reads (DESIGN "Reactions").
    */
   async setReactionDispatch(on: boolean): Promise<void> {
     if (on === this.reactionsOn) return;
     this.reactionsOn = on;
-    if (on) await this.reactions.start();
+    if (on) this.reactions.start();
     else await this.reactions.stop();
   }
 

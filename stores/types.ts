@@ -108,11 +108,21 @@ export interface ReminderStore {
 // ---------------------------------------------------------------------------------------------
 // Key-value with TTL: sessions, key digests, idempotency records, counters.
 
+/** A value compareAndSet can compare: equal by value in both families. */
+export type Scalar = string | number | boolean;
+
 export interface KeyValueStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, ttlMs?: number): Promise<void>;
   /** Sets only when absent (or expired); true when this call set it. */
   setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
+  /**
+   * Writes `value` only while the key holds `expected`, in one atomic step; true when it did.
+   * `expected` undefined means absent (or expired); `value` undefined deletes. Both are scalars,
+   * so the two families compare them alike (a counter compares as its number). A lease is
+   * renewed this way: two holders can never both renew it.
+   */
+  compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Atomic increment of an integer counter (created at 0); returns the new value. */
   incr(key: string, by?: number): Promise<number>;

@@ -11,10 +11,11 @@
  * Each step is idempotent (ids derived from the event id, repeats answered from memory of recent
  * assignments), so re-reading the last batch after a crash duplicates nothing. Within a batch the
  * organisations proceed in parallel and each organisation's events in feed order.
- * In cluster mode one node at a time reads the feed (a lease in the key-value store).
+ * Reading (cursor, batches, pokes, retries, and in cluster mode the one-reader lease) is the
+ * runtime's FeedReader; this file is the projection of a batch.
  */
-import type { AnyActorDef } from '../../runtime/index.ts';
-import { isApiError, newId, type Platform } from '../../kernel/index.ts';
+import { FeedReader, type AnyActorDef } from '../../runtime/index.ts';
+import type { Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
@@ -27,11 +28,9 @@ import { publicEventLists, type PublicEventRecord } from './public-event.ts';
 import type { Derived, DerivedRecords } from './records.ts';
 import { ViewFolder } from './views.ts';
 
-const CURSOR_KEY = 'delivery:feed:cursor';
-const LEASE_KEY = 'delivery:feed:lease';
-const LEASE_MS = 15_000;
+/** Names the reader's cursor and lease in the key-value store: `delivery:feed:cursor`, `delivery:feed:lease`. */
+const READER = 'delivery:feed';
 const BATCH = 512;
-const RETRY_MS = 250;
 
 /** Awaited later (in order, or all together): a rejection meanwhile is not unhandled. */
 function later<T>(p: Promise<T>): Promise<T> {
@@ -45,16 +44,11 @@ interface EndpointView {
 }
 
 export class EventFeed {
-  private cursor = 0;
-  private pass: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
+  private readonly reader: FeedReader;
   private unsubscribe: (() => void) | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
   private readonly folder: ViewFolder;
   private readonly defs = new Map<string, AnyActorDef>();
   private readonly ownKinds: Set<string>;
-  private readonly node = newId('node_');
 
   constructor(
     private readonly platform: Platform,
@@ -66,101 +60,49 @@ export class EventFeed {
     this.folder = new ViewFolder(platform.stores.journal);
     for (const area of platform.areas) for (const def of area.kinds) this.defs.set(def.kind, def);
     this.ownKinds = new Set(ownKinds);
+    const { system } = platform;
+    this.reader = new FeedReader({
+      name: READER,
+      stores: platform.stores,
+      batch: BATCH,
+      handle: (entries) => this.project(entries),
+      limits: system.limits,
+      log: (m, e) => console.error(`[delivery] event feed: ${m}`, e ?? ''),
+      track: (p) => system.track(p),
+    });
   }
 
   async start(): Promise<void> {
-    this.stopped = false;
-    this.cursor = (await this.platform.stores.kv.get<number>(CURSOR_KEY)) ?? 0;
-    const offAppend = this.platform.stores.journal.onAppend(() => this.poke());
-    const offCommit = this.platform.system.onCommit((c) => {
+    this.unsubscribe = this.platform.system.onCommit((c) => {
       if (this.ownKinds.has(c.kind) || c.events.length === 0) return;
       this.folder.remember(c.stream, c.events[c.events.length - 1].version, c.state);
     });
-    this.unsubscribe = () => {
-      offAppend();
-      offCommit();
-    };
-    this.poke();
+    this.reader.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe?.();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.pass;
-    if (this.platform.stores.mode === 'cluster' && (await this.platform.stores.kv.get(LEASE_KEY)) === this.node) await this.platform.stores.kv.delete(LEASE_KEY);
+    await this.reader.stop();
   }
 
   get idle(): boolean {
-    return this.pass === undefined;
+    return this.reader.idle;
   }
 
   /** Resolves once the feed has been read to its end. */
-  async caughtUp(): Promise<void> {
-    while (this.pass) await this.pass;
+  caughtUp(): Promise<void> {
+    return this.reader.caughtUp();
   }
 
-  poke(): void {
-    if (this.stopped) return;
-    if (this.pass) {
-      this.again = true;
-      return;
+  /** One batch: the organisations in parallel, each one's entries in feed order. */
+  private async project(entries: FeedEntry[]): Promise<void> {
+    const byOrg = new Map<string, FeedEntry[]>();
+    for (const e of entries) {
+      const list = byOrg.get(e.event.org);
+      if (list) list.push(e);
+      else byOrg.set(e.event.org, [e]);
     }
-    this.pass = this.platform.system.track(this.deferredDrain()).finally(() => {
-      this.pass = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.poke();
-      }
-    });
-  }
-
-  private retryLater(): void {
-    if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.poke();
-    }, RETRY_MS);
-    this.retryTimer.unref();
-  }
-
-  private async holdsLease(): Promise<boolean> {
-    const { kv } = this.platform.stores;
-    if (this.platform.stores.mode !== 'cluster') return true;
-    const holder = await kv.get<string>(LEASE_KEY);
-    if (holder === this.node) {
-      await kv.set(LEASE_KEY, this.node, LEASE_MS);
-      return true;
-    }
-    return holder === undefined && (await kv.setIfAbsent(LEASE_KEY, this.node, LEASE_MS));
-  }
-
-  /** A pass starts after the current I/O phase, so the events of every request in it are read together. */
-  private async deferredDrain(): Promise<void> {
-    await new Promise<void>((r) => setImmediate(r));
-    return this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      if (!(await this.holdsLease())) return this.retryLater();
-      for (;;) {
-        const entries = await this.platform.stores.journal.readFeed(this.cursor, BATCH);
-        if (entries.length === 0 || this.stopped) return;
-        const byOrg = new Map<string, FeedEntry[]>();
-        for (const e of entries) {
-          const list = byOrg.get(e.event.org);
-          if (list) list.push(e);
-          else byOrg.set(e.event.org, [e]);
-        }
-        await Promise.all([...byOrg].map(([org, list]) => this.projectOrg(org, list)));
-        this.cursor = entries[entries.length - 1].position;
-        await this.platform.stores.kv.set(CURSOR_KEY, this.cursor);
-      }
-    } catch (e) {
-      if (!(isApiError(e) && e.code === 'unavailable' && this.stopped)) console.error('[delivery] event feed pass failed; retrying', e);
-      this.retryLater();
-    }
+    await Promise.all([...byOrg].map(([org, list]) => this.projectOrg(org, list)));
   }
 
   /**

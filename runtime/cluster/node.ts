@@ -7,9 +7,10 @@
  *
  * A new owner loads snapshot + journal on first use (ActorSystem activation); the journal's
  * expected-sequence append refuses a stale owner's write, so an actor never has two writers.
- * The node that holds shard 0 runs the reaction dispatcher (its cursor is shared); reminders are
- * claimed atomically in Redis, so any node may fire them. drain() (SIGTERM) hands every shard
- * over without failing a caller: asks wait for the new owner rather than erroring.
+ * Reactions are read by one node at a time, the holder of their feed reader's lease (DESIGN
+ * "Reactions"), not by shard; reminders are claimed atomically in Redis, so any node may fire
+ * them. drain() (SIGTERM) hands every shard over without failing a caller: asks wait for the new
+ * owner rather than erroring.
  */
 import { NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { ClusterStores } from '../../stores/index.ts';
@@ -63,7 +64,7 @@ export class ClusterNode implements Placement {
       `${opts.stores.namespace}_shards`,
       opts.nodeId,
       this.shards,
-      { gained: (s) => this.gained(s), releasing: (s) => this.passivate(s), lost: (s) => void this.lostShard(s) },
+      { gained: () => {}, releasing: (s) => this.passivate(s), lost: (s) => void this.lostShard(s) },
       this.now,
       { ...DEFAULT_TIMINGS, ...opts.timings },
       this.log,
@@ -75,7 +76,6 @@ export class ClusterNode implements Placement {
   async start(system: ActorSystem): Promise<void> {
     this.system = system;
     system.setPlacement(this);
-    await system.setReactionDispatch(false);
     this.sub = this.nc.subscribe(`${this.subjectPrefix}.${this.nodeId}`, {
       callback: (err, msg) => {
         if (err) return;
@@ -165,12 +165,7 @@ export class ClusterNode implements Placement {
     }
   }
 
-  private gained(shard: number): void {
-    if (shard === 0) void this.system?.setReactionDispatch(true).catch((e) => this.log('starting reactions failed', e));
-  }
-
   private async passivate(shard: number): Promise<void> {
-    if (shard === 0) await this.system?.setReactionDispatch(false);
     await this.system?.passivateWhere((kind, id) => shardOf(kind, id, this.shards) === shard);
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { pack, unpack } from './codec.ts';
-import type { KeyValueStore, Now } from '../types.ts';
+import type { KeyValueStore, Now, Scalar } from '../types.ts';
 import { scripts } from './redis.ts';
 
 const GRACE_MS = 10 * 60_000;
@@ -22,8 +22,31 @@ redis.call('HSET', KEYS[1], 'e', ARGV[2], 'v', ARGV[3])
 if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1`;
 
+/**
+ * KEYS[1] key; ARGV now, expected blob ('' absent), expected as an integer counter ('' not one),
+ * blob ('' delete), expiresAt (-1 none), pexpire (0 none). A packed value is never empty.
+ */
+const compareAndSet = `
+local e = redis.call('HGET', KEYS[1], 'e')
+local live = e and (tonumber(e) < 0 or tonumber(e) > tonumber(ARGV[1]))
+if ARGV[2] == '' then
+  if live then return 0 end
+else
+  if not live then return 0 end
+  local v = redis.call('HGET', KEYS[1], 'v')
+  if v then
+    if v ~= ARGV[2] then return 0 end
+  elseif redis.call('HGET', KEYS[1], 'n') ~= ARGV[3] then return 0 end
+end
+redis.call('DEL', KEYS[1])
+if ARGV[4] == '' then return 1 end
+redis.call('HSET', KEYS[1], 'e', ARGV[5], 'v', ARGV[4])
+if tonumber(ARGV[6]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
+return 1`;
+
 const lua = {
   set: { name: 'kv_set', keys: 1, lua: set },
+  compareAndSet: { name: 'kv_cas', keys: 1, lua: compareAndSet },
   /** KEYS[1] key; ARGV now, by. An expired or absent key counts from 0 and keeps no expiry. */
   incr: {
     name: 'kv_incr',
@@ -66,6 +89,13 @@ export class RedisKeyValue implements KeyValueStore {
     return this.write(key, value, ttlMs, true);
   }
 
+  async compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
+    const counter = typeof expected === 'number' && Number.isInteger(expected) ? String(expected) : '';
+    const blob = value === undefined ? '' : pack(value);
+    const { expiresAt, pexpire } = this.expiry(ttlMs);
+    return (await this.run.compareAndSet(this.key(key), this.now(), expected === undefined ? '' : pack(expected), counter, blob, expiresAt, pexpire)) === 1;
+  }
+
   async delete(key: string): Promise<void> {
     await this.redis.del(this.key(key));
   }
@@ -77,9 +107,13 @@ export class RedisKeyValue implements KeyValueStore {
   async close(): Promise<void> {}
 
   private async write(key: string, value: unknown, ttlMs: number | undefined, onlyIfAbsent: boolean): Promise<boolean> {
-    const expiresAt = ttlMs === undefined ? -1 : this.now() + ttlMs;
-    const pexpire = ttlMs === undefined ? 0 : Math.max(1, Math.ceil(ttlMs)) + GRACE_MS;
+    const { expiresAt, pexpire } = this.expiry(ttlMs);
     return (await this.run.set(this.key(key), this.now(), expiresAt, pack(value), pexpire, onlyIfAbsent ? '1' : '0')) === 1;
+  }
+
+  private expiry(ttlMs: number | undefined): { expiresAt: number; pexpire: number } {
+    if (ttlMs === undefined) return { expiresAt: -1, pexpire: 0 };
+    return { expiresAt: this.now() + ttlMs, pexpire: Math.max(1, Math.ceil(ttlMs)) + GRACE_MS };
   }
 
   private key(k: string): string {

@@ -1,4 +1,4 @@
-import type { KeyValueStore, Now } from '../types.ts';
+import type { KeyValueStore, Now, Scalar } from '../types.ts';
 
 /**
  * Key-value with TTL measured on the injected clock.
@@ -24,7 +24,7 @@ export class MemoryKeyValue implements KeyValueStore {
     return this.read<T>(key);
   }
 
-  /** Synchronous, so incr and setIfAbsent read and write in one step. */
+  /** Synchronous, so incr, setIfAbsent and compareAndSet read and write in one step. */
   private read<T>(key: string): T | undefined {
     const v = this.values.get(key);
     if (v === undefined) return undefined;
@@ -45,6 +45,13 @@ export class MemoryKeyValue implements KeyValueStore {
   /** Check and write in one synchronous step: two claims started together never both win. */
   async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
     if (this.read(key) !== undefined) return false;
+    this.write(key, value, ttlMs);
+    return true;
+  }
+
+  /** Compare and write in one synchronous step, as setIfAbsent. */
+  async compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
+    if (this.read(key) !== expected) return false;
     this.write(key, value, ttlMs);
     return true;
   }

@@ -221,6 +221,48 @@ describe(`key-value (${storeFamily()})`, () => {
     expect(await stores.kv.get('claim')).toBe(won.indexOf(true));
   });
 
+  it('compareAndSet - writes only over the expected value; undefined expects absence and deletes', async () => {
+    expect(await stores.kv.compareAndSet('lease', 'node_a', 'node_b', 1000)).toBe(false);
+    expect(await stores.kv.get('lease')).toBeUndefined();
+    expect(await stores.kv.compareAndSet('lease', undefined, 'node_a', 1000)).toBe(true);
+    expect(await stores.kv.compareAndSet('lease', undefined, 'node_b', 1000)).toBe(false);
+    expect(await stores.kv.compareAndSet('lease', 'node_b', 'node_b', 1000)).toBe(false);
+    expect(await stores.kv.get('lease')).toBe('node_a');
+    // a renewal moves the expiry: still held 999 ms after it, though 1000 ms after the first write
+    await clock.advance(500);
+    expect(await stores.kv.compareAndSet('lease', 'node_a', 'node_a', 1000)).toBe(true);
+    await clock.advance(999);
+    expect(await stores.kv.get('lease')).toBe('node_a');
+    await clock.advance(1);
+    expect(await stores.kv.compareAndSet('lease', 'node_a', 'node_a', 1000)).toBe(false);
+    expect(await stores.kv.compareAndSet('lease', undefined, 'node_b', 1000)).toBe(true);
+    expect(await stores.kv.compareAndSet('lease', 'node_b', undefined)).toBe(true);
+    expect(await stores.kv.get('lease')).toBeUndefined();
+    // numbers, booleans and counters compare by value; a value written without a TTL keeps none
+    await stores.kv.set('n', 7);
+    expect(await stores.kv.compareAndSet('n', '7', 8)).toBe(false);
+    expect(await stores.kv.compareAndSet('n', 7, true)).toBe(true);
+    expect(await stores.kv.compareAndSet('n', true, 1.5)).toBe(true);
+    expect(await stores.kv.get('n')).toBe(1.5);
+    await stores.kv.incr('c', 3);
+    expect(await stores.kv.compareAndSet('c', 2, 10)).toBe(false);
+    expect(await stores.kv.compareAndSet('c', 3, 10)).toBe(true);
+    await clock.advance(3600_000);
+    expect(await stores.kv.get('c')).toBe(10);
+  });
+
+  it('compareAndSet - of renewals raced by two holders exactly one wins each round', async () => {
+    await stores.kv.set('lease', 'h0', 1000);
+    let holder = 'h0';
+    for (let round = 1; round <= 10; round++) {
+      const next = [`a${round}`, `b${round}`];
+      const won = await Promise.all(next.map((v) => stores.kv.compareAndSet('lease', holder, v, 1000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      holder = next[won.indexOf(true)];
+      expect(await stores.kv.get('lease')).toBe(holder);
+    }
+  });
+
   it('incr - atomic counter from 0, keeping an existing expiry', async () => {
     expect(await stores.kv.incr('c')).toBe(1);
     expect(await stores.kv.incr('c', 5)).toBe(6);
