@@ -15,7 +15,7 @@
  * runtime's FeedReader; this file is the projection of a batch.
  */
 import { FeedReader, type AnyActorDef } from '../../runtime/index.ts';
-import type { Platform } from '../../kernel/index.ts';
+import { isModule, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
@@ -23,7 +23,6 @@ import { WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
-import { isModule } from './modules.ts';
 import { publicEventLists, type PublicEventRecord } from './public-event.ts';
 import type { Derived, DerivedRecords } from './records.ts';
 import { ViewFolder } from './views.ts';
