@@ -36,6 +36,12 @@ export interface FeedReaderOptions {
   log: (msg: string, err?: unknown) => void;
   /** Wraps every pass (ActorSystem.track, so that settle() waits for it). */
   track?: <T>(p: Promise<T>) => Promise<T>;
+  /**
+   * True while the reader's owner shuts down (ActorSystem.stopping): a failed batch then ends the
+   * pass instead of being retried, and is read again after the next start. Without it a handler
+   * whose asks the stopping system refuses would retry forever, and the stop would wait on it.
+   */
+  halted?: () => boolean;
 }
 
 export class FeedReader {
@@ -139,7 +145,7 @@ export class FeedReader {
       try {
         return await this.drain();
       } catch (e) {
-        if (this.stopped) return; // a fault while stopping is the stop's doing (connections closing)
+        if (this.stopped || this.opts.halted?.()) return; // a fault while stopping is the stop's doing (connections closing, asks refused)
         this.opts.log(`${this.opts.name}: reading the feed failed; retrying`, e);
         await this.pause(delay);
       }

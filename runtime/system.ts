@@ -152,7 +152,7 @@ export class ActorSystem {
   private readonly ctx: CommandContext = { now: 0, id: '', org: '', version: 0, requestId: undefined, principal: undefined, newId };
   private readonly meta: EventMeta = { at: 0, version: 0, eventId: '', org: '' };
   private reactionsOn = false;
-  private stopping = false;
+  private shuttingDown = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: ActorSystemOptions) {
@@ -178,7 +178,7 @@ export class ActorSystem {
 
   /** Stop accepting, drain every mailbox, flush snapshots, detach timers. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.scheduler.stop();
     await this.setReactionDispatch(false);
@@ -228,7 +228,7 @@ export class ActorSystem {
 
   /** Ask on this node (the cluster transport calls this for asks it received). */
   askLocal(def: AnyActorDef, id: string, command: string, payload: unknown, opts: AskOptions): Promise<unknown> {
-    if (this.stopping) return Promise.reject(new ApiError('unavailable', 'This node is shutting down; retry.', { retryable: true }));
+    if (this.shuttingDown) return Promise.reject(new ApiError('unavailable', 'This node is shutting down; retry.', { retryable: true }));
     const cell = this.cellFor(def, id);
     return new Promise((resolve, reject) => {
       const env: Envelope = {
@@ -313,6 +313,11 @@ export class ActorSystem {
   onCommit(listener: (c: Committed) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** True once stop() began: asks are refused, and work tracked for settle() should wind down rather than retry. */
+  get stopping(): boolean {
+    return this.shuttingDown;
   }
 
   /** Let settle() wait for outside work an area started (for example an outbound HTTP attempt). */

@@ -68,6 +68,7 @@ export class EventFeed {
       limits: system.limits,
       log: (m, e) => console.error(`[delivery] event feed: ${m}`, e ?? ''),
       track: (p) => system.track(p),
+      halted: () => system.stopping,
     });
   }
 
