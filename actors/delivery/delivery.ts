@@ -70,6 +70,8 @@ export interface AttemptOutcome {
   status: number | null;
   fault: Fault | null;
   signature_header: string | null;
+  /** Why the platform refused to connect (an internal address, docs/gaps.md#delivery); fault is then `refused connection`. */
+  refused?: string;
 }
 
 export type DeliveryEvent =

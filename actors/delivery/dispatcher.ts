@@ -7,8 +7,10 @@
  * for in-flight HTTP before a test moves the manual clock.
  */
 import type { Platform } from '../../kernel/index.ts';
+import { allowsPrivateNetworks } from './address-policy.ts';
 import { WebhookDelivery, type AttemptOutcome } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
+import { systemResolve, WEBHOOK_RESOLVER } from './resolve.ts';
 import { post, RECEIVER_TIMEOUT_MS } from './sender.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
 
@@ -41,8 +43,12 @@ export class AttemptDispatcher {
   private readonly lanes = new Map<string, Lane>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: development and tests only (README "Configuration"). */
+  private readonly allowPrivate: boolean;
 
-  constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = DEFAULT_DISPATCHER) {}
+  constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = DEFAULT_DISPATCHER) {
+    this.allowPrivate = allowsPrivateNetworks(platform.config);
+  }
 
   submit(job: AttemptJob): void {
     if (this.stopped) return;
@@ -101,8 +107,14 @@ export class AttemptDispatcher {
       const body = Buffer.from(job.body, 'utf8');
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
-      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, this.opts.timeoutMs);
+      const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? systemResolve;
+      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve });
       const outcome: AttemptOutcome = { attempt: job.attempt, status: result.status, fault: result.fault, signature_header: header };
+      if (result.fault !== null && result.refused !== undefined) {
+        // docs/gaps.md#delivery: a refused address is a failed attempt on the usual ladder; the reason is kept in the journal.
+        outcome.refused = result.refused;
+        console.warn(`[delivery] attempt ${job.attempt} of ${job.deliveryId} refused: ${result.refused}`);
+      }
       await system.ask(WebhookDelivery, job.deliveryId, 'record_attempt', outcome, opts);
     } catch (e) {
       // The outcome could not be recorded (node stopping, store down): the watchdog reminder

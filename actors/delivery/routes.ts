@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { callerOf, conflict, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { allowsPrivateNetworks, urlRefusal } from './address-policy.ts';
 import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
 import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
 import { deliveryService } from './service.ts';
@@ -26,17 +27,11 @@ const TestBody = Type.Object(
 
 const DeliveriesQuery = listQueryWith({ endpoint_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
 
-function checkEndpointBody(url: string, types: string[]): void {
+/** Spec 4.11 url (uri) and event_types; the url also obeys the address policy (docs/gaps.md#delivery). */
+function checkEndpointBody(url: string, types: string[], allowPrivate: boolean): void {
   const entries: ValidationEntry[] = [];
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // reported below
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_format', detail: 'url must be an absolute http or https URL.', field: '/url' });
-  }
+  const refusal = urlRefusal(url, allowPrivate);
+  if (refusal) entries.push({ index: entries.length + 1, severity: 'error', code: refusal.code, detail: refusal.detail, field: '/url' });
   if (types.includes('*') && types.length > 1) {
     entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_value', detail: 'A single * means every event; it cannot be combined with named types.', field: '/event_types' });
   }
@@ -66,7 +61,7 @@ export const routes: RouteDef[] = [
     specGap: 'The name of the field carrying the secret is not shown: `secret` (docs/gaps.md#delivery).',
     handler: async (req) => {
       const event_types = req.body.event_types ?? ['*'];
-      checkEndpointBody(req.body.url, event_types);
+      checkEndpointBody(req.body.url, event_types, allowsPrivateNetworks(req.platform.config));
       const { system } = req.platform;
       const id = createdId(req, WebhookEndpoint.prefix);
       const opts = { ...callerOf(req), dedupeId: createDedupe(req) };

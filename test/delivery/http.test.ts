@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/http.ts';
-import { startReceiver, verifies, type Receiver } from './support.ts';
+import { LOCAL_RECEIVERS, startReceiver, verifies, type Receiver } from './support.ts';
 
 let h: Harness | undefined;
 let r: Receiver | undefined;
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe('delivery over HTTP (spec 4.11, 6)', () => {
   it('create with Idempotency-Key, test delivery signed over the raw bytes, read and list through the gateway (spec 4.11, 6.2)', async () => {
-    h = await startHarness();
+    h = await startHarness({ config: LOCAL_RECEIVERS });
     r = await startReceiver();
     const missingKey = await h.request('POST', '/v1/webhook_endpoints', { body: { url: r.url } });
     expect(missingKey.status).toBe(400);
@@ -42,6 +42,15 @@ describe('delivery over HTTP (spec 4.11, 6)', () => {
     expect((await h.request('GET', '/v1/webhook_endpoints', { key: other.key })).body.data).toEqual([]);
   });
 
+  it('create - a url on an internal address answers 400 validation_failed naming /url; nothing is created (spec 4.11, docs/gaps.md#delivery)', async () => {
+    h = await startHarness();
+    const refused = await h.request('POST', '/v1/webhook_endpoints', { body: { url: 'http://[::ffff:7f00:1]:8080/hook' }, idempotencyKey: 'ik-internal' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'validation_failed', message: 'url host ::ffff:7f00:1 is a loopback address; webhooks are only sent to public internet addresses.' });
+    expect(JSON.stringify(refused.body)).toContain('"field":"/url"');
+    expect((await h.request('GET', '/v1/webhook_endpoints')).body.data).toEqual([]);
+  });
+
   it('module event lists and audit entries are served for every module (spec 4, 6)', async () => {
     h = await startHarness();
     for (const path of ['/v1/identity', '/v1/credentials', '/v1/rail', '/v1/sourcing', '/v1/allocation', '/v1/payroll', '/v1/remittance', '/v1/payouts']) {
@@ -54,7 +63,7 @@ describe('delivery over HTTP (spec 4.11, 6)', () => {
   });
 
   it('an area event reaches a subscribed endpoint through the real platform: accounts api_key.created (spec 6)', async () => {
-    h = await startHarness();
+    h = await startHarness({ config: LOCAL_RECEIVERS });
     r = await startReceiver();
     const ep = await h.request('POST', '/v1/webhook_endpoints', { body: { url: r.url, event_types: ['api_key.created'] }, idempotencyKey: 'ik-2' });
     const key = await h.request('POST', '/v1/api_keys', { body: { name: 'hooks' }, idempotencyKey: 'ik-3' });

@@ -1,12 +1,15 @@
 /**
  * The outbound POST of a webhook attempt (spec 6.1: the exact bytes to the endpoint's URL; spec
  * 2.12 faults). The URL is parsed once per endpoint; these check that every part of it still
- * reaches the receiver.
+ * reaches the receiver, and that an attempt reaches only the address that was checked
+ * (docs/gaps.md#delivery). Host names resolve through a stand-in resolver: no DNS here.
  */
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post } from '../../actors/delivery/sender.ts';
+import type { Resolve } from '../../actors/delivery/resolve.ts';
+import { post, RECEIVER_TIMEOUT_MS, type SendOptions } from '../../actors/delivery/sender.ts';
 
 interface Seen {
   method: string;
@@ -26,7 +29,8 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, signature: req.headers['x-test-signature'] as string | undefined, body });
-      res.statusCode = req.url!.startsWith('/gone') ? 410 : 200;
+      if (req.url!.startsWith('/moved')) res.writeHead(307, { location: '/landing' });
+      else res.statusCode = req.url!.startsWith('/gone') ? 410 : 200;
       res.end('ok');
     });
   });
@@ -36,21 +40,32 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+const noDns: Resolve = (host) => Promise.reject(Object.assign(new Error(`no DNS for ${host}`), { code: 'ENOTFOUND' }));
+/** The receiver on 127.0.0.1 is reachable only with the development setting. */
+const local: SendOptions = { timeoutMs: RECEIVER_TIMEOUT_MS, allowPrivate: true, resolve: noDns };
+const strict: SendOptions = { ...local, allowPrivate: false };
+/** A resolver answering each lookup of a name with the next answer, the last one repeated. */
+function answers(...each: string[][]): Resolve {
+  let n = 0;
+  return async () => each[Math.min(n++, each.length - 1)].map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+}
+
 describe('webhook POST (spec 6.1, 2.12)', () => {
   it('sends the exact bytes to the path and query of the URL, with the given headers', async () => {
     const body = Buffer.from('{"id":"evt_1","data":{"n":1}}');
-    const r = await post(`http://127.0.0.1:${port}/hooks/in?tenant=a&x=1`, body, { 'x-test-signature': 't=1,v1=abc' });
+    const r = await post(`http://127.0.0.1:${port}/hooks/in?tenant=a&x=1`, body, { 'x-test-signature': 't=1,v1=abc' }, local);
     expect(r).toEqual({ status: 200, fault: null });
     expect(seen.at(-1)).toEqual({ method: 'POST', url: '/hooks/in?tenant=a&x=1', authorization: undefined, signature: 't=1,v1=abc', body: body.toString() });
   });
 
-  it('credentials in the URL are sent as basic authorization', async () => {
-    await post(`http://us%40er:p%3Ass@127.0.0.1:${port}/auth`, Buffer.from('{}'), {});
-    expect(seen.at(-1)!.authorization).toBe(`Basic ${Buffer.from('us@er:p:ss').toString('base64')}`);
+  it('a non-2xx answer is reported with its status and no fault', async () => {
+    expect(await post(`http://127.0.0.1:${port}/gone`, Buffer.from('{}'), {}, local)).toEqual({ status: 410, fault: null });
   });
 
-  it('a non-2xx answer is reported with its status and no fault', async () => {
-    expect(await post(`http://127.0.0.1:${port}/gone`, Buffer.from('{}'), {})).toEqual({ status: 410, fault: null });
+  it('a redirect is an answer, not followed: nothing is sent to its location', async () => {
+    const before = seen.length;
+    expect(await post(`http://127.0.0.1:${port}/moved`, Buffer.from('{}'), {}, local)).toEqual({ status: 307, fault: null });
+    expect(seen.slice(before).map((s) => s.url)).toEqual(['/moved']);
   });
 
   it('a port with nothing listening is a refused connection', async () => {
@@ -58,6 +73,56 @@ describe('webhook POST (spec 6.1, 2.12)', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const free = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    expect(await post(`http://127.0.0.1:${free}/`, Buffer.from('{}'), {})).toEqual({ status: null, fault: 'refused connection' });
+    expect(await post(`http://127.0.0.1:${free}/`, Buffer.from('{}'), {}, local)).toEqual({ status: null, fault: 'refused connection' });
+  });
+});
+
+describe('an attempt reaches only a checked public address (spec 4.11, docs/gaps.md#delivery)', () => {
+  const refusedWith = (text: string) => ({ status: null, fault: 'refused connection', refused: expect.stringContaining(text) });
+
+  it('a URL on an internal address is refused before connecting; nothing is sent', async () => {
+    const before = seen.length;
+    expect(await post(`http://127.0.0.1:${port}/in`, Buffer.from('{}'), {}, strict)).toEqual(refusedWith('127.0.0.1 is a loopback address'));
+    expect(seen.length).toBe(before);
+  });
+
+  it('a URL with credentials is refused, with the development setting too; nothing is sent', async () => {
+    const before = seen.length;
+    expect(await post(`http://us%40er:p%3Ass@127.0.0.1:${port}/auth`, Buffer.from('{}'), {}, local)).toEqual(refusedWith('must not carry credentials'));
+    expect(seen.length).toBe(before);
+  });
+
+  it('a public-looking name that resolves to 127.0.0.1 is refused at delivery time; nothing is sent', async () => {
+    const before = seen.length;
+    const r = await post(`http://hooks.example.test:${port}/in`, Buffer.from('{}'), {}, { ...strict, resolve: answers(['127.0.0.1']) });
+    expect(r).toEqual(refusedWith('hooks.example.test resolves to 127.0.0.1, which is a loopback address'));
+    expect(seen.length).toBe(before);
+  });
+
+  it('a name resolving to public and internal addresses at once is refused', async () => {
+    const r = await post(`http://hooks.example.test:${port}/in`, Buffer.from('{}'), {}, { ...strict, resolve: answers(['203.0.113.7', '::ffff:10.0.0.8']) });
+    expect(r).toEqual(refusedWith('::ffff:10.0.0.8, which is a private address'));
+  });
+
+  it('DNS rebinding - an answer that turns to 127.0.0.1 between the check and the connect is refused at connect; nothing is sent', async () => {
+    const before = seen.length;
+    const r = await post(`http://rebind.example.test:${port}/in`, Buffer.from('{}'), {}, { ...strict, resolve: answers(['203.0.113.7'], ['127.0.0.1']) });
+    expect(r).toEqual(refusedWith('rebind.example.test resolves to 127.0.0.1'));
+    expect(seen.length).toBe(before);
+  });
+
+  it('the address connected is the one resolved and checked: with the development setting the name reaches the receiver', async () => {
+    const r = await post(`http://hooks.example.test:${port}/named`, Buffer.from('{}'), {}, { ...local, resolve: answers(['127.0.0.1']) });
+    expect(r).toEqual({ status: 200, fault: null });
+    expect(seen.at(-1)!.url).toBe('/named');
+  });
+
+  it('a cloud metadata address is refused even with the development setting', async () => {
+    const r = await post(`http://hooks.example.test:${port}/in`, Buffer.from('{}'), {}, { ...local, resolve: answers(['169.254.169.254']) });
+    expect(r).toEqual(refusedWith('169.254.169.254, which is a cloud metadata address'));
+  });
+
+  it('a name that does not resolve is still a DNS failure', async () => {
+    expect(await post('http://no-such-host.example.test/in', Buffer.from('{}'), {}, strict)).toEqual({ status: null, fault: 'DNS failure' });
   });
 });

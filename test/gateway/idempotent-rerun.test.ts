@@ -11,7 +11,7 @@ import { jsonRow } from '../payroll/support.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
 });
 afterAll(async () => {
   await h.close();
