@@ -157,8 +157,9 @@ export const IntegrityFlag = defineActor({
       events: ['worker.integrity_flag_opened', 'worker.integrity_signals_reported'],
       command: 'gather',
       target(event, source) {
-        const d = event.data as { flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean };
-        return { id: d.flag_id, payload: { worker_id: source.id, signals: d.signals, livemode: d.livemode, mocked: d.mocked } };
+        const d = event.data as { worker_id?: string; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean };
+        // an event of an old-scheme record names no worker_id: its actor id was the worker_id (docs/gaps.md#allocation)
+        return { id: d.flag_id, payload: { worker_id: d.worker_id ?? source.id, signals: d.signals, livemode: d.livemode, mocked: d.mocked } };
       },
     },
   ],

@@ -3,15 +3,20 @@
  * from its commits), the recent accepted readings, and the latest report. Heartbeats read and
  * write it without a journal; it is rebuilt from the actor and the ReadingStore after a restart.
  */
-import type { ActorSystem } from '../../runtime/index.ts';
+import type { Clock } from '../../runtime/index.ts';
 import type { ReadingStore, StoredEvent } from '../../stores/index.ts';
 import type { Presence } from './presence.ts';
 import type { PolicyPack } from './policy.ts';
 import { RecentReadings } from './recent-readings.ts';
+import type { WorkerDirectory } from './worker-directory.ts';
 import { Worker, stateAt, type WorkerEvent, type WorkerState } from './worker.ts';
 
+/** Entries are keyed by organisation and the caller's worker_id (the supply map and timers use the same pair). */
 export interface LiveWorker {
   org: string;
+  /** The caller's reference (spec 4.7). */
+  workerId: string;
+  /** The Worker actor id, which is also the ReadingStore key (worker-directory.ts). */
   id: string;
   state: WorkerState;
   recent: RecentReadings;
@@ -36,7 +41,8 @@ export class LiveWorkers {
   private readonly dirty = new Set<string>();
 
   constructor(
-    private readonly system: ActorSystem,
+    private readonly workers: WorkerDirectory,
+    private readonly clock: Clock,
     private readonly readings: ReadingStore,
     private readonly policy: PolicyPack,
   ) {}
@@ -45,50 +51,51 @@ export class LiveWorkers {
     return this.byKey.get(k);
   }
 
-  peek(org: string, id: string): LiveWorker | undefined {
-    return this.byKey.get(key(org, id));
+  peek(org: string, workerId: string): LiveWorker | undefined {
+    return this.byKey.get(key(org, workerId));
   }
 
   *all(): IterableIterator<LiveWorker> {
     yield* this.byKey.values();
   }
 
-  static keyOf(org: string, id: string): string {
-    return key(org, id);
+  static keyOf(org: string, workerId: string): string {
+    return key(org, workerId);
   }
 
-  /** The live entry; loads the actor state (404 / 403 from the runtime) and seeds recent readings. */
-  get(org: string, id: string): LiveWorker | Promise<LiveWorker> {
-    const k = key(org, id);
+  /** The live entry; loads the actor state (404 when the organisation has no such worker) and seeds recent readings. */
+  get(org: string, workerId: string): LiveWorker | Promise<LiveWorker> {
+    const k = key(org, workerId);
     const hit = this.byKey.get(k);
     if (hit) return hit;
     let p = this.loading.get(k);
     if (!p) {
-      p = this.load(org, id).finally(() => this.loading.delete(k));
+      p = this.load(org, workerId).finally(() => this.loading.delete(k));
       this.loading.set(k, p);
     }
     return p;
   }
 
-  private async load(org: string, id: string): Promise<LiveWorker> {
-    const k = key(org, id);
+  private async load(org: string, workerId: string): Promise<LiveWorker> {
+    const k = key(org, workerId);
     this.dirty.delete(k);
-    let state = await this.system.state<WorkerState>(Worker, id, org);
+    let state = await this.workers.state(org, workerId);
     const again = this.byKey.get(k);
     if (again) return again;
     const h = this.policy.heartbeat;
     const recent = new RecentReadings(h.recent_readings_kept);
-    const now = this.system.clock.now();
-    const stored = await this.readings.range(id, now - h.retention_window_seconds * 1000, Infinity);
+    const now = this.clock.now();
+    const stored = await this.readings.range(state.id, now - h.retention_window_seconds * 1000, Infinity);
     for (const r of stored.slice(-h.recent_readings_kept)) {
       const p = (r.data as { position: { latitude: number; longitude: number; accuracy_metres: number } | null }).position;
       recent.insert(r.recordedAt, p ? p.latitude : NaN, p ? p.longitude : NaN, p ? p.accuracy_metres : NaN);
     }
-    while (this.dirty.delete(k)) state = await this.system.state<WorkerState>(Worker, id, org);
+    while (this.dirty.delete(k)) state = await this.workers.state(org, workerId);
     const last = recent.size ? Math.min(recent.latest, now) : undefined;
     const lw: LiveWorker = {
       org,
-      id,
+      workerId,
+      id: state.id,
       state,
       recent,
       lastReportAt: last,
@@ -102,8 +109,8 @@ export class LiveWorkers {
   }
 
   /** Mirror a worker commit; returns the entry when one is held. */
-  mirror(org: string, id: string, events: StoredEvent[]): LiveWorker | undefined {
-    const k = key(org, id);
+  mirror(org: string, workerId: string, events: StoredEvent[]): LiveWorker | undefined {
+    const k = key(org, workerId);
     const lw = this.byKey.get(k);
     if (!lw) {
       if (this.loading.has(k)) this.dirty.add(k);
@@ -120,8 +127,8 @@ export class LiveWorkers {
     return lw;
   }
 
-  forget(org: string, id: string): void {
-    this.byKey.delete(key(org, id));
+  forget(org: string, workerId: string): void {
+    this.byKey.delete(key(org, workerId));
   }
 
   clear(): void {

@@ -86,6 +86,10 @@ class Reader {
     if (t === 0xc2) return false;
     throw MISS;
   }
+  /** A value needs n more bytes: a frame cut short misses (DataView would throw a RangeError). */
+  private need(n: number): void {
+    if (this.pos + n > this.b.length) throw MISS;
+  }
   num(): number {
     const t = this.byte();
     if (t <= 0x7f) return t;
@@ -93,10 +97,12 @@ class Reader {
     let v: number;
     switch (t) {
       case 0xcb:
+        this.need(8);
         v = this.view.getFloat64(this.pos);
         this.pos += 8;
         return v;
       case 0xca:
+        this.need(4);
         v = this.view.getFloat32(this.pos);
         this.pos += 4;
         return v;
@@ -107,14 +113,17 @@ class Reader {
       case 0xce:
         return this.u32();
       case 0xd0:
+        this.need(1);
         v = this.view.getInt8(this.pos);
         this.pos += 1;
         return v;
       case 0xd1:
+        this.need(2);
         v = this.view.getInt16(this.pos);
         this.pos += 2;
         return v;
       case 0xd2:
+        this.need(4);
         v = this.view.getInt32(this.pos);
         this.pos += 4;
         return v;
@@ -123,13 +132,13 @@ class Reader {
     }
   }
   private u16(): number {
-    if (this.pos + 2 > this.b.length) throw MISS;
+    this.need(2);
     const v = this.view.getUint16(this.pos);
     this.pos += 2;
     return v;
   }
   private u32(): number {
-    if (this.pos + 4 > this.b.length) throw MISS;
+    this.need(4);
     const v = this.view.getUint32(this.pos);
     this.pos += 4;
     return v;

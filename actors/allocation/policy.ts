@@ -2,7 +2,7 @@
  * The heartbeat policy pack (spec 2.8, 9): thresholds are data, versioned YYYY.MM.N, identified by
  * the sha256 of their canonical JSON. An active version never changes; a new threshold is a new
  * file. This module only reads and checks packs; the rules that use them live in validation.ts,
- * presence.ts and supply-index.ts.
+ * presence.ts, supply-index.ts and socket.ts (the socket's budgets, enforced by the gateway).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -23,6 +23,16 @@ export interface PolicyPack {
   };
   presence: { stale_after_seconds: number; ghost_after_seconds: number };
   supply: { h3_resolution: number; region_resolution: number; max_query_radius_metres: number; max_query_limit: number };
+  /**
+   * Budgets of one heartbeat WebSocket connection, which the gateway enforces (from 2026.11.1;
+   * a pack without them leaves the socket unbudgeted, as it was).
+   */
+  socket?: {
+    /** Frames answered with an error before the connection is closed. */
+    bad_frames_per_connection: number;
+    /** Frames a connection may send per second. */
+    frames_per_second: number;
+  };
 }
 
 export interface LoadedPolicy {
@@ -67,6 +77,10 @@ export function checkPack(raw: unknown): LoadedPolicy {
   if (!Number.isInteger(s?.region_resolution) || s.region_resolution < 0 || s.region_resolution > (s?.h3_resolution ?? 0)) problems.push('supply.region_resolution');
   positive('supply.max_query_radius_metres', s?.max_query_radius_metres);
   positive('supply.max_query_limit', s?.max_query_limit, true);
+  if (p?.socket !== undefined) {
+    positive('socket.bad_frames_per_connection', p.socket?.bad_frames_per_connection, true);
+    positive('socket.frames_per_second', p.socket?.frames_per_second, true);
+  }
   if (problems.length) throw new Error(`policy pack refused: ${problems.join(', ')}`);
   return { pack: Object.freeze(p), hash: 'sha256:' + createHash('sha256').update(canonicalJson(p)).digest('hex') };
 }
@@ -82,7 +96,7 @@ export function loadPolicies(): Map<string, LoadedPolicy> {
   return out;
 }
 
-export const ACTIVE_POLICY_VERSION = '2026.01.1';
+export const ACTIVE_POLICY_VERSION = '2026.11.1';
 
 export function activePolicy(version = ACTIVE_POLICY_VERSION): LoadedPolicy {
   const p = loadPolicies().get(version);

@@ -13,6 +13,7 @@ import type { NetworkCrossCheckProvider } from './providers/network-cross-check.
 import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type SupplyFacts } from './supply-map.ts';
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
 import { Worker, type ExternalExclusion, type WireSignal, type WorkerState } from './worker.ts';
+import { WorkerDirectory } from './worker-directory.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 
 export interface HeartbeatReceipt {
@@ -43,6 +44,7 @@ export const ALLOCATION = serviceKey<AllocationService>('allocation');
 export class AllocationService {
   readonly supply: SupplyMap;
   readonly live: LiveWorkers;
+  readonly workers: WorkerDirectory;
   private readonly timers: PresenceTimers;
   private unsubscribe: (() => void) | undefined;
 
@@ -53,7 +55,8 @@ export class AllocationService {
   ) {
     const p = policy.pack;
     this.supply = new SupplyMap(p.supply.h3_resolution, p.supply.region_resolution);
-    this.live = new LiveWorkers(platform.system, platform.stores.readings, p);
+    this.workers = new WorkerDirectory(platform);
+    this.live = new LiveWorkers(this.workers, platform.clock, platform.stores.readings, p);
     this.timers = new PresenceTimers(platform.clock, (k, now) => {
       const lw = this.live.atKey(k);
       if (lw) this.refresh(lw, now);
@@ -98,7 +101,7 @@ export class AllocationService {
       let hi = -Infinity;
       for (const r of batch.readings) if (r.recordedAt < lw.recent.oldest && r.recordedAt >= horizon) (lo = Math.min(lo, r.recordedAt)), (hi = Math.max(hi, r.recordedAt));
       if (lo <= hi) {
-        older = new Set((await readings.range(batch.workerId, lo, hi)).map((r) => r.recordedAt));
+        older = new Set((await readings.range(lw.id, lo, hi)).map((r) => r.recordedAt));
         now = this.platform.clock.now();
       }
     }
@@ -107,7 +110,7 @@ export class AllocationService {
     const signals: Signal[] = v.signals;
     if (v.accepted.length) {
       try {
-        await readings.append(batch.workerId, v.accepted.map((r) => ({ recordedAt: r.recordedAt, data: storedReading(r) })));
+        await readings.append(lw.id, v.accepted.map((r) => ({ recordedAt: r.recordedAt, data: storedReading(r) })));
       } catch (e) {
         this.live.forget(caller.org, batch.workerId); // its recent memory now holds readings the store refused
         throw e;
@@ -168,14 +171,15 @@ export class AllocationService {
       mocked ||= sig.mocked === true;
     }
     if (!fresh.length) return;
-    await this.platform.system.ask(Worker, lw.id, 'report_signals', { signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, caller);
+    await this.platform.system.ask(Worker, lw.id, 'report_signals', { worker_id: lw.workerId, signals: fresh, livemode: caller.livemode, mocked, closed_flags: [...lw.closedFlags.keys()] }, caller);
   }
 
   // -- availability -----------------------------------------------------------------------------
 
   async setAvailability(workerId: string, availability: AvailabilityState, caller: Caller) {
     if (!WORKER_ID.test(workerId)) throw new ApiError('validation_failed', 'worker_id must be a subject reference of 1 to 255 URL-safe characters.');
-    await this.platform.system.ask(Worker, workerId, 'set_availability', { availability, livemode: caller.livemode }, caller);
+    const id = await this.actorId(caller.org, workerId);
+    await this.platform.system.ask(Worker, id, 'set_availability', { worker_id: workerId, availability, livemode: caller.livemode }, caller);
     return this.workerRecord(caller.org, workerId);
   }
 
@@ -194,10 +198,10 @@ export class AllocationService {
   }
 
   private supplyState(lw: LiveWorker): SupplyState {
-    const pos = this.supply.position(lw.org, lw.id);
+    const pos = this.supply.position(lw.org, lw.workerId);
     return {
       object: 'supply_state',
-      worker_id: lw.id,
+      worker_id: lw.workerId,
       presence: lw.presence!,
       in_map: pos !== undefined,
       excluded_because: excludedBecause(this.facts(lw, lw.presence!)),
@@ -207,11 +211,11 @@ export class AllocationService {
 
   /**
    * A worker's stored readings with from <= recorded_at <= to, in recorded_at order (proof of
-   * service and telemetry continuity read them). The worker must belong to the organisation.
+   * service and telemetry continuity read them) of the organisation's own worker of that worker_id (404 when it has none).
    */
   async readings(org: string, workerId: string, from: number, to: number): Promise<{ recordedAt: number; data: StoredReadingData }[]> {
-    await this.platform.system.state(Worker, workerId, org);
-    return (await this.platform.stores.readings.range(workerId, from, to)) as { recordedAt: number; data: StoredReadingData }[];
+    const { id } = await this.workers.state(org, workerId);
+    return (await this.platform.stores.readings.range(id, from, to)) as { recordedAt: number; data: StoredReadingData }[];
   }
 
   /**
@@ -219,13 +223,19 @@ export class AllocationService {
    * removal is applied when the exclusion commits, before this resolves. Readmit lifts it.
    */
   async exclude(org: string, workerId: string, reason: ExternalExclusion, requestId?: string): Promise<SupplyState> {
-    await this.platform.system.ask(Worker, workerId, 'exclude', { reason }, { org, requestId, principal: 'system' });
+    await this.platform.system.ask(Worker, await this.actorId(org, workerId), 'exclude', { worker_id: workerId, reason }, { org, requestId, principal: 'system' });
     return this.supplyStateOf(org, workerId);
   }
 
   async readmit(org: string, workerId: string, reason: ExternalExclusion, requestId?: string): Promise<SupplyState> {
-    await this.platform.system.ask(Worker, workerId, 'readmit', { reason }, { org, requestId, principal: 'system' });
+    const { id } = await this.workers.state(org, workerId);
+    await this.platform.system.ask(Worker, id, 'readmit', { reason }, { org, requestId, principal: 'system' });
     return this.supplyStateOf(org, workerId);
+  }
+
+  /** The actor id of a worker, for a command that may create its record (an old-scheme record is adopted first). */
+  private async actorId(org: string, workerId: string): Promise<string> {
+    return this.live.peek(org, workerId)?.id ?? (await this.workers.prepare(org, workerId));
   }
 
   /** The nearest eligible workers (the query later work orders rank from). */
@@ -258,22 +268,22 @@ export class AllocationService {
     const pack = this.policy.pack;
     const presence = presenceAt(input, now, pack);
     lw.presence = presence;
-    const change = this.supply.apply(lw.org, lw.id, this.facts(lw, presence));
+    const change = this.supply.apply(lw.org, lw.workerId, this.facts(lw, presence));
     const next = nextPresenceChange(input, now, pack);
-    this.timers.schedule(LiveWorkers.keyOf(lw.org, lw.id), next);
+    this.timers.schedule(LiveWorkers.keyOf(lw.org, lw.workerId), next);
     if (presence !== lw.presenceSent && lw.state.created_at > 0) {
       lw.presenceSent = presence;
       this.background(this.platform.system.ask(Worker, lw.id, 'record_presence', { presence }, { org: lw.org, principal: 'system', lane: 'system' }));
     }
     // out of the map with nothing left to time: drop the soft state (rebuilt on the next heartbeat
     // from the actor and the ReadingStore), so it is held only for workers who are around
-    if (next === undefined && change.excluded_because !== null) this.live.forget(lw.org, lw.id);
+    if (next === undefined && change.excluded_because !== null) this.live.forget(lw.org, lw.workerId);
     return presence;
   }
 
   private onCommit(c: Committed): void {
     if (c.kind === Worker.kind) {
-      const lw = this.live.mirror(c.org, c.id, c.events);
+      const lw = this.live.mirror(c.org, (c.state as WorkerState).worker_id, c.events);
       if (lw) this.refresh(lw, this.platform.clock.now());
       return;
     }

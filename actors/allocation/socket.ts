@@ -4,11 +4,13 @@
  * and gets the HeartbeatReceipt back in the same encoding; the batch goes through exactly the code
  * path of POST /v1/allocation/heartbeats. A refusal comes back as an error frame (the gateway's).
  * A msgpack batch of the common valid shape is decoded in one pass (msgpack-batch.ts); any other
- * frame goes through msgpackr and parseBatch, the REST body check.
+ * frame goes through msgpackr (after the structure check of msgpack-frame.ts) and parseBatch, the
+ * REST body check. A truncated or malformed frame answers 400 invalid_request.
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { ApiError, callerOf, type SocketDef } from '../../kernel/index.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
+import { checkMsgpackFrame } from './msgpack-frame.ts';
 import { service } from './routes.ts';
 
 export const HEARTBEAT_SOCKET_PATH = '/v1/allocation/heartbeats/stream';
@@ -16,27 +18,38 @@ export const HEARTBEAT_SOCKET_PATH = '/v1/allocation/heartbeats/stream';
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 const decoder = new TextDecoder();
+/** A decoder's own words about an unreadable frame are cut here (V8 quotes the JSON it choked on). */
+const MESSAGE_REASON_MAX = 120;
 
-export const heartbeatSocket: SocketDef = {
+/** A pack from before the socket budgets (2026.01.1) set none: the socket stays as it was then. */
+const UNBUDGETED: ReturnType<NonNullable<SocketDef['limits']>> = { badFramesPerConnection: Number.MAX_SAFE_INTEGER, framesPerSecond: Number.MAX_SAFE_INTEGER };
+
+export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = {
   path: HEARTBEAT_SOCKET_PATH,
   module: 'match',
   summary: 'Heartbeat batches over a WebSocket: JSON text or msgpack binary frames in, HeartbeatReceipt out in the same encoding.',
   specGap: 'The spec names no socket path; see docs/gaps.md#allocation.',
+  /** The budgets of the active policy pack's `socket` section (docs/gaps.md#allocation). */
+  limits(platform) {
+    const budget = service(platform).policy.pack.socket;
+    return budget ? { badFramesPerConnection: budget.bad_frames_per_connection, framesPerSecond: budget.frames_per_second } : UNBUDGETED;
+  },
   async onMessage(frame, ctx) {
     const s = service(ctx.platform);
     const caller = callerOf(ctx);
     const fast = frame.binary ? decodeMsgpackBatch(frame.data, s.policy.pack.heartbeat.max_readings_per_batch) : undefined;
-    let receipt;
-    if (fast) receipt = await s.ingest(fast, caller);
-    else {
-      let body: unknown;
-      try {
-        body = frame.binary ? unpackr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
-      } catch (e) {
-        throw new ApiError('invalid_request', `The frame is not a readable ${frame.binary ? 'msgpack' : 'JSON'} batch: ${(e as Error).message}.`);
-      }
-      receipt = await s.heartbeats(body, caller);
-    }
+    const receipt = fast ? await s.ingest(fast, caller) : await s.heartbeats(readBody(frame), caller);
     return frame.binary ? packr.pack(receipt) : JSON.stringify(receipt);
   },
 };
+
+/** The frame's value for parseBatch; an unreadable frame is the sender's fault: 400 invalid_request, never a fault of ours. */
+function readBody(frame: { data: Uint8Array; binary: boolean }): unknown {
+  if (frame.binary) checkMsgpackFrame(frame.data);
+  try {
+    return frame.binary ? unpackr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
+  } catch (e) {
+    const reason = String(e instanceof Error ? e.message : e);
+    throw new ApiError('invalid_request', `The frame is not a readable ${frame.binary ? 'msgpack' : 'JSON'} batch: ${reason.length > MESSAGE_REASON_MAX ? `${reason.slice(0, MESSAGE_REASON_MAX)}...` : reason}.`);
+  }
+}

@@ -1,11 +1,16 @@
 /**
- * Worker (allocation), one per worker_id. Spec 2.8, 3 (Integrity flag "Also"), 4.7.
+ * Worker (allocation), one per organisation and worker_id. Spec 2.8, 3 (Integrity flag "Also"), 4.7.
+ * A worker_id is the caller's own subject_ref, so two organisations may mean two people by one
+ * string: the actor id is workerActorId(org, worker_id) and the record keeps the worker_id as given.
  * Availability changes only through PUT /v1/allocation/availability/{worker_id}; a reading's
  * availability is read for drift detection and never changes it. Heartbeat readings themselves do
  * not pass through this actor (they are soft state: see live.ts); only transitions do.
  *
  * command           condition                                      event                                next
  * ----------------  ---------------------------------------------  -----------------------------------  ------------------------
+ * (any creating)    no record yet                                  worker.registered, then its own      worker_id, livemode
+ * adopt             no record yet (old-scheme record found)        worker.adopted                       the old record's state
+ * adopt             a record exists                                -                                    -
  * set_availability  availability differs (or first call)          worker.availability_changed          availability, history
  * set_availability  same availability                              -                                    -
  * set_assignment    on_assignment differs                          worker.assignment_changed            on_assignment, history
@@ -18,13 +23,15 @@
  * close_flag        flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
  * exclude           reason not already held                        worker.excluded                      exclusions + reason
  * readmit           reason held                                    worker.readmitted                    exclusions - reason
- * any but set_availability / report_signals / exclude on a worker never seen: 404 not_found
+ * any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
  */
-import { defineActor } from '../../runtime/index.ts';
+import { derivedId } from '../../kernel/index.ts';
+import { defineActor, type CommandContext, type Decision } from '../../runtime/index.ts';
 import type { AvailabilityState } from './heartbeat.ts';
 import type { Presence } from './presence.ts';
 import type { SignalSource } from './validation.ts';
 
+const WORKER_PREFIX = 'worker_';
 export const INTEGRITY_FLAG_PREFIX = 'match_geo_aware_workforce_orchestrator_integrity_flag_';
 
 /**
@@ -44,8 +51,11 @@ export interface HistoryEntry {
 }
 
 export interface WorkerState {
+  /** The actor id, workerActorId(org, worker_id). */
   id: string;
   org: string;
+  /** The caller's reference as given (spec 4.7); '' only in a record of the old scheme (worker-directory.ts). */
+  worker_id: string;
   livemode: boolean;
   availability: AvailabilityState;
   on_assignment: boolean;
@@ -69,13 +79,18 @@ export interface WireSignal {
   detail: string;
 }
 
+/** What an old-scheme record carries into its adopter (worker-directory.ts). */
+export type AdoptedFacts = Omit<WorkerState, 'id' | 'org' | 'worker_id'>;
+
 export type WorkerEvent =
+  | { type: 'worker.registered'; worker_id: string; livemode: boolean }
+  | { type: 'worker.adopted'; worker_id: string; facts: AdoptedFacts }
   | { type: 'worker.availability_changed'; availability: AvailabilityState; previous: AvailabilityState | null; livemode: boolean }
   | { type: 'worker.assignment_changed'; on_assignment: boolean }
   | { type: 'worker.presence_changed'; presence: Presence; previous: Presence | null }
   | { type: 'worker.availability_drift_detected'; reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }
-  | { type: 'worker.integrity_flag_opened'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
-  | { type: 'worker.integrity_signals_reported'; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
+  | { type: 'worker.integrity_flag_opened'; worker_id: string; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
+  | { type: 'worker.integrity_signals_reported'; worker_id: string; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
   | { type: 'worker.integrity_flag_closed'; flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }
   | { type: 'worker.excluded'; reason: ExternalExclusion }
   | { type: 'worker.readmitted'; reason: ExternalExclusion };
@@ -86,6 +101,17 @@ export function stateAt(s: Pick<WorkerState, 'history'>, at: number): { availabi
   return { availability: 'unavailable', onAssignment: false };
 }
 
+/**
+ * The actor id of an organisation's worker: bounded, base62, safe as a journal stream, a NATS
+ * subject and a ReadingStore key, whatever the caller's reference holds.
+ */
+export const workerActorId = (org: string, workerId: string): string => derivedId(WORKER_PREFIX, [org, workerId]);
+
+/** A creating command's events, after the event that names the new record's worker_id. */
+function opening(ctx: CommandContext, cmd: { worker_id: string }, livemode: boolean, events: WorkerEvent[]): WorkerEvent[] {
+  return ctx.version === 0 && events.length > 0 ? [{ type: 'worker.registered', worker_id: cmd.worker_id, livemode }, ...events] : events;
+}
+
 function pushHistory(s: WorkerState, e: HistoryEntry): HistoryEntry[] {
   const h = [...s.history, e];
   return h.length > HISTORY_CAP ? h.slice(h.length - HISTORY_CAP) : h;
@@ -93,11 +119,12 @@ function pushHistory(s: WorkerState, e: HistoryEntry): HistoryEntry[] {
 
 export const Worker = defineActor({
   kind: 'allocation_worker',
-  prefix: 'worker_',
-  creates: ['set_availability', 'report_signals', 'exclude'],
+  prefix: WORKER_PREFIX,
+  creates: ['set_availability', 'report_signals', 'exclude', 'adopt'],
   initial: (id: string, org: string): WorkerState => ({
     id,
     org,
+    worker_id: '',
     livemode: false,
     availability: 'unavailable',
     on_assignment: false,
@@ -113,9 +140,14 @@ export const Worker = defineActor({
     updated_at: 0,
   }),
   decide: {
-    set_availability(s: WorkerState, cmd: { availability: AvailabilityState; livemode: boolean }, ctx): WorkerEvent[] {
+    adopt(s: WorkerState, cmd: { worker_id: string; legacy: WorkerState }, ctx): Decision<WorkerEvent> {
+      if (ctx.version > 0) return { events: [], reply: false };
+      const { id: _id, org: _org, worker_id: _ref, ...facts } = cmd.legacy;
+      return { events: [{ type: 'worker.adopted', worker_id: cmd.worker_id, facts }], reply: true };
+    },
+    set_availability(s: WorkerState, cmd: { worker_id: string; availability: AvailabilityState; livemode: boolean }, ctx): WorkerEvent[] {
       if (ctx.version > 0 && s.availability === cmd.availability) return [];
-      return [{ type: 'worker.availability_changed', availability: cmd.availability, previous: ctx.version > 0 ? s.availability : null, livemode: cmd.livemode }];
+      return opening(ctx, cmd, cmd.livemode, [{ type: 'worker.availability_changed', availability: cmd.availability, previous: ctx.version > 0 ? s.availability : null, livemode: cmd.livemode }]);
     },
     set_assignment(s: WorkerState, cmd: { on_assignment: boolean }): WorkerEvent[] {
       return s.on_assignment === cmd.on_assignment ? [] : [{ type: 'worker.assignment_changed', on_assignment: cmd.on_assignment }];
@@ -126,18 +158,19 @@ export const Worker = defineActor({
     report_drift(s: WorkerState, cmd: { reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }): WorkerEvent[] {
       return s.drift_reported ? [] : [{ type: 'worker.availability_drift_detected', ...cmd }];
     },
-    report_signals(s: WorkerState, cmd: { signals: WireSignal[]; livemode: boolean; mocked: boolean; closed_flags?: string[] }, ctx): WorkerEvent[] {
+    report_signals(s: WorkerState, cmd: { worker_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean; closed_flags?: string[] }, ctx): WorkerEvent[] {
       // a flag already decided (its decision not yet recorded here) gathers nothing more
       const open = s.open_flag_id !== null && !(cmd.closed_flags ?? []).includes(s.open_flag_id);
       const seen = new Set(open ? s.open_flag_sources : []);
       const fresh: WireSignal[] = [];
       for (const sig of cmd.signals) if (!seen.has(sig.source)) seen.add(sig.source), fresh.push(sig);
       if (fresh.length === 0) return [];
-      if (!open) return [{ type: 'worker.integrity_flag_opened', flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
-      return [{ type: 'worker.integrity_signals_reported', flag_id: s.open_flag_id!, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
+      const worker_id = s.worker_id || cmd.worker_id;
+      if (!open) return opening(ctx, cmd, cmd.livemode, [{ type: 'worker.integrity_flag_opened', worker_id, flag_id: ctx.newId(INTEGRITY_FLAG_PREFIX), signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }]);
+      return [{ type: 'worker.integrity_signals_reported', worker_id, flag_id: s.open_flag_id!, signals: fresh, livemode: cmd.livemode, mocked: cmd.mocked }];
     },
-    exclude(s: WorkerState, cmd: { reason: ExternalExclusion }): WorkerEvent[] {
-      return s.exclusions.includes(cmd.reason) ? [] : [{ type: 'worker.excluded', reason: cmd.reason }];
+    exclude(s: WorkerState, cmd: { worker_id: string; reason: ExternalExclusion }, ctx): WorkerEvent[] {
+      return s.exclusions.includes(cmd.reason) ? [] : opening(ctx, cmd, false, [{ type: 'worker.excluded', reason: cmd.reason }]);
     },
     readmit(s: WorkerState, cmd: { reason: ExternalExclusion }): WorkerEvent[] {
       return s.exclusions.includes(cmd.reason) ? [{ type: 'worker.readmitted', reason: cmd.reason }] : [];
@@ -150,9 +183,15 @@ export const Worker = defineActor({
   evolve(s: WorkerState, e: WorkerEvent, meta): WorkerState {
     const base = { ...s, updated_at: meta.at, created_at: s.created_at || meta.at };
     switch (e.type) {
+      case 'worker.registered':
+        return { ...base, worker_id: e.worker_id, livemode: e.livemode };
+      case 'worker.adopted':
+        // the record as it was: adoption is not a change the API shows (updated_at stays)
+        return { ...s, ...e.facts, worker_id: e.worker_id };
       case 'worker.availability_changed':
         return {
           ...base,
+          // an old-scheme record opened with this event, with no worker.registered before it
           livemode: meta.version === 1 ? e.livemode : s.livemode,
           availability: e.availability,
           since: meta.at,
@@ -188,7 +227,7 @@ export const Worker = defineActor({
   },
   view: (s: WorkerState) => ({
     object: 'worker_availability',
-    worker_id: s.id,
+    worker_id: s.worker_id,
     livemode: s.livemode,
     mocked: false,
     availability: s.availability,
@@ -202,7 +241,7 @@ export const Worker = defineActor({
       command: 'close_flag',
       target(event, source) {
         const d = event.data as { worker_id: string; suspends?: boolean };
-        return { id: d.worker_id, payload: { flag_id: source.id, outcome: event.type === 'integrity_flag.upheld' ? 'upheld' : 'dismissed', suspends: d.suspends === true } };
+        return { id: workerActorId(event.org, d.worker_id), payload: { flag_id: source.id, outcome: event.type === 'integrity_flag.upheld' ? 'upheld' : 'dismissed', suspends: d.suspends === true } };
       },
     },
   ],

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEARTBEAT_SOCKET_PATH, allocation } from '../../actors/allocation/index.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { startHarness, type Harness } from '../support/http.ts';
-import { connect, heartbeats, LAGOS, makeAvailable, reading, workerId } from './support.ts';
+import { connect, heartbeats, LAGOS, makeAvailable, reading, storedReadings, workerId } from './support.ts';
 
 const policy = activePolicy().pack;
 let h: Harness;
@@ -32,7 +32,7 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
       [4, 'duplicate_reading'],
     ]);
     expect(r.body.validation).toMatchObject({ entry_count: 4, error_count: 2 });
-    const stored = await h.platform.stores.readings.range(w, 0, Infinity);
+    const stored = await storedReadings(h, w);
     expect(stored.map((s) => s.recordedAt)).toEqual([now - 2000, now - 1000]);
   });
 
@@ -47,7 +47,7 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     const now = h.clock.now();
     const r = await heartbeats(h, { worker_id: w, readings: [reading(now - 1000), reading(whileAvailable)] });
     expect(r.body.rejections).toEqual([expect.objectContaining({ index: 1, reason: 'outside_collection_window' })]);
-    const stored = await h.platform.stores.readings.range(w, 0, Infinity);
+    const stored = await storedReadings(h, w);
     expect(stored.map((s) => s.recordedAt)).toEqual([whileAvailable]);
   });
 
@@ -73,11 +73,11 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     expect(late.body).toMatchObject({ accepted_count: 1, reconciled: true });
     const inOrder = await heartbeats(h, { worker_id: w, readings: [reading(now - 500)] });
     expect(inOrder.body).toMatchObject({ accepted_count: 1, reconciled: false });
-    const stored = await h.platform.stores.readings.range(w, 0, Infinity);
+    const stored = await storedReadings(h, w);
     expect(stored.map((s) => now - s.recordedAt)).toEqual([20_000, 3000, 2000, 1000, 500]);
   });
 
-  it('stored readings are readable per worker and time range, only by the worker\u2019s organisation', async () => {
+  it('stored readings are readable per worker and time range, only by the worker\u2019s organisation (another one has no such worker)', async () => {
     const w = workerId();
     await makeAvailable(h, w);
     await h.clock.advance(60_000);
@@ -90,7 +90,7 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
       [10_000, 'good', false],
     ]);
     const other = await h.register();
-    await expect(svc.readings(other.org, w, 0, Infinity)).rejects.toMatchObject({ code: 'organisation_mismatch' });
+    await expect(svc.readings(other.org, w, 0, Infinity)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('a batch of out-of-range values is refused with 400, naming every value; nothing is stored (spec 8)', async () => {
@@ -99,17 +99,19 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     const now = h.clock.now();
     const r = await heartbeats(h, { worker_id: w, readings: [reading(now, { battery_percent: 101 }), reading(now, { position: { latitude: 95, longitude: 3, accuracy_metres: 1 } })] });
     expect(r.status).toBe(400);
-    expect(await h.platform.stores.readings.range(w, 0, Infinity)).toEqual([]);
+    expect(await storedReadings(h, w)).toEqual([]);
   });
 
-  it('a worker with no availability record is 404; another organisation\u2019s worker is 403 organisation_mismatch (spec 7)', async () => {
+  it('a worker with no availability record is 404, also when another organisation uses the same worker_id (spec 4.7)', async () => {
     const w = workerId();
-    expect((await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] })).status).toBe(404);
+    const absent = await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
+    expect(absent.status).toBe(404);
+    expect(absent.body.error.message).toContain(w);
     await makeAvailable(h, w);
     const other = await h.register();
     const r = await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] }, other.key);
-    expect(r.status).toBe(403);
-    expect(r.body.error?.code ?? r.body.code).toBe('organisation_mismatch');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
   });
 });
 

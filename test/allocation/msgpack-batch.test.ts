@@ -3,14 +3,10 @@ import { Packr, Unpackr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { parseBatch } from '../../actors/allocation/heartbeat.ts';
 import { decodeMsgpackBatch } from '../../actors/allocation/msgpack-batch.ts';
+import { rng } from '../support/rng.ts';
 
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
-
-function rng(seed: number) {
-  let s = seed;
-  return () => ((s = (s * 16807) % 2147483647) / 2147483647);
-}
 
 function generic(bytes: Uint8Array) {
   try {

@@ -1,6 +1,8 @@
 /** The heartbeat policy pack is data with a YYYY.MM.N version and a content hash (spec 9). */
 import { describe, expect, it } from 'vitest';
-import { activePolicy, checkPack, loadPolicies } from '../../actors/allocation/policy.ts';
+import { ACTIVE_POLICY_VERSION, activePolicy, checkPack, loadPolicies } from '../../actors/allocation/policy.ts';
+import { heartbeatSocket } from '../../actors/allocation/socket.ts';
+import { startHarness } from '../support/http.ts';
 
 describe('allocation policy pack (spec 9 versioning)', () => {
   it('every shipped pack has a YYYY.MM.N version matching its file and a sha256 content hash', () => {
@@ -14,7 +16,7 @@ describe('allocation policy pack (spec 9 versioning)', () => {
 
   it('the hash is of the canonical form: key order does not change it, a threshold does', () => {
     const p = activePolicy().pack;
-    const reordered = JSON.parse(JSON.stringify({ presence: p.presence, supply: p.supply, heartbeat: p.heartbeat, version: p.version, name: p.name }));
+    const reordered = JSON.parse(JSON.stringify({ socket: p.socket, presence: p.presence, supply: p.supply, heartbeat: p.heartbeat, version: p.version, name: p.name }));
     expect(checkPack(reordered).hash).toBe(activePolicy().hash);
     const changed = { ...reordered, heartbeat: { ...p.heartbeat, max_accuracy_metres: 101 } };
     expect(checkPack(changed).hash).not.toBe(activePolicy().hash);
@@ -24,5 +26,39 @@ describe('allocation policy pack (spec 9 versioning)', () => {
     const p = activePolicy().pack;
     expect(() => checkPack({ ...p, version: '2026.13.1' })).toThrow(/version/);
     expect(() => checkPack({ ...p, presence: { stale_after_seconds: 300, ghost_after_seconds: 60 } })).toThrow(/ghost_after/);
+    expect(() => checkPack({ ...p, socket: { bad_frames_per_connection: 0, frames_per_second: 2.5 } })).toThrow(/socket.bad_frames_per_connection, socket.frames_per_second/);
+  });
+
+  it('an active version never changes: every shipped pack keeps its content hash', () => {
+    const hashes = Object.fromEntries([...loadPolicies()].map(([v, p]) => [v, p.hash]));
+    expect(hashes).toEqual({
+      '2026.01.1': 'sha256:e700e155f6aa58bf45b56fb59fd4b4f5777eec0fe88a33f1e4f319caec80d595',
+      '2026.11.1': 'sha256:95f944f117fb1186a475a4fa829fa7a32e997a0f0f3d5c38fbea268a52351276',
+    });
+  });
+
+  it('2026.11.1 is the active version: the fields of 2026.01.1 and the heartbeat socket\u2019s budgets', () => {
+    expect(ACTIVE_POLICY_VERSION).toBe('2026.11.1');
+    const before = loadPolicies().get('2026.01.1')!.pack;
+    const { socket, ...rest } = activePolicy().pack;
+    expect(rest).toEqual({ ...before, version: '2026.11.1' });
+    expect(socket).toEqual({ bad_frames_per_connection: 20, frames_per_second: 200 });
+  });
+});
+
+describe('heartbeat socket budgets come from the policy pack in use', () => {
+  it('limits(platform) answers the active pack\u2019s socket section; a pack without one leaves the socket unbudgeted', async () => {
+    const h = await startHarness();
+    try {
+      expect(heartbeatSocket.limits(h.platform)).toEqual({ badFramesPerConnection: 20, framesPerSecond: 200 });
+    } finally {
+      await h.close();
+    }
+    const pinned = await startHarness({ config: { ALLOCATION_POLICY_VERSION: '2026.01.1' } });
+    try {
+      expect(heartbeatSocket.limits(pinned.platform)).toEqual({ badFramesPerConnection: Number.MAX_SAFE_INTEGER, framesPerSecond: Number.MAX_SAFE_INTEGER });
+    } finally {
+      await pinned.close();
+    }
   });
 });

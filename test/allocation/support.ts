@@ -1,4 +1,5 @@
 /** Helpers for the allocation tests: readings, batches, availability; the WebSocket client is test/support/ws.ts. */
+import { workerActorId } from '../../actors/allocation/worker.ts';
 import type { Harness } from '../support/http.ts';
 
 export const LAGOS = { latitude: 6.5244, longitude: 3.3792 };
@@ -24,6 +25,9 @@ export async function makeAvailable(h: Harness, worker: string, key?: string) {
   if (r.status !== 200) throw new Error(`availability: ${r.status} ${r.text}`);
   return r.body;
 }
+
+/** What the ReadingStore holds for an organisation's worker (kept under the worker's actor id). */
+export const storedReadings = (h: Harness, worker: string, org = h.org) => h.platform.stores.readings.range(workerActorId(org, worker), 0, Infinity);
 
 let ik = 0;
 export const heartbeats = (h: Harness, body: unknown, key?: string) =>
