@@ -1,6 +1,6 @@
 /**
  * String formats the route schemas use (TypeBox checks only registered formats). One registry for
- * the whole process; money's `iso4217` is registered by runtime/money.ts.
+ * the whole process; money's `iso4217` is registered by kernel/money.ts.
  */
 import { FormatRegistry } from '@sinclair/typebox';
 

@@ -70,7 +70,7 @@ export function renderCatalogue(catalogue: EventCatalogue): string {
     '# Event catalogue',
     '',
     'Generated from the areas\' `events` declarations (`actors/*/index.ts`) by',
-    '`node --import tsx actors/delivery/write-catalogue.ts`; `test/delivery/catalogue.test.ts` fails when',
+    '`npm run events` (scripts/write-docs.ts); `test/delivery/catalogue.test.ts` fails when',
     'this file is stale. Every event is sent in the envelope of spec 6 (`id`, `type`, `schema_version`,',
     '`org_id`, `sequence`, `occurred_at`, `request_id`, `livemode`, `mocked`, `source`, `data`); `data` is',
     'the record (API view) of the producing actor as it stood right after the event. `sequence` counts per',
