@@ -2,12 +2,14 @@
  * `npm start`: one platform process. Embedded by default (memory stores, one process owns every
  * shard); a cluster node when NATS_URL and REDIS_URL are set (docs/cluster.md).
  *
- * SIGINT / SIGTERM: stop accepting connections, hand shards to the other nodes (cluster), drain
- * every mailbox, flush snapshots, close the stores, exit 0. A second signal exits at once.
+ * SIGINT / SIGTERM: stop accepting connections and answer every request still arriving on open
+ * ones, with Connection: close, until none is open or SHUTDOWN_GRACE_MS (default 12 s) has passed
+ * (docs/gaps.md#gateway); then hand shards to the other nodes (cluster), drain every mailbox, flush
+ * snapshots, close the stores, exit 0. A second signal exits at once.
  */
 import { hostname } from 'node:os';
 import { areas } from './actors/index.ts';
-import { startGateway } from './gateway/index.ts';
+import { DEFAULT_CLOSE_GRACE_MS, startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
 import { createPlatform, stopPlatform } from './kernel/index.ts';
@@ -20,6 +22,12 @@ const log = (msg: string) => console.log(`[platform${env.NODE_ID ? ` ${env.NODE_
 const port = Number(env.PORT ?? 8080);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, not ${JSON.stringify(env.PORT)}`);
+  process.exit(2);
+}
+
+const grace = Number(env.SHUTDOWN_GRACE_MS ?? DEFAULT_CLOSE_GRACE_MS);
+if (!Number.isInteger(grace) || grace < 0) {
+  console.error(`SHUTDOWN_GRACE_MS must be a whole number of milliseconds, not ${JSON.stringify(env.SHUTDOWN_GRACE_MS)}`);
   process.exit(2);
 }
 
@@ -45,7 +53,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log(`${signal}: stopping`);
   try {
-    await gateway.close(); // stops accepting; requests already taken are answered
+    await gateway.close(grace); // stops accepting; every request on an open connection is answered
     await operator.close();
     if (node) {
       await node.drain(); // shards handed over: their actors were passivated with a snapshot

@@ -20,7 +20,12 @@ export interface GatewayOptions {
 
 export interface Gateway {
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and answers every request on every open connection (with
+   * Connection: close) until none is open or `graceMs` (default DEFAULT_CLOSE_GRACE_MS) has passed,
+   * then drops what is left (docs/gaps.md#gateway). A second call waits for the first.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export async function startGateway(platform: Platform, opts: GatewayOptions): Promise<Gateway> {
@@ -42,3 +47,4 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
 export { buildOpenApi } from './openapi/build.ts';
 export { openApiDocument } from './openapi/route.ts';
 export { REQUEST_ID_HEADER, REPLAY_HEADER } from './headers.ts';
+export { DEFAULT_CLOSE_GRACE_MS } from './uws.ts';

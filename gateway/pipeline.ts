@@ -2,21 +2,24 @@
  * The request pipeline (DESIGN "Gateway"), transport-free: a WireRequest in, a WireResponse out.
  *
  *   route (404 / 405) -> request id -> credential (401) -> organisation (from the credential only)
- *   -> scope (403 forbidden naming it) -> body read (415 / 400 unreadable JSON)
+ *   -> scope (403 forbidden naming it) -> body read (415 / 400 unreadable JSON, or JSON nested or
+ *   sized beyond the bounds)
  *   -> idempotency (400 missing / invalid / reused; replay; wait) -> schema validation (400 naming
  *   every field; invalid_money_amount) -> handler -> JSON
  *
- * The body cap (413) is applied by the transport before any of this, with the same request-id and
- * error shape (refuse()). Every response carries Service-Request-Id.
+ * The body cap (413) and unreadable framing (400: a Transfer-Encoding other than chunked) are
+ * applied by the transport before any of this, with the same request-id and error shape
+ * (refuse()). Every response carries Service-Request-Id.
  */
 import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
+import { jsonBoundsRefusal } from './json-bounds.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
-import type { WireRequest, WireResponse } from './wire.ts';
+import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
 
 /**
  * Every request header the pipeline, the credentials and the handlers read; the transport copies no
@@ -35,7 +38,7 @@ interface Mounted {
 
 export interface Pipeline {
   handle(req: WireRequest): Promise<WireResponse>;
-  refuse(req: Omit<WireRequest, 'body'>, reason: 'payload_too_large'): WireResponse;
+  refuse: EarlyRefusal;
   routes(): readonly RouteDef[];
 }
 
@@ -129,20 +132,29 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
     }
   }
 
-  function refuse(_req: Omit<WireRequest, 'body'>, reason: 'payload_too_large'): WireResponse {
-    return errorResponse(new ApiError(reason, `The request body is larger than ${opts.maxBodyBytes} bytes.`), newId('req_'));
+  function refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {
+    const error =
+      reason === 'payload_too_large'
+        ? new ApiError('payload_too_large', `The request body is larger than ${opts.maxBodyBytes} bytes.`)
+        : new ApiError('invalid_request', `Transfer-Encoding ${JSON.stringify(req.headers['transfer-encoding'] ?? '').slice(0, 80)} cannot be read; send the body chunked or with a Content-Length.`);
+    return errorResponse(error, newId('req_'));
   }
 
   return { handle, refuse, routes: () => router.routes() };
 }
 
-/** Unreadable JSON is 400 invalid_request; a body of another media type is 415. */
+/**
+ * Unreadable JSON, or JSON beyond the depth and size bounds (json-bounds.ts, checked before it is
+ * parsed or validated), is 400 invalid_request; a body of another media type is 415.
+ */
 function readBody(w: WireRequest): unknown {
   if (w.body.length === 0) return undefined;
   const type = w.headers['content-type'];
   if (type !== undefined && !type.toLowerCase().startsWith(JSON_TYPE)) {
     throw new ApiError('unsupported_media_type', `The request body must be ${JSON_TYPE}; got ${type}.`);
   }
+  const beyond = jsonBoundsRefusal(w.body);
+  if (beyond !== undefined) throw new ApiError('invalid_request', beyond);
   try {
     return JSON.parse(w.body.toString('utf8'));
   } catch (e) {

@@ -3,40 +3,106 @@
  * (same credential headers; the socket's `module:write` scope, since a device sends data on it), so
  * a refused upgrade gets the same status and error body as a refused request. Each frame gets a
  * fresh request id; an error becomes an error frame of the same shape as an error body.
+ *
+ * A connection's rules (SocketDef: `frames`, `limits`; docs/gaps.md#gateway), checked before a
+ * frame is copied (admit) or after the area refused it (message):
+ *
+ *   frame                                     answer
+ *   ----------------------------------------  -----------------------------------------------
+ *   of a type the socket does not read        close 1003
+ *   over SOCKET_MAX_FRAME_BYTES               close 1009
+ *   beyond framesPerSecond                    `overloaded` error frame (retryable), not read; bad
+ *   refused by the area with a 4xx error      its error frame; bad
+ *   the badFramesPerConnection-th bad one     its error frame, then close 1008
+ *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
 import { ApiError, AUTHENTICATOR, newId, type Platform, type Principal, type SocketDef } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
-import type { SocketRoute } from './wire.ts';
+import type { SocketReply, SocketRoute } from './wire.ts';
 
 export const SOCKET_MAX_FRAME_BYTES = 1 << 20;
 
+type Limits = ReturnType<NonNullable<SocketDef['limits']>>;
+
+/** Used where a socket's area sets no limits (docs/gaps.md#gateway). */
+export const DEFAULT_SOCKET_LIMITS: Readonly<Limits> = Object.freeze({ badFramesPerConnection: 16, framesPerSecond: 1000 });
+
+/** RFC 6455 7.4.1 status codes the gateway closes with. */
+const CLOSE_UNSUPPORTED_DATA = 1003;
+const CLOSE_POLICY_VIOLATION = 1008;
+const CLOSE_TOO_BIG = 1009;
+
 export const socketScope = (def: SocketDef) => `${def.module}:write`;
+
+/** One connection's state: who it is, its limits, and what it has spent of them. */
+interface Session {
+  principal: Principal;
+  limits: Limits;
+  /** Error frames sent for the client's own faults. */
+  bad: number;
+  /** Token bucket of frames: tokens left, and the clock reading they were counted at. */
+  tokens: number;
+  at: number;
+}
 
 export function socketRoutes(platform: Platform): SocketRoute[] {
   const authenticator = platform.services.require(AUTHENTICATOR);
-  return platform.areas.flatMap((a) => a.sockets ?? []).map((def) => ({
-    path: def.path,
-    maxPayloadBytes: SOCKET_MAX_FRAME_BYTES,
-    async authenticate(req) {
-      const requestId = newId('req_');
-      try {
-        const principal = await authenticator.authenticate('key', req.headers);
-        const scope = socketScope(def);
-        if (!principal.scopes.has(scope)) throw new ApiError('forbidden', `This socket needs the scope ${scope}, which the credential does not carry.`);
-        return { ok: true as const, data: principal };
-      } catch (e) {
-        return { ok: false as const, response: errorResponse(e, requestId) };
+  return platform.areas.flatMap((a) => a.sockets ?? []).map((def): SocketRoute => {
+    /** The error frame for a refused frame; a bad one (the client's fault) may spend the budget. */
+    const errorFrame = (s: Session, err: ApiError, requestId: string, bad: boolean): SocketReply => {
+      const reply: SocketReply = { frame: { data: JSON.stringify(errorBody(err, requestId)), binary: false } };
+      if (bad && ++s.bad >= s.limits.badFramesPerConnection) {
+        reply.close = { code: CLOSE_POLICY_VIOLATION, reason: `${s.bad} refused frames; at most ${s.limits.badFramesPerConnection} per connection.` };
       }
-    },
-    async message(data, frame, binary) {
-      const principal = data as Principal;
-      const requestId = newId('req_');
-      try {
-        const reply = await def.onMessage({ data: frame, binary }, { principal, org: principal.org, livemode: principal.livemode, requestId, platform });
-        return { frame: reply, binary: typeof reply !== 'string' };
-      } catch (e) {
-        return { frame: JSON.stringify(errorBody(toApiError(e, requestId), requestId)), binary: false };
-      }
-    },
-  }));
+      return reply;
+    };
+
+    return {
+      path: def.path,
+      maxFrameBytes: SOCKET_MAX_FRAME_BYTES,
+      async authenticate(req) {
+        const requestId = newId('req_');
+        try {
+          const principal = await authenticator.authenticate('key', req.headers);
+          const scope = socketScope(def);
+          if (!principal.scopes.has(scope)) throw new ApiError('forbidden', `This socket needs the scope ${scope}, which the credential does not carry.`);
+          const limits = def.limits?.(platform) ?? DEFAULT_SOCKET_LIMITS;
+          const session: Session = { principal, limits, bad: 0, tokens: limits.framesPerSecond, at: platform.clock.now() };
+          return { ok: true as const, session };
+        } catch (e) {
+          return { ok: false as const, response: errorResponse(e, requestId) };
+        }
+      },
+      admit(session, byteLength, binary) {
+        const s = session as Session;
+        if (def.frames !== undefined && def.frames !== (binary ? 'binary' : 'text')) {
+          return { close: { code: CLOSE_UNSUPPORTED_DATA, reason: `This socket reads ${def.frames} frames only.` } };
+        }
+        if (byteLength > SOCKET_MAX_FRAME_BYTES) {
+          return { close: { code: CLOSE_TOO_BIG, reason: `A frame is at most ${SOCKET_MAX_FRAME_BYTES} bytes.` } };
+        }
+        const now = platform.clock.now();
+        const rate = s.limits.framesPerSecond;
+        s.tokens = Math.min(rate, s.tokens + ((now - s.at) * rate) / 1000);
+        s.at = now;
+        if (s.tokens < 1) {
+          const slow = new ApiError('overloaded', `This connection sent more than ${rate} frames a second; the frame was not read. Send more slowly.`);
+          return errorFrame(s, slow, newId('req_'), true);
+        }
+        s.tokens -= 1;
+        return undefined;
+      },
+      async message(session, frame, binary) {
+        const s = session as Session;
+        const requestId = newId('req_');
+        try {
+          const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform });
+          return { frame: { data: reply, binary: typeof reply !== 'string' } };
+        } catch (e) {
+          const err = toApiError(e, requestId);
+          return errorFrame(s, err, requestId, err.status < 500);
+        }
+      },
+    };
+  });
 }

@@ -8,17 +8,24 @@
  *   aborted one;
  * - every write after an await is wrapped in cork(), so status, headers and body leave in one send;
  * - the body is copied chunk by chunk (uWS neuters each ArrayBuffer after onData returns) and
- *   capped: a declared or streamed length over the cap is answered at once (413);
+ *   capped: a declared or streamed length over the cap is answered at once (413), and so is a
+ *   Transfer-Encoding other than chunked (400), each closing the connection;
  * - a request read whole is handed to the pipeline with the others of its I/O phase, right after
- *   the phase (batch.ts), and counted in flight from then, so a graceful close answers it.
- * What to answer is decided elsewhere (pipeline.ts); this file only moves bytes.
+ *   the phase (batch.ts), and executed even if its client goes;
+ * - a request counts in flight from its head on; close() stops listening, answers every request
+ *   on every open connection from then on with Connection: close (so a keep-alive client learns it
+ *   before it sends another), tells WebSockets 1001, and drops connections only when none is
+ *   open or in flight any more, or the grace period ends (docs/gaps.md#gateway);
+ * - a WebSocket reply may carry a close: it leaves as a close frame with a code and a reason.
+ * What to answer is decided elsewhere (pipeline.ts, sockets.ts); this file only moves bytes.
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
 import { newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './error-response.ts';
-import type { EarlyRefusal, SocketRoute, WireRequest, WireResponse } from './wire.ts';
+import { openConnections } from './connections.ts';
+import type { EarlyReason, EarlyRefusal, SocketReply, SocketRoute, WireRequest, WireResponse } from './wire.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -70,7 +77,8 @@ export interface ServeOptions {
 
 export interface Served {
   port: number;
-  close(): Promise<void>;
+  /** Graceful stop (see the rules above); `graceMs` defaults to DEFAULT_CLOSE_GRACE_MS. */
+  close(graceMs?: number): Promise<void>;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -113,37 +121,48 @@ function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false
 
 const EMPTY = Buffer.alloc(0);
 
-/** How long close() lets requests already running finish before it drops connections. */
-const CLOSE_GRACE_MS = 10_000;
+/**
+ * How long close() waits for open connections to finish before it drops them: as long as uWS keeps
+ * an idle HTTP connection (its 10 s idle timeout ticks every 4 s: 8 to 12 s measured), so a
+ * keep-alive connection idle when close() began has ended by itself by then unless its client used
+ * it, and was then told Connection: close (docs/gaps.md#gateway).
+ */
+export const DEFAULT_CLOSE_GRACE_MS = 12_000;
+/** How often close() asks the kernel whether connections are still open (connections.ts). */
+const CENSUS_MS = 20;
+/**
+ * uWS drops a connection whose frame is longer than its maxPayloadLength at the frame's header,
+ * with no close frame. It is set this many times the socket's own limit, so a frame a little over
+ * the limit is read to its header and closed with 1009 and a reason (sockets.ts); only one far over
+ * it is dropped bare (docs/gaps.md#gateway). It also bounds what uWS buffers per connection.
+ */
+const NATIVE_FRAME_FACTOR = 4;
+/** RFC 6455 7.4.1: the server is going away. */
+const CLOSE_GOING_AWAY = 1001;
 
-/** Requests being handled: close() waits for them so a graceful stop answers every request it took. */
-class InFlight {
-  count = 0;
-  private waiters: Array<() => void> = [];
-  enter(): void {
-    this.count++;
-  }
-  leave(): void {
-    if (--this.count === 0) for (const w of this.waiters.splice(0)) w();
-  }
-  idle(timeoutMs: number): Promise<void> {
-    if (this.count === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
+/** One WebSocket connection, as the transport keeps it (uWS user data). */
+interface Conn {
+  session: unknown;
+  /** False once closed or closing: nothing more is sent. */
+  open: boolean;
+  /** Frames being handled: a going-away close waits for their replies. */
+  pending: number;
 }
 
 /** What every exchange of one server shares. */
 interface ServerState {
   readonly opts: ServeOptions;
-  readonly inflight: InFlight;
+  /**
+   * Requests from the moment their head is read until they are answered (or their client left
+   * before their body arrived), upgrades being authenticated, and frames being handled: close()
+   * waits for every one.
+   */
+  inflight: number;
   /** Requests read in one I/O phase, handed to the pipeline together after it (batch.ts). */
   readonly batch: PhaseBatch<Exchange>;
+  /** Set when close() begins: from then on every answer closes its connection (Connection: close). */
+  closing: boolean;
+  readonly websockets: Set<UWS.WebSocket<Conn>>;
 }
 
 /**
@@ -153,6 +172,8 @@ interface ServerState {
 class Exchange {
   /** Set when the client went away or an answer was written: nothing more is written. */
   answered = false;
+  /** reading: its body is arriving; running: handed to the pipeline; settled: no longer in flight. */
+  private phase: 'reading' | 'running' | 'settled' = 'reading';
   private chunks: Buffer[] | undefined;
   private size = 0;
   private body: Buffer = EMPTY;
@@ -161,16 +182,24 @@ class Exchange {
     private readonly res: UWS.HttpResponse,
     readonly head: Omit<WireRequest, 'body'>,
     private readonly server: ServerState,
-  ) {}
+  ) {
+    server.inflight++;
+  }
 
-  /** The request is whole: it is counted in flight now (close() waits for it) and runs with its batch. */
+  /** The client went away: a request whose body had not all arrived is dropped; one running goes on. */
+  aborted(): void {
+    this.answered = true;
+    if (this.phase === 'reading') this.settle();
+  }
+
+  /** The request is whole: it runs with its batch, and is executed even if its client goes. */
   run(body: Buffer): void {
-    this.server.inflight.enter();
+    this.phase = 'running';
     this.body = body;
     this.server.batch.push(this);
   }
 
-  /** Called by the batch. Runs even if the client has gone: a request read whole is executed. */
+  /** Called by the batch. */
   start(): void {
     const { head, body } = this;
     this.body = EMPTY;
@@ -181,14 +210,8 @@ class Exchange {
       answer = Promise.reject(e);
     }
     answer.then(
-      (out) => {
-        this.server.inflight.leave();
-        this.respond(out);
-      },
-      (e) => {
-        this.server.inflight.leave();
-        this.respond(errorResponse(e, newId('req_'))); // handle() maps its own errors; this is a last resort
-      },
+      (out) => this.respond(out),
+      (e) => this.respond(errorResponse(e, newId('req_'))), // handle() maps its own errors; this is a last resort
     );
   }
 
@@ -198,13 +221,7 @@ class Exchange {
     this.size += chunk.byteLength;
     if (this.size > this.server.opts.maxBodyBytes) {
       this.chunks = undefined;
-      this.answered = true;
-      const out = this.server.opts.refuse(this.head, 'payload_too_large');
-      try {
-        this.res.cork(() => write(this.res, out, true));
-      } catch {
-        // closed under us
-      }
+      this.refuse('payload_too_large');
       return;
     }
     const copy = Buffer.from(new Uint8Array(chunk));
@@ -213,35 +230,100 @@ class Exchange {
     if (isLast) this.run(Buffer.concat(this.chunks, this.size));
   }
 
-  respond(out: WireResponse): void {
-    if (this.answered) return;
-    this.answered = true; // one answer per response
-    try {
-      this.res.cork(() => write(this.res, out));
-    } catch {
-      // the connection was closed under us (server shutting down) without an abort callback
-    }
+  /** Answers without reading the request further, and closes the connection (its bytes are not all read). */
+  refuse(reason: EarlyReason): void {
+    this.answer(this.server.opts.refuse(this.head, reason), true);
   }
+
+  respond(out: WireResponse): void {
+    this.answer(out, this.server.closing);
+  }
+
+  private answer(out: WireResponse, closeConnection: boolean): void {
+    if (!this.answered) {
+      this.answered = true; // one answer per response
+      try {
+        this.res.cork(() => write(this.res, out, closeConnection));
+      } catch {
+        // the connection was closed under us (the grace period ended) without an abort callback
+      }
+    }
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.phase === 'settled') return;
+    this.phase = 'settled';
+    this.server.inflight--;
+  }
+}
+
+/**
+ * Sends a frame's reply, then its close when it has one; nothing once the connection is closing.
+ * The close is not corked: ws.end() inside ws.cork() on a timer's turn left the close frame unsent
+ * until something else woke the socket (measured).
+ */
+function reply(ws: UWS.WebSocket<Conn>, conn: Conn, r: SocketReply): void {
+  if (!conn.open) return;
+  try {
+    if (r.frame) ws.cork(() => ws.send(r.frame!.data, r.frame!.binary));
+    if (r.close) {
+      conn.open = false; // no further frame is read or answered
+      ws.end(r.close.code, r.close.reason);
+    }
+  } catch {
+    conn.open = false; // closed while the reply was computed
+  }
+}
+
+/** Closes a WebSocket with 1001 once no frame of it is being handled. */
+function goAway(ws: UWS.WebSocket<Conn>, conn: Conn): void {
+  if (conn.pending === 0) reply(ws, conn, { close: { code: CLOSE_GOING_AWAY, reason: 'The server is shutting down; reconnect.' } });
+}
+
+/**
+ * Resolves when nothing is in flight and no connection is open, looking every CENSUS_MS, or when
+ * the grace period ends. Where the kernel cannot be asked (not Linux), idle keep-alive connections
+ * are invisible: it resolves once nothing is in flight and no WebSocket is open.
+ */
+function drained(server: ServerState, port: number, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let look: NodeJS.Timeout | undefined;
+    const grace = setTimeout(() => {
+      clearTimeout(look);
+      resolve();
+    }, graceMs);
+    const check = () => {
+      if (server.inflight === 0 && (openConnections(port) ?? server.websockets.size) === 0) {
+        clearTimeout(grace);
+        resolve();
+      } else {
+        look = setTimeout(check, CENSUS_MS);
+      }
+    };
+    check();
+  });
 }
 
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
-  const inflight = new InFlight();
   const server: ServerState = {
     opts,
-    inflight,
+    inflight: 0,
     batch: new PhaseBatch<Exchange>(
       (ex) => ex.start(),
       (e) => console.error('[gateway] a request could not be started', e),
     ),
+    closing: false,
+    websockets: new Set(),
   };
   const lower = (hs: readonly string[]) => hs.map((h) => h.toLowerCase());
   const bodiless = [...new Set(lower(opts.headers))];
   const names: HeaderNames = { bodiless, any: [...new Set([...bodiless, ...lower(opts.bodyHeaders), ...BODY_HEADERS])] };
 
   for (const s of opts.sockets) {
-    app.ws<{ data: unknown }>(s.path, {
-      maxPayloadLength: s.maxPayloadBytes,
+    app.ws<Conn>(s.path, {
+      maxPayloadLength: s.maxFrameBytes * NATIVE_FRAME_FACTOR,
       idleTimeout: 120,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
@@ -253,53 +335,58 @@ export function serve(opts: ServeOptions): Promise<Served> {
         res.onAborted(() => {
           aborted = true;
         });
+        server.inflight++;
+        const settle = (send: () => void) => {
+          server.inflight--;
+          if (aborted) return;
+          try {
+            res.cork(send);
+          } catch {
+            // closed under us (the grace period ended)
+          }
+        };
         s.authenticate(head).then(
-          (r) => {
-            if (aborted) return;
-            res.cork(() => {
-              if (r.ok) res.upgrade({ data: r.data }, key, protocol, extensions, context);
-              else write(res, r.response, true);
-            });
-          },
-          (e) => {
-            if (aborted) return;
-            res.cork(() => write(res, errorResponse(e, newId('req_')), true));
-          },
+          (r) => settle(() => (r.ok ? res.upgrade<Conn>({ session: r.session, open: true, pending: 0 }, key, protocol, extensions, context) : write(res, r.response, true))),
+          (e) => settle(() => write(res, errorResponse(e, newId('req_')), true)),
         );
       },
+      open: (ws) => {
+        server.websockets.add(ws);
+        if (server.closing) goAway(ws, ws.getUserData()); // upgraded while close() began
+      },
       message: (ws, message, isBinary) => {
+        const conn = ws.getUserData();
+        if (!conn.open) return;
+        const refusal = s.admit(conn.session, message.byteLength, isBinary);
+        if (refusal) return reply(ws, conn, refusal);
         const frame = new Uint8Array(message.byteLength);
         frame.set(new Uint8Array(message));
-        let open = true;
-        const data = ws.getUserData().data;
-        s.message(data, frame, isBinary).then((reply) => {
-          if (!open) return;
-          try {
-            ws.cork(() => ws.send(reply.frame, reply.binary));
-          } catch {
-            open = false; // closed while the reply was computed
-          }
+        conn.pending++;
+        server.inflight++;
+        void s.message(conn.session, frame, isBinary).then((r) => {
+          conn.pending--;
+          server.inflight--;
+          reply(ws, conn, r);
+          if (server.closing) goAway(ws, conn);
         });
+      },
+      close: (ws) => {
+        ws.getUserData().open = false;
+        server.websockets.delete(ws);
       },
     });
   }
 
   app.any('/*', (res, req) => {
     const ex = new Exchange(res, copyRequest(req, names), server);
-    res.onAborted(() => {
-      ex.answered = true;
-    });
-    const declared = ex.head.headers['content-length'];
-    if (declared !== undefined && Number(declared) > opts.maxBodyBytes) {
-      ex.answered = true;
-      write(res, opts.refuse(ex.head, 'payload_too_large'), true); // still synchronous: already corked
-      return;
-    }
-    const method = ex.head.method;
-    if (method === 'GET' || method === 'HEAD' || (declared === '0' && !ex.head.headers['transfer-encoding'])) {
-      ex.run(EMPTY);
-      return;
-    }
+    res.onAborted(() => ex.aborted());
+    const { method, headers } = ex.head;
+    const coding = headers['transfer-encoding'];
+    // uWS reads any Transfer-Encoding as chunked: another would hang until its idle timeout
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') return ex.refuse('transfer_encoding');
+    const declared = headers['content-length'];
+    if (declared !== undefined && Number(declared) > opts.maxBodyBytes) return ex.refuse('payload_too_large');
+    if (method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined)) return ex.run(EMPTY);
     res.onData((chunk, isLast) => {
       ex.chunk(chunk, isLast);
     });
@@ -312,19 +399,20 @@ export function serve(opts: ServeOptions): Promise<Served> {
         return;
       }
       const port = uws.us_socket_local_port(listenSocket as unknown as UWS.us_socket);
-      let closed = false;
+      let closed: Promise<void> | undefined;
       resolve({
         port,
-        async close() {
-          if (closed) return;
-          closed = true;
-          uws.us_listen_socket_close(listenSocket); // no new connections
-          await inflight.idle(CLOSE_GRACE_MS); // requests already taken are answered
-          const closeAll = (app as unknown as { close?: () => void }).close;
-          if (typeof closeAll === 'function') closeAll.call(app); // also drops open connections where supported
+        close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
+          closed ??= (async () => {
+            server.closing = true;
+            uws.us_listen_socket_close(listenSocket); // no new connections
+            for (const ws of server.websockets) goAway(ws, ws.getUserData());
+            await drained(server, port, graceMs); // every request on every open connection is answered
+            (app as unknown as { close(): void }).close(); // drops what the grace period did not see finish (the typings omit it)
+          })();
+          return closed;
         },
       });
     });
   });
 }
-

@@ -22,11 +22,15 @@ export function compile(schema: TSchema): Validator {
   return { schema, check, emptyPasses: check.Check({}) };
 }
 
-/** Throws validation_failed / invalid_money_amount naming every failing field under `root`. */
-export function assertValid(v: Validator, value: unknown, root: '' | '/query' = ''): void {
-  if (v.check.Check(value)) return;
-  const seen = new Set<string>();
-  const entries: ValidationEntry[] = [];
+/**
+ * Throws validation_failed / invalid_money_amount naming every failing field under `root`.
+ * `refused` are entries the caller found itself (strict query numbers); the schema's own errors at
+ * those fields are left out, so each field is named once.
+ */
+export function assertValid(v: Validator, value: unknown, root: '' | '/query' = '', refused: readonly ValidationEntry[] = []): void {
+  if (refused.length === 0 && v.check.Check(value)) return;
+  const seen = new Set<string>(refused.map((e) => e.field ?? ''));
+  const entries: ValidationEntry[] = refused.map((e, i) => ({ ...e, index: i + 1 }));
   for (const err of v.check.Errors(value)) {
     const field = `${root}${err.path}` || '/';
     if (seen.has(field)) continue;
@@ -42,7 +46,10 @@ export function assertValid(v: Validator, value: unknown, root: '' | '/query' = 
   });
 }
 
-/** Query strings carry text: convert by the schema (limit=25 -> 25), then validate. */
+/**
+ * Query strings carry text: numbers are read strictly (readNumbers), the rest converted by the
+ * schema, then the whole validated.
+ */
 export function parseQuery(v: Validator | undefined, raw: string): unknown {
   if (raw === '' && (v === undefined || v.emptyPasses)) return {};
   const out: Record<string, string | string[]> = {};
@@ -53,9 +60,60 @@ export function parseQuery(v: Validator | undefined, raw: string): unknown {
     }
   }
   if (!v) return out;
+  const refused = readNumbers(v.schema, out);
   const converted = Value.Convert(v.schema, out);
-  assertValid(v, converted, '/query');
+  assertValid(v, converted, '/query', refused);
   return converted;
+}
+
+/**
+ * The only text read as a number (docs/gaps.md#gateway): plain decimal digits with an optional
+ * leading minus, no leading zero, and for a `number` field an optional fraction after a point.
+ * No sign `+`, space, exponent, base prefix (0x), Infinity or empty value: such text is refused
+ * rather than read as something the client did not write (`limit=1.5` is not 1).
+ */
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/** How much of a refused value a message repeats. */
+const ECHO_MAX = 40;
+
+/**
+ * Replaces, in place, the text of every integer and number field of a query schema by its value;
+ * a field whose text is not a plain decimal in range is removed and returned as a refusal (the
+ * schema converter would otherwise read it loosely).
+ */
+function readNumbers(schema: TSchema, query: Record<string, unknown>): ValidationEntry[] {
+  const props = (schema as { properties?: Record<string, TSchema> }).properties;
+  const refused: ValidationEntry[] = [];
+  if (!props) return refused;
+  for (const key of Object.keys(query)) {
+    const type = props[key]?.type;
+    if (type !== 'integer' && type !== 'number') continue;
+    const text = query[key];
+    const field = `/query/${key}`;
+    const refuse = (code: string, detail: string) => {
+      delete query[key];
+      refused.push({ index: refused.length + 1, severity: 'error', code, detail, field });
+    };
+    if (typeof text !== 'string') {
+      refuse('invalid_type', `${field} must be given once.`);
+      continue;
+    }
+    const echo = JSON.stringify(text.length > ECHO_MAX ? `${text.slice(0, ECHO_MAX)}...` : text);
+    const plain = type === 'integer' ? DECIMAL_INTEGER : DECIMAL_NUMBER;
+    if (!plain.test(text)) {
+      refuse('invalid_type', `${field} must be ${type === 'integer' ? 'an integer' : 'a number'} written in plain decimal digits; got ${echo}.`);
+      continue;
+    }
+    const n = Number(text);
+    if (type === 'integer' ? !Number.isSafeInteger(n) : !Number.isFinite(n)) {
+      refuse('out_of_range', `${field} is beyond the numbers this API reads; got ${echo}.`);
+      continue;
+    }
+    query[key] = n;
+  }
+  return refused;
 }
 
 function codeOf(e: ValueError): string {

@@ -21,14 +21,35 @@ export interface WireResponse {
   body: string | Uint8Array;
 }
 
-/** Called when a request cannot even be read (body over the cap); answers with a response. */
-export type EarlyRefusal = (req: Omit<WireRequest, 'body'>, reason: 'payload_too_large') => WireResponse;
+/**
+ * Why the transport refuses a request before the pipeline sees it: a body over the cap, or a
+ * Transfer-Encoding the transport cannot read (anything but chunked).
+ */
+export type EarlyReason = 'payload_too_large' | 'transfer_encoding';
+
+/** Called when a request cannot even be read; answers with a response. */
+export type EarlyRefusal = (req: Omit<WireRequest, 'body'>, reason: EarlyReason) => WireResponse;
+
+/** How a WebSocket is closed (RFC 6455 7.4): a status code and a reason of at most 123 bytes. */
+export interface SocketClose {
+  code: number;
+  reason: string;
+}
+
+/** What is sent back for one frame: a frame, then, when set, a close. */
+export interface SocketReply {
+  frame?: { data: string | Uint8Array; binary: boolean };
+  close?: SocketClose;
+}
 
 export interface SocketRoute {
   path: string;
-  maxPayloadBytes: number;
-  /** Authenticates the upgrade; returns per-connection data or a refusal to send instead. */
-  authenticate(req: Omit<WireRequest, 'body'>): Promise<{ ok: true; data: unknown } | { ok: false; response: WireResponse }>;
-  /** One frame in, one frame back. */
-  message(data: unknown, frame: Uint8Array, binary: boolean): Promise<{ frame: string | Uint8Array; binary: boolean }>;
+  /** The largest frame the socket reads; a larger one is refused by `admit`. */
+  maxFrameBytes: number;
+  /** Authenticates the upgrade; returns the connection's session or a refusal to send instead. */
+  authenticate(req: Omit<WireRequest, 'body'>): Promise<{ ok: true; session: unknown } | { ok: false; response: WireResponse }>;
+  /** Before a frame is copied: a reply to send instead of reading it, or undefined to read it. */
+  admit(session: unknown, byteLength: number, binary: boolean): SocketReply | undefined;
+  /** One frame in, one reply back. Never rejects. */
+  message(session: unknown, frame: Uint8Array, binary: boolean): Promise<SocketReply>;
 }

@@ -77,12 +77,28 @@ export function route<B extends TSchema, Q extends TSchema>(def: RouteDef<B, Q>)
  * A WebSocket endpoint. The gateway authenticates the upgrade (same credentials and scope rule as
  * a GET/POST on `path` with `module`), then hands each frame to onMessage and sends back the reply
  * (a string as a text frame, bytes as a binary frame). Errors thrown become an error frame.
+ * The gateway closes a connection that breaks the socket's rules with a close frame, a code and a
+ * reason (docs/gaps.md#gateway): a frame of a type the socket does not read (1003), a frame over
+ * the size limit (1009), more refused frames than `limits` allows (1008).
  */
 export interface SocketDef {
   path: string;
   module: string;
   summary: string;
   specGap?: string;
+  /** The one frame type the socket reads; a frame of the other type closes with 1003. Both when absent. */
+  frames?: 'text' | 'binary';
+  /**
+   * Abuse limits of one connection, read when it opens (so a policy pack may supply them); the
+   * gateway's defaults when absent (docs/gaps.md#gateway).
+   * - badFramesPerConnection: error frames answering the client's own faults (a 4xx error thrown
+   *   by onMessage, such as an unreadable frame, or a frame over the rate) before the connection
+   *   is closed with 1008 after the last of them;
+   * - framesPerSecond: the sustained rate of frames read (a burst of as many is allowed); a frame
+   *   beyond it is not read and answers a retryable `overloaded` error frame, which counts as a
+   *   bad frame.
+   */
+  limits?(platform: Platform): { badFramesPerConnection: number; framesPerSecond: number };
   onMessage(frame: { data: Uint8Array; binary: boolean }, ctx: SocketContext): Promise<string | Uint8Array>;
 }
 

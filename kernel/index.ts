@@ -18,6 +18,8 @@ export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListEnvelopeSchema, ListQuery, List
 export type { ListEnvelope, ListPageRequest, ListQueryValue } from './lists.ts';
 export { CURRENCIES, CURRENCY_DATA_PUBLISHED, MONEY_MARK, Money, assertMoney, currency, formatMinor, isCurrency } from './money.ts';
 export type { Currency, MoneyValue } from './money.ts';
+export { MEMBERSHIP } from './membership.ts';
+export type { Membership } from './membership.ts';
 export { idOf, isIdOf } from './path-ids.ts';
 export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';

@@ -58,8 +58,14 @@ export class ApiError extends Error {
     this.status = CATALOGUE[code].status;
   }
 
+  /**
+   * Whether sending the same request again can succeed: by default only a 503 (`overloaded`,
+   * `unavailable`: a busy record or an unreachable dependency, nothing applied). Any other
+   * refusal, `internal_error` included (a deterministic fault such as a handler bug answers the
+   * same again), is final unless its creator says otherwise with `details.retryable`.
+   */
   get retryable(): boolean {
-    return this.details?.retryable ?? this.status >= 500;
+    return this.details?.retryable ?? this.status === 503;
   }
 }
 

@@ -101,7 +101,7 @@ describe('request id and transport errors (spec 7; DESIGN gateway pipeline)', ()
     expect(r.status).toBe(500);
     expect(r.body.error.code).toBe('internal_error');
     expect(r.text).not.toContain('secret internals');
-    expect(r.body.error.retryable).toBe(true);
+    expect(r.body.error.retryable).toBe(false); // a deterministic fault: the same request fails the same way
   });
 });
 

@@ -8,6 +8,9 @@ import { ApiError, type Area, Money, route } from '../../kernel/index.ts';
 
 export const executions = { count: 0 };
 
+/** The strict probe socket's limits (SocketDef.limits). */
+export const STRICT_LIMITS = { badFramesPerConnection: 3, framesPerSecond: 5 };
+
 export const probeArea: Area = {
   name: 'probe',
   kinds: [],
@@ -71,6 +74,18 @@ export const probeArea: Area = {
       },
     }),
     route({
+      method: 'GET',
+      path: '/v1/probe/tick',
+      auth: 'none',
+      module: null,
+      idempotent: false,
+      summary: 'probe: answers after a turn of the event loop, so requests overlap under load',
+      handler: async () => {
+        await new Promise((r) => setImmediate(r));
+        return { object: 'probe_tick' };
+      },
+    }),
+    route({
       method: 'POST',
       path: '/v1/probe/runs/{run_id}/approve',
       auth: 'key',
@@ -89,6 +104,19 @@ export const probeArea: Area = {
         const text = Buffer.from(frame.data).toString('utf8');
         if (text === 'fail') throw new ApiError('conflict', 'probe refusal');
         return JSON.stringify({ echo: text, org: ctx.org, request_id: ctx.requestId });
+      },
+    },
+    {
+      path: '/v1/probe/strict',
+      module: 'match',
+      summary: 'probe: text frames only, small limits; `fail` is refused (4xx), `down` fails (5xx)',
+      frames: 'text',
+      limits: () => STRICT_LIMITS,
+      async onMessage(frame) {
+        const text = Buffer.from(frame.data).toString('utf8');
+        if (text === 'fail') throw new ApiError('validation_failed', 'probe refusal');
+        if (text === 'down') throw new ApiError('unavailable', 'probe outage');
+        return JSON.stringify({ echo: text });
       },
     },
   ],

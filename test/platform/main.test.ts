@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { get, RawConnection, type RawResponse } from '../gateway/raw-http.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-function start(): Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(mkdtempSync(join(tmpdir(), 'wf-main-')), 'operator.sock') };
+function start(extra: NodeJS.ProcessEnv = {}): Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(mkdtempSync(join(tmpdir(), 'wf-main-')), 'operator.sock'), ...extra };
   delete env.NATS_URL;
   delete env.REDIS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -46,4 +47,29 @@ describe('npm start (README; DESIGN "The runtime")', () => {
     });
   }
 
+  it('on SIGTERM a keep-alive client is answered until it is told Connection: close, and the process exits 0', async () => {
+    const { port, child } = await start();
+    const c = await RawConnection.open(port);
+    c.send(get('/v1/me'));
+    expect((await c.next())?.status).toBe(401);
+    const exited = exitOf(child);
+    child.kill('SIGTERM');
+    let sent = 0;
+    let answered = 0;
+    for (let last: RawResponse | undefined; last?.headers.connection !== 'close'; ) {
+      if (sent > 100_000) throw new Error('never told Connection: close');
+      c.send(get('/v1/me'));
+      sent++;
+      last = await c.next();
+      if (!last) break;
+      answered++;
+    }
+    expect(answered).toBe(sent); // every request sent after the signal was answered
+    expect(await c.ended).toBe('fin');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses to start with a SHUTDOWN_GRACE_MS that is not a whole number of milliseconds', async () => {
+    await expect(start({ SHUTDOWN_GRACE_MS: '1.5s' })).rejects.toThrow(/exited 2 .*SHUTDOWN_GRACE_MS/s);
+  });
 });
