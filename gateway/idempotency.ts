@@ -8,15 +8,22 @@
  *
  * Records live in the platform key-value store under the caller's organisation, so two
  * organisations never see each other's keys and every node of a cluster sees the same record.
- * A finished record is kept 7 days (payroll and payout retries come days later). A claim in progress
- * is a lease: if its node dies, the lease ends and a retry executes. A response that says nothing
- * was applied (5xx, retryable) is not kept, so the retry runs again.
+ * A finished record is kept 7 days (payroll and payout retries come days later). A response that
+ * says nothing was applied (5xx, retryable) is not kept, so the retry runs again.
+ *
+ * A request in progress holds a claim: a string `claim <fingerprint> <member> <nonce>` naming the
+ * cluster member that runs it (kernel Membership; `-` without one). A waiter or retry that finds
+ * the claim of a member that has lapsed (its node died: docs/cluster.md "Idempotency claims")
+ * takes it over by compare-and-set, so exactly one survivor executes, within seconds instead of
+ * the claim's lease. The claim is a string because compare-and-set compares scalars. Without a
+ * membership (embedded: one process) a claim ends only with its lease, as does one written before
+ * claims named their member.
  * The request's fingerprint is its method, path and exact body bytes.
  * A secret shown once (an API key, a client secret, a token) is never kept in a record: the
  * pipeline hands over a replay body with those fields set to null (spec 5.2).
  */
-import { hash } from 'node:crypto';
-import { ApiError } from '../kernel/index.ts';
+import { hash, randomBytes } from 'node:crypto';
+import { ApiError, type Membership } from '../kernel/index.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './wire.ts';
@@ -29,9 +36,19 @@ const POLL_MS = 5;
 /** A waiter gives up after this many looks (about 30 s of polling) and answers a retryable 503. */
 const WAIT_LIMIT_LOOKS = 6000;
 
-type Stored =
-  | { state: 'pending'; fp: string }
-  | { state: 'done'; fp: string; status: number; headers: Record<string, string>; body: string; base64?: true };
+type Done = { state: 'done'; fp: string; status: number; headers: Record<string, string>; body: string; base64?: true };
+/** As kept: a claim (string), a finished record, or a claim written before claims named their member. */
+type Stored = string | Done | { state: 'pending'; fp: string };
+type Held = Done | { state: 'pending'; fp: string; member?: string };
+
+/** A fresh claim for one execution; the nonce tells apart two claims of one member on one key. */
+const claimOf = (fp: string, member: string | undefined): string => `claim ${fp} ${member ?? '-'} ${randomBytes(9).toString('base64url')}`;
+
+function heldOf(rec: Stored): Held {
+  if (typeof rec !== 'string') return rec;
+  const [, fp, member] = rec.split(' ');
+  return { state: 'pending', fp, member: member === '-' ? undefined : member };
+}
 
 /** What one execution hands the idempotency layer: the answer to send now, and what to keep for replays. */
 export interface Executed {
@@ -87,7 +104,11 @@ export class Idempotency {
   /** Local executions in flight, so waiters in this process are woken without polling. */
   private readonly inflight = new Map<string, Promise<void>>();
 
-  constructor(private readonly kv: KeyValueStore) {}
+  constructor(
+    private readonly kv: KeyValueStore,
+    /** Which members are gone, in cluster mode (kernel MEMBERSHIP); none embedded. */
+    private readonly membership?: Membership,
+  ) {}
 
   /**
    * Runs `execute` at most once per (org, key). Returns the response to send and whether it is
@@ -95,18 +116,25 @@ export class Idempotency {
    */
   async run(org: string, key: string, fp: string, execute: () => Promise<Executed>): Promise<{ response: WireResponse; replay: boolean }> {
     const k = `idem:${org}:${key}`;
+    const claim = claimOf(fp, this.membership?.member);
     for (let looks = 0; ; looks++) {
-      if (await this.kv.setIfAbsent(k, { state: 'pending', fp } satisfies Stored, IDEMPOTENCY_LEASE_MS)) {
-        return { response: await this.execute(k, fp, execute), replay: false };
+      if (await this.kv.setIfAbsent(k, claim, IDEMPOTENCY_LEASE_MS)) {
+        return { response: await this.execute(k, fp, claim, execute), replay: false };
       }
-      const rec = await this.kv.get<Stored>(k);
-      if (rec === undefined) continue; // released (a retryable failure) or lease ended: try to claim
+      const stored = await this.kv.get<Stored>(k);
+      if (stored === undefined) continue; // released (a retryable failure) or lease ended: try to claim
+      const rec = heldOf(stored);
       if (rec.fp !== fp) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
       }
       if (rec.state === 'done') {
         // The caller adds this request's id and the replay header to a copy of the kept headers.
         return { response: { status: rec.status, headers: rec.headers, body: rec.base64 ? Buffer.from(rec.body, 'base64') : rec.body }, replay: true };
+      }
+      if (typeof stored === 'string' && rec.member !== undefined && this.membership?.hasLapsed(rec.member)) {
+        // Its node is gone: whoever swaps the claim first executes; the others wait on the new claim.
+        if (await this.kv.compareAndSet(k, stored, claim, IDEMPOTENCY_LEASE_MS)) return { response: await this.execute(k, fp, claim, execute), replay: false };
+        continue;
       }
       if (looks > WAIT_LIMIT_LOOKS) {
         throw new ApiError('overloaded', 'The first request with this Idempotency-Key is still running; retry shortly.', { retryable: true });
@@ -117,17 +145,17 @@ export class Idempotency {
     }
   }
 
-  private async execute(k: string, fp: string, execute: () => Promise<Executed>): Promise<WireResponse> {
+  private async execute(k: string, fp: string, claim: string, execute: () => Promise<Executed>): Promise<WireResponse> {
     let done!: () => void;
     this.inflight.set(k, new Promise<void>((r) => (done = r)));
     try {
       const { response, replayBody } = await execute();
       if (response.status >= 500) {
-        await this.kv.delete(k);
+        await this.release(k, claim);
       } else {
         const body = replayBody ?? response.body;
         const text = typeof body === 'string';
-        const stored: Stored = {
+        const stored: Done = {
           state: 'done',
           fp,
           status: response.status,
@@ -139,11 +167,16 @@ export class Idempotency {
       }
       return response;
     } catch (e) {
-      await this.kv.delete(k);
+      await this.release(k, claim);
       throw e;
     } finally {
       this.inflight.delete(k);
       done();
     }
+  }
+
+  /** Ends this execution's claim, unless a survivor took it over (it then runs on under its own). */
+  private async release(k: string, claim: string): Promise<void> {
+    await this.kv.compareAndSet(k, claim, undefined);
   }
 }

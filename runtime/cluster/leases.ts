@@ -1,8 +1,8 @@
 /**
  * Shard leases and membership in one NATS KV bucket (DESIGN "Sharding").
  *
- *   n.<node>   { node, until }   a node's heartbeat, put every renewMs
- *   s.<shard>  { node, until }   the lease of one shard, renewed by compare-and-set on revision
+ *   n.<node>   { node, until, boot }   a node's heartbeat, put every renewMs; boot is fresh at each start
+ *   s.<shard>  { node, until }         the lease of one shard, renewed by compare-and-set on revision
  *
  * The 2.9 server ignores per-key TTLs, so expiry is the `until` (wall ms) written in the value:
  * a holder trusts its lease only until `sent + ttl - margin` (sent = when its renewal left), and
@@ -14,7 +14,13 @@
  * Which live node should hold a shard is rendezvous hashing over the live members; a holder that
  * is no longer preferred (a node joined) or that is draining releases the shard: it first stops
  * serving it, passivates its actors, then deletes the lease so the preferred node takes it.
+ *
+ * Membership also tells the rest of the platform which processes are gone (hasLapsed): a claim
+ * a node holds outside the actor system (an idempotency key in flight, docs/cluster.md
+ * "Idempotency claims") names its `member`, `<node>/<boot>`, and a survivor takes it over once
+ * that member lapsed, left, or its node id came back as a new incarnation.
  */
+import { randomBytes } from 'node:crypto';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { preferredOwner } from './shards.ts';
@@ -38,6 +44,13 @@ interface Lease {
   until: number;
 }
 
+/** A membership key as last seen; `left` once deleted (a drain), kept until it would have lapsed. */
+interface Member extends Lease {
+  /** Absent from nodes that predate incarnations. */
+  boot?: string;
+  left?: boolean;
+}
+
 interface Seen {
   value: Lease;
   revision: number;
@@ -48,6 +61,8 @@ interface Held {
   /** Local time the renewal that produced `revision` was sent. */
   sentAt: number;
   releasing: boolean;
+  /** The renewal in flight: a release waits for it, so its delete names the latest revision. */
+  renewal?: Promise<void>;
 }
 
 export interface LeaseHooks {
@@ -59,13 +74,16 @@ export interface LeaseHooks {
   lost(shard: number): void;
 }
 
-const enc = (l: Lease) => new TextEncoder().encode(JSON.stringify(l));
-const dec = (e: KvEntry): Lease | undefined => (e.operation === 'PUT' && e.value.length ? (JSON.parse(new TextDecoder().decode(e.value)) as Lease) : undefined);
+const enc = (l: Member) => new TextEncoder().encode(JSON.stringify(l));
+const dec = (e: KvEntry): Member | undefined => (e.operation === 'PUT' && e.value.length ? (JSON.parse(new TextDecoder().decode(e.value)) as Member) : undefined);
+
+/** A member that lapsed this long ago is forgotten (it is then gone as one never heard of). */
+const FORGET_AFTER_TTLS = 20;
 
 export class ShardLeases {
   private kv!: KV;
   private readonly seen = new Map<number, Seen>();
-  private readonly members = new Map<string, Lease>();
+  private readonly members = new Map<string, Member>();
   private readonly held = new Map<number, Held>();
   private readonly freeSince = new Map<number, number>();
   private tickTimer: NodeJS.Timeout | undefined;
@@ -77,6 +95,11 @@ export class ShardLeases {
   private draining = false;
   private stopped = false;
   private readonly changeWaiters = new Set<() => void>();
+  /** This start of the node: a member name no other process ever had. */
+  private readonly boot = randomBytes(6).toString('base64url');
+  /** Local time the bucket watch started, and of the last change it delivered. */
+  private watchingSince = Infinity;
+  private heardAt = -Infinity;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -96,6 +119,7 @@ export class ShardLeases {
     const kvm = new Kvm(this.nc);
     this.kv = await kvm.create(this.bucket, { history: 1, replicas: this.replicas });
     const watch = await this.kv.watch({ key: '>' });
+    this.watchingSince = this.now();
     this.watchStop = () => watch.stop();
     void (async () => {
       for await (const e of watch) this.observe(e);
@@ -127,7 +151,32 @@ export class ShardLeases {
 
   liveMembers(): string[] {
     const t = this.now();
-    return [...this.members.values()].filter((m) => m.until > t && !(m.node === this.nodeId && this.draining)).map((m) => m.node).sort();
+    return [...this.members.values()].filter((m) => !m.left && m.until > t && !(m.node === this.nodeId && this.draining)).map((m) => m.node).sort();
+  }
+
+  /** This process as a member: `<node>/<boot>`. */
+  get member(): string {
+    return `${this.nodeId}/${this.boot}`;
+  }
+
+  /**
+   * True once `member` surely holds no membership: its last heartbeat's lease ended (with the
+   * clock margin), it left (drain) and that lease ended, or its node id heartbeats as another
+   * incarnation (restarted). False whenever this node cannot be sure: for itself, while its own
+   * watch has heard nothing for a lease lifetime (cut off from NATS, silence is not death), and
+   * for a member never heard of until the watch has run long enough to have heard any live one.
+   * A bare node id stands for whichever incarnation holds it.
+   */
+  hasLapsed(member: string): boolean {
+    if (member === this.member) return false;
+    const t = this.now();
+    const { ttlMs, marginMs } = this.timings;
+    if (this.stopped || t - this.heardAt > ttlMs) return false;
+    const slash = member.lastIndexOf('/');
+    const m = this.members.get(slash < 0 ? member : member.slice(0, slash));
+    if (!m) return t - this.watchingSince > ttlMs + marginMs;
+    if (m.boot !== undefined && slash >= 0 && m.boot !== member.slice(slash + 1)) return true;
+    return m.until + marginMs < t;
   }
 
   /** Resolves at the next change seen on the bucket, or after `ms`. */
@@ -176,9 +225,11 @@ export class ShardLeases {
       if (h && !(value?.node === this.nodeId && e.revision >= h.revision) && e.revision > h.revision) this.drop(shard);
     } else if (e.key.startsWith('n.')) {
       const node = e.key.slice(2);
+      const known = this.members.get(node);
       if (value) this.members.set(node, value);
-      else this.members.delete(node);
+      else if (known) known.left = true;
     }
+    this.heardAt = this.now();
     for (const w of [...this.changeWaiters]) w();
     this.poke();
   }
@@ -205,6 +256,7 @@ export class ShardLeases {
     const t = this.now();
     if (t < this.joinedAt + this.timings.joinMs && !this.draining) return;
     const live = this.liveMembers();
+    for (const [node, m] of this.members) if (m.until < t - FORGET_AFTER_TTLS * this.timings.ttlMs) this.members.delete(node);
     const work: Promise<void>[] = [];
     for (let shard = 0; shard < this.shards; shard++) {
       const preferred = preferredOwner(shard, live);
@@ -246,31 +298,27 @@ export class ShardLeases {
     await this.heartbeat().catch((e) => this.log('membership heartbeat failed', e));
     let failed = 0;
     let lastError: unknown;
-    await Promise.all(
-      [...this.held.entries()].map(async ([shard, h]) => {
-        const sentAt = this.now();
-        try {
-          const revision = await this.kv.update(`s.${shard}`, enc({ node: this.nodeId, until: sentAt + this.timings.ttlMs }), h.revision);
-          const cur = this.held.get(shard);
-          if (cur === h) {
-            h.revision = revision;
-            h.sentAt = sentAt;
-          }
-        } catch (e) {
-          if (/wrong last sequence/i.test(String((e as Error).message))) this.drop(shard);
-          else {
-            failed++;
-            lastError = e;
-          }
+    const renewOne = async (shard: number, h: Held): Promise<void> => {
+      const sentAt = this.now();
+      try {
+        h.revision = await this.kv.update(`s.${shard}`, enc({ node: this.nodeId, until: sentAt + this.timings.ttlMs }), h.revision);
+        h.sentAt = sentAt;
+      } catch (e) {
+        if (/wrong last sequence/i.test(String((e as Error).message))) {
+          if (this.held.get(shard) === h) this.drop(shard);
+        } else {
+          failed++;
+          lastError = e;
         }
-      }),
-    );
+      }
+    };
+    await Promise.all([...this.held.entries()].map(([shard, h]) => (h.renewal = renewOne(shard, h))));
     if (failed) this.log(`renewal of ${failed} shard lease(s) failed; they lapse ${this.timings.ttlMs} ms after the last success`, lastError);
   }
 
   private async heartbeat(): Promise<void> {
     if (this.draining) return;
-    await this.kv.put(`n.${this.nodeId}`, enc({ node: this.nodeId, until: this.now() + this.timings.ttlMs }));
+    await this.kv.put(`n.${this.nodeId}`, enc({ node: this.nodeId, until: this.now() + this.timings.ttlMs, boot: this.boot }));
   }
 
   private async release(shard: number): Promise<void> {
@@ -284,6 +332,9 @@ export class ShardLeases {
     }
     if (this.held.get(shard) !== h) return;
     this.held.delete(shard);
+    // A renewal sent meanwhile moves the revision: deleting with the old one would fail, and the
+    // shard would wait out its lease instead of passing to the preferred node at once.
+    await h.renewal;
     await this.kv.delete(`s.${shard}`, { previousSeq: h.revision }).catch(() => {});
   }
 

@@ -11,8 +11,15 @@
  * "Reactions"), not by shard; reminders are claimed atomically in Redis, so any node may fire
  * them. drain() (SIGTERM) hands every shard over without failing a caller: asks wait for the new
  * owner rather than erroring.
+ *
+ * A call travels in the message body, never in the subject (docs/cluster.md "Names"), and is
+ * bounded by the server's max_payload on both legs: an oversize call is refused before it is sent
+ * (413) and an oversize answer becomes a fault reply, so neither can cost the node its connection.
+ *
+ * The node is also the platform's Membership (kernel/membership.ts): its member name and whether
+ * another member's lease has lapsed, from the lease table's membership keys.
  */
-import { NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { NoRespondersError, RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { ClusterStores } from '../../stores/index.ts';
 import { ApiError, assertNever } from '../../kernel/base/index.ts';
 import { SystemClock } from '../clock.ts';
@@ -20,6 +27,15 @@ import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
 import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply } from './wire.ts';
+
+/** NATS's default max_payload, used until the server's INFO says otherwise. */
+const DEFAULT_MAX_PAYLOAD = 1 << 20;
+
+/** How a request learns its owner died before answering. */
+const OWNER_LAPSED = new Error('the owner lapsed before answering');
+
+/** An id as error messages show it: a hostile one may be megabytes long. */
+const shown = (id: string): string => (id.length > 80 ? `${id.slice(0, 80)}...` : id);
 
 export interface ClusterNodeOptions {
   stores: ClusterStores;
@@ -48,6 +64,9 @@ export class ClusterNode implements Placement {
   private readonly forwardWaitMs: number;
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly now: () => number;
+  /** Requests in flight per owner node, abandoned at once when its membership lapses. */
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(opts: ClusterNodeOptions) {
     this.nodeId = opts.nodeId;
@@ -78,12 +97,22 @@ export class ClusterNode implements Placement {
     system.setPlacement(this);
     this.sub = this.nc.subscribe(`${this.subjectPrefix}.${this.nodeId}`, {
       callback: (err, msg) => {
-        if (err) return;
-        void this.serve(msg.data).then((r) => msg.respond(encode(r)), (e) => msg.respond(encode(replyOf(e))));
+        if (!err) void this.answer(msg);
       },
     });
     await this.nc.flush();
     await this.leases.start();
+    this.watchdog = setInterval(() => this.abandonLapsed(), this.leases.timings.tickMs);
+  }
+
+  /** This process as a cluster member (kernel Membership): node id and this start's incarnation. */
+  get member(): string {
+    return this.leases.member;
+  }
+
+  /** True once `member` surely holds no membership lease (kernel Membership; ShardLeases.hasLapsed). */
+  hasLapsed(member: string): boolean {
+    return this.leases.hasLapsed(member);
   }
 
   isLocal(kind: string, id: string): boolean {
@@ -107,7 +136,7 @@ export class ClusterNode implements Placement {
         const reply = await this.request(owner, kind, id, call);
         if (reply !== undefined && reply.t !== 'moved') return unwrap(reply);
       }
-      if (this.now() >= deadline) throw new ApiError('unavailable', `No node serves ${kind} ${id} right now; retry.`, { retryable: true });
+      if (this.now() >= deadline) throw new ApiError('unavailable', `No node serves ${kind} ${shown(id)} right now; retry.`, { retryable: true });
       await this.leases.changed(pause);
       pause = Math.min(pause * 2, 250);
     }
@@ -121,6 +150,7 @@ export class ClusterNode implements Placement {
   /** Stop serving and leave (after drain(), or abruptly in tests). */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.watchdog);
     await this.leases.stop();
     await this.sub?.drain().catch(() => {});
     this.sub = undefined;
@@ -128,20 +158,60 @@ export class ClusterNode implements Placement {
 
   // ----------------------------------------------------------------------------------------------
 
-  /** One request to the owner; undefined when it is gone (no responders) so the caller waits. */
+  /**
+   * One request to the owner; undefined when it is gone (no responders) so the caller waits. A
+   * request the owner took and never answered (killed mid-request) ends when its membership lapses,
+   * not after the whole request timeout.
+   */
   private async request(owner: string, kind: string, id: string, call: RemoteCall): Promise<RemoteReply | undefined> {
+    const data = encode({ kind, id, call });
+    if (data.length > this.maxPayload()) {
+      throw new ApiError('payload_too_large', `A call to ${kind} ${shown(id)} is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.`);
+    }
+    let abandon!: () => void;
+    const lapsed = new Promise<never>((_, reject) => (abandon = () => reject(OWNER_LAPSED)));
+    const waiting = this.waiting.get(owner) ?? new Set();
+    this.waiting.set(owner, waiting);
+    waiting.add(abandon);
     try {
-      const msg = await this.nc.request(`${this.subjectPrefix}.${owner}`, encode({ kind, id, call }), { timeout: this.requestTimeoutMs });
+      const msg = await Promise.race([this.nc.request(`${this.subjectPrefix}.${owner}`, data, { timeout: this.requestTimeoutMs }), lapsed]);
       return decodeReply(msg.data);
     } catch (e) {
       if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) return undefined;
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
+      if (e === OWNER_LAPSED || e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
         // The owner may have applied the command before going quiet: only the client may retry
         // (with its Idempotency-Key), never this node behind its back.
-        throw new ApiError('unavailable', `The node serving ${kind} ${id} did not answer in time; retry.`, { retryable: true });
+        throw new ApiError('unavailable', `The node serving ${kind} ${shown(id)} did not answer in time; retry.`, { retryable: true });
       }
       throw e;
+    } finally {
+      waiting.delete(abandon);
+      if (waiting.size === 0) this.waiting.delete(owner);
     }
+  }
+
+  private abandonLapsed(): void {
+    for (const [owner, waiting] of this.waiting) if (this.leases.hasLapsed(owner)) for (const abandon of waiting) abandon();
+  }
+
+  /** Answers one remote ask; whatever happens, one reply within max_payload, and nothing thrown. */
+  private async answer(msg: Msg): Promise<void> {
+    let data: Uint8Array;
+    try {
+      data = encode(await this.serve(msg.data));
+    } catch (e) {
+      data = encode(replyOf(e));
+    }
+    if (data.length > this.maxPayload()) data = encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` });
+    try {
+      msg.respond(data);
+    } catch (e) {
+      this.log('answering a remote ask failed', e);
+    }
+  }
+
+  private maxPayload(): number {
+    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
   private async serve(data: Uint8Array): Promise<RemoteReply> {

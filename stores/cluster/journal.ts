@@ -2,9 +2,11 @@
  * Journal on one JetStream stream, one subject per actor (DESIGN "Sharding").
  *
  * One append is one message holding all of its events, so a multi-event commit is atomic (the
- * 2.9 server has no atomic batch publish). The message is msgpack `[first, prev, events]`:
+ * 2.9 server has no atomic batch publish). The message is msgpack `[first, prev, events, name?]`:
  *   first  the version of its first event (the last is first + events.length - 1),
  *   prev   the stream sequence of the subject's previous message (0 for none),
+ *   name   the stream name, only when its subject is hashed (names.ts: a name too long for a
+ *          subject), so the feed can still say whose events they are,
  * and is published with `Nats-Expected-Last-Subject-Sequence` set to that previous sequence, so
  * a writer holding a stale view of the actor (a node that lost its shard) is refused by the
  * server itself. The feed position of an event is `seq * 1024 + index in its message`: strictly
@@ -14,7 +16,7 @@ import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type Stored
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pack, unpack } from './codec.ts';
 import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
-import { nameOf, subjectOf } from './names.ts';
+import { isHashedSubject, nameOf, subjectOf } from './names.ts';
 
 /** Positions per stream message: the most events one append may carry. */
 export const EVENTS_PER_MESSAGE = 1024;
@@ -32,8 +34,8 @@ interface Tip {
   seq: number;
 }
 
-/** A stored commit: [version of its first event, sequence of the subject's previous message, events]. */
-type Commit = [first: number, prev: number, events: StoredEvent[]];
+/** A stored commit: [version of its first event, sequence of the subject's previous message, events, name of a hashed subject]. */
+type Commit = [first: number, prev: number, events: StoredEvent[], name?: string];
 const commitOf = (m: StoredMsg): Commit => unpack(m.data) as Commit;
 const lastVersion = (c: Commit): number => c[0] + c[2].length - 1;
 
@@ -83,7 +85,7 @@ export class JetStreamJournal implements Journal {
     if (tip.version !== expectedVersion) throw new VersionConflictError(stream, expectedVersion, tip.version);
     let seq: number;
     try {
-      const commit: Commit = [expectedVersion + 1, tip.seq, events];
+      const commit: Commit = isHashedSubject(this.names.prefix, subject) ? [expectedVersion + 1, tip.seq, events, stream] : [expectedVersion + 1, tip.seq, events];
       const data = pack(commit);
       const ack = await this.batched(() => this.js.publish(subject, data, { expect: { lastSubjectSequence: tip.seq } }));
       seq = ack.seq;
@@ -119,8 +121,9 @@ export class JetStreamJournal implements Journal {
       const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.get({ seq: seq + i })));
       for (const m of batch) {
         if (!m) return out;
-        const name = nameOf(this.names.prefix, m.subject);
-        commitOf(m)[2].forEach((event, i) => {
+        const commit = commitOf(m);
+        const name = commit[3] ?? nameOf(this.names.prefix, m.subject);
+        commit[2].forEach((event, i) => {
           const position = m.seq * EVENTS_PER_MESSAGE + i;
           if (position > afterPosition && out.length < limit) out.push({ position, stream: name, event });
         });

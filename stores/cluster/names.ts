@@ -6,10 +6,23 @@
  * token keeps [A-Za-z0-9_-]; any other character (spaces, `*`, `>`, `%`, non-ASCII) is written
  * as %XX of its UTF-8 bytes and an empty token as a lone `%`. Actor ids are base62, so in practice
  * nothing is escaped, but a hostile id can never address another actor's subject or a wildcard.
+ *
+ * Nothing a caller sends reaches a subject unbounded (docs/cluster.md "Names"): the server closes
+ * a connection whose control line passes 4,096 bytes, and with it every request, lease renewal
+ * and subscription of the node. A name whose tokens would pass SUBJECT_TAIL_MAX characters is
+ * written as one hashed token instead, `%H` + base64url(sha256 of its UTF-16 code units). Escaping
+ * never writes `%H` (its `%` is followed by two hex digits or nothing), so a hashed subject never
+ * equals an exact one, and every name that fits maps exactly as it always did: stored journals
+ * keep their subjects. A hashed subject cannot be read back; whoever needs the name from it (the
+ * journal's feed) keeps the name in the message.
  */
+import { createHash } from 'node:crypto';
 
 const SAFE = /^[A-Za-z0-9_-]+$/;
 const NAMESPACE = /^[A-Za-z0-9_-]{1,48}$/;
+/** Longest subject tail (after the prefix) written exactly; a base62 id with its kind uses under 100. */
+export const SUBJECT_TAIL_MAX = 256;
+const HASHED = '%H';
 
 export function checkNamespace(ns: string): string {
   if (!NAMESPACE.test(ns)) throw new Error(`cluster namespace must match ${NAMESPACE}: ${JSON.stringify(ns)}`);
@@ -32,9 +45,21 @@ export function unescapeToken(token: string): string {
   return token.includes('%') ? decodeURIComponent(token) : token;
 }
 
-/** `kind.id` (or any dotted name) as subject tokens after a prefix. */
-export const subjectOf = (prefix: string, name: string): string => `${prefix}.${name.split('.').map(escapeToken).join('.')}`;
+/** `kind.id` (or any dotted name) as subject tokens after a prefix: exact when it fits, else one hashed token. */
+export function subjectOf(prefix: string, name: string): string {
+  if (name.length <= SUBJECT_TAIL_MAX) {
+    const exact = name.split('.').map(escapeToken).join('.');
+    if (exact.length <= SUBJECT_TAIL_MAX) return `${prefix}.${exact}`;
+  }
+  // UTF-16 code units, not UTF-8: two names differing only in lone surrogates stay apart.
+  return `${prefix}.${HASHED}${createHash('sha256').update(Buffer.from(name, 'utf16le')).digest('base64url')}`;
+}
 
-/** Inverse of subjectOf. */
-export const nameOf = (prefix: string, subject: string): string =>
-  subject.slice(prefix.length + 1).split('.').map(unescapeToken).join('.');
+/** Whether subjectOf hashed the name: the subject cannot be read back with nameOf. */
+export const isHashedSubject = (prefix: string, subject: string): boolean => subject.startsWith(`${prefix}.${HASHED}`);
+
+/** Inverse of subjectOf for a subject that is not hashed. */
+export function nameOf(prefix: string, subject: string): string {
+  if (isHashedSubject(prefix, subject)) throw new Error(`subject ${subject} is hashed: its name is kept in the message, not the subject`);
+  return subject.slice(prefix.length + 1).split('.').map(unescapeToken).join('.');
+}

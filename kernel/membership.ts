@@ -1,0 +1,21 @@
+/**
+ * Which processes of a cluster are still members (DESIGN "Sharding"; docs/cluster.md
+ * "Idempotency claims"). Work a process claims outside the actor system, such as an
+ * Idempotency-Key in flight, names the claimant's `member`; another process takes the claim over
+ * once that member has lapsed, instead of waiting out the claim's own lease. A cluster node
+ * provides it (runtime/cluster ClusterNode); an embedded platform has none, and claims then end
+ * only with their lease.
+ */
+import { serviceKey } from './services.ts';
+
+export interface Membership {
+  /** This process as a member: its node id and an incarnation fresh at each start. */
+  readonly member: string;
+  /**
+   * True once `member` surely holds no membership lease (lapsed, left, or its node restarted);
+   * false while this process cannot tell (itself cut off, or a member not heard of yet).
+   */
+  hasLapsed(member: string): boolean;
+}
+
+export const MEMBERSHIP = serviceKey<Membership>('membership');
