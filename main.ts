@@ -12,7 +12,7 @@ import { areas } from './actors/index.ts';
 import { DEFAULT_CLOSE_GRACE_MS, startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
-import { createPlatform, stopPlatform } from './kernel/index.ts';
+import { createPlatform, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
 import { SystemClock } from './runtime/index.ts';
 import { createStores, type ClusterStores } from './stores/index.ts';
 
@@ -38,6 +38,7 @@ let node: ClusterNode | undefined;
 if (stores.mode === 'cluster') {
   node = new ClusterNode({ stores: stores as ClusterStores, nodeId: env.NODE_ID || `${hostname()}-${process.pid}` });
   await node.start(platform.system);
+  platform.services.provide(MEMBERSHIP, node); // a dead node's idempotency claims are taken over (docs/cluster.md)
 }
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
 // Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.

@@ -11,12 +11,11 @@
  * applied by the transport before any of this, with the same request-id and error shape
  * (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, jsonBoundsRefusal, MEMBERSHIP, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
-import { jsonBoundsRefusal } from './json-bounds.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
@@ -62,7 +61,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       query: def.query ? compile(def.query) : undefined,
     });
   }
-  const idem = new Idempotency(platform.stores.kv);
+  const idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP));
   const authenticator = platform.services.require(AUTHENTICATOR);
 
   async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<Executed> {
@@ -144,7 +143,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
 }
 
 /**
- * Unreadable JSON, or JSON beyond the depth and size bounds (json-bounds.ts, checked before it is
+ * Unreadable JSON, or JSON beyond the depth and size bounds (kernel/json-bounds.ts, checked before it is
  * parsed or validated), is 400 invalid_request; a body of another media type is 415.
  */
 function readBody(w: WireRequest): unknown {

@@ -16,13 +16,13 @@
  *   the badFramesPerConnection-th bad one     its error frame, then close 1008
  *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
-import { ApiError, AUTHENTICATOR, newId, type Platform, type Principal, type SocketDef } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, newId, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
 import type { SocketReply, SocketRoute } from './wire.ts';
 
 export const SOCKET_MAX_FRAME_BYTES = 1 << 20;
 
-type Limits = ReturnType<NonNullable<SocketDef['limits']>>;
+type Limits = SocketLimits;
 
 /** Used where a socket's area sets no limits (docs/gaps.md#gateway). */
 export const DEFAULT_SOCKET_LIMITS: Readonly<Limits> = Object.freeze({ badFramesPerConnection: 16, framesPerSecond: 1000 });

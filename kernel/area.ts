@@ -90,7 +90,7 @@ export interface SocketDef {
   frames?: 'text' | 'binary';
   /**
    * Abuse limits of one connection, read when it opens (so a policy pack may supply them); the
-   * gateway's defaults when absent (docs/gaps.md#gateway).
+   * gateway's defaults when absent or when it answers undefined (docs/gaps.md#gateway).
    * - badFramesPerConnection: error frames answering the client's own faults (a 4xx error thrown
    *   by onMessage, such as an unreadable frame, or a frame over the rate) before the connection
    *   is closed with 1008 after the last of them;
@@ -98,8 +98,13 @@ export interface SocketDef {
    *   beyond it is not read and answers a retryable `overloaded` error frame, which counts as a
    *   bad frame.
    */
-  limits?(platform: Platform): { badFramesPerConnection: number; framesPerSecond: number };
+  limits?(platform: Platform): SocketLimits | undefined;
   onMessage(frame: { data: Uint8Array; binary: boolean }, ctx: SocketContext): Promise<string | Uint8Array>;
+}
+
+export interface SocketLimits {
+  badFramesPerConnection: number;
+  framesPerSecond: number;
 }
 
 export interface SocketContext {

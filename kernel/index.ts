@@ -5,10 +5,10 @@
  * error catalogue, ids, money, lists and paging, the typed service registry, and the platform that
  * composes areas. Areas import the kernel from here only.
  */
-export { ApiError, CATALOGUE, assertNever, conflict, derivedId, hasPrefix, isApiError, newId, notFound, randomString, randomSuffix, validationError, validationReport } from './base/index.ts';
+export { ApiError, CATALOGUE, assertNever, conflict, derivedId, hasPrefix, isApiError, isRefusal, newId, notFound, randomString, randomSuffix, validationError, validationReport } from './base/index.ts';
 export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
 export { route } from './area.ts';
-export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef } from './area.ts';
+export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';
 export { AUTHENTICATOR, CREDENTIAL_HEADERS } from './authentication.ts';
 export type { Authenticator } from './authentication.ts';
 export { callerOf } from './caller.ts';
@@ -21,6 +21,7 @@ export type { Currency, MoneyValue } from './money.ts';
 export { MEMBERSHIP } from './membership.ts';
 export type { Membership } from './membership.ts';
 export { idOf, isIdOf } from './path-ids.ts';
+export { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from './json-bounds.ts';
 export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';
 export { ACTIONS, ALL_SCOPES, MODULES, isModule, moduleScope, requiredScope } from './scopes.ts';

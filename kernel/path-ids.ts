@@ -3,7 +3,7 @@
  * before it reaches a store, an index or a cluster subject; anything else is simply not a record
  * of ours: 404 not_found (spec 7; docs/gaps.md#gateway), the same answer an unknown id gets.
  */
-import { ApiError } from './base/index.ts';
+import { ApiError, shownId } from './base/index.ts';
 
 /** The random or derived part after the prefix: base62, at most 64 symbols (a payslip id's is 22 plus its position). */
 const SUFFIX = /^[0-9A-Za-z]{1,64}$/;
@@ -15,6 +15,6 @@ export function isIdOf(id: unknown, prefix: string): boolean {
 
 /** `id` when it has the form of an id with this prefix; 404 naming `what` otherwise. */
 export function idOf(id: string, prefix: string, what: string): string {
-  if (!isIdOf(id, prefix)) throw new ApiError('not_found', `No ${what} with id ${id.length > 80 ? `${id.slice(0, 80)}...` : id}.`);
+  if (!isIdOf(id, prefix)) throw new ApiError('not_found', `No ${what} with id ${shownId(id)}.`);
   return id;
 }

@@ -11,7 +11,7 @@ import type { FeedEntry, Stores } from '../stores/index.ts';
 import type { AnyActorDef, Reaction } from './actor.ts';
 import type { Asker } from './ask.ts';
 import { FeedReader } from './feed-reader.ts';
-import { isApiError } from '../kernel/base/index.ts';
+import { isRefusal } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 
 interface Route {
@@ -102,7 +102,7 @@ export class ReactionDispatcher {
         await this.system.ask(def, target.id, command, target.payload, { org: entry.event.org, dedupeId, principal: 'system', lane: 'system', noReply: true });
         return true;
       } catch (e) {
-        if (isApiError(e) && !e.retryable) {
+        if (isRefusal(e)) {
           this.log(`reaction ${dedupeId} refused by ${def.kind} ${target.id}: ${e.code} ${e.message}`);
           return true;
         }

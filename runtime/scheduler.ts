@@ -1,7 +1,7 @@
 /**
  * Durable reminders (DESIGN: consent expiry, webhook retries, offer expiry ...). A due reminder is
  * claimed, sent to its actor as a system-lane command whose dedupe id is the reminder's generation
- * (so a fire repeated after a crash has no second effect), then completed. A retryable failure
+ * (so a fire repeated after a crash has no second effect), then completed. A fault (5xx)
  * postpones it; a refusal (4xx) completes it: the actor has moved on.
  *
  * With a manual clock the clock drives firing (ManualClock.advance); with the system clock a
@@ -11,7 +11,7 @@
 import type { ReminderStore, Reminder } from '../stores/index.ts';
 import type { Asker } from './ask.ts';
 import type { Clock, TimerHost } from './clock.ts';
-import { isApiError } from '../kernel/base/index.ts';
+import { isRefusal } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 
 export class ReminderScheduler implements TimerHost {
@@ -73,7 +73,7 @@ export class ReminderScheduler implements TimerHost {
       await this.system.ask(r.kind, r.id, r.command, r.payload, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
       await this.store.complete(r);
     } catch (e) {
-      if (isApiError(e) && !e.retryable) {
+      if (isRefusal(e)) {
         await this.store.complete(r);
       } else {
         this.log(`reminder ${r.key} failed; retrying later`, e);

@@ -24,7 +24,7 @@ import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { listed, remember, seen, type Remembered } from './dedupe.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
-import { ApiError, isApiError, newId } from '../kernel/base/index.ts';
+import { ApiError, isApiError, newId, shownId } from '../kernel/base/index.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -262,7 +262,7 @@ export class ActorSystem {
     if (!cell.ready) await this.activate(cell);
     if (!this.exists(cell)) {
       this.forgetIfEmpty(cell);
-      throw new ApiError('not_found', `No ${def.kind} with id ${id}.`);
+      throw new ApiError('not_found', `No ${def.kind} with id ${shownId(id)}.`);
     }
     if (cell.org !== org) throw new ApiError('organisation_mismatch', `${id} belongs to another organisation.`);
     cell.lastActive = this.clock.now();
@@ -556,7 +556,7 @@ export class ActorSystem {
       }
       const exists = org !== undefined;
       if (!exists && !def.creates.includes(env.command)) {
-        outcome(turn, env, false, new ApiError('not_found', `No ${def.kind} with id ${id}.`));
+        outcome(turn, env, false, new ApiError('not_found', `No ${def.kind} with id ${shownId(id)}.`));
         continue;
       }
       if (env.dedupeId !== undefined && (seen(cell.dedupe, env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
@@ -596,7 +596,7 @@ export class ActorSystem {
       } catch (e) {
         staged.length = mark;
         if (!isApiError(e)) this.log(`${def.kind}.${env.command} on ${id} threw`, e);
-        outcome(turn, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.', { retryable: true }));
+        outcome(turn, env, false, isApiError(e) ? e : new ApiError('internal_error', 'The command failed unexpectedly; nothing was applied.'));
       }
     }
     turn.state = state;

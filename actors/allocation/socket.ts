@@ -8,7 +8,7 @@
  * REST body check. A truncated or malformed frame answers 400 invalid_request.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { ApiError, callerOf, type SocketDef } from '../../kernel/index.ts';
+import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../kernel/index.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { checkMsgpackFrame } from './msgpack-frame.ts';
 import { service } from './routes.ts';
@@ -22,17 +22,15 @@ const decoder = new TextDecoder();
 const MESSAGE_REASON_MAX = 120;
 
 /** A pack from before the socket budgets (2026.01.1) set none: the socket stays as it was then. */
-const UNBUDGETED: ReturnType<NonNullable<SocketDef['limits']>> = { badFramesPerConnection: Number.MAX_SAFE_INTEGER, framesPerSecond: Number.MAX_SAFE_INTEGER };
-
 export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = {
   path: HEARTBEAT_SOCKET_PATH,
   module: 'match',
   summary: 'Heartbeat batches over a WebSocket: JSON text or msgpack binary frames in, HeartbeatReceipt out in the same encoding.',
   specGap: 'The spec names no socket path; see docs/gaps.md#allocation.',
-  /** The budgets of the active policy pack's `socket` section (docs/gaps.md#allocation). */
+  /** The budgets of the active policy pack's `socket` section; the gateway's defaults for a pack without one (docs/gaps.md#allocation). */
   limits(platform) {
     const budget = service(platform).policy.pack.socket;
-    return budget ? { badFramesPerConnection: budget.bad_frames_per_connection, framesPerSecond: budget.frames_per_second } : UNBUDGETED;
+    return budget ? { badFramesPerConnection: budget.bad_frames_per_connection, framesPerSecond: budget.frames_per_second } : undefined;
   },
   async onMessage(frame, ctx) {
     const s = service(ctx.platform);
@@ -46,6 +44,10 @@ export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = 
 /** The frame's value for parseBatch; an unreadable frame is the sender's fault: 400 invalid_request, never a fault of ours. */
 function readBody(frame: { data: Uint8Array; binary: boolean }): unknown {
   if (frame.binary) checkMsgpackFrame(frame.data);
+  else {
+    const beyond = jsonBoundsRefusal(frame.data); // before JSON.parse, as for a request body
+    if (beyond) throw new ApiError('invalid_request', beyond.replace('request body', 'frame'));
+  }
   try {
     return frame.binary ? unpackr.unpack(frame.data) : JSON.parse(decoder.decode(frame.data));
   } catch (e) {

@@ -71,6 +71,13 @@ export class ApiError extends Error {
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 
+/**
+ * A refusal (4xx): the command was judged and refused, and sending it again changes nothing. Work
+ * the platform retries on its own (reactions, reminders) stops at a refusal but retries a fault
+ * (5xx), even one a client is told not to retry, and parks it after the last attempt.
+ */
+export const isRefusal = (e: unknown): e is ApiError => e instanceof ApiError && e.status < 500;
+
 /** A ValidationReport from error entries (every entry is one failing field or row). */
 export function validationReport(entryCount: number, entries: ValidationEntry[]): ValidationReport {
   const errors = entries.filter((e) => e.severity === 'error').length;

@@ -78,3 +78,6 @@ export function derivedId(prefix: string, parts: readonly string[], form: Derive
   for (let i = 0; i < SUFFIX_LENGTH; i++) out[p + i] = suffix[i];
   return out.toString('latin1', 0, p + SUFFIX_LENGTH); // one flat string
 }
+
+/** An id as a message quotes it: one read from a request may be thousands of characters long. */
+export const shownId = (id: string): string => (id.length > 80 ? `${id.slice(0, 80)}...` : id);

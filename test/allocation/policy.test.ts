@@ -33,7 +33,7 @@ describe('allocation policy pack (spec 9 versioning)', () => {
     const hashes = Object.fromEntries([...loadPolicies()].map(([v, p]) => [v, p.hash]));
     expect(hashes).toEqual({
       '2026.01.1': 'sha256:e700e155f6aa58bf45b56fb59fd4b4f5777eec0fe88a33f1e4f319caec80d595',
-      '2026.11.1': 'sha256:95f944f117fb1186a475a4fa829fa7a32e997a0f0f3d5c38fbea268a52351276',
+      '2026.11.1': 'sha256:996d5f930b36a8030a98eb34f14ad2160b58778d35b3650b1925d191fcfc3370',
     });
   });
 
@@ -42,21 +42,21 @@ describe('allocation policy pack (spec 9 versioning)', () => {
     const before = loadPolicies().get('2026.01.1')!.pack;
     const { socket, ...rest } = activePolicy().pack;
     expect(rest).toEqual({ ...before, version: '2026.11.1' });
-    expect(socket).toEqual({ bad_frames_per_connection: 20, frames_per_second: 200 });
+    expect(socket).toEqual({ bad_frames_per_connection: 20, frames_per_second: 5000 });
   });
 });
 
 describe('heartbeat socket budgets come from the policy pack in use', () => {
-  it('limits(platform) answers the active pack\u2019s socket section; a pack without one leaves the socket unbudgeted', async () => {
+  it('limits(platform) answers the active pack\u2019s socket section; a pack without one leaves the gateway\u2019s defaults', async () => {
     const h = await startHarness();
     try {
-      expect(heartbeatSocket.limits(h.platform)).toEqual({ badFramesPerConnection: 20, framesPerSecond: 200 });
+      expect(heartbeatSocket.limits(h.platform)).toEqual({ badFramesPerConnection: 20, framesPerSecond: 5000 });
     } finally {
       await h.close();
     }
     const pinned = await startHarness({ config: { ALLOCATION_POLICY_VERSION: '2026.01.1' } });
     try {
-      expect(heartbeatSocket.limits(pinned.platform)).toEqual({ badFramesPerConnection: Number.MAX_SAFE_INTEGER, framesPerSecond: Number.MAX_SAFE_INTEGER });
+      expect(heartbeatSocket.limits(pinned.platform)).toBeUndefined();
     } finally {
       await pinned.close();
     }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
 import { checkMsgpackFrame, MSGPACK_MAX_DEPTH, MSGPACK_MAX_VALUES } from '../../actors/allocation/msgpack-frame.ts';
 import { heartbeatSocket } from '../../actors/allocation/socket.ts';
-import { ApiError, AUTHENTICATOR, newId, type SocketContext } from '../../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, JSON_MAX_DEPTH, newId, type SocketContext } from '../../kernel/index.ts';
 import { startHarness, type Harness } from '../support/http.ts';
 import { rng } from '../support/rng.ts';
 import { connect, makeAvailable, reading, workerId } from './support.ts';
@@ -116,6 +116,13 @@ describe('malformed heartbeat frames answer 400-class errors, never a fault (spe
     const atBound = packr.pack({ worker_id: worker, readings: [JSON.parse('['.repeat(MSGPACK_MAX_DEPTH - 2) + '1' + ']'.repeat(MSGPACK_MAX_DEPTH - 2))] });
     const judged = await answer(atBound, true);
     expect((judged as { error: ApiError }).error).toMatchObject({ code: 'validation_failed' });
+  });
+
+  it('a JSON text frame nested beyond the kernel\u2019s JSON bound is refused with 400 invalid_request before it is parsed', async () => {
+    const text = `{"worker_id":"${worker}","readings":[${'['.repeat(JSON_MAX_DEPTH * 100)}${']'.repeat(JSON_MAX_DEPTH * 100)}]}`;
+    const got = await answer(new TextEncoder().encode(text), false);
+    expect(got.ok).toBe(false);
+    expect((got as { error: ApiError }).error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`deeper than ${JSON_MAX_DEPTH} levels`) });
   });
 });
 

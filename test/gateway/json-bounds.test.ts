@@ -1,11 +1,11 @@
 /**
  * No input reaches a 5xx (spec 7: a request the platform cannot read is the client's 400): a JSON
  * body nested or sized beyond the bounds is refused with 400 invalid_request naming the bound,
- * before it is parsed or validated (gateway/json-bounds.ts; docs/gaps.md#gateway).
+ * before it is parsed or validated (kernel/json-bounds.ts; docs/gaps.md#gateway).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
-import { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from '../../gateway/json-bounds.ts';
+import { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from '../../kernel/index.ts';
 import { rng } from '../support/rng.ts';
 import { startHarness, type Harness } from '../support/http.ts';
 
@@ -40,7 +40,7 @@ function randomJson(next: () => number, depth = 0): unknown {
   return o;
 }
 
-describe('JSON bounds, counted on the bytes (gateway/json-bounds.ts)', () => {
+describe('JSON bounds, counted on the bytes (kernel/json-bounds.ts)', () => {
   it('counts depth and values exactly as a walk of the parsed value does (seeded, 2,000 documents)', () => {
     const next = rng(20260301);
     let deepest = 0;

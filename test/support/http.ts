@@ -144,7 +144,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     register,
     gatewayClose: () => gateway.close(),
     async close() {
-      await gateway.close();
+      // No grace: a graceful close waits for idle keep-alive connections, which fetch keeps 4 s.
+      await gateway.close(0);
       await stopPlatform(platform);
     },
   };

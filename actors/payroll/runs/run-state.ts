@@ -10,6 +10,6 @@ export async function runState(p: Platform, c: Caller, runId: string): Promise<R
 
 export function pinnedPack(s: RunState): RulePack {
   const pack = resolvePack(s.rule_pack);
-  if (!pack) throw new ApiError('internal_error', `The pinned rule pack ${s.rule_pack.version} (${s.rule_pack.content_hash}) is not available on this node.`);
+  if (!pack) throw new ApiError('unavailable', `The pinned rule pack ${s.rule_pack.version} (${s.rule_pack.content_hash}) is not available on this node; retry (another node may have it).`, { retryable: true });
   return pack;
 }
