@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * One suite, two store families (DESIGN "Sharding"). `embedded` runs every test over the memory stores;
- * `cluster` runs the same files over NATS JetStream and Redis (test/support/stores.ts reads
+ * `cluster` runs the same files over NATS JetStream and Redis (support/stores.ts reads
  * TEST_STORES), plus test/cluster/ (sharding, failover), which only makes sense clustered.
  *
  * When NATS or Redis is unreachable the cluster project is left out with a notice; under CI=true
@@ -42,7 +42,7 @@ export default defineConfig(async () => {
       hookTimeout: 30_000,
       pool: 'forks',
       reporters: ['default'],
-      setupFiles: ['test/support/setup.ts'],
+      setupFiles: ['support/setup.ts'],
       projects: [
         { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'memory' } } },
         ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),

@@ -1,6 +1,6 @@
 /**
  * The transport, in one file (STYLE: "The transport's rules live in one file"). The platform's only
- * importer of uWebSockets.js (the bench's baseline, bench/support/bare-server.ts, is the other). Its
+ * importer of uWebSockets.js (the bench's baseline, support/bare-server.ts, is the other). Its
  * rules:
  * - method, URL, query and headers are copied out of the stack-allocated HttpRequest before the
  *   first await (uWS frees it when the callback returns);

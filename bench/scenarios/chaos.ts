@@ -1,7 +1,7 @@
 /**
  * Chaos bench (DESIGN "Sharding"; docs/cluster.md "How a cluster behaves"), one run, against NATS
  * and Redis (NATS_URL / REDIS_URL, default loopback): three node processes
- * (bench/support/chaos-node.ts: every area plus a keyed-create record), keyed creates under load
+ * (support/chaos-node.ts: every area plus a keyed-create record), keyed creates under load
  * from this process (a separate process from the nodes; not pinned: the nodes and the client share
  * the two cores), a kill -9 of one node mid-load, each failed create retried with its
  * Idempotency-Key on the other nodes. Then counted: writes acknowledged, records readable, records
@@ -21,7 +21,7 @@ import { Kvm } from '@nats-io/kv';
 import { DEFAULT_SHARDS, shardOf } from '../../runtime/cluster/index.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
-import { BenchRecord, EXECUTIONS, RECORDS_PATH } from '../support/record-area.ts';
+import { BenchRecord, EXECUTIONS, RECORDS_PATH } from '../../support/record-area.ts';
 
 const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -61,7 +61,7 @@ function freePort(): Promise<number> {
 
 async function startNode(id: string, namespace: string): Promise<Proc> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/chaos-node.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'support/chaos-node.ts'], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL, REDIS_URL, STORE_NAMESPACE: namespace, NODE_ID: id, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,7 @@
  *   5. the same POST replayed (one key, one body): the idempotency layer alone (informative)
  *   6. the POST of 4 on a platform with the accounts area alone: no event pipeline (informative)
  *   7. an idempotent POST, a fresh Idempotency-Key each, to a handler that creates nothing: the
- *      gateway's own share of 4 (informative; bench/support/noop-area.ts)
+ *      gateway's own share of 4 (informative; support/noop-area.ts)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
  * shared machine do not move. The seven runs alternate over BENCH_ROUNDS rounds (default 3) against
@@ -24,8 +24,8 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { compared, type BenchResult } from '../report.ts';
-import { NOOP_PATH, noopArea } from '../support/noop-area.ts';
-import { startRegisteredPlatform } from '../support/platform.ts';
+import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
+import { startRegisteredPlatform } from '../../support/platform.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -178,7 +178,7 @@ function cpuSeconds(pid: number): number {
 // Servers (child, core 0)
 
 async function serveBareChild(): Promise<void> {
-  const { serveBare } = await import('../support/bare-server.ts');
+  const { serveBare } = await import('../../support/bare-server.ts');
   const s = await serveBare('127.0.0.1', 0);
   process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
 }

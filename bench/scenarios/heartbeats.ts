@@ -19,8 +19,8 @@ import { connect, type Socket } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
-import { startRegisteredPlatform } from '../support/platform.ts';
-import { readFrame } from '../../test/support/ws-frames.ts';
+import { startRegisteredPlatform } from '../../support/platform.ts';
+import { readFrame } from '../../support/ws-frames.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { SupplyMap } from '../../actors/allocation/index.ts';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
-import { rng } from '../../test/support/rng.ts';
+import { rng } from '../../support/rng.ts';
 
 const WORKERS = Number(process.env.BENCH_SUPPLY_WORKERS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_SUPPLY_QUERIES ?? 20_000);

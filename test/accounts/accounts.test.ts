@@ -2,7 +2,7 @@
  * Accounts area through a real socket (spec 2.2, 4.1, 5).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { ALL_SCOPES, Account, ApiKey } from '../../actors/accounts/index.ts';
 import { runOperatorCommand } from '../../operator/commands.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperatorSocket } from '../../operator/server.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 
 const run = promisify(execFile);
 let h: Harness;

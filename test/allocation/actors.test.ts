@@ -5,7 +5,7 @@ import { IntegrityFlag } from '../../actors/allocation/integrity-flag.ts';
 import { Worker, workerActorId, type WorkerState } from '../../actors/allocation/worker.ts';
 import { ActorSystem, ManualClock } from '../../runtime/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
-import { startHarness } from '../support/http.ts';
+import { startHarness } from '../../support/http.ts';
 import { heartbeats, makeAvailable, reading, workerId } from './support.ts';
 
 describe('snapshots of the allocation actors', () => {

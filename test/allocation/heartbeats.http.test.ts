@@ -3,7 +3,7 @@ import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEARTBEAT_SOCKET_PATH, allocation } from '../../actors/allocation/index.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { connect, heartbeats, LAGOS, makeAvailable, reading, storedReadings, workerId } from './support.ts';
 
 const policy = activePolicy().pack;

@@ -1,7 +1,7 @@
 /** Integrity flags (spec 2.8 IntegrityFlag, 3 Integrity flag, 4.7 list and adjudicate). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTEGRITY_FLAG_PREFIX, NETWORK_TEST_VALUES } from '../../actors/allocation/index.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { heartbeats, LAGOS, makeAvailable, reading, workerId } from './support.ts';
 
 let h: Harness;

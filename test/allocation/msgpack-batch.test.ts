@@ -3,7 +3,7 @@ import { Packr, Unpackr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { parseBatch } from '../../actors/allocation/heartbeat.ts';
 import { decodeMsgpackBatch } from '../../actors/allocation/msgpack-batch.ts';
-import { rng } from '../support/rng.ts';
+import { rng } from '../../support/rng.ts';
 
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });

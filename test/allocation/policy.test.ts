@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_POLICY_VERSION, activePolicy, checkPack, loadPolicies } from '../../actors/allocation/policy.ts';
 import { heartbeatSocket } from '../../actors/allocation/socket.ts';
-import { startHarness } from '../support/http.ts';
+import { startHarness } from '../../support/http.ts';
 
 describe('allocation policy pack (spec 9 versioning)', () => {
   it('every shipped pack has a YYYY.MM.N version matching its file and a sha256 content hash', () => {

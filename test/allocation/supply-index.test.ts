@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SupplyIndex } from '../../actors/allocation/supply-index.ts';
 import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply-map.ts';
-import { rng } from '../support/rng.ts';
+import { rng } from '../../support/rng.ts';
 import { bruteForce, idsOf, placedIn } from './oracle.ts';
 
 describe('supply map query: exact nearest N within R by ring expansion', () => {

@@ -1,6 +1,6 @@
-/** Helpers for the allocation tests: readings, batches, availability; the WebSocket client is test/support/ws.ts. */
+/** Helpers for the allocation tests: readings, batches, availability; the WebSocket client is support/ws.ts. */
 import { workerActorId } from '../../actors/allocation/worker.ts';
-import type { Harness } from '../support/http.ts';
+import type { Harness } from '../../support/http.ts';
 
 export const LAGOS = { latitude: 6.5244, longitude: 3.3792 };
 
@@ -33,4 +33,4 @@ let ik = 0;
 export const heartbeats = (h: Harness, body: unknown, key?: string) =>
   h.request('POST', '/v1/allocation/heartbeats', { body, idempotencyKey: `ik-${process.pid}-${++ik}`, key });
 
-export { connect } from '../support/ws.ts';
+export { connect } from '../../support/ws.ts';

@@ -9,7 +9,7 @@ import { Worker, workerActorId, type WorkerEvent, type WorkerState } from '../..
 import { newId } from '../../kernel/index.ts';
 import { encodeSnapshot } from '../../runtime/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';
-import { startHarness, type Harness, type Registered } from '../support/http.ts';
+import { startHarness, type Harness, type Registered } from '../../support/http.ts';
 import { heartbeats, LAGOS, makeAvailable, reading, workerId } from './support.ts';
 
 let h: Harness;

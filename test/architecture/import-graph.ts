@@ -77,7 +77,8 @@ export function refusal(from: string, to: string): string | undefined {
     if (within(to, 'bench') || within(to, 'support') || isFace(to)) return undefined;
     return 'bench/ uses the platform only through faces';
   }
-  if (within(to, 'bench') || within(to, 'scripts')) return 'only bench/ imports bench/; nothing imports scripts/';
+  if (within(to, 'bench')) return 'only bench/ imports bench/';
+  if (within(to, 'scripts') && !within(from, 'scripts')) return 'nothing but tests imports scripts/';
   // main.ts, operator/, scripts/: composition and tools, through faces
   if (within(to, 'operator') && (from === 'main.ts' || within(from, 'operator'))) return undefined;
   return isFace(to) ? undefined : `${from.split('/')[0]} uses the platform only through faces`;

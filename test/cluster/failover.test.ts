@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { DEFAULT_SHARDS } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
-import { clusterTestStores, natsUrl, redisUrl, testNamespace } from '../support/stores.ts';
+import { clusterTestStores, natsUrl, redisUrl, testNamespace } from '../../support/stores.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const namespace = testNamespace('failover');

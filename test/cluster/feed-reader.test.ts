@@ -10,8 +10,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, FeedReader, ManualClock, SystemClock, type FeedLimits } from '../../runtime/index.ts';
 import type { ClusterStores, FeedEntry } from '../../stores/index.ts';
-import { clusterTestStores, testNamespace } from '../support/stores.ts';
-import { until } from '../runtime/until.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
+import { until } from '../../support/until.ts';
 
 const LIMITS: FeedLimits = { ...DEFAULT_LIMITS, feedLeaseMs: 1_500, feedLeaseRenewMs: 300, feedRetryMs: 20, feedRetryMaxMs: 200 };
 const BATCH = 4;

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { ClusterNode } from '../../runtime/cluster/index.ts';
 import type { ClusterStores } from '../../stores/index.ts';
-import { type Harness, startHarness } from '../support/http.ts';
-import { clusterTestStores } from '../support/stores.ts';
-import { until } from '../runtime/until.ts';
+import { type Harness, startHarness } from '../../support/http.ts';
+import { clusterTestStores } from '../../support/stores.ts';
+import { until } from '../../support/until.ts';
 import { FAST, TEST_SHARDS } from './nodes.ts';
 
 describe('a hostile run id through a cluster node\'s gateway', { timeout: 60_000 }, () => {

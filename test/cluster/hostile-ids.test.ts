@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../kernel/index.ts';
 import { defineActor, ManualClock } from '../../runtime/index.ts';
 import { isHashedSubject, nameOf, SUBJECT_TAIL_MAX, subjectOf } from '../../stores/cluster/names.ts';
-import { clusterTestStores, testNamespace } from '../support/stores.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { Counter } from '../runtime/counter.ts';
 import { type Member, TestCluster } from './nodes.ts';
 

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Executed, Idempotency } from '../../gateway/idempotency.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { Counter } from '../runtime/counter.ts';
-import { until } from '../runtime/until.ts';
-import { testNamespace } from '../support/stores.ts';
+import { until } from '../../support/until.ts';
+import { testNamespace } from '../../support/stores.ts';
 import { FAST, type Member, TestCluster } from './nodes.ts';
 
 const ORG = 'org_takeover';

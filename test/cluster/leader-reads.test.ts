@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { VersionConflictError, type ClusterStores, type StoredEvent } from '../../stores/index.ts';
-import { clusterTestStores } from '../support/stores.ts';
+import { clusterTestStores } from '../../support/stores.ts';
 
 const clock = new ManualClock();
 let stores: ClusterStores | undefined;

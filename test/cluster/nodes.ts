@@ -6,8 +6,8 @@
 import { ActorSystem, type AnyActorDef, type ManualClock } from '../../runtime/index.ts';
 import { ClusterNode, type LeaseTimings } from '../../runtime/cluster/index.ts';
 import type { ClusterStores } from '../../stores/index.ts';
-import { until } from '../runtime/until.ts';
-import { clusterTestStores } from '../support/stores.ts';
+import { until } from '../../support/until.ts';
+import { clusterTestStores } from '../../support/stores.ts';
 
 export const TEST_SHARDS = 32;
 export const FAST: LeaseTimings = { ttlMs: 1500, renewMs: 300, tickMs: 100, marginMs: 200, joinMs: 300 };

@@ -9,9 +9,9 @@ import { ApiError } from '../../kernel/index.ts';
 import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
 import { shardOf } from '../../runtime/cluster/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';
-import { clusterTestStores, testNamespace } from '../support/stores.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { Counter } from '../runtime/counter.ts';
-import { until } from '../runtime/until.ts';
+import { until } from '../../support/until.ts';
 import { type Member, TEST_SHARDS, TestCluster } from './nodes.ts';
 
 const ORG = 'org_alpha';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { LOCAL_RECEIVERS, startReceiver, verifies, type Receiver } from './support.ts';
 
 let h: Harness | undefined;

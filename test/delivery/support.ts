@@ -9,7 +9,7 @@ import { area as delivery } from '../../actors/delivery/index.ts';
 import { defineActor, ManualClock, sortKeyTime } from '../../runtime/index.ts';
 import { type Area, createPlatform, type Platform, type RouteDef, stopPlatform } from '../../kernel/index.ts';
 import type { Stores } from '../../stores/index.ts';
-import { testStores } from '../support/stores.ts';
+import { testStores } from '../../support/stores.ts';
 
 type RunEvent = { type: 'run.created' } | { type: 'run.approved' } | { type: 'run.noted'; note: string } | { type: 'run.completed' };
 

@@ -6,9 +6,10 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { untilTurn } from '../../support/until.ts';
 import { areas } from '../../actors/index.ts';
 import { executions, probeArea } from './probe-area.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,14 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-
-/** Resolves once `done()` holds, looking once per turn of the event loop (no timer). */
-async function until(done: () => boolean): Promise<void> {
-  for (let turns = 0; !done(); turns++) {
-    if (turns > 1_000_000) throw new Error('the condition never came true');
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 /** Writes one whole request and closes the connection at once, without reading an answer. */
 function sendAndLeave(raw: string): Promise<void> {
@@ -42,7 +35,7 @@ describe('a request read whole runs once even if its client goes away; the retry
     await sendAndLeave(
       `POST /v1/probe/charges HTTP/1.1\r\nhost: x\r\nservice-api-key: ${h.key}\r\nidempotency-key: gone-1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
-    await until(() => executions.count > before); // the server took it up after the client left
+    await untilTurn(() => executions.count > before); // the server took it up after the client left
     const retry = await h.request('POST', '/v1/probe/charges', { body: JSON.parse(body), idempotencyKey: 'gone-1' });
     expect(retry.status).toBe(200);
     expect(retry.headers['service-idempotent-replay']).toBe('true');

@@ -5,9 +5,10 @@
  */
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { untilTurn } from '../../support/until.ts';
 import { areas } from '../../actors/index.ts';
 import { type Area, route } from '../../kernel/index.ts';
-import { startHarness } from '../support/http.ts';
+import { startHarness } from '../../support/http.ts';
 import { probeArea } from './probe-area.ts';
 import { get, RawConnection, type RawResponse } from './raw-http.ts';
 import { openSocket } from './raw-ws.ts';
@@ -70,14 +71,6 @@ describe('gateway close (graceful stop)', () => {
   });
 });
 
-/** Resolves once `done()` holds, looking once per turn of the event loop (no timer). */
-async function until(done: () => boolean): Promise<void> {
-  for (let turns = 0; !done(); turns++) {
-    if (turns > 1_000_000) throw new Error('the condition never came true');
-    await new Promise((r) => setImmediate(r));
-  }
-}
-
 /** One keep-alive client: sends the next request as soon as an answer comes, until told Connection: close. */
 async function loopClient(port: number, tally: { answered: number }) {
   const c = await RawConnection.open(port);
@@ -104,7 +97,7 @@ describe('gateway close under keep-alive load (DESIGN "Sharding": a SIGTERM prod
     try {
       const tally = { answered: 0 };
       const clients = Array.from({ length: 12 }, () => loopClient(h.port, tally));
-      await until(() => tally.answered >= 12 * 20); // mid-load
+      await untilTurn(() => tally.answered >= 12 * 20); // mid-load
       const before = tally.answered;
       const closing = h.gatewayClose();
       const results = await Promise.all(clients);

@@ -10,8 +10,8 @@ import { type Executed, Idempotency } from '../../gateway/idempotency.ts';
 import type { Membership } from '../../kernel/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
-import { until } from '../runtime/until.ts';
-import { testStores } from '../support/stores.ts';
+import { until } from '../../support/until.ts';
+import { testStores } from '../../support/stores.ts';
 
 const ORG = 'org_claims';
 const FP = 'fp_same_request';

@@ -6,7 +6,7 @@
  * (what the lost node never wrote), then retries with the same key and body: nothing is made twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { jsonRow } from '../payroll/support.ts';
 
 let h: Harness;

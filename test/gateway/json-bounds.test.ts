@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
 import { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from '../../kernel/index.ts';
-import { rng } from '../support/rng.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { rng } from '../../support/rng.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 
 const nested = (depth: number, inner = '"iam:read"') => '['.repeat(depth) + inner + ']'.repeat(depth);
 

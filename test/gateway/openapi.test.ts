@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
 import { currentOpenApi, OPENAPI_FILE } from '../../scripts/write-docs.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { areas } from '../../actors/index.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { executions, probeArea } from './probe-area.ts';
-import { upgrade as connect } from '../support/ws.ts';
+import { upgrade as connect } from '../../support/ws.ts';
 
 let h: Harness;
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
 import { compile, parseQuery } from '../../gateway/validate.ts';
 import type { ApiError } from '../../kernel/index.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 /**
- * A WebSocket client for transport tests that sees what test/support/ws.ts hides: the server's
+ * A WebSocket client for transport tests that sees what support/ws.ts hides: the server's
  * close frame (its code and reason) or its absence (a bare TCP drop), and that can send frames
  * of any opcode and size, including ones the protocol forbids.
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { readFrame } from '../support/ws-frames.ts';
+import { readFrame } from '../../support/ws-frames.ts';
 
 export interface Frame {
   op: number;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas } from '../../actors/index.ts';
 import { DEFAULT_SOCKET_LIMITS, SOCKET_MAX_FRAME_BYTES } from '../../gateway/sockets.ts';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { probeArea, STRICT_LIMITS } from './probe-area.ts';
 import { openSocket, type RawSocket } from './raw-ws.ts';
 

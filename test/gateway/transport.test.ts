@@ -1,34 +1,17 @@
 /**
  * Transport rules (STYLE "The transport's rules live in one file"; DESIGN gateway: the native
- * uWebSockets.js build, checked at start).
+ * uWebSockets.js build, checked at start). That only gateway/uws.ts imports uWebSockets.js is an
+ * import rule: test/architecture/imports.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
 describe('transport', () => {
-  it('only gateway/uws.ts and the bench baseline import uWebSockets.js', () => {
-    const importers = sources(ROOT)
-      .filter((f) => /(from|import|require)\s*\(?\s*['"]uWebSockets\.js['"]/.test(readFileSync(f, 'utf8')))
-      .map((f) => relative(ROOT, f));
-    expect(importers.sort()).toEqual(['bench/support/bare-server.ts', 'gateway/uws.ts']);
-  });
-
   it('refuses to start on the Node.js fallback instead of the native build', async () => {
     const child = run(process.execPath, ['--import', 'tsx', '-e', "import('./gateway/uws.ts').then(() => console.log('loaded'))"], {
       cwd: ROOT,

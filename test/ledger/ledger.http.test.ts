@@ -1,6 +1,6 @@
 /** Ledger reads through the HTTP API (spec 1 rule 5, 2.3, 4.2, 5.6). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { STARTING_CHART } from '../../actors/ledger/index.ts';
 
 let h: Harness;

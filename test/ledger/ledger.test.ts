@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertNever } from '../../kernel/index.ts';
 import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
 import { area as ledger, balancesByCode, accountViews, checkPosting, postingIdFor, Posting, type PostingRequest } from '../../actors/ledger/index.ts';
-import { testStores } from '../support/stores.ts';
+import { testStores } from '../../support/stores.ts';
 
 /** A stand-in area kind whose event carries a posting request, as payroll's execute does. */
 const Source = defineActor({

@@ -9,7 +9,7 @@ import { area as ledger } from '../../actors/ledger/index.ts';
 import { approveRun, area as payroll, calculateRun, createRun, executeRun, loadPayslips, Run, runImport, type RunState } from '../../actors/payroll/index.ts';
 import { PAYSLIPS_PER_BATCH } from '../../actors/payroll/payslips/batch.ts';
 import type { Stores } from '../../stores/index.ts';
-import { testStores } from '../support/stores.ts';
+import { testStores } from '../../support/stores.ts';
 
 const ORG = 'org_run_actor';
 const maker = { org: ORG, livemode: false, principal: 'api_key_maker' };

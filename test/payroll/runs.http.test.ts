@@ -2,7 +2,7 @@
  * Payroll run rules through the HTTP API (spec 2.9, 3 Payroll run, 4.8, 7, 8).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type Registered } from '../support/http.ts';
+import { startHarness, type Harness, type Registered } from '../../support/http.ts';
 import { verifyPayoutInstruction } from '../../actors/payroll/index.ts';
 import { calculatedRun, executedRun, importPayees, jsonRow as rowJson, key, ngn, payslipsOf, post, type PayeeRow } from './support.ts';
 

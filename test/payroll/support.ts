@@ -1,6 +1,6 @@
 /** Helpers for payroll HTTP tests: import payees, move a run through its states. */
 import { expect } from 'vitest';
-import type { Harness } from '../support/http.ts';
+import type { Harness } from '../../support/http.ts';
 
 let ik = 0;
 export const key = () => `ik-payroll-${process.pid}-${++ik}`;

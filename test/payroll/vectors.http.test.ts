@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/http.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
 import { calculatedRun, executedRun, importPayees, payslipsOf, post } from './support.ts';
 
 interface Expected { kobo: number; exact_kobo: string }

@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, FeedReader, ManualClock, type FeedHandler, type FeedLimits } from '../../runtime/index.ts';
 import type { FeedEntry, Stores } from '../../stores/index.ts';
-import { testStores } from '../support/stores.ts';
-import { until } from './until.ts';
+import { testStores } from '../../support/stores.ts';
+import { until } from '../../support/until.ts';
 
 const NAME = 'test:feed';
 /** Bound of every wait on wall time below. */

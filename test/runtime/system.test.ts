@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../kernel/index.ts';
 import { ActorSystem, ManualClock, defineActor, roundTrip, type Limits } from '../../runtime/index.ts';
 import type { Stores, StoredEvent } from '../../stores/index.ts';
-import { testStores } from '../support/stores.ts';
+import { testStores } from '../../support/stores.ts';
 import { Counter, type CounterEvent, type CounterState } from './counter.ts';
 
 const ORG = 'org_alpha';

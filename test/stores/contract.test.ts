@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { VersionConflictError, type Reminder, type StoredEvent, type Stores } from '../../stores/index.ts';
-import { storeFamily, testStores } from '../support/stores.ts';
+import { storeFamily, testStores } from '../../support/stores.ts';
 
 let clock: ManualClock;
 let stores: Stores;

@@ -7,7 +7,7 @@ import { ActorSystem, ManualClock } from '../../runtime/index.ts';
 import { rebuildIndexes } from '../../runtime/cluster/index.ts';
 import type { Stores } from '../../stores/index.ts';
 import { Counter } from '../runtime/counter.ts';
-import { storeFamily, testStores } from '../support/stores.ts';
+import { storeFamily, testStores } from '../../support/stores.ts';
 
 const ORG = 'org_alpha';
 const opened: Stores[] = [];

@@ -5,12 +5,12 @@
  * tallies. main.ts mounts only actors/index.ts, so neither can add an area to it. Prints
  * `listening <port>` once it serves on 127.0.0.1:$PORT as node $NODE_ID.
  */
-import { areas } from '../../actors/index.ts';
-import { startGateway } from '../../gateway/index.ts';
-import { type Area, createPlatform, MEMBERSHIP, stopPlatform } from '../../kernel/index.ts';
-import { ClusterNode } from '../../runtime/cluster/index.ts';
-import { SystemClock } from '../../runtime/index.ts';
-import { createStores, type ClusterStores } from '../../stores/index.ts';
+import { areas } from '../actors/index.ts';
+import { startGateway } from '../gateway/index.ts';
+import { type Area, createPlatform, MEMBERSHIP, stopPlatform } from '../kernel/index.ts';
+import { ClusterNode } from '../runtime/cluster/index.ts';
+import { SystemClock } from '../runtime/index.ts';
+import { createStores, type ClusterStores } from '../stores/index.ts';
 
 export async function runClusterNode(extra: readonly Area[]): Promise<void> {
   const env = process.env;

@@ -5,7 +5,7 @@
  * cost of what a real handler creates.
  */
 import { Type } from '@sinclair/typebox';
-import { type Area, route } from '../../kernel/index.ts';
+import { type Area, route } from '../kernel/index.ts';
 
 export const NOOP_PATH = '/v1/bench/noops';
 

@@ -11,8 +11,8 @@
  * created  create    -           record.created   created (a duplicate: the bench counts it)
  */
 import { Type } from '@sinclair/typebox';
-import { type Area, assertNever, callerOf, createDedupe, createdId, idOf, route } from '../../kernel/index.ts';
-import { defineActor } from '../../runtime/index.ts';
+import { type Area, assertNever, callerOf, createDedupe, createdId, idOf, route } from '../kernel/index.ts';
+import { defineActor } from '../runtime/index.ts';
 
 export const RECORDS_PATH = '/v1/bench/records';
 /** Key-value counter of a key's executions: `${EXECUTIONS}${org}:${key}`. */

@@ -4,8 +4,8 @@
  * subjects, keys) and deletes all of it when closed, so parallel test files never meet.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../runtime/index.ts';
-import { createClusterStores, createMemoryStores, type ClusterStores, type Stores } from '../../stores/index.ts';
+import type { Clock } from '../runtime/index.ts';
+import { createClusterStores, createMemoryStores, type ClusterStores, type Stores } from '../stores/index.ts';
 
 export type StoreFamily = 'memory' | 'cluster';
 
@@ -48,7 +48,7 @@ export async function clusterTestStores(clock: Clock, opts: { namespace?: string
 
 /**
  * Closes (and so deletes, when ephemeral) every cluster family a test file opened and left open;
- * test/support/setup.ts runs it after each file, so no namespace outlives its tests.
+ * support/setup.ts runs it after each file, so no namespace outlives its tests.
  */
 export async function closeLeftoverStores(): Promise<void> {
   await Promise.all([...open].map((s) => s.close().catch(() => {})));

@@ -10,3 +10,11 @@ export async function until(cond: () => boolean | Promise<boolean>, ms: number):
   }
   return performance.now() - start;
 }
+
+/** Resolves once `done()` holds, looking once per turn of the event loop (no timer, no wall time). */
+export async function untilTurn(done: () => boolean): Promise<void> {
+  for (let turns = 0; !done(); turns++) {
+    if (turns > 1_000_000) throw new Error('the condition never came true');
+    await new Promise((r) => setImmediate(r));
+  }
+}

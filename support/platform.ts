@@ -2,14 +2,14 @@
  * A bench server: every area (or the given ones) on memory stores and the system clock, the real
  * gateway on a free port, and one registered organisation whose first key the load uses.
  */
-import type { Area } from '../../kernel/index.ts';
+import type { Area } from '../kernel/index.ts';
 
 export async function startRegisteredPlatform(areas?: readonly Area[]): Promise<{ port: number; key: string }> {
-  const { areas: all } = await import('../../actors/index.ts');
-  const { startGateway } = await import('../../gateway/index.ts');
-  const { SystemClock } = await import('../../runtime/index.ts');
-  const { createPlatform } = await import('../../kernel/index.ts');
-  const { createMemoryStores } = await import('../../stores/index.ts');
+  const { areas: all } = await import('../actors/index.ts');
+  const { startGateway } = await import('../gateway/index.ts');
+  const { SystemClock } = await import('../runtime/index.ts');
+  const { createPlatform } = await import('../kernel/index.ts');
+  const { createMemoryStores } = await import('../stores/index.ts');
   const clock = new SystemClock();
   const platform = await createPlatform({ areas: areas ?? all, stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
   const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });

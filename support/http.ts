@@ -1,6 +1,6 @@
 /**
  * HTTP test harness: a platform with every area of actors/index.ts (the test store family of
- * test/support/stores.ts: memory, or NATS/Redis under TEST_STORES=cluster; a ManualClock),
+ * support/stores.ts: memory, or NATS/Redis under TEST_STORES=cluster; a ManualClock),
  * the real gateway on port 0, and one registered organisation. Tests talk to it through a real
  * socket:
  *
@@ -11,11 +11,11 @@
  *   await h.clock.advance(15 * 60_000);
  *   await h.close();
  */
-import { areas as allAreas } from '../../actors/index.ts';
-import { startGateway } from '../../gateway/index.ts';
-import { type Area, createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
-import { ManualClock } from '../../runtime/index.ts';
-import type { Stores } from '../../stores/index.ts';
+import { areas as allAreas } from '../actors/index.ts';
+import { startGateway } from '../gateway/index.ts';
+import { type Area, createPlatform, type Platform, stopPlatform } from '../kernel/index.ts';
+import { ManualClock } from '../runtime/index.ts';
+import type { Stores } from '../stores/index.ts';
 import { testStores } from './stores.ts';
 
 export interface HttpResponse<T = any> {
