@@ -1,4 +1,4 @@
-/** Reading RFC 6455 frames off a byte stream (server frames: unmasked, unfragmented). */
+/** RFC 6455 frames: reading server frames off a byte stream (unmasked, unfragmented), and the header of a client frame. */
 
 export interface RawFrame {
   /** Opcode: 1 text, 2 binary, 8 close, 9 ping, 10 pong. */
@@ -26,4 +26,15 @@ export function readFrame(buf: Buffer): RawFrame | undefined {
   }
   if (buf.length < off + len) return undefined;
   return { op, payload: buf.subarray(off, off + len), size: off + len };
+}
+
+/** The header of one final client frame of `len` payload bytes (masked: the 4-byte mask follows it). */
+export function clientFrameHeader(op: number, len: number): Buffer {
+  if (len < 126) return Buffer.from([0x80 | op, 0x80 | len]);
+  if (len < 65536) return Buffer.from([0x80 | op, 0x80 | 126, len >> 8, len & 0xff]);
+  const b = Buffer.alloc(10);
+  b[0] = 0x80 | op;
+  b[1] = 0x80 | 127;
+  b.writeBigUInt64BE(BigInt(len), 2);
+  return b;
 }

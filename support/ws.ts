@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { readFrame } from './ws-frames.ts';
+import { clientFrameHeader, readFrame } from './ws-frames.ts';
 
 export interface Frame {
   data: Buffer;
@@ -43,15 +43,6 @@ export async function connect(url: string, headers: Record<string, string> = {})
   return r.socket;
 }
 
-function frameHeader(op: number, len: number): Buffer {
-  if (len < 126) return Buffer.from([0x80 | op, 0x80 | len]);
-  if (len < 65536) return Buffer.from([0x80 | op, 0x80 | 126, len >> 8, len & 0xff]);
-  const b = Buffer.alloc(10);
-  b[0] = 0x80 | op;
-  b[1] = 0x80 | 127;
-  b.writeBigUInt64BE(BigInt(len), 2);
-  return b;
-}
 
 function wrap(socket: Socket, head: Buffer): TestSocket {
   let buf = head;
@@ -82,7 +73,7 @@ function wrap(socket: Socket, head: Buffer): TestSocket {
       const mask = randomBytes(4);
       const masked = Buffer.alloc(payload.length);
       for (let i = 0; i < payload.length; i++) masked[i] = payload[i] ^ mask[i & 3];
-      socket.write(Buffer.concat([frameHeader(typeof data === 'string' ? 1 : 2, payload.length), mask, masked]));
+      socket.write(Buffer.concat([clientFrameHeader(typeof data === 'string' ? 1 : 2, payload.length), mask, masked]));
     },
     next() {
       const f = frames.shift();

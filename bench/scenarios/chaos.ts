@@ -14,13 +14,13 @@
  * faults, each against zero or a bound.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Kvm } from '@nats-io/kv';
 import { DEFAULT_SHARDS, shardOf } from '../../runtime/cluster/index.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
+import { freePort, jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { BenchRecord, EXECUTIONS, RECORDS_PATH } from '../../support/record-area.ts';
 
 const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -41,23 +41,10 @@ interface Proc {
   up: boolean;
 }
 
-interface Reply {
-  status: number;
-  body: any;
-}
+type Reply = JsonReply;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startNode(id: string, namespace: string): Promise<Proc> {
   const port = await freePort();
@@ -89,21 +76,7 @@ const agents = new Map<number, Agent>();
 function call(port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
   let agent = agents.get(port);
   if (!agent) agents.set(port, (agent = new Agent({ keepAlive: true, maxSockets: 64 })));
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      { host: '127.0.0.1', port, method, path, agent, timeout: REQUEST_TIMEOUT_MS, headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(data);
-  });
+  return jsonCall(port, method, path, headers, body, { agent, timeoutMs: REQUEST_TIMEOUT_MS });
 }
 
 /** One request through the live nodes, moving on after a 5xx or a failed connection, until it has an answer below 500. */

@@ -11,12 +11,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
+import { freePort, jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { DEFAULT_SHARDS } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
 import { clusterTestStores, natsUrl, redisUrl, testNamespace } from '../../support/stores.ts';
@@ -42,16 +41,6 @@ afterAll(async () => {
   await cleanup.close();
 }, 60_000);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startNode(id: string): Promise<Proc> {
   const port = await freePort();
@@ -80,29 +69,11 @@ async function startNode(id: string): Promise<Proc> {
   return p;
 }
 
-interface Reply {
-  status: number;
-  body: any;
-}
+type Reply = JsonReply;
 
 /** One request on a fresh connection (no keep-alive, so a closing node never reuses a socket). */
-function call(port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest(
-      { host: '127.0.0.1', port, method, path, agent: false, timeout: 20_000, headers: { ...headers, connection: 'close', ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(data);
-  });
-}
+const call = (port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> =>
+  jsonCall(port, method, path, headers, body, { agent: false, timeoutMs: 20_000 });
 
 interface Load {
   /** Idempotency key -> tally id of every write answered 2xx. */

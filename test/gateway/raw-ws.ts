@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { readFrame } from '../../support/ws-frames.ts';
+import { clientFrameHeader, readFrame } from '../../support/ws-frames.ts';
 
 export interface Frame {
   op: number;
@@ -27,15 +27,6 @@ export interface RawSocket {
   destroy(): void;
 }
 
-function header(op: number, len: number): Buffer {
-  if (len < 126) return Buffer.from([0x80 | op, 0x80 | len]);
-  if (len < 65536) return Buffer.from([0x80 | op, 0x80 | 126, len >> 8, len & 0xff]);
-  const b = Buffer.alloc(10);
-  b[0] = 0x80 | op;
-  b[1] = 0x80 | 127;
-  b.writeBigUInt64BE(BigInt(len), 2);
-  return b;
-}
 
 /** Upgrades a raw connection on `path`; rejects with the status line when the upgrade is refused. */
 export function openSocket(port: number, path: string, headers: Record<string, string>): Promise<RawSocket> {
@@ -93,7 +84,7 @@ export function openSocket(port: number, path: string, headers: Record<string, s
         const mask = randomBytes(4);
         const masked = Buffer.alloc(payload.length);
         for (let i = 0; i < payload.length; i++) masked[i] = payload[i] ^ mask[i & 3];
-        s.write(Buffer.concat([header(op, payload.length), mask, masked]));
+        s.write(Buffer.concat([clientFrameHeader(op, payload.length), mask, masked]));
       },
       next() {
         const f = frames.shift();
