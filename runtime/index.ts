@@ -6,11 +6,12 @@
 export { defineActor, sortKeyTime } from './actor.ts';
 export type { ActorDef, ActorEvent, AnyActorDef, CommandContext, Decision, EventMeta, IndexEntry, Reaction, TimerWish } from './actor.ts';
 export { BoundedMap } from './bounded.ts';
+export { DerivedRecords } from './derived-records.ts';
+export type { Derived } from './derived-records.ts';
 export { ManualClock, SystemClock, iso } from './clock.ts';
 export type { Clock, TimerHost } from './clock.ts';
 export { decodeSnapshot, encodeSnapshot, roundTrip } from './codec.ts';
 export type { SnapshotEnvelope } from './codec.ts';
-export { listName } from './effects.ts';
 export { FeedReader } from './feed-reader.ts';
 export type { FeedHandler, FeedLimits, FeedReaderOptions } from './feed-reader.ts';
 export { DEFAULT_LIMITS } from './limits.ts';

@@ -2,7 +2,7 @@
  * Audit entry: one per recorded transition (journal event) of a module's actor kinds (spec 3:
  * "Every transition is recorded"; spec 4 "audit_entries reads"). Its id is derived from the
  * journal event's id, so the feed reader offering the event twice still makes one entry; it is a
- * write-once derived record (records.ts), not an actor. The shape is a gap
+ * write-once derived record (runtime/derived-records.ts), not an actor. The shape is a gap
  * (docs/gaps.md#delivery): who did what to which record, when, from which request.
  */
 import { type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';

@@ -6,7 +6,7 @@
  *   - declared in the catalogue: assigns its sequence in the organisation's stream, records the
  *     public event (the module's event list), and hands it to every enabled endpoint of the
  *     organisation that subscribes to its type, which assigns the delivery.
- * Audit entries and public events are write-once derived records (records.ts), written in one
+ * Audit entries and public events are write-once derived records (runtime/derived-records.ts), written in one
  * batch per organisation and pass; only sequencing and deliveries go through actors.
  * Each step is idempotent (ids derived from the event id, repeats answered from memory of recent
  * assignments), so re-reading the last batch after a crash duplicates nothing. Within a batch the
@@ -14,7 +14,7 @@
  * Reading (cursor, batches, pokes, retries, and in cluster mode the one-reader lease) is the
  * runtime's FeedReader; this file is the projection of a batch.
  */
-import { FeedReader, type AnyActorDef } from '../../runtime/index.ts';
+import { type AnyActorDef, type Derived, type DerivedRecords, FeedReader } from '../../runtime/index.ts';
 import { isModule, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
@@ -24,7 +24,6 @@ import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } fro
 import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
 import { publicEventLists, type PublicEventRecord } from './public-event.ts';
-import type { Derived, DerivedRecords } from './records.ts';
 import { ViewFolder } from './views.ts';
 
 /** Names the reader's cursor and lease in the key-value store: `delivery:feed:cursor`, `delivery:feed:lease`. */

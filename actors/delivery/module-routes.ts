@@ -7,12 +7,20 @@
  * first.
  */
 import { Type } from '@sinclair/typebox';
-import { idOf, ListQuery, listQueryWith, MODULES, type ModuleInfo, notFound, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { idOf, listEnvelope, type ListEnvelope, ListQuery, listQueryWith, MODULES, type ModuleInfo, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import type { DerivedRecords } from '../../runtime/index.ts';
 import { AUDIT_ENTRY_PREFIX, auditEntryView, moduleList, recordList } from './audit-entry.ts';
 import { PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';
 import { deliveryService } from './service.ts';
 
 const records = (req: RouteRequest) => deliveryService(req.platform).records;
+
+/** One page of derived records in the list envelope (spec 2.1), by the request's limit and starting_after. */
+async function page<T, V>(store: DerivedRecords<T>, req: RouteRequest<unknown, { limit?: number; starting_after?: string }>, list: string, order: 'asc' | 'desc', view: (id: string, r: T) => V): Promise<ListEnvelope<V>> {
+  const { limit, after } = parseListQuery(req.query);
+  const p = await store.page(req.org, list, { after, limit, order }, view);
+  return listEnvelope(p.data, p.has_more);
+}
 
 const AuditQuery = listQueryWith({ record_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the entries of this record.' })) });
 
@@ -28,7 +36,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       query: ListQuery,
       summary: `List the ${m.area} module's events in sequence order (spec 6 envelope).`,
       specGap: gap,
-      handler: (req) => records(req).events.page(req.org, streamList(m.area), req.query, 'asc', (_id, r) => r.envelope),
+      handler: (req) => page(records(req).events, req, streamList(m.area), 'asc', (_id, r) => r.envelope),
     }),
     route({
       method: 'GET',
@@ -56,7 +64,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       specGap: gap,
       handler: (req) => {
         const list = req.query.record_id === undefined ? moduleList(m.area) : recordList(m.area, req.query.record_id);
-        return records(req).audit.page(req.org, list, req.query, 'desc', auditEntryView);
+        return page(records(req).audit, req, list, 'desc', auditEntryView);
       },
     }),
     route({

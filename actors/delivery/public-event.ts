@@ -1,6 +1,6 @@
 /**
  * Public event: one per event of a module's event list (spec 6), under the journal event's own
- * evt_ id, holding the envelope exactly as delivered. A write-once derived record (records.ts),
+ * evt_ id, holding the envelope exactly as delivered. A write-once derived record (runtime/derived-records.ts),
  * not an actor: recorded again after a crash it is the same record, so the list never holds an
  * event twice.
  */

@@ -4,14 +4,13 @@
  * routes and tests of the same platform find them (a test may run several platforms).
  */
 import { serviceKey, type Platform } from '../../kernel/index.ts';
-import type { Committed, TimerHost } from '../../runtime/index.ts';
+import { type Committed, DerivedRecords, type TimerHost } from '../../runtime/index.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
 import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
 import type { PublicEventRecord } from './public-event.ts';
-import { DerivedRecords } from './records.ts';
 
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);

@@ -1,13 +1,14 @@
 /**
- * Write-once records derived from the journal: audit entries and public events. They have no
- * lifecycle (recorded once, never changed), so they are not actors: each is one key-value record
+ * Write-once records derived from the journal (the delivery area's audit entries and public
+ * events are such). They have no lifecycle (recorded once, never changed), so they are not actors: each is one key-value record
  * plus its list memberships, written in one batch per feed pass. Their ids and contents are
  * functions of the journal event, so writing one again (the feed re-read after a crash) changes
  * nothing, and the whole set can be rebuilt by reading the feed from the start.
  */
-import type { IndexEntry } from '../../runtime/index.ts';
-import { ApiError, listEnvelope, type ListEnvelope, parseListQuery } from '../../kernel/index.ts';
-import type { IndexOp, Stores } from '../../stores/index.ts';
+import { ApiError } from '../kernel/base/index.ts';
+import type { IndexOp, Stores } from '../stores/index.ts';
+import type { IndexEntry } from './actor.ts';
+import { listName } from './effects.ts';
 
 export interface Derived<T> {
   id: string;
@@ -27,8 +28,9 @@ export class DerivedRecords<T> {
     return `derived:${this.kind}:${id}`;
   }
 
+  /** Named as an actor kind's lists are (effects.ts), so no two kinds' lists can meet. */
   private list(org: string, list: string): string {
-    return `${org}/${this.kind}/${list}`;
+    return listName(org, this.kind, list);
   }
 
   async put(batch: Derived<T>[]): Promise<void> {
@@ -47,10 +49,11 @@ export class DerivedRecords<T> {
     return found.record;
   }
 
-  async page<V>(org: string, list: string, query: { limit?: number; starting_after?: string } | undefined, order: 'asc' | 'desc', view: (id: string, r: T) => V): Promise<ListEnvelope<V>> {
-    const { limit, after } = parseListQuery(query);
-    const page = await this.stores.indexes.page(this.list(org, list), { after, limit, order });
+  /** One page of a list, each record as `view` shows it (the list envelope is the caller's). */
+  async page<V>(org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }, view: (id: string, r: T) => V): Promise<{ data: V[]; has_more: boolean }> {
+    const page = await this.stores.indexes.page(this.list(org, list), opts);
     const data = await Promise.all(page.ids.map(async (id) => view(id, (await this.get(id, org))!)));
-    return listEnvelope(data, page.hasMore);
+    return { data, has_more: page.hasMore };
   }
+
 }
