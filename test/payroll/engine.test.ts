@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../kernel/index.ts';
+import { pinnedPack } from '../../actors/payroll/runs/run-state.ts';
 import {
   canonicalForm,
   computePayslip,
@@ -332,5 +333,18 @@ describe('year to date', () => {
       paye: amount(c, 'paye'),
       net: c.net,
     });
+  });
+});
+
+describe('a run pinned to a rule pack this node lacks (spec 2.9: the pinned pack is used, never another)', () => {
+  it('is refused as a retryable 503 unavailable (another node may hold the pack), not a 500', () => {
+    const state = { rule_pack: { pack_id: 'ng-payroll', version: '2099.01.1', content_hash: 'sha256:' + '0'.repeat(64) } } as Parameters<typeof pinnedPack>[0];
+    let err: unknown;
+    try {
+      pinnedPack(state);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'unavailable', status: 503, retryable: true });
   });
 });
