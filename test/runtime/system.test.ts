@@ -260,6 +260,17 @@ describe('reactions: at least once, applied once (DESIGN "Reactions")', () => {
     expect(await system.get(Tally, 'tly_main', ORG)).toEqual({ seen: ['ctr_r:42'] });
   });
 
+  it('a reaction whose target keeps faulting is parked after the last attempt, never dropped', async () => {
+    const { system, stores } = await boot({ kinds: [Counter, Tally], limits: { reactionBackoffMs: 1, reactionBackoffMaxMs: 1, reactionMaxAttempts: 3 } });
+    failuresLeft = 3;
+    await system.ask(Counter, 'ctr_p', 'open', {}, { org: ORG });
+    await system.ask(Counter, 'ctr_p', 'add', { n: 5 }, { org: ORG });
+    await system.settle();
+    expect(failuresLeft).toBe(0);
+    const [event] = (await stores.journal.read('test_counter.ctr_p', 1)).filter((e) => e.type === 'counter.added');
+    expect(await stores.kv.get(`runtime:reactions:dead:rx:test_tally:count:${event.id}`)).toMatchObject({ kind: 'test_tally', id: 'tly_main', command: 'count', org: ORG });
+  });
+
   it('after a restart the feed is read again from the kept cursor and nothing applies twice', async () => {
     const first = await boot({ kinds: [Counter, Tally] });
     failuresLeft = 0;
