@@ -3,6 +3,7 @@ import type { Area } from '../kernel/index.ts';
 import { area as accounts } from './accounts/index.ts';
 import { area as allocation } from './allocation/index.ts';
 import { area as delivery } from './delivery/index.ts';
+import { area as identity } from './identity/index.ts';
 import { area as ledger } from './ledger/index.ts';
 import { area as payroll } from './payroll/index.ts';
 
@@ -10,6 +11,7 @@ export const areas: Area[] = [
   accounts,
   allocation,
   delivery,
+  identity,
   ledger,
   payroll,
 ];

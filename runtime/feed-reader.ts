@@ -42,6 +42,12 @@ export interface FeedReaderOptions {
    * whose asks the stopping system refuses would retry forever, and the stop would wait on it.
    */
   halted?: () => boolean;
+  /**
+   * Every node reads the whole feed for itself (a read model each node keeps in memory, such as the
+   * identity gate): no lease, and the cursor lives in memory only, from the feed's start after
+   * every start. Default: one reader for the cluster, its cursor in the store.
+   */
+  perNode?: boolean;
 }
 
 export class FeedReader {
@@ -63,7 +69,7 @@ export class FeedReader {
   constructor(private readonly opts: FeedReaderOptions) {
     this.cursorKey = `${opts.name}:cursor`;
     this.leaseKey = `${opts.name}:lease`;
-    this.leased = opts.stores.mode === 'cluster';
+    this.leased = opts.stores.mode === 'cluster' && !opts.perNode;
   }
 
   /** True once stop() was called: a handler in the middle of a batch may end it early. */
@@ -161,7 +167,7 @@ export class FeedReader {
       const done = (await handle(entries, this)) ?? entries.length;
       if (done > 0) {
         this.cursor = entries[done - 1].position;
-        await stores.kv.set(this.cursorKey, this.cursor);
+        if (!this.opts.perNode) await stores.kv.set(this.cursorKey, this.cursor);
       }
       if (done < entries.length) return;
     }
@@ -181,7 +187,7 @@ export class FeedReader {
       this.reading = false; // gained anew: another node may have moved the cursor meanwhile
     }
     if (!this.reading) {
-      this.cursor = (await this.opts.stores.kv.get<number>(this.cursorKey)) ?? 0;
+      this.cursor = this.opts.perNode ? this.cursor : ((await this.opts.stores.kv.get<number>(this.cursorKey)) ?? 0);
       this.reading = true;
     }
     return true;

@@ -1,0 +1,111 @@
+/**
+ * The live-passport gate (spec 2.4: the passport is "what every module checks is live before
+ * acting"; spec 6: a revocation removes the worker from live cascades). A read model held in memory
+ * on every node: organisation -> subject_ref -> { passport, live, version }. Asking it is two map
+ * lookups, no I/O.
+ * - Embedded: it follows the actor system's commits as they happen (onCommit), so a passport that
+ *   stops being live is not live to the next read.
+ * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader), taking
+ *   the passport events committed anywhere; every passport event carries subject_ref and `live`,
+ *   so the feed alone rebuilds the model after a start. A version per passport keeps the older of
+ *   two routes from overwriting the newer.
+ */
+import { FeedReader, type Committed } from '../../runtime/index.ts';
+import type { Platform } from '../../kernel/index.ts';
+import type { FeedEntry } from '../../stores/index.ts';
+import { isLive, Passport, type PassportState } from './passport.ts';
+
+export interface IdentityGate {
+  /** True when the subject (subject_ref, within org) holds a live passport. */
+  isLive(org: string, subjectRef: string): boolean;
+  /** The subject's passport id if live, else null. */
+  livePassport(org: string, subjectRef: string): string | null;
+}
+
+interface Entry {
+  passport: string;
+  live: boolean;
+  version: number;
+}
+
+const STREAM = `${Passport.kind}.`;
+
+export class PassportGate implements IdentityGate {
+  private readonly orgs = new Map<string, Map<string, Entry>>();
+  private unsubscribe: (() => void) | undefined;
+  private feed: FeedReader | undefined;
+
+  constructor(private readonly platform: Platform) {}
+
+  isLive(org: string, subjectRef: string): boolean {
+    return this.orgs.get(org)?.get(subjectRef)?.live === true;
+  }
+
+  livePassport(org: string, subjectRef: string): string | null {
+    const e = this.orgs.get(org)?.get(subjectRef);
+    return e?.live ? e.passport : null;
+  }
+
+  /** Passports known, live or not (readiness). */
+  get size(): number {
+    let n = 0;
+    for (const m of this.orgs.values()) n += m.size;
+    return n;
+  }
+
+  /** Resolves once the feed read so far is applied (cluster); at once embedded. */
+  async caughtUp(): Promise<void> {
+    await this.feed?.caughtUp();
+  }
+
+  start(): void {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    if (this.platform.stores.mode === 'cluster') {
+      const system = this.platform.system;
+      this.feed = new FeedReader({
+        name: 'identity-gate',
+        stores: this.platform.stores,
+        batch: 1000,
+        handle: (entries) => this.onFeed(entries),
+        limits: system.limits,
+        log: (msg, err) => console.error(`[identity-gate] ${msg}`, err ?? ''),
+        track: (p) => system.track(p),
+        halted: () => system.stopping,
+        perNode: true,
+      });
+      this.feed.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.feed?.stop();
+  }
+
+  private onCommit(c: Committed): void {
+    if (c.kind !== Passport.kind) return;
+    const s = c.state as PassportState;
+    if (!s.issued) return;
+    this.apply(c.org, s.subject_ref, s.id, isLive(s), c.events[c.events.length - 1]!.version);
+  }
+
+  private async onFeed(entries: FeedEntry[]): Promise<void> {
+    for (const { stream, event } of entries) {
+      if (!stream.startsWith(STREAM)) continue;
+      const d = event.data as { subject_ref?: string; passport_id?: string; live?: boolean };
+      if (typeof d.subject_ref !== 'string' || typeof d.live !== 'boolean') continue;
+      this.apply(event.org, d.subject_ref, stream.slice(STREAM.length), d.live, event.version);
+    }
+  }
+
+  private apply(org: string, subject: string, passport: string, live: boolean, version: number): void {
+    let m = this.orgs.get(org);
+    if (!m) this.orgs.set(org, (m = new Map()));
+    const e = m.get(subject);
+    if (e && e.passport === passport && e.version >= version) return;
+    if (e && e.passport === passport) {
+      e.live = live;
+      e.version = version;
+    } else m.set(subject, { passport, live, version });
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The identity module's face (spec 1, 2.4, 3, 4.3): the area, and what other modules may use: the
+ * live-passport gate (a read of memory on the calling node), a consent token as other modules check
+ * it, and the journal facts they react to.
+ */
+import type { Area, Platform } from '../../kernel/index.ts';
+import { AccessGrant } from './access-grant.ts';
+import { BlocklistEntry } from './blocklist-entry.ts';
+import { ConsentToken, consentActive } from './consent-token.ts';
+import { Disclosure } from './disclosure.ts';
+import { events } from './events.ts';
+import type { IdentityGate } from './gate.ts';
+import { Merge } from './merge.ts';
+import { MergeCandidate } from './merge-candidate.ts';
+import { Passport } from './passport.ts';
+import { routes } from './routes.ts';
+import { IDENTITY, IdentityService, identityService } from './service.ts';
+import { SubjectRequest } from './subject-request.ts';
+import { VerificationBatch } from './verification-batch.ts';
+import { Verification } from './verification.ts';
+import { readToken } from './verify.ts';
+
+export type { IdentityGate } from './gate.ts';
+
+export const area: Area = {
+  name: 'identity',
+  kinds: [ConsentToken, Verification, Passport, BlocklistEntry, MergeCandidate, Merge, Disclosure, SubjectRequest, AccessGrant, VerificationBatch],
+  routes,
+  events,
+  async start(platform) {
+    const svc = new IdentityService(platform);
+    platform.services.provide(IDENTITY, svc);
+    await svc.start();
+  },
+  async stop(platform) {
+    await platform.services.get(IDENTITY)?.stop();
+    platform.services.remove(IDENTITY);
+  },
+};
+
+/** The live-passport gate (spec 2.4): served from memory on this node. */
+export const identityGate = (platform: Platform): IdentityGate => identityService(platform).gate;
+
+/** A consent token as other modules may check it (spec 2.4 ConsentToken; rule 7). */
+export interface ConsentFacts {
+  id: string;
+  subject_ref: string;
+  purpose: string;
+  checks: string[];
+  status: 'active' | 'withdrawn' | 'expired';
+  expires_at: string;
+}
+
+/** The token if it exists in org (undefined otherwise); a token past expires_at reads expired even before its reminder ran. */
+export async function consentToken(platform: Platform, org: string, tokenId: string): Promise<ConsentFacts | undefined> {
+  const t = await readToken(platform, org, tokenId);
+  if (!t) return undefined;
+  const status = t.status === 'active' && !consentActive(t, platform.clock.now()) ? 'expired' : t.status;
+  return { id: t.id, subject_ref: t.subject_ref, purpose: t.purpose, checks: [...t.checks], status, expires_at: new Date(t.expires_at).toISOString() };
+}
+
+/** Journal facts other areas react to (the runtime's Reaction.from / events). */
+export const PASSPORT_KIND = Passport.kind;
+/** Committed the moment a passport stops being live; data: { subject_ref, passport_id, reasons, live: false }. */
+export const PASSPORT_ENDED = 'passport.ended';
+/** Committed when a passport becomes live again; data: { subject_ref, passport_id, live: true }. */
+export const PASSPORT_RESTORED = 'passport.restored';
+/** Committed when a passport is first issued; data: { subject_ref, passport_id, assurance, live: true }. */
+export const PASSPORT_ISSUED = 'passport.issued';

@@ -1,0 +1,89 @@
+/** Request shapes of the identity routes (spec 2.4, 4.3); documented in docs/openapi.json from here. */
+import { Type } from '@sinclair/typebox';
+import { listQueryWith } from '../../kernel/index.ts';
+import { COLLECTED_CHANNELS, CONSENT_STATUSES } from './consent-token.ts';
+import { ASSURANCE_LEVELS, CHECK_KINDS, SUBJECT_REQUEST_KINDS } from './policy.ts';
+import { BLOCK_SCOPES, ORIGINS, OUTCOMES } from './verification.ts';
+
+const enumOf = <T extends string>(values: readonly T[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+const Reason = Type.String({ minLength: 1, maxLength: 1000, description: 'Why; recorded with who decided.' });
+
+export const ConsentBody = Type.Object(
+  {
+    subject_ref: Ref('Opaque caller reference of the subject (not a name).'),
+    purpose: Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_]*$', description: 'The one purpose this token covers, e.g. employment_verification.' }),
+    checks: Type.Array(enumOf(CHECK_KINDS), { minItems: 1, uniqueItems: true, description: 'The checks the subject agreed to.' }),
+    wording_version: Type.String({ minLength: 1, maxLength: 100, description: 'The exact wording the subject saw.' }),
+    collected_channel: Type.Optional(enumOf(COLLECTED_CHANNELS, 'Default api.')),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'In the future; default and maximum from the identity policy pack.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConsentListQuery = listQueryWith({ status: Type.Optional(enumOf(CONSENT_STATUSES)) });
+
+export const ClaimsSchema = Type.Object(
+  {
+    full_name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    date_of_birth: Type.Optional(Type.String({ format: 'date' })),
+    phone: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
+    government_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 32, writeOnly: true, description: 'NIN (11 digits) or vNIN; write-only, never returned or stored in clear.' })),
+    bank_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 32, writeOnly: true, description: 'BVN (11 digits); write-only, never returned or stored in clear.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const VerificationBody = Type.Object(
+  {
+    subject_ref: Ref('The subject being verified.'),
+    consent_token_id: Type.String({ minLength: 1, maxLength: 255 }),
+    claims: ClaimsSchema,
+    origin: Type.Optional(enumOf(ORIGINS)),
+    target_assurance: Type.Optional(enumOf(ASSURANCE_LEVELS, 'Default: the minimum sufficient level for the token\u2019s purpose (policy pack). dal_3 and dal_4 are not delivered.')),
+    purpose: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'When given, must equal the consent token\u2019s purpose (a gap: docs/gaps.md#identity).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const VerificationListQuery = listQueryWith({ outcome: Type.Optional(enumOf(OUTCOMES)) });
+export const ReasonBody = Type.Object({ reason: Reason }, { additionalProperties: false });
+export const MarkUnresolvedBody = Type.Object({ source: Type.String({ minLength: 1, maxLength: 100, description: 'The source that did not answer.' }), reason: Reason }, { additionalProperties: false });
+export const BlockBody = Type.Object({ scope: enumOf(BLOCK_SCOPES, 'subject: blocklist this subject; identifier: also every subject who presented the same identifier.'), reason: Reason }, { additionalProperties: false });
+
+export const BatchBody = Type.Object({ items: Type.Array(VerificationBody, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false });
+
+export const PassportBody = Type.Object({ verification_id: Type.String({ minLength: 1, maxLength: 255, description: 'A resolved verification.' }) }, { additionalProperties: false });
+export const PassportListQuery = listQueryWith({ live: Type.Optional(Type.Boolean()) });
+
+export const BlocklistBody = Type.Object({ subject_ref: Ref('The subject to blocklist.'), reason: Reason }, { additionalProperties: false });
+export const BlocklistListQuery = listQueryWith({ status: Type.Optional(enumOf(['proposed', 'active', 'declined', 'reversed'])) });
+
+export const CandidateListQuery = listQueryWith({ status: Type.Optional(enumOf(['open', 'merged'])) });
+export const MergeBody = Type.Object(
+  {
+    merge_candidate_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    survivor_passport_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    superseded_passport_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    reason: Reason,
+  },
+  { additionalProperties: false },
+);
+
+const Sharing = {
+  subject_ref: Ref('The subject.'),
+  consent_token_id: Type.String({ minLength: 1, maxLength: 255, description: 'An active token of the subject for this purpose.' }),
+  purpose: Type.String({ minLength: 1, maxLength: 100 }),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+};
+export const DisclosureBody = Type.Object({ ...Sharing, recipient: Ref('Who the decision is disclosed to.') }, { additionalProperties: false });
+export const DisclosureListQuery = listQueryWith({ status: Type.Optional(enumOf(['active', 'revoked', 'expired'])) });
+export const RevokeBody = Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false });
+export const AccessGrantBody = Type.Object({ ...Sharing, grantee: Ref('Who is given access.') }, { additionalProperties: false });
+
+export const SubjectRequestBody = Type.Object(
+  { subject_ref: Ref('The data subject.'), kind: enumOf(SUBJECT_REQUEST_KINDS), detail: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+export const SubjectRequestListQuery = listQueryWith({ status: Type.Optional(enumOf(['received', 'completed', 'refused'])) });
+export const CompleteBody = Type.Object({ outcome: enumOf(['completed', 'refused'] as const), reason: Reason }, { additionalProperties: false });

@@ -1,0 +1,60 @@
+/**
+ * Decisions a person takes in the identity module (spec 3 "Identity verification": resolve,
+ * mark_unresolved and block; 4.3 blocklist entries, merges): each is recorded with who took it and
+ * why, and the passports follow by reaction.
+ * - Blocking a verification chooses a scope: `subject` blocklists its subject; `identifier` also
+ *   blocklists every other subject of the organisation who presented the same identifier (matched
+ *   by keyed digest; docs/gaps.md#identity).
+ * - A merge needs two issued passports of the organisation, neither already superseded.
+ */
+import { ApiError, type Caller, derivedId, type Platform, validationError } from '../../kernel/index.ts';
+import { BlocklistEntry, type CreateEntry } from './blocklist-entry.ts';
+import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
+import { Merge } from './merge.ts';
+import { MergeCandidate, type CandidateState } from './merge-candidate.ts';
+import { Passport, type PassportState } from './passport.ts';
+import type { IdentityService } from './service.ts';
+import { type BlockScope, Verification, type VerificationState } from './verification.ts';
+
+export async function blockVerification(svc: IdentityService, platform: Platform, caller: Caller, id: string, body: { scope: BlockScope; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const { system } = platform;
+  const s = await system.state<VerificationState>(Verification, id, caller.org);
+  if (s.outcome === 'blocked') throw new ApiError('conflict', `Verification ${id} is already blocked.`);
+  const subjects = new Set([s.subject_ref]);
+  if (body.scope === 'identifier') {
+    const entry = await svc.vault.get(caller.org, id);
+    for (const digest of [entry?.digests.government_identifier, entry?.digests.bank_identifier]) {
+      if (!digest) continue;
+      for (const v of await svc.vault.sameDigest(caller.org, digest)) {
+        const other = await system.state<VerificationState>(Verification, v, caller.org).catch(() => undefined);
+        if (other) subjects.add(other.subject_ref);
+      }
+    }
+  }
+  for (const subject of subjects) {
+    const cmd: CreateEntry = { subject_ref: subject, reason: body.reason, scope: body.scope, origin: 'verification_block', verification_id: id, livemode: s.livemode };
+    await system.ask(BlocklistEntry, derivedId(BLOCKLIST_PREFIX, [caller.org, id, subject]), 'create', cmd, { ...caller, dedupeId: dedupeId && `${dedupeId}:${subject}` });
+  }
+  return system.ask(Verification, id, 'block', body, { ...caller, dedupeId });
+}
+
+export async function makeMerge(platform: Platform, caller: Caller, id: string, body: { survivor_passport_id?: string; superseded_passport_id?: string; merge_candidate_id?: string; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const { system } = platform;
+  let survivor = body.survivor_passport_id;
+  let superseded = body.superseded_passport_id;
+  if (body.merge_candidate_id) {
+    const c = await system.state<CandidateState>(MergeCandidate, body.merge_candidate_id, caller.org);
+    if (c.status !== 'open') throw new ApiError('conflict', `Merge candidate ${c.id} is ${c.status}.`);
+    const pair = c.subject_refs.map((r) => passportIdOf(caller.org, r));
+    if (survivor && !pair.includes(survivor)) throw validationError([{ index: 1, severity: 'error', code: 'not_in_candidate', detail: 'survivor_passport_id must be one of the candidate\u2019s two passports.', field: '/survivor_passport_id' }], 1);
+    survivor ??= pair[0];
+    superseded ??= pair.find((p) => p !== survivor);
+  }
+  if (!survivor || !superseded) throw validationError([{ index: 1, severity: 'error', code: 'required', detail: 'Name merge_candidate_id, or both survivor_passport_id and superseded_passport_id.', field: '/survivor_passport_id' }], 1);
+  if (survivor === superseded) throw validationError([{ index: 1, severity: 'error', code: 'same_passport', detail: 'A passport cannot be merged into itself.', field: '/superseded_passport_id' }], 1);
+  const [a, b] = await Promise.all([survivor, superseded].map((p) => system.state<PassportState>(Passport, p, caller.org)));
+  if (!a!.issued || !b!.issued) throw new ApiError('not_found', 'Both passports must exist.');
+  if (a!.holds.some((h) => h.kind === 'merged')) throw new ApiError('conflict', `Passport ${survivor} is itself superseded; merge into its survivor instead.`);
+  if (b!.holds.some((h) => h.kind === 'merged')) throw new ApiError('conflict', `Passport ${superseded} is already superseded.`);
+  return system.ask(Merge, id, 'make', { survivor_passport_id: survivor, superseded_passport_id: superseded, merge_candidate_id: body.merge_candidate_id ?? null, reason: body.reason, livemode: caller.livemode }, { ...caller, dedupeId });
+}

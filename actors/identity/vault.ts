@@ -1,0 +1,78 @@
+/**
+ * Where the identity module keeps what it may keep of personal data (spec rule 6; reference 1.1,
+ * 1.7): per verification, the masked identifiers shown in its evidence bundle and the keyed digests
+ * of what was claimed, in the key-value store under the verification's id, never in the journal,
+ * a snapshot or an event. Digests of identifiers are also listed per organisation
+ * (`identity/<org>/digest/<digest>` -> verification ids) to find the same identifier presented for
+ * two subjects (merge candidates). Erasure (a subject request) deletes a verification's entry and
+ * its digest memberships; the decision records (outcomes, levels, which sources said what) stay.
+ * The digest key is the platform's: IDENTITY_DIGEST_KEY, or one made once and kept in the store.
+ */
+import type { Platform } from '../../kernel/index.ts';
+import { sortKeyTime } from '../../runtime/index.ts';
+import { Digester } from './personal-data.ts';
+
+export interface VaultEntry {
+  passport_id: string;
+  /** Masked identifiers by check: government_identifier, bank_identifier, contactability. */
+  masked: Partial<Record<'government_identifier' | 'bank_identifier' | 'contactability', string>>;
+  /** Keyed digests of identifiers (never of a vNIN) by check. */
+  digests: Partial<Record<'government_identifier' | 'bank_identifier' | 'contactability', string>>;
+  /** Keyed digests of the claimed name tokens and date of birth, for answers compared later. */
+  claims: { name: string[] | null; date_of_birth: string | null };
+}
+
+const KEY_NAME = 'identity:digest-key';
+const entryKey = (org: string, verification: string) => `identity:vault:${org}:${verification}`;
+const digestList = (org: string, digest: string) => `identity/${org}/digest/${digest}`;
+
+export class Vault {
+  private digester: Digester | undefined;
+
+  constructor(private readonly platform: Platform) {}
+
+  async start(): Promise<void> {
+    const configured = this.platform.config.IDENTITY_DIGEST_KEY;
+    let key = configured;
+    if (!key) {
+      await this.platform.stores.kv.setIfAbsent(KEY_NAME, Digester.generateKey());
+      key = (await this.platform.stores.kv.get<string>(KEY_NAME)) as string;
+    }
+    this.digester = new Digester(Buffer.from(key, 'base64'));
+  }
+
+  get digests(): Digester {
+    if (!this.digester) throw new Error('identity vault used before start');
+    return this.digester;
+  }
+
+  async put(org: string, verification: string, entry: VaultEntry, at: number): Promise<void> {
+    await this.platform.stores.kv.set(entryKey(org, verification), entry);
+    const ops = Object.values(entry.digests)
+      .filter((d): d is string => typeof d === 'string')
+      .map((d) => ({ op: 'put' as const, list: digestList(org, d), id: verification, sortKey: sortKeyTime(at) }));
+    if (ops.length) await this.platform.stores.indexes.apply(ops);
+  }
+
+  get(org: string, verification: string): Promise<VaultEntry | undefined> {
+    return this.platform.stores.kv.get<VaultEntry>(entryKey(org, verification));
+  }
+
+  /** Other verifications that presented the same identifier digest (first 100). */
+  async sameDigest(org: string, digest: string): Promise<string[]> {
+    const page = await this.platform.stores.indexes.page(digestList(org, digest), { limit: 100, order: 'asc' });
+    return page.ids;
+  }
+
+  /** Erasure: the entry and its digest memberships go. Returns whether there was one. */
+  async erase(org: string, verification: string): Promise<boolean> {
+    const e = await this.get(org, verification);
+    if (!e) return false;
+    const ops = Object.values(e.digests)
+      .filter((d): d is string => typeof d === 'string')
+      .map((d) => ({ op: 'remove' as const, list: digestList(org, d), id: verification }));
+    if (ops.length) await this.platform.stores.indexes.apply(ops);
+    await this.platform.stores.kv.delete(entryKey(org, verification));
+    return true;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * Running one identity verification (spec 3 "Identity verification", rules 6, 7, 8; reference
+ * 1.4): check the claims' formats (a bad format is refused before any source is asked: lookups are
+ * billed even when they fail), decide whether anything may be asked at all (an active consent
+ * token of this organisation, subject and purpose covering every check the claims call for, and no
+ * active blocklist entry; otherwise the verification is recorded blocked and nothing is queried),
+ * then ask each source once, turn the answers into results without keeping a clear identifier, and
+ * hand them to the verification actor, which applies the evidence rule.
+ */
+import { ApiError, type Caller, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ConsentToken, type ConsentState, consentActive } from './consent-token.ts';
+import type { SourceResult } from './evidence.ts';
+import { BLOCKLIST_PREFIX, CONSENT_PREFIX, passportIdOf } from './ids.ts';
+import { compareNames, mask, NIN, BVN, nameTokens, normalisePhone, VNIN, type Digester } from './personal-data.ts';
+import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, NOT_DELIVERED } from './policy.ts';
+import type { IdentitySource, SourceAnswer } from './providers/index.ts';
+import type { VaultEntry } from './vault.ts';
+import { type BlockedBecause, type CreateVerification, type Origin } from './verification.ts';
+import { BlocklistEntry } from './blocklist-entry.ts';
+
+export interface Claims {
+  full_name?: string;
+  date_of_birth?: string;
+  phone?: string;
+  government_identifier?: string;
+  bank_identifier?: string;
+}
+
+export interface VerificationRequest {
+  subject_ref: string;
+  consent_token_id: string;
+  claims: Claims;
+  origin?: Origin;
+  target_assurance?: string;
+  purpose?: string;
+}
+
+/** What the claims call for, each identifier normalised (still in clear: used once, then dropped). */
+export interface Plan {
+  checks: CheckKind[];
+  queries: { source: IdentitySource; check: CheckKind; identifier: string; kept: boolean }[];
+  target: AssuranceLevel | undefined;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Format checks (reference 1.1: 11 digits, no checksum; vNIN 2+12+2; phones to E.164). Throws 400 naming every bad field. */
+export function planChecks(req: VerificationRequest, sources: readonly IdentitySource[], now: number): Plan {
+  const c = req.claims ?? {};
+  const bad: ValidationEntry[] = [];
+  const refuse = (field: string, code: string, detail: string) => bad.push({ index: 1, severity: 'error', code, detail, field });
+  let target: AssuranceLevel | undefined;
+  if (req.target_assurance !== undefined) {
+    if (NOT_DELIVERED[req.target_assurance]) refuse('/target_assurance', 'assurance_not_delivered', NOT_DELIVERED[req.target_assurance]!);
+    else if (!DELIVERED_LEVELS.includes(req.target_assurance as AssuranceLevel)) refuse('/target_assurance', 'invalid_enum', 'target_assurance must be one of dal_0, dal_1, dal_2 (dal_3 and dal_4 are not delivered).');
+    else target = req.target_assurance as AssuranceLevel;
+  }
+  const queries: Plan['queries'] = [];
+  const checks = new Set<CheckKind>();
+  const sourceFor = (check: CheckKind) => sources.find((s) => s.check === check);
+  const ask = (check: CheckKind, identifier: string, kept: boolean) => {
+    const source = sourceFor(check);
+    if (!source) throw new ApiError('unavailable', `No ${check} source is configured.`);
+    queries.push({ source, check, identifier, kept });
+    checks.add(check);
+  };
+  if (c.government_identifier !== undefined) {
+    const v = String(c.government_identifier).trim();
+    if (NIN.test(v)) ask('government_identifier', v, true);
+    else if (VNIN.test(v)) ask('government_identifier', v.toUpperCase(), false);
+    else refuse('/claims/government_identifier', 'invalid_format', 'government_identifier must be an 11-digit NIN or a 16-character vNIN (2 letters, 12 digits, 2 letters).');
+  }
+  if (c.bank_identifier !== undefined) {
+    const v = String(c.bank_identifier).trim();
+    if (BVN.test(v)) ask('bank_identifier', v, true);
+    else refuse('/claims/bank_identifier', 'invalid_format', 'bank_identifier must be an 11-digit BVN.');
+  }
+  if (c.phone !== undefined) {
+    const v = normalisePhone(String(c.phone));
+    if (v) ask('contactability', v, true);
+    else refuse('/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.');
+  }
+  if (c.date_of_birth !== undefined) {
+    const d = String(c.date_of_birth);
+    const t = Date.parse(`${d}T00:00:00Z`);
+    if (!DATE.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) refuse('/claims/date_of_birth', 'invalid_date', 'date_of_birth must be a date, YYYY-MM-DD.');
+    else if (t > now) refuse('/claims/date_of_birth', 'in_the_future', 'date_of_birth cannot be in the future.');
+  }
+  if (c.full_name !== undefined && nameTokens(String(c.full_name), ACTIVE_POLICY.pack).length === 0) refuse('/claims/full_name', 'invalid_format', 'full_name must hold at least one name.');
+  const matchable = checks.has('government_identifier') || checks.has('bank_identifier');
+  if (matchable && c.full_name !== undefined) checks.add('name_match');
+  if (matchable && c.date_of_birth !== undefined) checks.add('date_of_birth_match');
+  if (!bad.length && queries.length === 0) refuse('/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.');
+  if (bad.length) throw validationError(bad, 1);
+  return { checks: [...checks], queries, target };
+}
+
+/**
+ * Whether the token authorises these checks (rule 7). Undefined when it does; otherwise why not.
+ * A token of another organisation, or none, is "missing" (422 consent_token_missing): its existence
+ * is not ours to reveal.
+ */
+export async function consentBar(platform: Platform, caller: Caller, req: VerificationRequest, checks: readonly CheckKind[]): Promise<{ token: ConsentState; blocked: BlockedBecause | null; purpose: string }> {
+  const token = await readToken(platform, caller.org, req.consent_token_id);
+  if (!token) throw new ApiError('consent_token_missing', `No consent token ${req.consent_token_id} for this organisation: no source can be queried without one (spec rule 7).`);
+  const purpose = req.purpose ?? token.purpose;
+  if (!consentActive(token, platform.clock.now())) return { token, blocked: 'no_consent', purpose };
+  const pack = ACTIVE_POLICY.pack;
+  const scoped =
+    token.subject_ref === req.subject_ref &&
+    token.purpose === purpose &&
+    pack.verification.purposes.includes(token.purpose) &&
+    checks.every((c) => token.checks.includes(c));
+  return { token, blocked: scoped ? null : 'consent_scope_insufficient', purpose };
+}
+
+export async function readToken(platform: Platform, org: string, id: string): Promise<ConsentState | undefined> {
+  if (typeof id !== 'string' || !id.startsWith(CONSENT_PREFIX)) return undefined;
+  try {
+    return await platform.system.state<ConsentState>(ConsentToken, id, org);
+  } catch (e) {
+    if (e instanceof ApiError && (e.code === 'not_found' || e.code === 'organisation_mismatch')) return undefined;
+    throw e;
+  }
+}
+
+export async function isBlocklisted(platform: Platform, org: string, subjectRef: string): Promise<boolean> {
+  const page = await platform.system.listIds(BlocklistEntry, org, `active_subject:${passportIdOf(org, subjectRef)}`, { limit: 1, order: 'asc' });
+  return page.ids.some((id) => id.startsWith(BLOCKLIST_PREFIX));
+}
+
+/** The results one answer gives: the source's own check, and name and date-of-birth matches it allows. */
+export function resultsOf(source: IdentitySource, check: CheckKind, answer: SourceAnswer, wanted: readonly CheckKind[], claims: VaultEntry['claims'], digests: Digester, now: number): SourceResult[] {
+  const base = { reference: null, ready_at: null, answered_at: now };
+  const dependents = check === 'contactability' ? [] : (['name_match', 'date_of_birth_match'] as const).filter((c) => wanted.includes(c));
+  const all = (status: SourceResult['status'], finding: string, extra: Partial<SourceResult> = {}): SourceResult[] =>
+    [check, ...dependents].map((c) => ({ ...base, source: source.id, check: c, status, finding, ...extra }));
+  switch (answer.status) {
+    case 'silent':
+      return all('silent', 'silent', { answered_at: null });
+    case 'deferred':
+      return all('deferred', 'awaiting_answer', { reference: answer.reference, ready_at: answer.ready_at, answered_at: null });
+    case 'not_found':
+      return [{ ...base, source: source.id, check, status: 'failed', finding: check === 'contactability' ? 'unreachable' : 'not_found' }, ...dependents.map((c) => ({ ...base, source: source.id, check: c, status: 'failed' as const, finding: 'no_record' }))];
+    case 'found': {
+      const out: SourceResult[] = [{ ...base, source: source.id, check, status: 'passed', finding: check === 'contactability' ? 'reachable' : 'found' }];
+      for (const c of dependents) {
+        if (c === 'name_match') {
+          const m = answer.fields ? answer.fields.name : answer.record && claims.name ? compareNames(claims.name, digests.tokens('name', nameTokens(answer.record.full_name, ACTIVE_POLICY.pack)), ACTIVE_POLICY.pack) : null;
+          const pass = m === 'exact' || m === 'match';
+          out.push({ ...base, source: answer.fields ? source.id : 'identity_match', check: c, status: pass ? 'passed' : 'failed', finding: pass ? (m as string) : m === null ? 'no_record' : `name_${m}` });
+        } else {
+          const dob = answer.fields ? answer.fields.date_of_birth : answer.record?.date_of_birth ? digests.digest('date_of_birth', answer.record.date_of_birth) === claims.date_of_birth : null;
+          out.push({ ...base, source: answer.fields ? source.id : 'identity_match', check: c, status: dob ? 'passed' : 'failed', finding: dob ? 'match' : dob === null ? 'no_record' : 'date_of_birth_mismatch' });
+        }
+      }
+      return out;
+    }
+  }
+}
+
+/** Builds the actor's create command: blocked without a query, or every source asked once. */
+export async function runVerification(
+  platform: Platform,
+  caller: Caller,
+  req: VerificationRequest,
+  sources: readonly IdentitySource[],
+  digests: Digester,
+): Promise<{ cmd: CreateVerification; vault: VaultEntry | undefined }> {
+  const now = platform.clock.now();
+  const plan = planChecks(req, sources, now);
+  const pack = ACTIVE_POLICY.pack;
+  const { token, blocked, purpose } = await consentBar(platform, caller, req, plan.checks);
+  const facts = {
+    subject_ref: req.subject_ref,
+    consent_token_id: token.id,
+    purpose,
+    origin: req.origin ?? 'partner_api',
+    target_assurance: plan.target ?? defaultTarget(purpose, pack),
+    livemode: caller.livemode,
+    mocked: plan.queries.some((q) => q.source.mocked),
+    policy_version: pack.version,
+    checks: plan.checks,
+  };
+  const bar = blocked ?? ((await isBlocklisted(platform, caller.org, req.subject_ref)) ? 'subject_blocklisted' : null);
+  if (bar) return { cmd: { ...facts, blocked_because: bar, results: [] }, vault: undefined };
+  const c = req.claims;
+  const claims: VaultEntry['claims'] = {
+    name: c.full_name ? digests.tokens('name', nameTokens(c.full_name, pack)) : null,
+    date_of_birth: c.date_of_birth ? digests.digest('date_of_birth', c.date_of_birth) : null,
+  };
+  const vault: VaultEntry = { passport_id: passportIdOf(caller.org, req.subject_ref), masked: {}, digests: {}, claims };
+  const answers = await Promise.all(
+    plan.queries.map(async (q) => {
+      const answer = await q.source.query({ identifier: q.identifier, full_name: c.full_name, date_of_birth: c.date_of_birth }, now).catch(
+        (e: unknown): SourceAnswer => ({ status: 'silent', detail: `${q.source.name} failed: ${e instanceof Error ? e.message : String(e)}` }),
+      );
+      const key = q.check as 'government_identifier' | 'bank_identifier' | 'contactability';
+      vault.masked[key] = q.kept ? mask(q.identifier) : 'vnin_not_kept';
+      if (q.kept) vault.digests[key] = digests.digest(key, q.identifier); // never a vNIN (reference 1.1)
+      return resultsOf(q.source, q.check, answer, plan.checks, claims, digests, now);
+    }),
+  );
+  return { cmd: { ...facts, blocked_because: null, results: answers.flat() }, vault };
+}
