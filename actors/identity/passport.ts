@@ -50,7 +50,9 @@ export interface PassportState {
   mocked: boolean;
   issued: boolean;
   assurance: AssuranceLevel;
+  /** The latest RECENT_VERIFICATIONS verifications that added evidence, oldest first. */
   verification_ids: string[];
+  verification_count: number;
   consent_token_ids: string[];
   holds: Hold[];
   superseded_by: string | null;
@@ -86,6 +88,8 @@ export interface IssuePassport {
   mocked: boolean;
 }
 
+export const RECENT_VERIFICATIONS = 20;
+
 export const isLive = (s: PassportState): boolean => s.issued && s.holds.length === 0;
 
 function gate(s: PassportState, liveAfter: boolean): Gate {
@@ -105,6 +109,7 @@ export const Passport = defineActor({
     issued: false,
     assurance: 'dal_0',
     verification_ids: [],
+    verification_count: 0,
     consent_token_ids: [],
     holds: [],
     superseded_by: null,
@@ -159,9 +164,11 @@ export const Passport = defineActor({
     },
   },
   evolve(s: PassportState, e: PassportEvent, meta): PassportState {
+    // The latest verifications only: the subject's full list is GET /v1/identity/verifications (the state stays small).
     const addEvidence = (x: PassportState, v: string, c: string | null) => ({
       ...x,
-      verification_ids: [...x.verification_ids, v],
+      verification_ids: [...x.verification_ids.slice(-(RECENT_VERIFICATIONS - 1)), v],
+      verification_count: x.verification_count + 1,
       consent_token_ids: c === null || x.consent_token_ids.includes(c) ? x.consent_token_ids : [...x.consent_token_ids, c],
     });
     switch (e.type) {
@@ -200,6 +207,7 @@ export const Passport = defineActor({
     ended_because: [...new Set(s.holds.map((h) => h.kind))],
     assurance_level: s.assurance,
     verification_ids: s.verification_ids,
+    verification_count: s.verification_count,
     consent_token_ids: s.consent_token_ids,
     superseded_by: s.superseded_by,
     supersedes: s.supersedes,

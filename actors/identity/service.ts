@@ -52,7 +52,7 @@ export class IdentityService {
   async verify(req: VerificationRequest, caller: Caller, id: string, dedupeId: string | undefined): Promise<unknown> {
     const { system } = this.platform;
     const { cmd, vault } = await runVerification(this.platform, caller, req, this.sources, this.vault.digests);
-    if (vault) await this.vault.put(caller.org, id, vault, this.platform.clock.now());
+    if (vault) await this.vault.put(caller.org, id, req.subject_ref, vault, this.platform.clock.now());
     await system.ask(Verification, id, 'create', cmd, { ...caller, dedupeId });
     const s = await system.state<VerificationState>(Verification, id, caller.org);
     if (s.outcome === 'resolved') await this.issuePassport(s, caller);
@@ -80,21 +80,18 @@ export class IdentityService {
 
   /** The same identifier digest presented for another subject makes a merge candidate (one per pair). */
   private async findCandidates(caller: Caller, id: string, subject: string, digests: Record<string, string | undefined>, livemode: boolean): Promise<void> {
+    const mine = passportIdOf(caller.org, subject);
     for (const [kind, digest] of Object.entries(digests)) {
       if (!digest || kind === 'contactability') continue;
-      const others = new Map<string, string[]>();
-      for (const v of await this.vault.sameDigest(caller.org, digest)) {
-        if (v === id) continue;
-        const other = await this.platform.system.state<VerificationState>(Verification, v, caller.org).catch(() => undefined);
-        if (!other || other.subject_ref === subject) continue;
-        others.set(other.subject_ref, [...(others.get(other.subject_ref) ?? []), v]);
-      }
-      for (const [other, ids] of others) {
+      for (const passport of await this.vault.sameDigest(caller.org, digest)) {
+        if (passport === mine) continue;
+        const other = await this.vault.subjectOf(caller.org, passport);
+        if (other === undefined) continue;
         await this.platform.system.ask(
           MergeCandidate,
           candidateIdOf(caller.org, subject, other),
           'find',
-          { subject_refs: [subject, other], matched_on: kind, verification_ids: [id, ...ids], livemode },
+          { subject_refs: [subject, other], matched_on: kind, verification_ids: [id], livemode },
           { org: caller.org, requestId: caller.requestId, principal: 'system', dedupeId: `candidate:${id}:${kind}:${other}` },
         );
       }

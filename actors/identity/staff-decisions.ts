@@ -25,9 +25,9 @@ export async function blockVerification(svc: IdentityService, platform: Platform
     const entry = await svc.vault.get(caller.org, id);
     for (const digest of [entry?.digests.government_identifier, entry?.digests.bank_identifier]) {
       if (!digest) continue;
-      for (const v of await svc.vault.sameDigest(caller.org, digest)) {
-        const other = await system.state<VerificationState>(Verification, v, caller.org).catch(() => undefined);
-        if (other) subjects.add(other.subject_ref);
+      for (const passport of await svc.vault.sameDigest(caller.org, digest, 100)) {
+        const other = await svc.vault.subjectOf(caller.org, passport);
+        if (other !== undefined) subjects.add(other);
       }
     }
   }

@@ -4,8 +4,10 @@
  * of what was claimed, in the key-value store under the verification's id, never in the journal,
  * a snapshot or an event. Digests of identifiers are also listed per organisation
  * (`identity/<org>/digest/<digest>` -> verification ids) to find the same identifier presented for
- * two subjects (merge candidates). Erasure (a subject request) deletes a verification's entry and
- * its digest memberships; the decision records (outcomes, levels, which sources said what) stay.
+ * two subjects (merge candidates): a list per organisation and digest, whose members are the
+ * passports (one per subject) that presented it, with each passport's subject_ref kept beside it.
+ * Erasure (a subject request) deletes a verification's entry and the subject's digest
+ * memberships; the decision records (outcomes, levels, which sources said what) stay.
  * The digest key is the platform's: IDENTITY_DIGEST_KEY, or one made once and kept in the store.
  */
 import type { Platform } from '../../kernel/index.ts';
@@ -25,6 +27,7 @@ export interface VaultEntry {
 const KEY_NAME = 'identity:digest-key';
 const entryKey = (org: string, verification: string) => `identity:vault:${org}:${verification}`;
 const digestList = (org: string, digest: string) => `identity/${org}/digest/${digest}`;
+const subjectKey = (org: string, passport: string) => `identity:subject:${org}:${passport}`;
 
 export class Vault {
   private digester: Digester | undefined;
@@ -46,21 +49,29 @@ export class Vault {
     return this.digester;
   }
 
-  async put(org: string, verification: string, entry: VaultEntry, at: number): Promise<void> {
+  async put(org: string, verification: string, subjectRef: string, entry: VaultEntry, at: number): Promise<void> {
     await this.platform.stores.kv.set(entryKey(org, verification), entry);
     const ops = Object.values(entry.digests)
       .filter((d): d is string => typeof d === 'string')
-      .map((d) => ({ op: 'put' as const, list: digestList(org, d), id: verification, sortKey: sortKeyTime(at) }));
-    if (ops.length) await this.platform.stores.indexes.apply(ops);
+      .map((d) => ({ op: 'put' as const, list: digestList(org, d), id: entry.passport_id, sortKey: sortKeyTime(at) }));
+    if (ops.length) {
+      await this.platform.stores.kv.set(subjectKey(org, entry.passport_id), subjectRef);
+      await this.platform.stores.indexes.apply(ops);
+    }
+  }
+
+  /** The subject_ref behind a passport id found on a digest list. */
+  subjectOf(org: string, passport: string): Promise<string | undefined> {
+    return this.platform.stores.kv.get<string>(subjectKey(org, passport));
   }
 
   get(org: string, verification: string): Promise<VaultEntry | undefined> {
     return this.platform.stores.kv.get<VaultEntry>(entryKey(org, verification));
   }
 
-  /** Other verifications that presented the same identifier digest (first 100). */
-  async sameDigest(org: string, digest: string): Promise<string[]> {
-    const page = await this.platform.stores.indexes.page(digestList(org, digest), { limit: 100, order: 'asc' });
+  /** The passports (subjects) that presented this identifier digest, oldest first (at most `limit`). */
+  async sameDigest(org: string, digest: string, limit = 20): Promise<string[]> {
+    const page = await this.platform.stores.indexes.page(digestList(org, digest), { limit, order: 'asc' });
     return page.ids;
   }
 
@@ -70,7 +81,7 @@ export class Vault {
     if (!e) return false;
     const ops = Object.values(e.digests)
       .filter((d): d is string => typeof d === 'string')
-      .map((d) => ({ op: 'remove' as const, list: digestList(org, d), id: verification }));
+      .map((d) => ({ op: 'remove' as const, list: digestList(org, d), id: e.passport_id }));
     if (ops.length) await this.platform.stores.indexes.apply(ops);
     await this.platform.stores.kv.delete(entryKey(org, verification));
     return true;
