@@ -28,28 +28,47 @@ interface Entry {
   version: number;
 }
 
+/** One organisation: every known passport by subject, and the live ones alone (the read path). */
+interface OrgModel {
+  entries: Map<string, Entry>;
+  live: Map<string, string>;
+}
+
 const STREAM = `${Passport.kind}.`;
 
 export class PassportGate implements IdentityGate {
-  private readonly orgs = new Map<string, Map<string, Entry>>();
+  private readonly orgs = new Map<string, OrgModel>();
+  /** The organisation read last: a caller usually asks about one organisation many times in a row. */
+  private lastOrg = '';
+  private lastModel: OrgModel | undefined;
   private unsubscribe: (() => void) | undefined;
   private feed: FeedReader | undefined;
 
   constructor(private readonly platform: Platform) {}
 
+  private model(org: string): OrgModel | undefined {
+    if (org === this.lastOrg) return this.lastModel;
+    const m = this.orgs.get(org);
+    if (m) {
+      this.lastOrg = org;
+      this.lastModel = m;
+    }
+    return m;
+  }
+
   isLive(org: string, subjectRef: string): boolean {
-    return this.orgs.get(org)?.get(subjectRef)?.live === true;
+    const m = this.model(org);
+    return m !== undefined && m.live.has(subjectRef);
   }
 
   livePassport(org: string, subjectRef: string): string | null {
-    const e = this.orgs.get(org)?.get(subjectRef);
-    return e?.live ? e.passport : null;
+    return this.model(org)?.live.get(subjectRef) ?? null;
   }
 
   /** Passports known, live or not (readiness). */
   get size(): number {
     let n = 0;
-    for (const m of this.orgs.values()) n += m.size;
+    for (const m of this.orgs.values()) n += m.entries.size;
     return n;
   }
 
@@ -100,12 +119,14 @@ export class PassportGate implements IdentityGate {
 
   private apply(org: string, subject: string, passport: string, live: boolean, version: number): void {
     let m = this.orgs.get(org);
-    if (!m) this.orgs.set(org, (m = new Map()));
-    const e = m.get(subject);
+    if (!m) this.orgs.set(org, (m = { entries: new Map(), live: new Map() }));
+    const e = m.entries.get(subject);
     if (e && e.passport === passport && e.version >= version) return;
     if (e && e.passport === passport) {
       e.live = live;
       e.version = version;
-    } else m.set(subject, { passport, live, version });
+    } else m.entries.set(subject, { passport, live, version });
+    if (live) m.live.set(subject, passport);
+    else m.live.delete(subject);
   }
 }

@@ -13,9 +13,10 @@
  * ------  ----------------  --------------------------------  -------------------------------------------
  * (none)  issue             -                                 passport.issued
  * any     issue             verification already counted      -
- * any     issue             higher assurance                  passport.assurance_raised (+ passport.restored
- *                                                             when it lifts the last consent hold)
- * any     issue             otherwise                         passport.evidence_added (+ restored as above)
+ * any     issue             higher assurance                  passport.assurance_raised
+ * held    issue             a new consent token lifts the     passport.restored (or passport.hold_released
+ *                           consent hold                      when other holds remain)
+ * any     issue             nothing new                       - (the verification names the passport)
  * live    hold              -                                 passport.ended (the gate's event: it stops being live)
  * held    hold              a new hold                        passport.hold_added
  * held    release           the last hold goes                passport.restored
@@ -50,9 +51,8 @@ export interface PassportState {
   mocked: boolean;
   issued: boolean;
   assurance: AssuranceLevel;
-  /** The latest RECENT_VERIFICATIONS verifications that added evidence, oldest first. */
+  /** The latest RECENT_VERIFICATIONS verifications that issued, raised or restored it, oldest first. */
   verification_ids: string[];
-  verification_count: number;
   consent_token_ids: string[];
   holds: Hold[];
   superseded_by: string | null;
@@ -71,11 +71,10 @@ interface Gate {
 export type PassportEvent =
   | ({ type: 'passport.issued'; assurance: AssuranceLevel; verification_id: string; consent_token_id: string | null; livemode: boolean; mocked: boolean; policy_version: string } & Gate)
   | ({ type: 'passport.assurance_raised'; assurance: AssuranceLevel; verification_id: string; consent_token_id: string | null } & Gate)
-  | ({ type: 'passport.evidence_added'; verification_id: string; consent_token_id: string | null } & Gate)
   | ({ type: 'passport.ended'; reasons: HoldKind[]; hold: Hold } & Gate)
   | ({ type: 'passport.hold_added'; hold: Hold } & Gate)
-  | ({ type: 'passport.restored'; released: Hold } & Gate)
-  | ({ type: 'passport.hold_released'; released: Hold } & Gate)
+  | ({ type: 'passport.restored'; released: Hold; consent_token_id?: string | null; verification_id?: string } & Gate)
+  | ({ type: 'passport.hold_released'; released: Hold; consent_token_id?: string | null; verification_id?: string } & Gate)
   | ({ type: 'passport.supersedes_linked'; passport: string } & Gate)
   | ({ type: 'passport.supersedes_unlinked'; passport: string } & Gate);
 
@@ -109,7 +108,6 @@ export const Passport = defineActor({
     issued: false,
     assurance: 'dal_0',
     verification_ids: [],
-    verification_count: 0,
     consent_token_ids: [],
     holds: [],
     superseded_by: null,
@@ -130,11 +128,9 @@ export const Passport = defineActor({
       const holdsAfter = lifts ? s.holds.filter((h) => h !== consentHold) : s.holds;
       const liveAfter = holdsAfter.length === 0;
       const events: PassportEvent[] = [];
-      // The new evidence first (the passport is still held), then the restoration it brings.
-      const g = gate(s, isLive(s));
-      if (levelRank(cmd.assurance) > levelRank(s.assurance)) events.push({ type: 'passport.assurance_raised', assurance: cmd.assurance, verification_id: cmd.verification_id, consent_token_id: cmd.consent_token_id, ...g });
-      else events.push({ type: 'passport.evidence_added', verification_id: cmd.verification_id, consent_token_id: cmd.consent_token_id, ...g });
-      if (lifts) events.push({ type: liveAfter ? 'passport.restored' : 'passport.hold_released', released: consentHold, ...gate(s, liveAfter) });
+      // The raised level first (the passport may still be held), then the restoration it brings.
+      if (levelRank(cmd.assurance) > levelRank(s.assurance)) events.push({ type: 'passport.assurance_raised', assurance: cmd.assurance, verification_id: cmd.verification_id, consent_token_id: cmd.consent_token_id, ...gate(s, isLive(s)) });
+      if (lifts) events.push({ type: liveAfter ? 'passport.restored' : 'passport.hold_released', released: consentHold, consent_token_id: cmd.consent_token_id, verification_id: cmd.verification_id, ...gate(s, liveAfter) });
       return events;
     },
     hold(s: PassportState, cmd: { kind: HoldKind; ref: string; by?: string }, ctx): PassportEvent[] {
@@ -164,11 +160,10 @@ export const Passport = defineActor({
     },
   },
   evolve(s: PassportState, e: PassportEvent, meta): PassportState {
-    // The latest verifications only: the subject's full list is GET /v1/identity/verifications (the state stays small).
+    // The latest that issued, raised or restored it: the subject's full list is GET /v1/identity/verifications.
     const addEvidence = (x: PassportState, v: string, c: string | null) => ({
       ...x,
       verification_ids: [...x.verification_ids.slice(-(RECENT_VERIFICATIONS - 1)), v],
-      verification_count: x.verification_count + 1,
       consent_token_ids: c === null || x.consent_token_ids.includes(c) ? x.consent_token_ids : [...x.consent_token_ids, c],
     });
     switch (e.type) {
@@ -176,8 +171,6 @@ export const Passport = defineActor({
         return addEvidence({ ...s, subject_ref: e.subject_ref, issued: true, assurance: e.assurance, livemode: e.livemode, mocked: e.mocked, policy_version: e.policy_version, issued_at: meta.at }, e.verification_id, e.consent_token_id);
       case 'passport.assurance_raised':
         return addEvidence({ ...s, assurance: e.assurance }, e.verification_id, e.consent_token_id);
-      case 'passport.evidence_added':
-        return addEvidence(s, e.verification_id, e.consent_token_id);
       case 'passport.ended':
       case 'passport.hold_added': {
         const holds = [...s.holds, e.hold];
@@ -186,7 +179,8 @@ export const Passport = defineActor({
       case 'passport.restored':
       case 'passport.hold_released': {
         const holds = s.holds.filter((h) => !(h.kind === e.released.kind && h.ref === e.released.ref));
-        return { ...s, holds, ended_at: e.type === 'passport.restored' ? null : s.ended_at, superseded_by: e.released.kind === 'merged' ? null : s.superseded_by };
+        const x = e.verification_id ? addEvidence(s, e.verification_id, e.consent_token_id ?? null) : s;
+        return { ...x, holds, ended_at: e.type === 'passport.restored' ? null : s.ended_at, superseded_by: e.released.kind === 'merged' ? null : s.superseded_by };
       }
       case 'passport.supersedes_linked':
         return { ...s, supersedes: [...s.supersedes, e.passport] };
@@ -207,7 +201,6 @@ export const Passport = defineActor({
     ended_because: [...new Set(s.holds.map((h) => h.kind))],
     assurance_level: s.assurance,
     verification_ids: s.verification_ids,
-    verification_count: s.verification_count,
     consent_token_ids: s.consent_token_ids,
     superseded_by: s.superseded_by,
     supersedes: s.supersedes,

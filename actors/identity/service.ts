@@ -16,9 +16,12 @@ import type { CheckKind } from './policy.ts';
 import { type IdentitySource, sandboxSources } from './providers/index.ts';
 import { Vault } from './vault.ts';
 import { Verification, type VerificationState } from './verification.ts';
-import { resultsOf, runVerification, type VerificationRequest } from './verify.ts';
+import { digestMatcher, resultsOf, runVerification, type VerificationRequest } from './verify.ts';
 
 export const IDENTITY = serviceKey<IdentityService>('identity');
+
+/** The fields of a verification's view the service reads. */
+type VerificationView = Pick<VerificationState, 'id' | 'outcome' | 'subject_ref' | 'assurance_reached' | 'consent_token_id' | 'livemode' | 'mocked'>;
 
 export class IdentityService {
   readonly gate: PassportGate;
@@ -53,15 +56,14 @@ export class IdentityService {
     const { system } = this.platform;
     const { cmd, vault } = await runVerification(this.platform, caller, req, this.sources, this.vault.digests);
     if (vault) await this.vault.put(caller.org, id, req.subject_ref, vault, this.platform.clock.now());
-    await system.ask(Verification, id, 'create', cmd, { ...caller, dedupeId });
-    const s = await system.state<VerificationState>(Verification, id, caller.org);
-    if (s.outcome === 'resolved') await this.issuePassport(s, caller);
-    if (vault) await this.findCandidates(caller, id, req.subject_ref, vault.digests, s.livemode);
-    return Verification.view(s);
+    const view = (await system.ask(Verification, id, 'create', cmd, { ...caller, dedupeId })) as VerificationView;
+    if (view.outcome === 'resolved') await this.issuePassport({ ...view, org: caller.org }, caller);
+    if (vault) await this.findCandidates(caller, id, req.subject_ref, vault.digests, view.livemode);
+    return view;
   }
 
   /** The passport of a resolved verification, at once (the reaction to verification.resolved is the safety net). */
-  async issuePassport(s: VerificationState, caller: Caller): Promise<void> {
+  async issuePassport(s: Pick<VerificationState, 'id' | 'org' | 'outcome' | 'subject_ref' | 'assurance_reached' | 'consent_token_id' | 'livemode' | 'mocked'>, caller: Caller): Promise<void> {
     if (s.outcome !== 'resolved' || s.assurance_reached === null) return;
     await this.platform.system.ask(
       Passport,
@@ -121,7 +123,7 @@ export class IdentityService {
       const answer = await source.collect(reference, now);
       if (answer.status === 'deferred') continue;
       const primary = s.results.find((r) => r.reference === reference && (r.check === 'government_identifier' || r.check === 'bank_identifier' || r.check === 'contactability'))!;
-      const results: SourceResult[] = resultsOf(source, primary.check, answer, s.checks as CheckKind[], entry?.claims ?? { name: null, date_of_birth: null }, this.vault.digests, now);
+      const results: SourceResult[] = resultsOf(source, primary.check, answer, s.checks as CheckKind[], digestMatcher(entry?.claims ?? { name: null, date_of_birth: null }, this.vault.digests), now);
       await this.platform.system.ask(Verification, id, 'record_answer', { reference, results }, { org, principal: 'system', lane: 'system', dedupeId: `answer:${reference}` });
     }
     const after = await this.platform.system.state<VerificationState>(Verification, id, org);

@@ -18,9 +18,9 @@ export interface VaultEntry {
   passport_id: string;
   /** Masked identifiers by check: government_identifier, bank_identifier, contactability. */
   masked: Partial<Record<'government_identifier' | 'bank_identifier' | 'contactability', string>>;
-  /** Keyed digests of identifiers (never of a vNIN) by check. */
-  digests: Partial<Record<'government_identifier' | 'bank_identifier' | 'contactability', string>>;
-  /** Keyed digests of the claimed name tokens and date of birth, for answers compared later. */
+  /** Keyed digests of the NIN and BVN (never of a vNIN, not of a phone). */
+  digests: Partial<Record<'government_identifier' | 'bank_identifier', string>>;
+  /** Keyed digests of the claimed name tokens and date of birth, kept only while an answer is to be compared later. */
   claims: { name: string[] | null; date_of_birth: string | null };
 }
 
@@ -55,7 +55,7 @@ export class Vault {
       .filter((d): d is string => typeof d === 'string')
       .map((d) => ({ op: 'put' as const, list: digestList(org, d), id: entry.passport_id, sortKey: sortKeyTime(at) }));
     if (ops.length) {
-      await this.platform.stores.kv.set(subjectKey(org, entry.passport_id), subjectRef);
+      await this.platform.stores.kv.setIfAbsent(subjectKey(org, entry.passport_id), subjectRef);
       await this.platform.stores.indexes.apply(ops);
     }
   }

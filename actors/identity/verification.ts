@@ -5,10 +5,10 @@
  *
  * outcome      command         condition                                   events                                   next
  * -----------  --------------  ------------------------------------------  ---------------------------------------  -----------
- * (none)       create          blocked_because set (nothing queried)       requested, blocked                       blocked
- * (none)       create          a source silent                             requested, unresolved                    unresolved
- * (none)       create          a source to answer later, or review due     requested, pending                       pending
- * (none)       create          evidence established                         requested, resolved                      resolved
+ * (none)       create          blocked_because set (nothing queried)       blocked                                  blocked
+ * (none)       create          a source silent                             unresolved                               unresolved
+ * (none)       create          a source to answer later, or review due     pending                                  pending
+ * (none)       create          evidence established                         resolved                                 resolved
  * pending      collect         deadline passed, answers still missing      unresolved (the late source named)       unresolved
  * pending      collect         answers due                                 collection_due (the service collects)    pending
  * pending      record_answer   the reference is awaited                    answered, then as create                 by evidence
@@ -21,6 +21,8 @@
  * resolved     resolve, mark_unresolved                                    409 conflict
  * blocked      any decision                                                409 conflict
  *
+ * The first event of a verification carries the request (`request`: who, under which token, what the
+ * sources said), so one event records both.
  * A resolved verification names its subject's passport (passport_id); the passport actor issues it
  * (passport.ts reacts to verification.resolved; the service also asks at once).
  */
@@ -78,14 +80,17 @@ export interface VerificationState extends RequestFacts {
   created_at: number;
 }
 
-export type VerificationEvent =
-  | ({ type: 'verification.requested'; results: SourceResult[] } & RequestFacts)
+/** The request, carried by the first event of a verification (whichever outcome it has). */
+export type Requested = RequestFacts & { results: SourceResult[] };
+
+export type VerificationEvent = (
   | { type: 'verification.blocked'; subject_ref: string; blocked_because: BlockedBecause; decision: StaffDecision | null }
   | { type: 'verification.unresolved'; subject_ref: string; source: string; retry_after: number; decision: StaffDecision | null }
   | { type: 'verification.pending'; subject_ref: string; reason: 'awaiting_source' | 'review_required'; findings: string[]; reached: AssuranceLevel | null; next_collect_at: number | null; deadline_at: number | null }
   | { type: 'verification.resolved'; subject_ref: string; assurance_reached: AssuranceLevel; passport_id: string; consent_token_id: string | null; livemode: boolean; mocked: boolean; findings: string[]; decision: StaffDecision | null }
   | { type: 'verification.collection_due'; subject_ref: string; references: string[]; next_collect_at: number }
-  | { type: 'verification.answered'; subject_ref: string; results: SourceResult[] };
+  | { type: 'verification.answered'; subject_ref: string; results: SourceResult[] }
+) & { request?: Requested };
 
 export interface CreateVerification extends RequestFacts {
   blocked_because: BlockedBecause | null;
@@ -162,10 +167,11 @@ export const Verification = defineActor({
     create(_s: VerificationState, cmd: CreateVerification, ctx): VerificationEvent[] {
       if (ctx.version > 0) return [];
       const { blocked_because, results, ...facts } = cmd;
-      const requested: VerificationEvent = { type: 'verification.requested', ...facts, results };
-      if (blocked_because) return [requested, { type: 'verification.blocked', subject_ref: cmd.subject_ref, blocked_because, decision: null }];
+      const request: Requested = { ...facts, results };
+      if (blocked_because) return [{ type: 'verification.blocked', subject_ref: cmd.subject_ref, blocked_because, decision: null, request }];
       const s = { org: ctx.org, subject_ref: cmd.subject_ref, policy_version: cmd.policy_version, consent_token_id: cmd.consent_token_id, livemode: cmd.livemode, mocked: cmd.mocked };
-      return [requested, ...outcomeEvents(s, evaluate(results, pack(s)), results, ctx.now)];
+      const [first, ...rest] = outcomeEvents(s, evaluate(results, pack(s)), results, ctx.now);
+      return [{ ...first!, request }, ...rest];
     },
     collect(s: VerificationState, _cmd: unknown, ctx): VerificationEvent[] {
       if (s.outcome !== 'pending' || s.next_collect_at === null) return [];
@@ -199,12 +205,9 @@ export const Verification = defineActor({
       return [{ type: 'verification.blocked', subject_ref: s.subject_ref, blocked_because: 'subject_blocklisted', decision: decisionOf('block', ctx.principal, ctx.now, cmd.reason, cmd.scope) }];
     },
   },
-  evolve(s: VerificationState, e: VerificationEvent, meta): VerificationState {
+  evolve(before: VerificationState, e: VerificationEvent, meta): VerificationState {
+    const s = e.request ? { ...before, ...e.request, created_at: meta.at } : before;
     switch (e.type) {
-      case 'verification.requested': {
-        const { type: _t, ...facts } = e;
-        return { ...s, ...facts, created_at: meta.at };
-      }
       case 'verification.blocked':
         return { ...s, outcome: 'blocked', blocked_because: e.blocked_because, decision: e.decision ?? s.decision, pending_reason: null, next_collect_at: null, deadline_at: null };
       case 'verification.unresolved': {

@@ -11,7 +11,7 @@ import { ApiError, type Caller, type Platform, type ValidationEntry, validationE
 import { ConsentToken, type ConsentState, consentActive } from './consent-token.ts';
 import type { SourceResult } from './evidence.ts';
 import { BLOCKLIST_PREFIX, CONSENT_PREFIX, passportIdOf } from './ids.ts';
-import { compareNames, mask, NIN, BVN, nameTokens, normalisePhone, VNIN, type Digester } from './personal-data.ts';
+import { compareNames, mask, NIN, BVN, nameTokens, type NameMatch, normalisePhone, VNIN, type Digester } from './personal-data.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, NOT_DELIVERED } from './policy.ts';
 import type { IdentitySource, SourceAnswer } from './providers/index.ts';
 import type { VaultEntry } from './vault.ts';
@@ -129,8 +129,34 @@ export async function isBlocklisted(platform: Platform, org: string, subjectRef:
   return page.ids.some((id) => id.startsWith(BLOCKLIST_PREFIX));
 }
 
+/**
+ * How a source's record is compared with the claims: in clear while the request is in hand (nothing
+ * kept), or over the keyed digests kept in the vault when a late answer arrives (service.ts).
+ */
+export interface ClaimMatcher {
+  name(recordName: string): NameMatch | null;
+  dateOfBirth(recordDate: string): boolean | null;
+}
+
+export function clearMatcher(claims: Claims): ClaimMatcher {
+  const pack = ACTIVE_POLICY.pack;
+  const claimed = claims.full_name ? nameTokens(claims.full_name, pack) : null;
+  return {
+    name: (n) => (claimed ? compareNames(claimed, nameTokens(n, pack), pack) : null),
+    dateOfBirth: (d) => (claims.date_of_birth ? d === claims.date_of_birth : null),
+  };
+}
+
+export function digestMatcher(claims: VaultEntry['claims'], digests: Digester): ClaimMatcher {
+  const pack = ACTIVE_POLICY.pack;
+  return {
+    name: (n) => (claims.name ? compareNames(claims.name, digests.tokens('name', nameTokens(n, pack)), pack) : null),
+    dateOfBirth: (d) => (claims.date_of_birth ? digests.digest('date_of_birth', d) === claims.date_of_birth : null),
+  };
+}
+
 /** The results one answer gives: the source's own check, and name and date-of-birth matches it allows. */
-export function resultsOf(source: IdentitySource, check: CheckKind, answer: SourceAnswer, wanted: readonly CheckKind[], claims: VaultEntry['claims'], digests: Digester, now: number): SourceResult[] {
+export function resultsOf(source: IdentitySource, check: CheckKind, answer: SourceAnswer, wanted: readonly CheckKind[], match: ClaimMatcher, now: number): SourceResult[] {
   const base = { reference: null, ready_at: null, answered_at: now };
   const dependents = check === 'contactability' ? [] : (['name_match', 'date_of_birth_match'] as const).filter((c) => wanted.includes(c));
   const all = (status: SourceResult['status'], finding: string, extra: Partial<SourceResult> = {}): SourceResult[] =>
@@ -144,14 +170,15 @@ export function resultsOf(source: IdentitySource, check: CheckKind, answer: Sour
       return [{ ...base, source: source.id, check, status: 'failed', finding: check === 'contactability' ? 'unreachable' : 'not_found' }, ...dependents.map((c) => ({ ...base, source: source.id, check: c, status: 'failed' as const, finding: 'no_record' }))];
     case 'found': {
       const out: SourceResult[] = [{ ...base, source: source.id, check, status: 'passed', finding: check === 'contactability' ? 'reachable' : 'found' }];
+      const by = answer.fields ? source.id : 'identity_match';
       for (const c of dependents) {
         if (c === 'name_match') {
-          const m = answer.fields ? answer.fields.name : answer.record && claims.name ? compareNames(claims.name, digests.tokens('name', nameTokens(answer.record.full_name, ACTIVE_POLICY.pack)), ACTIVE_POLICY.pack) : null;
+          const m = answer.fields ? answer.fields.name : answer.record ? match.name(answer.record.full_name) : null;
           const pass = m === 'exact' || m === 'match';
-          out.push({ ...base, source: answer.fields ? source.id : 'identity_match', check: c, status: pass ? 'passed' : 'failed', finding: pass ? (m as string) : m === null ? 'no_record' : `name_${m}` });
+          out.push({ ...base, source: by, check: c, status: pass ? 'passed' : 'failed', finding: pass ? (m as string) : m === null ? 'no_record' : `name_${m}` });
         } else {
-          const dob = answer.fields ? answer.fields.date_of_birth : answer.record?.date_of_birth ? digests.digest('date_of_birth', answer.record.date_of_birth) === claims.date_of_birth : null;
-          out.push({ ...base, source: answer.fields ? source.id : 'identity_match', check: c, status: dob ? 'passed' : 'failed', finding: dob ? 'match' : dob === null ? 'no_record' : 'date_of_birth_mismatch' });
+          const dob = answer.fields ? answer.fields.date_of_birth : answer.record?.date_of_birth ? match.dateOfBirth(answer.record.date_of_birth) : null;
+          out.push({ ...base, source: by, check: c, status: dob ? 'passed' : 'failed', finding: dob ? 'match' : dob === null ? 'no_record' : 'date_of_birth_mismatch' });
         }
       }
       return out;
@@ -185,11 +212,8 @@ export async function runVerification(
   const bar = blocked ?? ((await isBlocklisted(platform, caller.org, req.subject_ref)) ? 'subject_blocklisted' : null);
   if (bar) return { cmd: { ...facts, blocked_because: bar, results: [] }, vault: undefined };
   const c = req.claims;
-  const claims: VaultEntry['claims'] = {
-    name: c.full_name ? digests.tokens('name', nameTokens(c.full_name, pack)) : null,
-    date_of_birth: c.date_of_birth ? digests.digest('date_of_birth', c.date_of_birth) : null,
-  };
-  const vault: VaultEntry = { passport_id: passportIdOf(caller.org, req.subject_ref), masked: {}, digests: {}, claims };
+  const vault: VaultEntry = { passport_id: passportIdOf(caller.org, req.subject_ref), masked: {}, digests: {}, claims: { name: null, date_of_birth: null } };
+  const match = clearMatcher(c);
   const answers = await Promise.all(
     plan.queries.map(async (q) => {
       const answer = await q.source.query({ identifier: q.identifier, full_name: c.full_name, date_of_birth: c.date_of_birth }, now).catch(
@@ -197,9 +221,18 @@ export async function runVerification(
       );
       const key = q.check as 'government_identifier' | 'bank_identifier' | 'contactability';
       vault.masked[key] = q.kept ? mask(q.identifier) : 'vnin_not_kept';
-      if (q.kept) vault.digests[key] = digests.digest(key, q.identifier); // never a vNIN (reference 1.1)
-      return resultsOf(q.source, q.check, answer, plan.checks, claims, digests, now);
+      // Identifier digests find the same person under two subject_refs; a phone is not such a mark, and a vNIN is never kept (reference 1.1).
+      if (q.kept && key !== 'contactability') vault.digests[key] = digests.digest(key, q.identifier);
+      return resultsOf(q.source, q.check, answer, plan.checks, match, now);
     }),
   );
-  return { cmd: { ...facts, blocked_because: null, results: answers.flat() }, vault };
+  const results = answers.flat();
+  // Claims kept (as digests) only when an answer will be compared later.
+  if (results.some((r) => r.status === 'deferred')) {
+    vault.claims = {
+      name: c.full_name ? digests.tokens('name', nameTokens(c.full_name, pack)) : null,
+      date_of_birth: c.date_of_birth ? digests.digest('date_of_birth', c.date_of_birth) : null,
+    };
+  }
+  return { cmd: { ...facts, blocked_because: null, results }, vault };
 }
