@@ -26,6 +26,7 @@
  * any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
  */
 import { derivedId } from '../../kernel/index.ts';
+import { PASSPORT_ENDED, PASSPORT_KIND, PASSPORT_RESTORED } from '../identity/index.ts';
 import { defineActor, type CommandContext, type Decision } from '../../runtime/index.ts';
 import type { AvailabilityState } from './heartbeat.ts';
 import type { Presence } from './presence.ts';
@@ -120,7 +121,7 @@ function pushHistory(s: WorkerState, e: HistoryEntry): HistoryEntry[] {
 export const Worker = defineActor({
   kind: 'allocation_worker',
   prefix: WORKER_PREFIX,
-  creates: ['set_availability', 'report_signals', 'exclude', 'adopt'],
+  creates: ['set_availability', 'report_signals', 'exclude', 'readmit', 'adopt'],
   initial: (id: string, org: string): WorkerState => ({
     id,
     org,
@@ -242,6 +243,26 @@ export const Worker = defineActor({
       target(event, source) {
         const d = event.data as { worker_id: string; suspends?: boolean };
         return { id: workerActorId(event.org, d.worker_id), payload: { flag_id: source.id, outcome: event.type === 'integrity_flag.upheld' ? 'upheld' : 'dismissed', suspends: d.suspends === true } };
+      },
+    },
+    // Spec 6, 8: a revocation of identity removes the worker from the supply the moment the
+    // passport stops being live (the worker_id is the subject_ref the passport names).
+    {
+      from: PASSPORT_KIND,
+      events: [PASSPORT_ENDED],
+      command: 'exclude',
+      target: (event) => {
+        const d = event.data as { subject_ref: string };
+        return { id: workerActorId(event.org, d.subject_ref), payload: { worker_id: d.subject_ref, reason: 'identity_revoked' } };
+      },
+    },
+    {
+      from: PASSPORT_KIND,
+      events: [PASSPORT_RESTORED],
+      command: 'readmit',
+      target: (event) => {
+        const d = event.data as { subject_ref: string };
+        return { id: workerActorId(event.org, d.subject_ref), payload: { reason: 'identity_revoked' } };
       },
     },
   ],

@@ -21,6 +21,8 @@ import { Verification } from './verification.ts';
 import { readToken } from './verify.ts';
 
 export type { IdentityGate } from './gate.ts';
+/** A subject's passport id in an organisation (derived from both; no lookup). */
+export { passportIdOf } from './ids.ts';
 
 export const area: Area = {
   name: 'identity',

@@ -96,16 +96,14 @@ async function gateReads(): Promise<BenchResult> {
   const { createPlatform, stopPlatform } = await import('../../kernel/index.ts');
   const { ManualClock } = await import('../../runtime/index.ts');
   const { createMemoryStores } = await import('../../stores/index.ts');
-  const { area, identityGate } = await import('../../actors/identity/index.ts');
-  const { Passport } = await import('../../actors/identity/passport.ts');
-  const { passportIdOf } = await import('../../actors/identity/ids.ts');
+  const { area, identityGate, PASSPORT_KIND, passportIdOf } = await import('../../actors/identity/index.ts');
   const clock = new ManualClock();
   const platform = await createPlatform({ areas: [area], stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
   const org = 'org_bench';
   const SUBJECTS = 100_000;
   const refs = Array.from({ length: SUBJECTS }, (_, i) => `worker_${i}`);
   for (let i = 0; i < SUBJECTS; i += 1000) {
-    await Promise.all(refs.slice(i, i + 1000).map((r) => platform.system.ask(Passport, passportIdOf(org, r), 'issue', { subject_ref: r, verification_id: `anchor_pro_verification_b${r}`, assurance: 'dal_2', consent_token_id: null, livemode: false, mocked: true }, { org, noReply: true })));
+    await Promise.all(refs.slice(i, i + 1000).map((r) => platform.system.ask(PASSPORT_KIND, passportIdOf(org, r), 'issue', { subject_ref: r, verification_id: `anchor_pro_verification_b${r}`, assurance: 'dal_2', consent_token_id: null, livemode: false, mocked: true }, { org, noReply: true })));
   }
   const gate = identityGate(platform);
   const bare = new Map(refs.map((r) => [r, true]));
