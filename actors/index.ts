@@ -6,6 +6,7 @@ import { area as delivery } from './delivery/index.ts';
 import { area as identity } from './identity/index.ts';
 import { area as ledger } from './ledger/index.ts';
 import { area as payroll } from './payroll/index.ts';
+import { area as sourcing } from './sourcing/index.ts';
 
 export const areas: Area[] = [
   accounts,
@@ -14,4 +15,5 @@ export const areas: Area[] = [
   identity,
   ledger,
   payroll,
+  sourcing,
 ];

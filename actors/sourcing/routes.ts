@@ -1,0 +1,328 @@
+/**
+ * Sourcing routes (spec 4.6; scope prefix `flow`, kernel/scopes.ts MODULES). Every POST that moves
+ * state takes an Idempotency-Key (spec 1 rule 9). Shapes the spec does not show are marked
+ * specGap and listed in docs/gaps.md#sourcing.
+ */
+import { Type } from '@sinclair/typebox';
+import { callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, route, type RouteDef } from '../../kernel/index.ts';
+import { addDelivery, createBroadcast, getBroadcast, retryDelivery, setSpendCeiling } from './broadcasts.ts';
+import { ChannelDelivery, DELIVERY_STATUSES } from './channel-delivery.ts';
+import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX, TAXONOMY_PREFIX } from './ids.ts';
+import { runImport } from './imports.ts';
+import { Lead, LEAD_STATUSES } from './lead.ts';
+import { leadId, promoteLead, receiveLead } from './leads.ts';
+import { REQUISITION_STATUSES, Requisition } from './requisition.ts';
+import { artefacts, confirmInferences, createRequisition, editArtefacts, editRequisition, getRequisition, quarantineRequisition, requisitionId } from './requisitions.ts';
+import { sourcing } from './service.ts';
+import { SourcingImport } from './sourcing-import.ts';
+import { SpendCeiling } from './spend-ceiling.ts';
+import { allTaxonomies, EMPLOYMENT_TYPES, PERIODS } from './taxonomy.ts';
+
+const M = 'flow';
+const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
+const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const DATE = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
+const Text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });
+const Words = Type.Array(Text(100), { maxItems: 50 });
+
+const Compensation = Type.Object({
+  amount: Money({ minimum: 0 }),
+  period: Type.Optional(lit(PERIODS)),
+  negotiable: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false, description: 'Spec 2.7; a period left out is inferred and listed in inferred_fields.' });
+
+const Location = Type.Object({
+  description: Text(500),
+  state: Type.Optional(Type.Union([Type.String({ pattern: '^NG-[A-Z]{2}$', description: 'ISO 3166-2:NG, e.g. NG-LA; inferred from the description when left out.' }), Type.Null()])),
+  geofence_radius_metres: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()])),
+}, { additionalProperties: false });
+
+const Requirements = Type.Object({
+  min_experience_years: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 60 }), Type.Null()])),
+  skills: Type.Optional(Words),
+  licences: Type.Optional(Words),
+  within_state: Type.Optional(Type.Boolean({ description: 'Leads must be in the location\u2019s State.' })),
+  notes: Type.Optional(nullable(Text(2000))),
+}, { additionalProperties: false, description: 'What leads are screened against (docs/gaps.md#sourcing).' });
+
+const RequisitionFields = {
+  occupation_code: Type.Optional(Type.Union([Type.String({ pattern: '^ng-\\d{4}$' }), Type.Null()])),
+  employment_type: Type.Optional(Type.Union([lit(EMPLOYMENT_TYPES), Type.Null()])),
+  compensation: Type.Optional(Type.Union([Compensation, Type.Null()])),
+  location: Type.Optional(Type.Union([Location, Type.Null()])),
+  starts_on: Type.Optional(Type.Union([DATE, Type.Null()])),
+  description: Type.Optional(nullable(Text(20_000))),
+  requirements: Type.Optional(Requirements),
+};
+
+const CreateBody = Type.Object({ job_title: Text(200), headcount: Type.Integer({ minimum: 1, maximum: 100_000 }), ...RequisitionFields }, { additionalProperties: false });
+const PatchBody = Type.Object({ job_title: Type.Optional(Text(200)), headcount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })), ...RequisitionFields }, { additionalProperties: false, minProperties: 1 });
+
+const ConfirmBody = Type.Object({
+  confirmations: Type.Array(
+    Type.Object({ field: Text(64), accepted: Type.Boolean(), corrected_value: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    { minItems: 1, maxItems: 10 },
+  ),
+}, { additionalProperties: false });
+
+const Reason = Text(1000);
+const ChannelId = Type.String({ pattern: `^${CHANNEL_PREFIX}`, maxLength: 64 });
+
+const gap = (what: string) => `${what} (docs/gaps.md#sourcing).`;
+const reqPath = '/v1/sourcing/requisitions/{requisition_id}';
+
+export const routes: RouteDef[] = [
+  // ---------------------------------------------------------------- requisitions
+  route({
+    method: 'POST', path: '/v1/sourcing/requisitions', auth: 'key', module: M, idempotent: true, status: 201, body: CreateBody,
+    summary: 'Create a requisition. Fields left out are inferred and listed in inferred_fields; the text is screened by the fair-hiring pack (a blocking rule quarantines it).',
+    specGap: gap('The create body is not shown beyond job_title and headcount: the other Requisition fields of spec 2.7, description and requirements'),
+    handler: (req) => createRequisition(req.platform, callerOf(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/requisitions', auth: 'key', module: M, idempotent: false,
+    query: listQueryWith({ status: Type.Optional(lit(REQUISITION_STATUSES)) }),
+    summary: 'List requisitions, newest first, filtered by status.',
+    handler: (req) => listPage(req.platform.system, Requisition, req.org, req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc'),
+  }),
+  route({
+    method: 'GET', path: reqPath, auth: 'key', module: M, idempotent: false,
+    query: Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
+    summary: 'Retrieve a requisition, at its current version or at ?version=.',
+    handler: (req) => getRequisition(req.platform, callerOf(req), req.params.requisition_id, req.query.version),
+  }),
+  route({
+    method: 'PATCH', path: reqPath, auth: 'key', module: M, idempotent: false, body: PatchBody,
+    summary: 'Edit a requisition: screened again; after its first broadcast an edit makes a new version and leads stay on theirs.',
+    specGap: gap('Spec 3 names the edit but not its endpoint'),
+    handler: (req) => editRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body as never),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/confirm_inferences`, auth: 'key', module: M, idempotent: true, body: ConfirmBody,
+    summary: 'Accept or correct inferred fields; the way out of pending_confirmation.',
+    handler: (req) => confirmInferences(req.platform, callerOf(req), req.params.requisition_id, req.body),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/publish`, auth: 'key', module: M, idempotent: true,
+    summary: 'Publish a draft requisition; refused (409) while compensation, headcount, location or start date is inferred and unconfirmed, and while quarantined.',
+    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'publish', {}, callerOf(req)),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/close`, auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false }),
+    summary: 'Close a requisition.',
+    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'close', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/quarantine`, auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ detail: Reason, rule_code: Type.Optional(Text(32, 'A rule of the active pack, or manual_review (the default).')), offending_text: Type.Optional(Text(2000)) }, { additionalProperties: false }),
+    summary: 'Quarantine a requisition by a person\u2019s finding.',
+    specGap: gap('The body of quarantine is not shown'),
+    handler: (req) => quarantineRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/contest`, auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ reason: Reason }, { additionalProperties: false }),
+    summary: 'Contest the quarantine finding (for example a lawful exception); the requisition goes under_review until a person decides.',
+    specGap: gap('Spec 2.7 has QuarantineFinding.contested but no endpoint'),
+    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'contest', req.body, callerOf(req)),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/adjudicate`, auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ outcome: lit(['upheld', 'released']), reason: Reason }, { additionalProperties: false }),
+    summary: 'A person decides a contested quarantine: upheld (stays quarantined) or released; the decision is recorded with who made it.',
+    specGap: gap('The decision on a contest is not shown'),
+    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'adjudicate', req.body as never, callerOf(req)),
+  }),
+  route({
+    method: 'GET', path: `${reqPath}/artefacts`, auth: 'key', module: M, idempotent: false,
+    summary: 'The advert text and its channel variants, generated from the current version unless edited.',
+    specGap: gap('Artefact fields are not shown'),
+    handler: (req) => artefacts(req.platform, callerOf(req), req.params.requisition_id),
+  }),
+  route({
+    method: 'PATCH', path: `${reqPath}/artefacts`, auth: 'key', module: M, idempotent: false,
+    body: Type.Object({
+      advert: Type.Optional(nullable(Text(20_000))),
+      variants: Type.Optional(Type.Record(Type.String({ pattern: `^${CHANNEL_PREFIX}` }), nullable(Text(20_000)))),
+    }, { additionalProperties: false, minProperties: 1 }),
+    summary: 'Replace the advert or channel variants (null restores the generated text); screened like every text, and an edit after a broadcast makes a new version.',
+    specGap: gap('Artefact fields are not shown'),
+    handler: (req) => editArtefacts(req.platform, callerOf(req), req.params.requisition_id, req.body),
+  }),
+  route({
+    method: 'POST', path: `${reqPath}/broadcasts`, auth: 'key', module: M, idempotent: true, status: 201,
+    body: Type.Object({
+      channel_ids: Type.Array(ChannelId, { minItems: 1, maxItems: 20, uniqueItems: true }),
+      budget: Money({ minimum: 0, description: 'What the organisation declares it will spend on this broadcast (NGN); reserved against the period\u2019s spend ceiling. No charge is computed.' }),
+    }, { additionalProperties: false }),
+    summary: 'Broadcast the current version of a published requisition to channels; refused (409) before any charge when the period\u2019s spend ceiling would be exceeded.',
+    specGap: gap('The broadcast body and record are not shown'),
+    handler: (req) => createBroadcast(req.platform, callerOf(req), req.params.requisition_id, req.body as never),
+  }),
+
+  // ---------------------------------------------------------------- broadcasts and deliveries
+  route({
+    method: 'GET', path: '/v1/sourcing/broadcasts/{broadcast_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a broadcast with the state of its delivery to each channel.',
+    specGap: gap('Broadcast fields are not shown'),
+    handler: (req) => getBroadcast(req.platform, callerOf(req), req.params.broadcast_id),
+  }),
+  route({
+    method: 'POST', path: '/v1/sourcing/broadcasts/{broadcast_id}/deliveries/{delivery_id}/retry', auth: 'key', module: M, idempotent: true,
+    summary: 'Retry a failed delivery (or one waiting for its retry) now; the channel\u2019s retry schedule starts again.',
+    specGap: gap('The retry response is not shown'),
+    handler: (req) => retryDelivery(req.platform, callerOf(req), req.params.broadcast_id, req.params.delivery_id),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/deliveries', auth: 'key', module: M, idempotent: false,
+    query: listQueryWith({ broadcast_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(lit(DELIVERY_STATUSES)) }),
+    summary: 'List deliveries, newest first, filtered by broadcast_id and status.',
+    specGap: gap('Delivery fields are not shown'),
+    handler: (req) => {
+      const { broadcast_id, status } = req.query;
+      const list = broadcast_id ? (status ? `broadcast:${broadcast_id}:status:${status}` : `broadcast:${broadcast_id}`) : status ? `status:${status}` : 'all';
+      return listPage(req.platform.system, ChannelDelivery, req.org, list, req.query, 'desc');
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/sourcing/deliveries', auth: 'key', module: M, idempotent: true, status: 201,
+    body: Type.Object({ broadcast_id: Type.String({ minLength: 1, maxLength: 255 }), channel_id: ChannelId, budget: Money({ minimum: 0 }) }, { additionalProperties: false }),
+    summary: 'Send a broadcast\u2019s version to one more channel; its budget is reserved against the spend ceiling like a broadcast\u2019s.',
+    specGap: gap('The delivery create body is not shown'),
+    handler: (req) => addDelivery(req.platform, callerOf(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/deliveries/{delivery_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a delivery with its attempts.',
+    specGap: gap('Not named by the spec; a read by id like every other record'),
+    handler: (req) => req.platform.system.get(ChannelDelivery, idOf(req.params.delivery_id, ChannelDelivery.prefix, 'delivery'), req.org),
+  }),
+
+  // ---------------------------------------------------------------- channels, spend ceilings
+  route({
+    method: 'GET', path: '/v1/sourcing/channels', auth: 'key', module: M, idempotent: false, query: ListQuery,
+    summary: 'List the job channels, with each sandbox channel\u2019s documented behaviour (accepts, refuses, times out).',
+    specGap: gap('Channel fields are not shown'),
+    handler: async (req) => {
+      const all = sourcing(req.platform).channels().map(channelView);
+      const start = req.query.starting_after ? all.findIndex((c) => c.id === req.query.starting_after) + 1 : 0;
+      if (req.query.starting_after && start === 0) return listEnvelope([], false);
+      const limit = req.query.limit ?? 25;
+      return listEnvelope(all.slice(start, start + limit), start + limit < all.length);
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/channels/{channel_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a channel.',
+    specGap: gap('Channel fields are not shown'),
+    handler: async (req) => {
+      const c = sourcing(req.platform).channel(idOf(req.params.channel_id, CHANNEL_PREFIX, 'channel'));
+      if (!c) throw notFound('channel', req.params.channel_id);
+      return channelView(c);
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/sourcing/spend_ceilings', auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ period: Type.Optional(PERIOD), amount: Money({ minimum: 0, description: 'The most the organisation declares for broadcasts in the period (NGN).' }) }, { additionalProperties: false }),
+    summary: 'Set the spend ceiling of a period (the current UTC month by default); broadcasts that would exceed it are refused.',
+    specGap: gap('Spend ceilings are named without a shape'),
+    handler: (req) => setSpendCeiling(req.platform, callerOf(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/spend_ceilings', auth: 'key', module: M, idempotent: false, query: ListQuery,
+    summary: 'List spend ceilings by period, newest first, with what is committed and what remains.',
+    specGap: gap('Spend ceilings are named without a shape'),
+    handler: (req) => listPage(req.platform.system, SpendCeiling, req.org, 'all', req.query, 'desc'),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/spend_ceilings/{spend_ceiling_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a spend ceiling.',
+    specGap: gap('Spend ceilings are named without a shape'),
+    handler: (req) => req.platform.system.get(SpendCeiling, idOf(req.params.spend_ceiling_id, SPEND_CEILING_PREFIX, 'spend ceiling'), req.org),
+  }),
+
+  // ---------------------------------------------------------------- leads
+  route({
+    method: 'POST', path: '/v1/sourcing/leads', auth: 'key', module: M, idempotent: true, status: 201,
+    body: Type.Object({
+      requisition_id: Type.String({ minLength: 1, maxLength: 255 }),
+      delivery_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The delivery the lead answered; fixes the requisition version.' })),
+      channel_id: Type.Optional(ChannelId),
+      external_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The channel\u2019s own id of the lead; the same lead delivered again is one lead.' })),
+      candidate: Type.Object({
+        full_name: Text(200),
+        phone: Type.Optional(nullable(Type.String({ pattern: '^\\+?[0-9 ]{7,20}$' }))),
+        email: Type.Optional(nullable(Type.String({ format: 'email', maxLength: 254 }))),
+        state: Type.Optional(Type.Union([Type.String({ pattern: '^NG-[A-Z]{2}$' }), Type.Null()])),
+        experience_years: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 70 }), Type.Null()])),
+        skills: Type.Optional(Words),
+        licences: Type.Optional(Words),
+      }, { additionalProperties: false }),
+    }, { additionalProperties: false }),
+    summary: 'Receive a lead as a channel delivers it; screened against the requirements of the requisition version it answered.',
+    specGap: gap('Lead and screening fields are not shown'),
+    handler: (req) => receiveLead(req.platform, callerOf(req), req.body),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/leads', auth: 'key', module: M, idempotent: false,
+    query: listQueryWith({ requisition_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(lit(LEAD_STATUSES)) }),
+    summary: 'List leads, newest first, by requisition_id or status.',
+    specGap: gap('Not named by the spec; the list of the records POST /v1/sourcing/leads makes'),
+    handler: (req) => listPage(req.platform.system, Lead, req.org, req.query.requisition_id ? `requisition:${req.query.requisition_id}` : req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc'),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/leads/{lead_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve a lead with its screening.',
+    specGap: gap('Not named by the spec; a read by id like every other record'),
+    handler: (req) => req.platform.system.get(Lead, leadId(req.params.lead_id), req.org),
+  }),
+  route({
+    method: 'POST', path: '/v1/sourcing/leads/{lead_id}/promote', auth: 'key', module: M, idempotent: true,
+    body: Type.Object({ override_reason: Type.Optional(Reason) }, { additionalProperties: false }),
+    summary: 'Promote a lead to a subject: it gets the subject_ref the identity, credentials, engagements and allocation modules take. A lead not screened meets needs an override_reason.',
+    specGap: gap('The promote body and response are not shown'),
+    handler: (req) => promoteLead(req.platform, callerOf(req), req.params.lead_id, req.body ?? {}),
+  }),
+
+  // ---------------------------------------------------------------- imports, taxonomies
+  route({
+    method: 'POST', path: '/v1/sourcing/imports', auth: 'key', module: M, idempotent: true, status: 201,
+    body: Type.Object({ kind: lit(['leads', 'requisitions']), csv: Type.String({ minLength: 1, maxLength: 2_000_000 }) }, { additionalProperties: false }),
+    summary: 'Import leads or requisitions from CSV; all or nothing, with a ValidationReport naming every failing field of every row.',
+    specGap: gap('The import body and record are not shown'),
+    handler: (req) => runImport(req.platform, callerOf(req), req.body as never),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/imports/{import_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve an import and its ValidationReport.',
+    specGap: gap('Import fields are not shown'),
+    handler: (req) => req.platform.system.get(SourcingImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/taxonomies/{taxonomy_id}', auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve the occupation taxonomy (versioned, content hash) that inference uses.',
+    specGap: gap('Taxonomy fields are not shown'),
+    handler: async (req) => {
+      const t = allTaxonomies().get(idOf(req.params.taxonomy_id, TAXONOMY_PREFIX, 'taxonomy'));
+      if (!t) throw notFound('taxonomy', req.params.taxonomy_id);
+      const { id, ...rest } = t.taxonomy;
+      return { id, object: 'taxonomy', livemode: req.livemode, mocked: false, content_hash: t.hash, in_use: sourcing(req.platform).taxonomy === t, ...rest };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/sourcing/rule_packs/current', auth: 'key', module: M, idempotent: false,
+    summary: 'The fair-hiring rule pack requisitions are screened with: version, content hash and every rule (code, law, severity, neutral rewrite).',
+    specGap: gap('Not named by the spec; shows the data QuarantineFinding.rule_pack_version refers to'),
+    handler: async (req) => {
+      const c = sourcing(req.platform).pack;
+      return { object: 'rule_pack', livemode: req.livemode, mocked: false, pack_id: c.pack.pack_id, version: c.pack.version, content_hash: c.hash, legal_approval_reference: c.pack.legal_approval_reference, rule_count: c.pack.rules.length, rules: c.pack.rules };
+    },
+  }),
+];
+
+function channelView(c: ReturnType<ReturnType<typeof sourcing>['channels']>[number]) {
+  return { id: c.id, object: 'channel' as const, livemode: false, mocked: true, name: c.name, kind: c.kind, posting: c.posting, sandbox_behaviour: c.behaviour, max_length: c.max_length, retry_schedule_seconds: c.retry_schedule_seconds, description: c.description };
+}
+
