@@ -1,7 +1,8 @@
 /**
  * API key. Spec 2.2 (ApiKey), 5.1, 5.2, 5.6, 5.8.
  * Neither the secret nor its digest is held here (events may be published): the credential table
- * keeps the digest. A revoked key stays listed with revoked_at (spec 5.2).
+ * keeps the digest. A revoked key stays listed with revoked_at (spec 5.2). Every key records the
+ * person behind it (persons.ts), which maker-checker compares.
  *
  * status   command  condition  event            next
  * -------  -------  ---------  ---------------  -------
@@ -24,6 +25,8 @@ export interface ApiKeyState {
   name: string;
   realm: Realm;
   scopes: string[];
+  /** The person behind the key (persons.ts); null on keys issued before it was recorded. */
+  person: string | null;
   /** RFC 3339, fixed at the event's commit (kept as text: the view is read on every list). */
   created_at: string;
   revoked_at: string | null;
@@ -33,10 +36,11 @@ interface IssueCommand {
   name: string;
   realm: Realm;
   scopes: string[];
+  person: string | null;
 }
 
 type ApiKeyEvent =
-  | { type: 'api_key.created'; name: string; realm: Realm; scopes: string[] }
+  | { type: 'api_key.created'; name: string; realm: Realm; scopes: string[]; person?: string | null }
   | { type: 'api_key.revoked' };
 
 export interface ApiKeyView {
@@ -47,6 +51,7 @@ export interface ApiKeyView {
   name: string;
   realm: Realm;
   scopes: string[];
+  person: string | null;
   revoked_at: string | null;
   created_at: string;
 }
@@ -68,6 +73,7 @@ function apiKeyView(s: ApiKeyState): ApiKeyView {
       realm: s.realm,
       // Scope lists are frozen and shared (canonicalScopes); one decoded from a snapshot is copied.
       scopes: (Object.isFrozen(s.scopes) ? s.scopes : Object.freeze([...s.scopes])) as string[],
+      person: s.person ?? null,
       revoked_at: s.revoked_at,
       created_at: s.created_at,
     });
@@ -80,12 +86,12 @@ export const ApiKey = defineActor({
   kind: 'api_key',
   prefix: 'api_key_',
   creates: ['issue'],
-  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], created_at: '', revoked_at: null }),
+  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], person: null, created_at: '', revoked_at: null }),
   decide: {
     issue(state: ApiKeyState, cmd: IssueCommand): ApiKeyEvent[] {
       switch (state.status) {
         case 'none':
-          return [{ type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes }];
+          return [{ type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes, person: cmd.person }];
         case 'active':
         case 'revoked':
           throw conflict('This API key was already issued.');
@@ -109,7 +115,7 @@ export const ApiKey = defineActor({
   evolve(state: ApiKeyState, e: ApiKeyEvent, meta): ApiKeyState {
     switch (e.type) {
       case 'api_key.created':
-        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, created_at: iso(meta.at) };
+        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, person: e.person ?? null, created_at: iso(meta.at) };
       case 'api_key.revoked':
         return { ...state, status: 'revoked', revoked_at: iso(meta.at) };
       default:

@@ -13,6 +13,8 @@ export { ALL_SCOPES, CREDENTIAL_HEADERS } from '../../kernel/index.ts';
 export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
 export { recordSupportAccess } from './support.ts';
 export { issueKey, revokeKey } from './keys.ts';
+/** Who is behind a credential, for maker-checker in payroll today and remittance approvals later. */
+export { personBehind } from './persons.ts';
 export { SESSION_TTL_MS } from './sessions.ts';
 export { Organisation, Account, ApiKey, OAuthClient, SupportAccess };
 

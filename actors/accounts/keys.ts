@@ -6,6 +6,7 @@
 import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
+import { personBehind } from './persons.ts';
 import { canonicalScopes, isScope } from './scopes.ts';
 import { digest, newSecret } from './secrets.ts';
 
@@ -58,7 +59,8 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
   const secret = newSecret(KEY_PREFIX[k.realm]);
   const d = digest(secret);
   const id = createdId(caller, ApiKey.prefix);
-  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
+  const person = await personBehind(platform, caller);
+  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
   const undelivered = await platform.stores.kv.get<string>(digestKey(id));
   if (undelivered !== undefined && undelivered !== d) await removeCredential(platform.stores.kv, undelivered);
   await platform.stores.kv.set(digestKey(id), d);

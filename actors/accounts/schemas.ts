@@ -49,6 +49,7 @@ export const ApiKeySchema = Type.Object({
   name: Type.String(),
   realm: Type.Union([Type.Literal('test'), Type.Literal('live')]),
   scopes: Type.Array(Type.String()),
+  person: Type.Union([Type.String(), Type.Null()], { description: 'The person behind the key: the account that made it (directly, from a session, or through another key of theirs), or the operator-issued OAuth client whose token made it. Maker-checker compares this, not key ids. Null on keys made before it was recorded.' }),
   revoked_at: Type.Union([Timestamp, Type.Null()]),
   created_at: Timestamp,
 });
@@ -102,6 +103,8 @@ export const AccessTokenSchema = Type.Object(
 export const SupportAccessSchema = Type.Object({
   id: Type.String({ pattern: '^sta_' }),
   object: Type.Literal('support_access'),
+  livemode: Type.Boolean(),
+  mocked: Type.Boolean(),
   at: Timestamp,
   action: Type.String(),
   purpose: Type.String(),

@@ -27,6 +27,9 @@ type SupportAccessEvent = { type: 'support_access.recorded'; action: string; pur
 export interface SupportAccessView {
   id: string;
   object: 'support_access';
+  /** Support access is to the organisation, not to a realm's records: false (spec 2.1 every record carries it). */
+  livemode: false;
+  mocked: false;
   at: string;
   action: string;
   purpose: string;
@@ -57,7 +60,7 @@ export const SupportAccess = defineActor({
         return assertNever(e.type);
     }
   },
-  view: (s: SupportAccessState): SupportAccessView => ({ id: s.id, object: 'support_access', at: iso(s.at), action: s.action, purpose: s.purpose }),
+  view: (s: SupportAccessState): SupportAccessView => ({ id: s.id, object: 'support_access', livemode: false, mocked: false, at: iso(s.at), action: s.action, purpose: s.purpose }),
   // Newest first.
   indexes: (s: SupportAccessState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(s.at) }]),
 });

@@ -11,14 +11,21 @@ import { PayProfile, type ProfilePatch } from './pay-profile.ts';
 import { issuePayslip } from './payslips/issue.ts';
 import { explainPayslip, getPayslip, payslipDocument, payslipPage, replayPayslip } from './payslips/reads.ts';
 import { RosterEntry } from './roster-entry.ts';
-import { approveRun } from './runs/approve-run.ts';
+import { refuse, refusedField } from './refuse.ts';
+import * as S from './schemas.ts';
+import { approveRun, submitRun } from './runs/approve-run.ts';
+import { updateRun } from './runs/update-run.ts';
+import { checkEmployer, Employer, employerIdFor, employerSettingsView, type EmployerPatch } from './employer.ts';
+import { employerSettings } from './runs/gather.ts';
+import { MAX_RUN_ITEMS } from './runs/run.ts';
+import { PAY_ITEM_CODES } from './engine/index.ts';
 import { calculateRun } from './runs/calculate-run.ts';
 import { createRun } from './runs/create-run.ts';
 import { executeRun } from './runs/execute-run.ts';
 import { glExportOf } from './runs/gl-export.ts';
 import { instructionSetView } from './runs/instruction-set.ts';
 import { payoutInstructionFor } from './runs/payout-instruction.ts';
-import { runState } from './runs/run-state.ts';
+import { pinnedPack, runState } from './runs/run-state.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './runs/run.ts';
 import { simulateRun } from './runs/simulate-run.ts';
 
@@ -26,6 +33,30 @@ const M = 'run';
 const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
 const DATE = Type.String({ format: 'date' });
+
+const ItemMoney = Money({ minimum: 0 });
+const PayItemBody = Type.Object({
+  payee_ref: Type.String({ minLength: 1, maxLength: 255 }),
+  code: Type.Union(PAY_ITEM_CODES.map((x) => Type.Literal(x)), { description: 'What the amount is; the pinned pack says which bases it joins and how PAYE treats it (reference ng-payroll-2026-irregular-pay.md 1.3).' }),
+  amount: ItemMoney,
+  components: Type.Optional(Type.Object({ basic: ItemMoney, housing: ItemMoney, transport: ItemMoney, other_allowances: ItemMoney }, {
+    additionalProperties: false, description: 'Required for items given by pay component (arrears): the amount per component, summing to amount.',
+  })),
+}, { additionalProperties: false });
+
+const EmployerFields = {
+  headcount: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Staff count for the pension and ITF thresholds; null counts each run\'s payees.' })),
+  turnover_50m_or_more: Type.Optional(Type.Boolean({ description: 'Annual turnover of NGN 50m or more (ITF applies whatever the headcount).' })),
+  state: Type.Optional(Type.Union([Type.String({ pattern: '^NG-[A-Z]{2}$' }), Type.Null()], { description: 'ISO 3166-2:NG code of the employer\'s State. PAYE goes to each employee\'s State of residence.' })),
+  maker_checker_threshold: Type.Optional(Money({ minimum: 0, description: 'Runs with gross above this need an approver other than the preparer; changing it needs run:approve.' })),
+};
+
+/** The threshold guards approval, so changing it takes the approve scope (spec 5.6, 8). */
+function thresholdNeedsApprove(req: RouteRequest<any, any>, threshold: unknown): void {
+  if (threshold !== undefined && !req.principal?.scopes.has('run:approve')) {
+    throw new ApiError('forbidden', 'Setting maker_checker_threshold needs the run:approve scope.');
+  }
+}
 
 const ProfileFields = {
   name: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
@@ -64,51 +95,70 @@ const runAction = (path: string, summary: string, fn: (req: RouteRequest<any, an
 export const routes: RouteDef[] = [
   // ------------------------------------------------------------------ imports, profiles, roster
   route({
-    method: 'POST', path: '/v1/payroll/imports', auth: 'key', module: M, idempotent: true, status: 201,
+    method: 'POST', path: '/v1/payroll/imports', response: S.ImportSchema, auth: 'key', module: M, idempotent: true, status: 201,
     summary: 'Import payees (pay profiles and roster entries) from JSON rows or CSV; returns the import with a ValidationReport naming every failing row. All or nothing.',
     specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps.md#payroll).',
     body: Type.Object({
       format: lit(['json', 'csv']),
-      rows: Type.Optional(Type.Array(Type.Unknown())),
+      rows: Type.Optional(Type.Array(S.ImportRowDoc, { description: 'JSON rows (format json); at most MAX_IMPORT_ROWS.' })),
       csv: Type.Optional(Type.String()),
-      employer: Type.Optional(Type.Object({
-        headcount: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-        turnover_50m_or_more: Type.Optional(Type.Boolean()),
-        maker_checker_threshold: Type.Optional(Money({ minimum: 0 })),
-      }, { additionalProperties: false })),
+      employer: Type.Optional(Type.Object(EmployerFields, { additionalProperties: false, description: 'The employer settings (as PATCH /v1/payroll/employer_settings).' })),
     }, { additionalProperties: false }),
     handler: (req) => {
-      // The threshold guards approval, so changing it takes the approve scope (spec 5.6, 8).
-      const body = req.body as { employer?: { maker_checker_threshold?: unknown } };
-      if (body.employer?.maker_checker_threshold !== undefined && !req.principal?.scopes.has('run:approve')) {
-        throw new ApiError('forbidden', 'Setting employer.maker_checker_threshold needs the run:approve scope.');
-      }
+      thresholdNeedsApprove(req, (req.body as { employer?: { maker_checker_threshold?: unknown } }).employer?.maker_checker_threshold);
       return runImport(req.platform.system, callerOf(req), req.body as never);
     },
   }),
   route({
-    method: 'GET', path: '/v1/payroll/imports/{import_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/employer_settings', response: S.EmployerSettingsSchema, auth: 'key', module: M, idempotent: false,
+    summary: 'The organisation\'s payroll settings: every employer fact the engine reads and the maker-checker threshold; configured false while nobody has given them (runs then raise a finding naming the values assumed).',
+    specGap: 'Spec 8 says the threshold is configured per organisation; no resource is shown (docs/gaps.md#payroll).',
+    handler: async (req) => {
+      const s = await employerSettings(req.platform.system, req.org);
+      return employerSettingsView(s, s.configured, req.livemode);
+    },
+  }),
+  route({
+    method: 'PATCH', path: '/v1/payroll/employer_settings', response: S.EmployerSettingsSchema, auth: 'key', module: M, idempotent: false,
+    summary: 'Change the payroll settings; runs calculated afterwards use them (each run shows the settings it computed with). maker_checker_threshold needs run:approve.',
+    specGap: 'Spec 8 says the threshold is configured per organisation; no resource is shown (docs/gaps.md#payroll).',
+    body: Type.Object(EmployerFields, { additionalProperties: false, minProperties: 1 }),
+    handler: async (req) => {
+      const body = req.body as Record<string, unknown> & { maker_checker_threshold?: { amount: number; currency: string } };
+      thresholdNeedsApprove(req, body.maker_checker_threshold);
+      const patch: EmployerPatch & { livemode: boolean } = { ...(body as EmployerPatch), livemode: req.livemode };
+      if (body.maker_checker_threshold !== undefined) {
+        if (body.maker_checker_threshold.currency !== 'NGN') throw refusedField('unsupported_currency', '/maker_checker_threshold/currency', 'maker_checker_threshold must be in NGN.');
+        patch.maker_checker_threshold = body.maker_checker_threshold.amount;
+      }
+      const bad = checkEmployer(patch, 1, '');
+      if (bad.length) refuse(bad);
+      return req.platform.system.ask(Employer, employerIdFor(req.org), 'configure', patch, callerOf(req));
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/payroll/imports/{import_id}', response: S.ImportSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve an import and its ValidationReport.', specGap: 'Import fields are not shown.',
     handler: (req) => req.platform.system.get(PayrollImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
   }),
   route({
-    method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a pay profile (bank_identifier is never returned).', specGap: 'Pay profile fields are not shown.',
     handler: (req) => req.platform.system.get(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
   }),
   route({
-    method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', auth: 'key', module: M, idempotent: false,
+    method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
     body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
     handler: (req) => req.platform.system.ask(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), callerOf(req)),
   }),
   route({
-    method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a roster entry.', specGap: 'Roster entry fields are not shown.',
     handler: (req) => req.platform.system.get(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.org),
   }),
   route({
-    method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', auth: 'key', module: M, idempotent: false,
+    method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
     summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
     body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
     handler: (req) => req.platform.system.ask(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, callerOf(req)),
@@ -116,7 +166,7 @@ export const routes: RouteDef[] = [
 
   // ------------------------------------------------------------------ runs
   route({
-    method: 'POST', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: true, status: 201,
+    method: 'POST', path: '/v1/payroll/runs', response: S.RunSchema, auth: 'key', module: M, idempotent: true, status: 201,
     summary: 'Create a draft run; pins the rule pack (version and content hash) and fixes the run type.',
     specGap: 'The create body is not shown: period, run_type, optional pay_date, description, rule_pack_version, corrects_run_id (correction runs).',
     body: Type.Object({
@@ -130,7 +180,7 @@ export const routes: RouteDef[] = [
     handler: (req) => createRun(req.platform, callerOf(req), req.body as never),
   }),
   route({
-    method: 'GET', path: '/v1/payroll/runs', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs', response: S.RunListSchema, auth: 'key', module: M, idempotent: false,
     summary: 'List runs, newest first, filtered by status and period.',
     query: listQueryWith({ status: Type.Optional(lit(RUN_STATUSES)), period: Type.Optional(PERIOD) }),
     handler: (req) => {
@@ -140,44 +190,49 @@ export const routes: RouteDef[] = [
     },
   }),
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs/{run_id}', response: S.RunSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a run.',
+    specGap: 'Run is shown (spec 2.9); pay_date, description, payee_refs, corrects_run_id, items, employer_settings, prepared_with, approved_with, open_findings and the posting and instruction-set ids are ours (docs/gaps.md#payroll).',
     handler: (req) => req.platform.system.get(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), req.org),
   }),
   route({
-    method: 'PATCH', path: '/v1/payroll/runs/{run_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Change a draft or simulated run (pay date, description, the payees it is limited to); a calculated run returns to draft.',
-    specGap: 'The PATCH body is not shown; run_type and period are fixed at creation.',
+    method: 'PATCH', path: '/v1/payroll/runs/{run_id}', response: S.RunSchema, auth: 'key', module: M, idempotent: false,
+    summary: 'Change a draft or simulated run (pay date, description, the payees it is limited to, its one-off pay items); a calculated run returns to draft.',
+    specGap: 'The PATCH body is not shown; run_type and period are fixed at creation; items replace the run\'s pay items (docs/gaps.md#payroll).',
     body: Type.Object({
       pay_date: Type.Optional(DATE),
       description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
       payee_refs: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 5_000, uniqueItems: true }), Type.Null()], { description: 'Limit the run to these payees (off-cycle, final settlement); null: everyone employed in the period.' })),
+      items: Type.Optional(Type.Array(PayItemBody, { maxItems: MAX_RUN_ITEMS, description: 'One-off pay (bonus, 13th month, arrears, terminal pay ...), replacing the run\'s items. A bonus, thirteenth_month or off_cycle run pays only these; a final settlement pays them with the last month\'s pay.' })),
     }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'update', req.body, callerOf(req)),
+    handler: (req) => updateRun(req.platform, callerOf(req), req.params.run_id, req.body as never),
   }),
   runAction('/v1/payroll/runs/{run_id}/calculate', 'Calculate the payslips of every payee employed in the period with the pinned pack; raises findings; draft -> simulated.',
     (req) => calculateRun(req.platform, callerOf(req), req.params.run_id),
-    { specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps.md#payroll).' }),
-  runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the caller becomes prepared_by; simulated -> pending_approval.',
-    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'submit', {}, callerOf(req)),
-    { specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps.md#payroll).' }),
+    { response: S.RunSchema, specGap: 'Transitions are not shown; calculate is how a run leaves draft (docs/gaps.md#payroll).' }),
+  runAction('/v1/payroll/runs/{run_id}/submit', 'Submit a calculated run for approval; the person behind the caller\'s credential becomes prepared_by; simulated -> pending_approval.',
+    (req) => submitRun(req.platform, callerOf(req), req.params.run_id),
+    { response: S.RunSchema, specGap: 'Transitions are not shown; submit is how a run reaches pending_approval (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/simulate', 'Simulate the run with a draft rule pack (or the pinned one); nothing is written; adds a per-payee difference against the pinned pack.',
     (req) => simulateRun(req.platform, callerOf(req), req.params.run_id, (req.body as { draft_rule_pack_version?: string } | undefined)?.draft_rule_pack_version),
-    { body: Type.Object({ draft_rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })) }, { additionalProperties: false }) }),
-  runAction('/v1/payroll/runs/{run_id}/approve', 'Approve a run; refused (409) for the preparer above the maker-checker threshold and while a p0 finding is open.',
-    (req) => approveRun(req.platform, callerOf(req), req.params.run_id)),
+    { body: Type.Object({ draft_rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })) }, { additionalProperties: false }), response: S.SimulationSchema,
+      specGap: 'The simulation is shown (RunSimulation); livemode, mocked, pinned_rule_pack, payees_refused and the per-payee differences are ours (docs/gaps.md#payroll).' }),
+  runAction('/v1/payroll/runs/{run_id}/approve', 'Approve a run; refused (409) for the preparer (the same person, with any of their credentials) above the maker-checker threshold and while a p0 finding is open.',
+    (req) => approveRun(req.platform, callerOf(req), req.params.run_id), { response: S.RunSchema }),
   runAction('/v1/payroll/runs/{run_id}/execute', 'Execute an approved run: payslips become final, the ledger posting is caused, the instruction set built and the payout instruction signed.',
-    (req) => executeRun(req.platform, callerOf(req), req.params.run_id)),
+    (req) => executeRun(req.platform, callerOf(req), req.params.run_id),
+    { response: S.RunSchema, specGap: 'Execute is named; its response is not shown: the Run, executing (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/cancel', 'Cancel a run that has not started executing.',
     (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
-    { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }) }),
+    { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }), response: S.RunSchema,
+      specGap: 'Cancel is named; its body (reason) and response are not shown (docs/gaps.md#payroll).' }),
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}/totals', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/totals', response: S.RunTotalsSchema, auth: 'key', module: M, idempotent: false,
     summary: 'The run totals (RunTotals): each figure the sum of payslip lines.',
     handler: async (req) => totalsView((await runState(req.platform, callerOf(req), req.params.run_id)).totals),
   }),
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings', response: S.FindingListSchema, auth: 'key', module: M, idempotent: false,
     summary: 'List the findings of a run, in the order raised.', specGap: 'Finding fields are not shown.',
     query: ListQuery,
     handler: async (req) => {
@@ -194,7 +249,7 @@ export const routes: RouteDef[] = [
     },
   }),
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings/{finding_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/findings/{finding_id}', response: S.FindingSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a finding.', specGap: 'Finding fields are not shown.',
     handler: async (req) => {
       const s = await runState(req.platform, callerOf(req), req.params.run_id);
@@ -205,14 +260,15 @@ export const routes: RouteDef[] = [
   }),
   runAction('/v1/payroll/runs/{run_id}/findings/{finding_id}/resolve', 'Resolve a finding with a reason; an open p0 finding blocks approval.',
     (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, callerOf(req)),
-    { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), specGap: 'The resolve body is not shown: reason.' }),
+    { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), response: S.FindingSchema, specGap: 'The resolve body is not shown: reason.' }),
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', auth: 'key', module: M, idempotent: false,
-    summary: 'The InstructionSet of an executed run (PAYE per authority, pension per administrator, one line per levy).',
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', response: S.InstructionSetSchema, auth: 'key', module: M, idempotent: false,
+    summary: 'The InstructionSet of an executed run (PAYE per authority, pension per administrator, one line per levy), each line with its remittance due date.',
+    specGap: 'InstructionSet is shown (spec 2.10); authority_name and each line\'s due_date are ours (docs/gaps.md#payroll).',
     handler: async (req) => {
       const s = await runState(req.platform, callerOf(req), req.params.run_id);
       if (!s.instruction_set) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; its instruction set is built when it executes.`);
-      return instructionSetView(s.instruction_set, s.livemode);
+      return instructionSetView(s.instruction_set, s.livemode, pinnedPack(s), s.pay_date);
     },
   }),
   route({
@@ -234,7 +290,7 @@ export const routes: RouteDef[] = [
       const last = s.gl_exports[s.gl_exports.length - 1];
       return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
     },
-    { specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).', status: 201 }),
+    { response: S.GlExportSchema, specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).', status: 201 }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/gl_export', auth: 'key', module: M, idempotent: false,
     summary: 'The latest general-ledger export of the run, as CSV.', specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).',
@@ -248,29 +304,33 @@ export const routes: RouteDef[] = [
 
   // ------------------------------------------------------------------ payslips
   route({
-    method: 'GET', path: '/v1/payroll/runs/{run_id}/payslips', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/runs/{run_id}/payslips', response: S.PayslipListSchema, auth: 'key', module: M, idempotent: false,
     summary: 'List the payslips of a calculated run in payee order, lines and traces included.',
     specGap: 'Not a named endpoint: payslip ids are otherwise unreachable (docs/gaps.md#payroll).',
     query: ListQuery,
     handler: (req) => payslipPage(req.platform, callerOf(req), req.params.run_id, req.query as never),
   }),
   route({
-    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}', response: S.PayslipSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a payslip with its lines, each carrying its trace.', specGap: 'Payslip fields are not shown.',
     handler: (req) => getPayslip(req.platform, callerOf(req), req.params.payslip_id),
   }),
   runAction('/v1/payroll/payslips/{payslip_id}/replay', 'Recompute the payslip from its recorded inputs and the pinned pack; identical, or where it differs.',
-    (req) => replayPayslip(req.platform, callerOf(req), req.params.payslip_id)),
+    (req) => replayPayslip(req.platform, callerOf(req), req.params.payslip_id),
+    { response: S.ReplaySchema, specGap: 'Replay is named; its response is not shown (docs/gaps.md#payroll).' }),
   route({
-    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/explanation', auth: 'key', module: M, idempotent: false,
+    method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/explanation', response: S.ExplanationSchema, auth: 'key', module: M, idempotent: false,
     summary: 'The payslip in plain words, built from its traces.',
+    specGap: 'The explanation is named; its shape is not shown (docs/gaps.md#payroll).',
     handler: (req) => explainPayslip(req.platform, callerOf(req), req.params.payslip_id),
   }),
   runAction('/v1/payroll/payslips/{payslip_id}/issue', 'Issue a final payslip to its payee (records issued_at).',
-    (req) => issuePayslip(req.platform, callerOf(req), req.params.payslip_id)),
+    (req) => issuePayslip(req.platform, callerOf(req), req.params.payslip_id),
+    { response: S.PayslipSchema, specGap: 'Issue is named; payslip fields are not shown (docs/gaps.md#payroll).' }),
   route({
     method: 'GET', path: '/v1/payroll/payslips/{payslip_id}/document', auth: 'key', module: M, idempotent: false,
     summary: 'The payslip as a PDF.',
+    specGap: 'The document is named; its format is not shown: application/pdf (docs/gaps.md#payroll).',
     handler: async (req) => ({ body: null, raw: { contentType: 'application/pdf', bytes: await payslipDocument(req.platform, callerOf(req), req.params.payslip_id) } }),
   }),
 ];

@@ -339,7 +339,7 @@ describe('support access (spec 2.2, 4.1)', () => {
       const r = await own.request('GET', '/v1/support_access');
       expect(r.status).toBe(200);
       expect(r.body.data.map((e: { purpose: string }) => e.purpose)).toEqual(['ticket 2', 'ticket 1']);
-      expect(r.body.data[0]).toEqual({ id: expect.stringMatching(/^sta_/), object: 'support_access', at: expect.any(String), action: 'GET /v1/ledger/accounts', purpose: 'ticket 2' });
+      expect(r.body.data[0]).toEqual({ id: expect.stringMatching(/^sta_/), object: 'support_access', livemode: false, mocked: false, at: expect.any(String), action: 'GET /v1/ledger/accounts', purpose: 'ticket 2' });
       expect((await own.request('GET', '/v1/support_access?limit=1')).body).toMatchObject({ has_more: true });
       const other = await own.register();
       expect((await own.request('GET', '/v1/support_access', { key: other.key })).body.data).toEqual([]);

@@ -102,9 +102,10 @@ describe('rule packs are versioned data with a content hash (spec 2.9 RulePackRe
   });
 
   it('findPack() is the newest active pack; drafts are found only by version; packForPeriod uses effective dates', () => {
-    expect(findPack()?.ref.version).toBe('2026.01.1');
+    expect(findPack()?.ref.version).toBe('2026.11.1');
+    expect(findPack('2026.01.1')?.status).toBe('active');
     expect(draft.status).toBe('draft');
-    expect(packForPeriod('2026-07')?.ref.version).toBe('2026.01.1');
+    expect(packForPeriod('2026-07')?.ref.version).toBe('2026.11.1');
     expect(packForPeriod('2025-12')).toBeUndefined();
     expect(findPack('2026.13.1')).toBeUndefined();
   });
@@ -136,11 +137,12 @@ describe('money inputs (spec 1 rule 3, 2.1)', () => {
     expect(entries.every((e) => e.index === 4 && e.severity === 'error')).toBe(true);
   });
 
-  it('a period outside the pack, a month not employed, or a year-to-date not before the period is refused', () => {
+  it('a period outside the pack, a month not employed, or a year-to-date past the period is refused', () => {
     expect(refusal(() => computePayslip(active, '2027-01', payee(), EMPLOYER)).details?.validation?.entries?.[0].code).toBe('period_outside_rule_pack');
     expect(refusal(() => computePayslip(active, '2026-03', payee({ months_employed: [1, 2] }), EMPLOYER)).details?.validation?.entries?.[0].code).toBe('not_employed_in_period');
     const jan = computePayslip(active, '2026-01', payee(), EMPLOYER);
-    expect(refusal(() => computePayslip(active, '2026-01', payee(), EMPLOYER, jan.ytd_after)).details?.validation?.entries?.[0].code).toBe('year_to_date_mismatch');
+    const feb = computePayslip(active, '2026-02', payee(), EMPLOYER, jan.ytd_after);
+    expect(refusal(() => computePayslip(active, '2026-01', payee(), EMPLOYER, feb.ytd_after)).details?.validation?.entries?.[0].code).toBe('year_to_date_mismatch');
   });
 });
 
@@ -332,6 +334,11 @@ describe('year to date', () => {
       nhia_employee: amount(c, 'nhia_employee'),
       paye: amount(c, 'paye'),
       net: c.net,
+      taxable_regular: c.gross,
+      taxable_one_off: 0,
+      compensation: 0,
+      paye_one_off: 0,
+      regular_through: '2026-01',
     });
   });
 });

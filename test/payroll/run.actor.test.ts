@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActorSystem, ManualClock, roundTrip } from '../../runtime/index.ts';
 import { Services, type Platform } from '../../kernel/index.ts';
+import { area as accounts } from '../../actors/accounts/index.ts';
 import { area as ledger } from '../../actors/ledger/index.ts';
 import { approveRun, area as payroll, calculateRun, createRun, executeRun, loadPayslips, Run, runImport, type RunState } from '../../actors/payroll/index.ts';
 import { PAYSLIPS_PER_BATCH } from '../../actors/payroll/payslips/batch.ts';
@@ -14,7 +15,8 @@ import { testStores } from '../../support/stores.ts';
 const ORG = 'org_run_actor';
 const maker = { org: ORG, livemode: false, principal: 'api_key_maker' };
 const checker = { org: ORG, livemode: false, principal: 'api_key_checker' };
-const kinds = [...ledger.kinds, ...payroll.kinds];
+// The accounts kinds answer who is behind a credential (maker-checker compares people).
+const kinds = [...accounts.kinds, ...ledger.kinds, ...payroll.kinds];
 
 let clock: ManualClock;
 let stores: Stores;
@@ -26,7 +28,7 @@ beforeEach(async () => {
   stores = await testStores(clock);
   system = new ActorSystem({ stores, clock, kinds, log: () => {} });
   await system.start();
-  platform = { system, clock, stores, services: new Services(), config: {}, areas: [ledger, payroll] };
+  platform = { system, clock, stores, services: new Services(), config: {}, areas: [accounts, ledger, payroll] };
 });
 afterEach(() => system.stop());
 

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Registered } from '../../support/http.ts';
 import { verifyPayoutInstruction } from '../../actors/payroll/index.ts';
+import { issueClient } from '../../actors/accounts/index.ts';
 import { calculatedRun, executedRun, importPayees, jsonRow as rowJson, key, ngn, payslipsOf, post, type PayeeRow } from './support.ts';
 
 let h: Harness;
@@ -75,15 +76,44 @@ describe('approve: maker-checker (spec 3 Payroll run, 8)', () => {
     expect(r.body.approved_by).toBe(r.body.prepared_by);
   });
 
-  it('approve - another approver is allowed above the threshold (spec 3, 8)', async () => {
+  it('approve - a second key the preparer made (with a key or from their session) is the same person: refused above the threshold (spec 3, 8)', async () => {
     const { o } = await org(0);
-    const approver = await secondKey(o);
+    const fromKey = await secondKey(o);
+    const fromSession = await h.request('POST', '/v1/account/api_keys', { session: o.session, idempotencyKey: key(), body: { name: 'from session' } });
+    expect(fromSession.status, fromSession.text).toBe(200);
     const run = await calculatedRun(h, o.key, '2026-01');
     const submitted = await post(h, o.key, `/v1/payroll/runs/${run.id}/submit`);
-    expect(submitted.body.prepared_by).toBe(o.keyId);
-    const r = await post(h, approver, `/v1/payroll/runs/${run.id}/approve`);
+    expect(submitted.body.prepared_with).toBe(o.keyId);
+    expect(submitted.body.prepared_by).toMatch(/^acct_/);
+    for (const k of [fromKey, fromSession.body.key]) {
+      const r = await post(h, k, `/v1/payroll/runs/${run.id}/approve`);
+      expect(r.status, r.text).toBe(409);
+      expect(r.body.error.message).toMatch(/maker-checker/);
+    }
+    const keys = (await h.request('GET', '/v1/api_keys', { key: o.key })).body.data;
+    expect(new Set(keys.map((x: any) => x.person))).toEqual(new Set([submitted.body.prepared_by]));
+  });
+
+  it('approve - another person (an operator-issued OAuth client, its own principal) is allowed above the threshold, and so is a key that person made (spec 3, 5.3, 8)', async () => {
+    const { o } = await org(0);
+    const client = await issueClient(h.platform, { org: o.org, name: 'checker', scopes: ['run:read', 'run:approve', 'iam:write'] });
+    const token = await h.request('POST', '/v1/oauth/token', { body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.client_secret } });
+    expect(token.status, token.text).toBe(200);
+    const run = await calculatedRun(h, o.key, '2026-01');
+    await post(h, o.key, `/v1/payroll/runs/${run.id}/submit`);
+    const r = await post(h, token.body.access_token, `/v1/payroll/runs/${run.id}/approve`);
     expect(r.status, r.text).toBe(200);
-    expect(r.body.approved_by).not.toBe(o.keyId);
+    expect(r.body.approved_by).toBe(client.id);
+    expect(r.body.approved_by).not.toBe(r.body.prepared_by);
+    // a key the client's token made carries the client as its person
+    const made = await h.request('POST', '/v1/api_keys', { key: token.body.access_token, idempotencyKey: key(), body: { name: 'checker key', scopes: ['run:approve'] } });
+    expect(made.status, made.text).toBe(200);
+    expect(made.body.person).toBe(client.id);
+    const second = await calculatedRun(h, o.key, '2026-02');
+    await post(h, o.key, `/v1/payroll/runs/${second.id}/submit`);
+    const ok = await post(h, made.body.key, `/v1/payroll/runs/${second.id}/approve`);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ approved_by: client.id, approved_with: made.body.id });
   });
 });
 
@@ -311,7 +341,7 @@ describe('lifecycle and reads (spec 2.9, 4.8)', () => {
     const { o } = await org(1e15);
     const r = await post(h, o.key, '/v1/payroll/runs', { period: '2026-03', run_type: 'bonus' });
     expect(r.body).toMatchObject({ object: 'payroll_run', status: 'draft', run_type: 'bonus', period: '2026-03', payee_count: 0, prepared_by: null, approved_by: null, executed_at: null });
-    expect(r.body.rule_pack).toEqual({ pack_id: 'ng-payroll', version: '2026.01.1', content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(r.body.rule_pack).toEqual({ pack_id: 'ng-payroll', version: '2026.11.1', content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect((await post(h, o.key, '/v1/payroll/runs', { period: '2026-03', run_type: 'regular', rule_pack_version: '2026.09.1' })).status).toBe(400);
     const patched = await h.request('PATCH', `/v1/payroll/runs/${r.body.id}`, { key: o.key, body: { run_type: 'regular' } });
     expect(patched.status).toBe(400);
@@ -331,20 +361,25 @@ describe('lifecycle and reads (spec 2.9, 4.8)', () => {
     expect((await payslipsOf(h, o.key, feb.id)).map((p) => p.payee_ref)).toEqual(['emp-1', 'emp-3']);
   });
 
-  it('off-cycle - a run limited to some payees; a payee already paid in the period is a finding; a bonus run is p0 (spec 2.9, 4.8)', async () => {
+  it('off-cycle - pays only its items; a second regular run in the period is a finding; a bonus run without items is p0 (spec 2.9, 4.8; reference irregular pay 1.2)', async () => {
     const { o } = await org(1e15, [payee(1), payee(2), payee(3)]);
     await executedRun(h, o.key, '2026-01');
     const created = await post(h, o.key, '/v1/payroll/runs', { period: '2026-01', run_type: 'off_cycle' });
-    const limited = await h.request('PATCH', `/v1/payroll/runs/${created.body.id}`, { key: o.key, body: { payee_refs: ['emp-2'] } });
+    const limited = await h.request('PATCH', `/v1/payroll/runs/${created.body.id}`, { key: o.key, body: { items: [{ payee_ref: 'emp-2', code: 'overtime', amount: ngn(1_500_000) }] } });
     expect(limited.status, limited.text).toBe(200);
-    expect(limited.body.payee_refs).toEqual(['emp-2']);
+    expect(limited.body.items).toEqual([{ payee_ref: 'emp-2', code: 'overtime', amount: ngn(1_500_000) }]);
     const calc = await post(h, o.key, `/v1/payroll/runs/${created.body.id}/calculate`);
     expect(calc.body.payee_count).toBe(1);
-    const findings = (await h.request('GET', `/v1/payroll/runs/${created.body.id}/findings`, { key: o.key })).body.data;
-    expect(findings.map((f: any) => [f.severity, f.code, f.payee_ref])).toEqual([['p1', 'already_paid_in_period', 'emp-2']]);
+    expect(calc.body.totals.gross.amount).toBe(1_500_000);
+    const [slip] = await payslipsOf(h, o.key, created.body.id);
+    expect(slip.lines.map((l: any) => l.code)).toEqual(['overtime', 'paye', 'itf']);
+    expect((await h.request('GET', `/v1/payroll/runs/${created.body.id}/findings`, { key: o.key })).body.data).toEqual([]);
+    const again = await calculatedRun(h, o.key, '2026-01');
+    const findings = (await h.request('GET', `/v1/payroll/runs/${again.id}/findings`, { key: o.key })).body.data;
+    expect(findings.map((f: any) => [f.severity, f.code, f.payee_ref])).toEqual(['emp-1', 'emp-2', 'emp-3'].map((r) => ['p1', 'already_paid_in_period', r]));
     const bonus = await calculatedRun(h, o.key, '2026-02', 'bonus');
     const bf = (await h.request('GET', `/v1/payroll/runs/${bonus.id}/findings`, { key: o.key })).body.data;
-    expect(bf.map((f: any) => [f.severity, f.code])).toEqual([['p0', 'run_type_not_computed']]);
+    expect(bf.map((f: any) => [f.severity, f.code])).toEqual([['p0', 'no_pay_items']]);
   });
 
   it('cancel - a run not yet executing is cancelled; an executed one is refused (spec 3)', async () => {

@@ -57,8 +57,22 @@ function explainPaye(l: PayslipLine): string {
   } else {
     parts.push(`Tax on the Fourth Schedule bands (${bands.join('; ') || 'nothing above the nil band'}) is ${i.annual_tax_exact_kobo} kobo for the year, rounded half up to ${n('annual_tax_kobo')}.`);
   }
+  if (i.one_off_paye_kobo !== undefined) {
+    // Method B (reference irregular pay 1.2): one-off pay is taxed in the month it is paid.
+    parts.push(
+      `One-off pay this year (${n('ytd_taxable_one_off_kobo')} before this payslip, ${naira(Number(i.one_off_taxable_kobo) + Number(i.compensation_taxable_kobo))} on it) is income of the day it is paid: ` +
+        `without it the tax for the year would be ${n('regular_annual_tax_kobo')}, so the one-off part is ${n('annual_tax_kobo')} less that, less ${n('one_off_paye_ytd_before_kobo')} already deducted on one-offs: ${n('one_off_paye_kobo')}.`,
+    );
+    parts.push(
+      `On regular pay, ${i.regular_months_counted_k} of ${i.months_employed_n} months are counted by now, so its tax due is ${i.regular_annual_tax_kobo} x ${i.regular_months_counted_k}/${i.months_employed_n} = ${i.cumulative_target_exact_kobo} kobo, ` +
+        `rounded to ${n('cumulative_target_kobo')}, less ${n('regular_paye_ytd_before_kobo')} already deducted on regular pay; with the one-off part this payslip's PAYE is ${naira(l.amount)}` +
+        (l.amount < 0 ? ', refunded through this payslip.' : '.'),
+    );
+    return parts.join(' ');
+  }
+  const k = i.regular_months_counted_k ?? i.month_k;
   parts.push(
-    `This is month ${i.month_k} of ${i.months_employed_n} employed months, so tax due by now is ${i.annual_tax_kobo} x ${i.month_k}/${i.months_employed_n} = ${i.cumulative_target_exact_kobo} kobo, ` +
+    `This is month ${i.month_k} of ${i.months_employed_n} employed months${k !== i.month_k ? ` (${k} with regular pay counted so far)` : ''}, so tax due by now is ${i.annual_tax_kobo} x ${k}/${i.months_employed_n} = ${i.cumulative_target_exact_kobo} kobo, ` +
       `rounded to ${n('cumulative_target_kobo')}; less ${n('paye_ytd_before_kobo')} already deducted this year leaves ${naira(l.amount)}` +
       (l.amount < 0 ? ', refunded through this payslip.' : '.'),
   );

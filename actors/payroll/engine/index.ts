@@ -10,8 +10,10 @@
  *   emptyYearToDate(taxYear)      the YearToDate at the start of a tax year (or of employment)
  *   validatePayee(payee, index?)  ValidationEntry[] naming every bad field (fractional money ->
  *                                 invalid_money_amount), for imports' ValidationReport
- *   computePayslip(pack, period, payee, employer, ytd?)   -> PayslipComputation (throws ApiError
- *                                 validation_failed / invalid_money_amount on bad inputs)
+ *   computePayslip(pack, period, payee, employer, ytd?, options?)   -> PayslipComputation (throws
+ *                                 ApiError validation_failed / invalid_money_amount on bad inputs);
+ *                                 options: one-off items, regular pay or not, income month
+ *                                 (reference ng-payroll-2026-irregular-pay.md)
  *   remittanceSchedule(pack, c, payDate)   due dates, recipients and PAYE authority (reference 8)
  *   taxAuthority(pack, state)     PAYE authority name for a state of residence (generic if unlisted)
  *   explain(c)                    plain-words sentences built from the traces
@@ -49,11 +51,20 @@ export type {
   ComputationDifference,
   RemittanceSchedule,
   PayslipDocumentMeta,
+  PayItem,
+  PayItemCode,
+  PayslipOptions,
+  ItemRule,
+  ItemBase,
+  ItemPaye,
+  OneOffMethod,
+  IrregularPayParameters,
 } from './types.ts';
+export { PAY_ITEM_CODES } from './types.ts';
 
 export { findPack, listPacks, packForPeriod, resolvePack, canonicalForm, contentHash } from './packs.ts';
-export { computePayslip, emptyYearToDate, LINE_ORDER, EMPLOYER_CODES } from './compute.ts';
-export { validatePayee, validateEmployer, MAX_KOBO } from './validate.ts';
-export { remittanceSchedule, taxAuthority } from './remittance.ts';
+export { computePayslip, checkPayItems, emptyYearToDate, fullYearToDate, LINE_ORDER, EMPLOYER_CODES } from './compute.ts';
+export { validatePayee, validateEmployer, MAX_KOBO, NG_STATES } from './validate.ts';
+export { remittanceSchedule, taxAuthority, dueDates, dueIf, type DueDates } from './remittance.ts';
 export { explain, diffComputations, naira } from './explain.ts';
 export { renderPayslipPdf } from './pdf.ts';

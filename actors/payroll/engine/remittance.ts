@@ -9,6 +9,7 @@
  *   NSITF    due date unconfirmed: null
  *   ITF      annual levy on the pack's month-day of the year after the tax year
  *   NHIA     due date unconfirmed: null
+ * A line with nothing to remit (the levy does not apply to the payslip) has due_date null.
  */
 import type { PayslipComputation, RemittanceSchedule, RulePack } from './types.ts';
 
@@ -42,14 +43,44 @@ function addWorkingDays(d: Date, n: number, holidays: readonly string[]): string
   return iso(t);
 }
 
-/** The PAYE authority for a state of residence; a generic name where the pack lists none. */
+/**
+ * The PAYE authority for a state of residence. Packs from 2026.11.1 name every State and the FCT
+ * (and imports refuse any other code); an older pack's unlisted State gets this one generic name,
+ * the same in payslips and instruction sets.
+ */
 export function taxAuthority(pack: RulePack, state: string): string {
   return pack.parameters.tax_authorities[state] ?? `State Internal Revenue Service (${state})`;
 }
 
-export function remittanceSchedule(pack: RulePack, c: PayslipComputation, payDate: string): RemittanceSchedule {
+/** Due dates of amounts paid on `payDate`, each null where the pack gives none (reference 8). */
+export interface DueDates {
+  paye: string;
+  pension: string;
+  nhf: string;
+  nsitf: string | null;
+  itf: string;
+  nhia: string | null;
+}
+
+export function dueDates(pack: RulePack, payDate: string): DueDates {
   const R = pack.parameters.remittance;
   const d = parse(payDate);
+  return {
+    paye: nextMonthDay(d, R.paye_due_day),
+    pension: addWorkingDays(d, R.pension_due_working_days, R.holidays),
+    nhf: nextMonthDay(d, d.getUTCDate()),
+    nsitf: R.nsitf_due,
+    itf: `${pack.parameters.tax_year + 1}-${R.itf_due_month_day}`,
+    nhia: R.nhia_due,
+  };
+}
+
+/** A line's due date, or null where the line does not apply (nothing to remit). */
+export const dueIf = (amount: number, due: string | null): string | null => (amount !== 0 ? due : null);
+
+export function remittanceSchedule(pack: RulePack, c: PayslipComputation, payDate: string): RemittanceSchedule {
+  const R = pack.parameters.remittance;
+  const due = dueDates(pack, payDate);
   const amount = (code: string) => {
     let s = 0;
     for (const l of c.lines) if (l.code === code) s += l.amount;
@@ -62,18 +93,18 @@ export function remittanceSchedule(pack: RulePack, c: PayslipComputation, payDat
   const hEe = amount('nhia_employee');
   const hEr = amount('nhia_employer');
   return {
-    paye: { jurisdiction: state, authority: taxAuthority(pack, state), amount: amount('paye'), due_date: nextMonthDay(d, R.paye_due_day) },
+    paye: { jurisdiction: state, authority: taxAuthority(pack, state), amount: amount('paye'), due_date: due.paye },
     pension: {
       to: R.pension_recipient,
       administrator: c.inputs.payee.pension_administrator ?? null,
       employee: pEe,
       employer: pEr,
       amount: pEe + pEr,
-      due_date: addWorkingDays(d, R.pension_due_working_days, R.holidays),
+      due_date: dueIf(pEe + pEr, due.pension),
     },
-    nhf: { to: R.nhf_recipient, amount: nhf, due_date: nhf > 0 ? nextMonthDay(d, d.getUTCDate()) : null },
-    nsitf: { to: R.nsitf_recipient, amount: amount('nsitf'), due_date: R.nsitf_due },
-    itf: { to: R.itf_recipient, monthly_accrual: amount('itf'), due_date: `${c.tax_year + 1}-${R.itf_due_month_day}` },
-    nhia: { to: R.nhia_recipient, employee: hEe, employer: hEr, amount: hEe + hEr, due_date: R.nhia_due },
+    nhf: { to: R.nhf_recipient, amount: nhf, due_date: dueIf(nhf, due.nhf) },
+    nsitf: { to: R.nsitf_recipient, amount: amount('nsitf'), due_date: dueIf(amount('nsitf'), due.nsitf) },
+    itf: { to: R.itf_recipient, monthly_accrual: amount('itf'), due_date: dueIf(amount('itf'), due.itf) },
+    nhia: { to: R.nhia_recipient, employee: hEe, employer: hEr, amount: hEe + hEr, due_date: dueIf(hEe + hEr, due.nhia) },
   };
 }

@@ -92,6 +92,74 @@ export interface RulePackParameters {
   };
   /** State of residence (ISO 3166-2:NG) -> PAYE authority name. */
   tax_authorities: Record<string, string>;
+  /** One-off and terminal pay (reference ng-payroll-2026-irregular-pay.md); packs without it compute regular pay only. */
+  irregular_pay?: IrregularPayParameters;
+}
+
+/** Which statutory lines a pay item's amount joins (reference irregular pay 1.3). */
+export type ItemBase = 'pension' | 'nhf' | 'nhia' | 'nsitf' | 'itf';
+
+/**
+ * How a pay item meets PAYE (reference irregular pay 1.1, 1.2):
+ *   regular       restates the year as if paid on time (same-year arrears; cumulative method A)
+ *   one_off       income of the day paid (NTA s.26(2)); taxed by irregular_pay.one_off_method
+ *   exempt        not income (PRA 2014 s.10(3), NTA s.163(1)(i))
+ *   compensation  compensation for loss of employment: exempt up to compensation_exempt_kobo for
+ *                 the year, the excess a one-off deducted at payment (NTA s.50)
+ */
+export type ItemPaye = 'regular' | 'one_off' | 'exempt' | 'compensation';
+
+export interface ItemRule {
+  label: string;
+  paye: ItemPaye;
+  bases: ItemBase[];
+  /** The item is given by pay component (arrears of basic, housing, ...); a base line takes only its own components. */
+  by_component: boolean;
+}
+
+/**
+ * Monthly PAYE method for one-off pay; the law prescribes none (reference irregular pay 1.2, [U]).
+ *   increment_in_month_paid  method B: the whole extra annual tax the one-off causes, in the month paid
+ *   cumulative_respread      method A: the one-off joins the cumulative projection, spread over k/n
+ */
+export type OneOffMethod = 'increment_in_month_paid' | 'cumulative_respread';
+
+export interface IrregularPayParameters {
+  one_off_method: OneOffMethod;
+  /** NTA s.50(1): compensation for loss of employment up to this (kobo) is not chargeable. */
+  compensation_exempt_kobo: number;
+  items: Record<PayItemCode, ItemRule>;
+}
+
+export type PayItemCode =
+  | 'bonus' | 'thirteenth_month' | 'leave_allowance' | 'overtime' | 'arrears' | 'unused_leave'
+  | 'notice_pay' | 'gratuity' | 'pra_gratuity' | 'compensation_for_loss_of_employment';
+
+export const PAY_ITEM_CODES: readonly PayItemCode[] = [
+  'bonus', 'thirteenth_month', 'leave_allowance', 'overtime', 'arrears', 'unused_leave',
+  'notice_pay', 'gratuity', 'pra_gratuity', 'compensation_for_loss_of_employment',
+];
+
+/** One amount paid on a payslip besides the regular monthly pay. */
+export interface PayItem {
+  code: PayItemCode;
+  /** kobo, integer >= 0; for an item by component, the sum of its components. */
+  amount: number;
+  /** Items by component (arrears) only: the amount per pay component, kobo. */
+  components?: Record<PayComponent, number>;
+}
+
+/** What a payslip pays besides the payee's recorded inputs (recorded with it, so a replay recomputes). */
+export interface PayslipOptions {
+  /** One-off and terminal items; default none. */
+  items?: PayItem[];
+  /** Whether the payslip pays the month's regular pay; default true. */
+  regular?: boolean;
+  /**
+   * Month (1-12) of the tax year whose income the payslip is: the period's month, or for pay after
+   * the employment ended, the last month of employment (NTA s.26(2)(b)). Default the period's month.
+   */
+  income_month?: number;
 }
 
 export interface UnconfirmedPoint {
@@ -145,15 +213,26 @@ export interface YearToDate {
   last_period: string | null;
   /** Payslips counted. */
   payslips: number;
+  /** Cash paid: every earning line. */
   gross: number;
   pension_employee: number;
   nhf: number;
   nhia_employee: number;
   paye: number;
   net: number;
+  /** Regular pay and same-year arrears (taxable); absent on records made before irregular pay: gross. */
+  taxable_regular?: number;
+  /** One-off taxable pay (compensation above the exempt amount included); absent: 0. */
+  taxable_one_off?: number;
+  /** Compensation for loss of employment paid (before the exemption); absent: 0. */
+  compensation?: number;
+  /** The part of `paye` that taxed one-offs (method B); absent: 0. */
+  paye_one_off?: number;
+  /** Latest period (YYYY-MM) whose regular pay is counted; absent: last_period. */
+  regular_through?: string | null;
 }
 
-export type EarningCode = 'basic' | 'housing' | 'transport' | 'other_allowances';
+export type EarningCode = 'basic' | 'housing' | 'transport' | 'other_allowances' | PayItemCode;
 export type DeductionCode = 'paye' | 'pension_employee' | 'nhf' | 'nhia_employee';
 export type EmployerContributionCode = 'pension_employer' | 'nhia_employer' | 'nsitf' | 'itf';
 export type LineCode = EarningCode | DeductionCode | EmployerContributionCode;
@@ -197,7 +276,7 @@ export interface PayslipComputation {
   ytd_after: YearToDate;
   rule_pack: RulePackReference;
   /** The recorded inputs, so a replay can recompute (spec 4.8 replay). */
-  inputs: { payee: PayeeInputs; employer: EmployerInputs };
+  inputs: { payee: PayeeInputs; employer: EmployerInputs; items: PayItem[]; regular: boolean; income_month: number };
 }
 
 /** One difference between two computations (replay, simulate). Codes are line codes or totals. */
@@ -210,10 +289,11 @@ export interface ComputationDifference {
 /** Due dates and recipients of one payslip's statutory amounts (reference 8). */
 export interface RemittanceSchedule {
   paye: { jurisdiction: string; authority: string; amount: number; due_date: string };
-  pension: { to: string; administrator: string | null; employee: number; employer: number; amount: number; due_date: string };
+  /** due_date null where the line does not apply (no contribution on this payslip). */
+  pension: { to: string; administrator: string | null; employee: number; employer: number; amount: number; due_date: string | null };
   nhf: { to: string; amount: number; due_date: string | null };
   nsitf: { to: string; amount: number; due_date: string | null };
-  itf: { to: string; monthly_accrual: number; due_date: string };
+  itf: { to: string; monthly_accrual: number; due_date: string | null };
   nhia: { to: string; employee: number; employer: number; amount: number; due_date: string | null };
 }
 

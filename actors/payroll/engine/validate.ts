@@ -19,7 +19,12 @@ const MONEY_FIELDS = [
   'annual_mortgage_interest',
 ] as const;
 
-const STATE = /^NG-[A-Z]{2}$/;
+/** ISO 3166-2:NG: the 36 States and the Federal Capital Territory (reference ng-payouts-remittance 2.1). */
+export const NG_STATES: ReadonlySet<string> = new Set([
+  'NG-AB', 'NG-AD', 'NG-AK', 'NG-AN', 'NG-BA', 'NG-BY', 'NG-BE', 'NG-BO', 'NG-CR', 'NG-DE', 'NG-EB', 'NG-ED', 'NG-EK',
+  'NG-EN', 'NG-GO', 'NG-IM', 'NG-JI', 'NG-KD', 'NG-KN', 'NG-KT', 'NG-KE', 'NG-KO', 'NG-KW', 'NG-LA', 'NG-NA', 'NG-NI',
+  'NG-OG', 'NG-ON', 'NG-OS', 'NG-OY', 'NG-PL', 'NG-RI', 'NG-SO', 'NG-TA', 'NG-YO', 'NG-ZA', 'NG-FC',
+]);
 
 function money(entries: ValidationEntry[], index: number, field: string, v: unknown, prefix = '', signed = false): void {
   if (typeof v !== 'number' || !Number.isFinite(v)) {
@@ -42,8 +47,8 @@ export function validatePayee(payee: PayeeInputs, index = 1, month?: number): Va
     return entries;
   }
   for (const f of MONEY_FIELDS) money(entries, index, f, payee[f]);
-  if (typeof payee.state_of_residence !== 'string' || !STATE.test(payee.state_of_residence)) {
-    entries.push({ index, severity: 'error', code: 'invalid_state_of_residence', detail: 'state_of_residence must be an ISO 3166-2:NG code such as NG-LA or NG-FC.', field: '/state_of_residence' });
+  if (typeof payee.state_of_residence !== 'string' || !NG_STATES.has(payee.state_of_residence)) {
+    entries.push({ index, severity: 'error', code: 'invalid_state_of_residence', detail: 'state_of_residence must be the ISO 3166-2:NG code of a State or the FCT, such as NG-LA or NG-FC.', field: '/state_of_residence' });
   }
   if (typeof payee.nhf_contributing !== 'boolean') {
     entries.push({ index, severity: 'error', code: 'invalid_type', detail: 'nhf_contributing must be true or false.', field: '/nhf_contributing' });
@@ -90,6 +95,7 @@ export function validateEmployer(employer: EmployerInputs, index = 1): Validatio
 
 const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const YTD_MONEY = ['gross', 'pension_employee', 'nhf', 'nhia_employee', 'paye'] as const;
+const YTD_OPTIONAL = ['taxable_regular', 'taxable_one_off', 'compensation', 'paye_one_off'] as const;
 
 /** The period must fall in the pack's dates and tax year; the YTD must be of that year and earlier. */
 export function validatePeriod(period: string, taxYear: number, from: string, to: string | null, ytd?: YearToDate): ValidationEntry[] {
@@ -111,12 +117,14 @@ export function validatePeriod(period: string, taxYear: number, from: string, to
     if (ytd.tax_year !== taxYear) {
       entries.push({ index: 1, severity: 'error', code: 'year_to_date_mismatch', detail: `year_to_date is for ${ytd.tax_year}, the period is in ${taxYear}.`, field: '/year_to_date/tax_year' });
     }
-    if (ytd.last_period !== null && !(typeof ytd.last_period === 'string' && ytd.last_period < period)) {
-      entries.push({ index: 1, severity: 'error', code: 'year_to_date_mismatch', detail: `year_to_date already counts ${ytd.last_period}; it must end before ${period}.`, field: '/year_to_date/last_period' });
+    // Earlier payslips of the same period count (an off-cycle run paid before the salary run).
+    if (ytd.last_period !== null && !(typeof ytd.last_period === 'string' && ytd.last_period <= period)) {
+      entries.push({ index: 1, severity: 'error', code: 'year_to_date_mismatch', detail: `year_to_date already counts ${ytd.last_period}; it must end by ${period}.`, field: '/year_to_date/last_period' });
     }
     // Cumulative PAYE to date is a rounded target, never negative; net to date can be (a month
     // whose PAYE catch-up exceeds its pay).
     for (const f of YTD_MONEY) money(entries, 1, f, ytd[f], '/year_to_date');
+    for (const f of YTD_OPTIONAL) if (ytd[f] !== undefined) money(entries, 1, f, ytd[f], '/year_to_date');
     money(entries, 1, 'net', ytd.net, '/year_to_date', true);
     if (!Number.isInteger(ytd.payslips) || ytd.payslips < 0) {
       entries.push({ index: 1, severity: 'error', code: 'invalid_type', detail: 'year_to_date.payslips must be a whole number >= 0.', field: '/year_to_date/payslips' });

@@ -71,7 +71,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
   };
   if (!errors.length) {
     if (employer) {
-      await system.ask(Employer, employerIdFor(org), 'configure', employer, opts);
+      await system.ask(Employer, employerIdFor(org), 'configure', { ...employer, livemode: caller.livemode }, opts);
       record.employer_configured = true;
     }
     for (let i = 0; i < rows.length; i += CHUNK) {

@@ -4,12 +4,12 @@
  */
 import { ApiError, listEnvelope, notFound, parseListQuery, type Caller, type Platform } from '../../../kernel/index.ts';
 import { iso } from '../../../runtime/index.ts';
-import { computePayslip, explain, renderPayslipPdf, type PayslipComputation } from '../engine/index.ts';
+import { computePayslip, explain, fullYearToDate, renderPayslipPdf, type PayslipComputation, type YearToDate } from '../engine/index.ts';
 import { parsePayslipId, payslipId } from '../payroll-ids.ts';
 import { ngn } from '../naira.ts';
 import { pinnedPack, runState } from '../runs/run-state.ts';
 import { EXECUTED, Run, type RunState } from '../runs/run.ts';
-import { differences, type PayslipRecord } from './record.ts';
+import { differences, optionsOf, type PayslipRecord } from './record.ts';
 import { loadPayslip, loadRange } from './storage.ts';
 
 export async function payslipParts(p: Platform, c: Caller, id: string): Promise<{ s: RunState; r: PayslipRecord; comp: PayslipComputation }> {
@@ -24,7 +24,7 @@ export async function payslipParts(p: Platform, c: Caller, id: string): Promise<
   }
   const r = await loadPayslip(p.system, s, at.n);
   if (!r) throw notFound('payslip', id);
-  return { s, r, comp: computePayslip(pinnedPack(s), s.period, r.payee, s.employer!, r.ytd_before) };
+  return { s, r, comp: computePayslip(pinnedPack(s), s.period, r.payee, s.employer!, r.ytd_before, optionsOf(r)) };
 }
 
 export type PayslipStatus = 'calculated' | 'final' | 'issued' | 'void';
@@ -47,14 +47,26 @@ export function payslipView(s: RunState, r: PayslipRecord, comp: PayslipComputat
     payee_ref: r.payee_ref,
     pay_profile_id: r.pay_profile_id,
     roster_entry_id: r.roster_entry_id,
+    regular_pay: r.regular,
+    income_period: `${s.period.slice(0, 4)}-${String(r.income_month).padStart(2, '0')}`,
     lines: comp.lines.map((l) => ({ code: l.code, label: l.label, category: l.category, amount: ngn(l.amount), trace: l.trace })),
     gross: ngn(r.gross),
     net: ngn(r.net),
     total_deductions: ngn(r.total_deductions),
     employer_contributions: ngn(r.employer_contributions),
-    year_to_date: { ...r.ytd_after, gross: ngn(r.ytd_after.gross), pension_employee: ngn(r.ytd_after.pension_employee), nhf: ngn(r.ytd_after.nhf), nhia_employee: ngn(r.ytd_after.nhia_employee), paye: ngn(r.ytd_after.paye), net: ngn(r.ytd_after.net) },
+    year_to_date: ytdView(r.ytd_after),
     rule_pack: s.rule_pack,
     issued_at: s.issued[r.n] === undefined ? null : iso(s.issued[r.n]),
+  };
+}
+
+function ytdView(y: YearToDate) {
+  const f = fullYearToDate(y);
+  return {
+    tax_year: f.tax_year, last_period: f.last_period, payslips: f.payslips,
+    gross: ngn(f.gross), pension_employee: ngn(f.pension_employee), nhf: ngn(f.nhf), nhia_employee: ngn(f.nhia_employee), paye: ngn(f.paye), net: ngn(f.net),
+    taxable_regular: ngn(f.taxable_regular), taxable_one_off: ngn(f.taxable_one_off), compensation: ngn(f.compensation), paye_one_off: ngn(f.paye_one_off),
+    regular_through: f.regular_through,
   };
 }
 
@@ -66,12 +78,12 @@ export async function getPayslip(p: Platform, c: Caller, id: string) {
 export async function replayPayslip(p: Platform, c: Caller, id: string) {
   const { s, r, comp } = await payslipParts(p, c, id);
   const d = differences(r, comp);
-  return { object: 'payslip_replay' as const, payslip_id: id, identical: d.length === 0, differences: d, rule_pack: s.rule_pack, replayed_from: 'recorded inputs and the pinned rule pack' };
+  return { object: 'payslip_replay' as const, livemode: s.livemode, mocked: false, payslip_id: id, identical: d.length === 0, differences: d, rule_pack: s.rule_pack, replayed_from: 'recorded inputs and the pinned rule pack' };
 }
 
 export async function explainPayslip(p: Platform, c: Caller, id: string) {
-  const { comp } = await payslipParts(p, c, id);
-  return { object: 'payslip_explanation' as const, payslip_id: id, sentences: explain(comp) };
+  const { s, comp } = await payslipParts(p, c, id);
+  return { object: 'payslip_explanation' as const, livemode: s.livemode, mocked: false, payslip_id: id, sentences: explain(comp) };
 }
 
 export async function payslipDocument(p: Platform, c: Caller, id: string): Promise<Uint8Array> {
@@ -92,5 +104,5 @@ export async function payslipPage(p: Platform, c: Caller, runId: string, query: 
   }
   const pack = pinnedPack(s);
   const page = await loadRange(p.system, s, start, limit);
-  return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before))), start + limit < s.totals.payslip_count);
+  return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before, optionsOf(r)))), start + limit < s.totals.payslip_count);
 }

@@ -5,7 +5,7 @@
  * changes, spec 9), so a read recomputes them and `replay` checks the amounts still agree. Keeping
  * 100,000 payslips this way costs a few hundred bytes each, not kilobytes.
  */
-import { LINE_ORDER, type LineCode, type PayeeInputs, type PayslipComputation, type YearToDate } from '../engine/index.ts';
+import { LINE_ORDER, type LineCode, type PayeeInputs, type PayItem, type PayslipComputation, type PayslipOptions, type YearToDate } from '../engine/index.ts';
 
 export interface PayslipRecord {
   /** Position in the run (the payslip id carries it). */
@@ -14,6 +14,12 @@ export interface PayslipRecord {
   pay_profile_id: string;
   payee_ref: string;
   payee: PayeeInputs;
+  /** One-off items paid on the payslip (reference irregular pay); [] for a regular payslip. */
+  items: PayItem[];
+  /** Whether it paid the month's regular pay. */
+  regular: boolean;
+  /** Month of the tax year whose income it is (NTA s.26(2)). */
+  income_month: number;
   ytd_before: YearToDate;
   ytd_after: YearToDate;
   /** Amount per line code in LINE_ORDER; null where the line does not apply. */
@@ -41,6 +47,9 @@ export function recordOf(n: number, who: PayeeRef, c: PayslipComputation): Paysl
     pay_profile_id: who.pay_profile_id,
     payee_ref: who.payee_ref,
     payee: c.inputs.payee,
+    items: c.inputs.items,
+    regular: c.inputs.regular,
+    income_month: c.inputs.income_month,
     ytd_before: c.ytd_before,
     ytd_after: c.ytd_after,
     amounts,
@@ -50,6 +59,9 @@ export function recordOf(n: number, who: PayeeRef, c: PayslipComputation): Paysl
     employer_contributions: c.employer_contributions,
   };
 }
+
+/** What the engine needs beside the payee's inputs to recompute the payslip (replay, reads). */
+export const optionsOf = (r: PayslipRecord): PayslipOptions => ({ items: r.items, regular: r.regular, income_month: r.income_month });
 
 /** The amount of one line, 0 when it does not apply. */
 export const amountOf = (r: PayslipRecord, code: LineCode): number => r.amounts[POS.get(code)!] ?? 0;
@@ -67,9 +79,10 @@ export function sameAmounts(r: PayslipRecord, c: PayslipComputation): boolean {
 /** Where a recomputation disagrees with what was recorded (replay). */
 export function differences(r: PayslipRecord, c: PayslipComputation): Array<{ code: string; recorded: number; recomputed: number }> {
   const again = recordOf(r.n, r, c);
+  const width = Math.max(r.amounts.length, again.amounts.length);
   const out: Array<{ code: string; recorded: number; recomputed: number }> = [];
   LINE_ORDER.forEach((code, i) => {
-    if (r.amounts[i] !== again.amounts[i]) out.push({ code, recorded: r.amounts[i] ?? 0, recomputed: again.amounts[i] ?? 0 });
+    if (i < width && (r.amounts[i] ?? null) !== (again.amounts[i] ?? null)) out.push({ code, recorded: r.amounts[i] ?? 0, recomputed: again.amounts[i] ?? 0 });
   });
   for (const k of ['gross', 'net', 'total_deductions', 'employer_contributions'] as const) {
     if (r[k] !== again[k]) out.push({ code: k, recorded: r[k], recomputed: again[k] });

@@ -3,7 +3,7 @@
  * records and the findings, as calculation records them and simulation compares them.
  */
 import { isApiError, type ValidationEntry } from '../../../kernel/index.ts';
-import { computePayslip, type EmployerInputs, type PayslipComputation, type RulePack, type YearToDate } from '../engine/index.ts';
+import { computePayslip, fullYearToDate, type EmployerInputs, type PayslipComputation, type RulePack, type YearToDate } from '../engine/index.ts';
 import { recordOf, type PayslipRecord } from '../payslips/record.ts';
 import { findingsOf, grouped } from './findings.ts';
 import type { GatheredPayee } from './gather.ts';
@@ -20,8 +20,9 @@ export function computeAll(pack: RulePack, period: string, employer: EmployerInp
   const findings: NewFinding[] = [];
   for (const g of payees) {
     let c: PayslipComputation;
+    const before = ytd.get(g.who.pay_profile_id);
     try {
-      c = computePayslip(pack, period, g.payee, employer, ytd.get(g.who.pay_profile_id));
+      c = computePayslip(pack, period, g.payee, employer, before, g.options);
     } catch (e) {
       if (!isApiError(e)) throw e;
       const entries = (e.details?.validation?.entries ?? []) as ValidationEntry[];
@@ -31,6 +32,9 @@ export function computeAll(pack: RulePack, period: string, employer: EmployerInp
     const r = recordOf(records.length, g.who, c);
     records.push(r);
     findings.push(...findingsOf(r, g));
+    if (g.options.regular && before && fullYearToDate(before).regular_through === period) {
+      findings.push({ severity: 'p1', code: 'already_paid_in_period', detail: `${g.who.payee_ref} already had the regular pay of ${period} from an executed run; this payslip pays it again.`, payee_ref: g.who.payee_ref, n: r.n });
+    }
   }
   if (extra) findings.push(...extra(records));
   return { records, findings: grouped(findings) };

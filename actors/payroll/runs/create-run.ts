@@ -4,7 +4,7 @@ import { findPack, packForPeriod, type RulePack } from '../engine/index.ts';
 import { RUN_PREFIX } from '../payroll-ids.ts';
 import { refusedField } from '../refuse.ts';
 import { runState } from './run-state.ts';
-import { EXECUTED, Run, type RunState, type RunType } from './run.ts';
+import { EXECUTED, Run, type RunItem, type RunState, type RunType } from './run.ts';
 
 export interface CreateRunBody {
   period: string;
@@ -35,6 +35,7 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
     throw refusedField('period_outside_rule_pack', '/period', `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}, not ${body.period}.`);
   }
   let corrects: string | null = null;
+  let items: RunItem[] = [];
   if (body.run_type === 'correction') {
     if (!body.corrects_run_id) throw refusedField('required', '/corrects_run_id', 'A correction run names the executed run it corrects (corrects_run_id).');
     let target: RunState;
@@ -47,10 +48,11 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
     if (!EXECUTED.has(target.status)) throw refusedField('run_not_executed', '/corrects_run_id', `Run ${target.id} is ${target.status}; only an executed run is corrected.`);
     if (target.period !== body.period) throw refusedField('period_mismatch', '/corrects_run_id', `Run ${target.id} is for ${target.period}, not ${body.period}.`);
     corrects = target.id;
+    items = target.items ?? [];
   } else if (body.corrects_run_id !== undefined) {
     throw refusedField('not_a_correction', '/corrects_run_id', 'Only a correction run names a run it corrects.');
   }
   return p.system.ask(Run, createdId(c, RUN_PREFIX), 'create', {
-    run_type: body.run_type, corrects_run_id: corrects, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode,
+    run_type: body.run_type, corrects_run_id: corrects, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode, items,
   }, { ...c, dedupeId: createDedupe(c) });
 }

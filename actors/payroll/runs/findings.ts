@@ -1,27 +1,12 @@
 /**
  * The findings a calculation raises (spec 2.9; codes not shown, docs/gaps.md#payroll): about the
- * run as a whole, about payees paid twice in one period or paid too much by a corrected run, and
- * about each payslip; many of one code become one finding, so the run's event stays bounded.
+ * run as a whole (gather.ts: who it pays; employer settings assumed), about payees paid twice in
+ * one period (compute-payslips.ts) or paid too much by a corrected run, and about each payslip;
+ * many of one code become one finding, so the run's event stays bounded.
  */
 import { amountOf, type PayslipRecord } from '../payslips/record.ts';
 import type { GatheredPayee } from './gather.ts';
 import type { NewFinding } from './run.ts';
-
-/** Run types whose earnings the pack has no lines for: calculating them would pay a month again. */
-export const NOT_COMPUTED: ReadonlySet<string> = new Set(['bonus', 'thirteenth_month']);
-
-/** Findings about the run as a whole and about payees paid twice in one period. */
-export function runFindings(runType: string, records: readonly PayslipRecord[], paid: Map<string, string>): NewFinding[] {
-  const out: NewFinding[] = [];
-  if (NOT_COMPUTED.has(runType)) {
-    out.push({ severity: 'p0', code: 'run_type_not_computed', detail: `The rule pack has no earnings lines for a ${runType} run; these payslips repeat the monthly pay. Approve only if that is intended.`, payee_ref: null, n: null });
-  }
-  for (const r of records) {
-    const other = paid.get(r.pay_profile_id);
-    if (other) out.push({ severity: 'p1', code: 'already_paid_in_period', detail: `${r.payee_ref} was already paid for this period by run ${other}; PAYE would be deducted for the month twice.`, payee_ref: r.payee_ref, n: r.n });
-  }
-  return out;
-}
 
 /** A correction that lowers a payee's net pay cannot pay the difference back out: it is recovered. */
 export function recoveryFindings(records: readonly PayslipRecord[], corrected: readonly PayslipRecord[]): NewFinding[] {

@@ -4,7 +4,7 @@
  * total equals the run's deductions plus employer contributions to the kobo.
  */
 import { derivedId } from '../../../kernel/index.ts';
-import { LINE_ORDER, type LineCode, type RulePack } from '../engine/index.ts';
+import { dueDates, dueIf, LINE_ORDER, taxAuthority, type LineCode, type RulePack } from '../engine/index.ts';
 import { INSTRUCTION_SET_PREFIX, RUN_PREFIX } from '../payroll-ids.ts';
 import { ngn } from '../naira.ts';
 import { codeTotals, type PayslipRecord } from '../payslips/record.ts';
@@ -62,7 +62,7 @@ export function buildInstructionSet(runId: string, period: string, pack: RulePac
     paye: [...paye.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([jurisdiction, v]) => ({
       authority_id: authorityIdFor(jurisdiction),
       jurisdiction,
-      authority_name: pack.parameters.tax_authorities[jurisdiction] ?? `Tax authority of ${jurisdiction}`,
+      authority_name: taxAuthority(pack, jurisdiction),
       amount: v.amount,
       payee_count: v.payees,
       reconciliation_reference: ref(`paye:${jurisdiction}`),
@@ -87,7 +87,14 @@ export function buildInstructionSet(runId: string, period: string, pack: RulePac
   return set;
 }
 
-export function instructionSetView(s: InstructionSetData, livemode: boolean) {
+/**
+ * The set as the API shows it: each line with its remittance due date for the run's pay date
+ * under the pinned pack (reference 8), null where the levy does not apply (nothing to remit) or
+ * the pack gives no date.
+ */
+export function instructionSetView(s: InstructionSetData, livemode: boolean, pack: RulePack, payDate: string) {
+  const due = dueDates(pack, payDate);
+  const levyDue: Record<LevyCode, string | null> = { nhf: due.nhf, nsitf: due.nsitf, itf: due.itf, nhia: due.nhia };
   return {
     id: s.id,
     object: 'instruction_set' as const,
@@ -95,9 +102,9 @@ export function instructionSetView(s: InstructionSetData, livemode: boolean) {
     mocked: false,
     run_id: s.run_id,
     period: s.period,
-    paye: s.paye.map((p) => ({ authority_id: p.authority_id, jurisdiction: p.jurisdiction, authority_name: p.authority_name, amount: ngn(p.amount), payee_count: p.payee_count, reconciliation_reference: p.reconciliation_reference })),
-    pension: s.pension.map((p) => ({ administrator_id: p.administrator_id, employee_amount: ngn(p.employee_amount), employer_amount: ngn(p.employer_amount), amount: ngn(p.amount), reconciliation_reference: p.reconciliation_reference })),
-    levies: s.levies.map((l) => ({ code: l.code, amount: ngn(l.amount), reconciliation_reference: l.reconciliation_reference })),
+    paye: s.paye.map((p) => ({ authority_id: p.authority_id, jurisdiction: p.jurisdiction, authority_name: taxAuthority(pack, p.jurisdiction), amount: ngn(p.amount), payee_count: p.payee_count, due_date: due.paye, reconciliation_reference: p.reconciliation_reference })),
+    pension: s.pension.map((p) => ({ administrator_id: p.administrator_id, employee_amount: ngn(p.employee_amount), employer_amount: ngn(p.employer_amount), amount: ngn(p.amount), due_date: dueIf(p.amount, due.pension), reconciliation_reference: p.reconciliation_reference })),
+    levies: s.levies.map((l) => ({ code: l.code, amount: ngn(l.amount), due_date: dueIf(l.amount, levyDue[l.code]), reconciliation_reference: l.reconciliation_reference })),
     totals: { total: ngn(s.total) },
   };
 }

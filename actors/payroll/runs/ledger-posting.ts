@@ -9,8 +9,11 @@ import { codeTotals, type PayslipRecord } from '../payslips/record.ts';
 export function buildPosting(runId: string, period: string, livemode: boolean, records: readonly PayslipRecord[]): PostingRequest | undefined {
   const t = codeTotals(records);
   let net = 0;
-  for (const r of records) net += r.net;
-  const gross = t.basic + t.housing + t.transport + t.other_allowances;
+  let gross = 0;
+  for (const r of records) {
+    net += r.net;
+    gross += r.gross; // regular pay and pay items alike
+  }
   const signed: Array<[string, number]> = [
     // positive = debit
     ['expense.salaries', gross],

@@ -10,8 +10,10 @@
  * (none)            create                 pack pinned (version + content hash)             run.created                               draft
  * draft|simulated   update (PATCH)         -                                                 run.updated (payslips dropped)            draft
  * draft|simulated   calculate              batches written                                   run.calculated                            simulated
- * simulated         submit                 -                                                 run.submitted (prepared_by = caller)      pending_approval
- * pending_approval  approve                approver != preparer when gross > threshold;      run.approved                              approved
+ * simulated         submit                 -                                                 run.submitted (prepared_by = the person   pending_approval
+ *                                                                                            behind the caller's credential)
+ * pending_approval  approve                approving person != preparing person when gross   run.approved                              approved
+ *                                          > threshold (people, not credentials);
  *                                          no open finding of severity p0
  * any but cancelled resolve_finding        finding open                                      run.finding.resolved                      (same)
  * approved          execute                -                                                 [run.correction.reversed] then            executing
@@ -29,7 +31,7 @@
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
 import { ApiError, assertNever, conflict } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
-import type { EmployerInputs, RulePackReference } from '../engine/index.ts';
+import type { EmployerInputs, PayComponent, PayItemCode, RulePackReference } from '../engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
 import { ngn } from '../naira.ts';
 import { ZERO_TOTALS, type RunTotalsData } from '../payslips/record.ts';
@@ -39,6 +41,17 @@ export type RunStatus = 'draft' | 'simulated' | 'pending_approval' | 'approved' 
 export const RUN_STATUSES: readonly RunStatus[] = ['draft', 'simulated', 'pending_approval', 'approved', 'executing', 'completed', 'partially_settled', 'failed', 'cancelled'];
 export type RunType = 'regular' | 'off_cycle' | 'bonus' | 'thirteenth_month' | 'correction' | 'final_settlement';
 export const RUN_TYPES: readonly RunType[] = ['regular', 'off_cycle', 'bonus', 'thirteenth_month', 'correction', 'final_settlement'];
+
+/** One-off pay for one payee in a run (reference ng-payroll-2026-irregular-pay.md 1.3), kobo. */
+export interface RunItem {
+  payee_ref: string;
+  code: PayItemCode;
+  amount: number;
+  components?: Record<PayComponent, number>;
+}
+
+/** Most items a run holds (they travel in one event); docs/gaps.md#payroll. */
+export const MAX_RUN_ITEMS = 5_000;
 
 export type Severity = 'p0' | 'p1' | 'p2' | 'p3';
 export interface Finding {
@@ -78,14 +91,23 @@ export interface RunState {
   payee_refs: string[] | null;
   /** The executed run a correction run corrects (spec 1 rule 4); null for other types. */
   corrects_run_id: string | null;
+  /** One-off pay items (bonus, arrears, terminal pay ...), by payee. */
+  items: RunItem[];
   rule_pack: RulePackReference;
   created_by: string | null;
+  /** The person (account id, or an operator-issued OAuth client) behind the submitting credential. */
   prepared_by: string | null;
+  /** The person behind the approving credential. */
   approved_by: string | null;
+  /** The credentials used (api key id, OAuth client id or account id); absent on older runs. */
+  prepared_with?: string | null;
+  approved_with?: string | null;
   created_at: number;
   calculated_at: number | null;
   executed_at: number | null;
   employer: EmployerInputs | null;
+  /** Settings of the current calculation; absent on runs calculated before settings were recorded. */
+  settings?: RunSettings | null;
   /** Ids of the payslip batches of the current calculation, in payslip order. */
   batches: string[];
   totals: RunTotalsData;
@@ -108,10 +130,26 @@ export interface CreateRun {
   description: string | null;
   rule_pack: RulePackReference;
   livemode: boolean;
+  /** A correction starts with the items of the run it corrects. */
+  items?: RunItem[];
+}
+
+/** The employer settings a calculation used (spec 8; docs/gaps.md#payroll): shown on the run. */
+export interface RunSettings {
+  /** As configured; null: the run's payees were counted. */
+  headcount: number | null;
+  /** What the engine used. */
+  headcount_used: number;
+  turnover_50m_or_more: boolean;
+  state: string | null;
+  maker_checker_threshold: number;
+  /** True when nobody had given the settings (a p1 finding names the values assumed). */
+  assumed: boolean;
 }
 
 export interface Calculation {
   employer: EmployerInputs;
+  settings: RunSettings;
   totals: RunTotalsData;
   batches: string[];
   findings: NewFinding[];
@@ -129,10 +167,10 @@ export type PayoutOutcome = 'settled' | 'partially_settled' | 'failed';
 
 export type RunEvent =
   | ({ type: 'run.created'; created_by: string | null } & CreateRun)
-  | { type: 'run.updated'; pay_date?: string; description?: string | null; payee_refs?: string[] | null }
-  | { type: 'run.calculated'; employer: EmployerInputs; totals: RunTotalsData; batches: string[]; findings: Finding[] }
-  | { type: 'run.submitted'; prepared_by: string | null }
-  | { type: 'run.approved'; approved_by: string | null }
+  | { type: 'run.updated'; pay_date?: string; description?: string | null; payee_refs?: string[] | null; items?: RunItem[] }
+  | { type: 'run.calculated'; employer: EmployerInputs; settings?: RunSettings; totals: RunTotalsData; batches: string[]; findings: Finding[] }
+  | { type: 'run.submitted'; prepared_by: string | null; prepared_with?: string | null }
+  | { type: 'run.approved'; approved_by: string | null; approved_with?: string | null }
   | { type: 'run.finding.resolved'; finding_id: string; reason: string; resolved_by: string | null }
   | { type: 'run.correction.reversed'; corrects_run_id: string; ledger_posting: PostingRequest }
   | ({ type: 'run.executing' } & Omit<Execution, 'reversal'>)
@@ -153,7 +191,7 @@ export const Run = defineActor({
   snapshotEvery: 1_000,
   creates: ['create'],
   initial: (id: string, org: string): RunState => ({
-    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null, payee_refs: null, corrects_run_id: null,
+    id, org, livemode: false, status: 'draft', run_type: 'regular', period: '', pay_date: '', description: null, payee_refs: null, corrects_run_id: null, items: [],
     rule_pack: { pack_id: 'ng-payroll', version: '', content_hash: '' },
     created_by: null, prepared_by: null, approved_by: null, created_at: 0, calculated_at: null, executed_at: null,
     employer: null, batches: [], totals: ZERO_TOTALS, findings: [], issued: {}, instruction_set: null, payout: null, ledger_posting_id: null, reversal_posting_id: null, gl_exports: [],
@@ -163,7 +201,7 @@ export const Run = defineActor({
       if (ctx.version > 0) return [];
       return [{ type: 'run.created', created_by: ctx.principal ?? null, ...cmd }];
     },
-    update(s: RunState, cmd: { pay_date?: string; description?: string | null; payee_refs?: string[] | null }): RunEvent[] {
+    update(s: RunState, cmd: { pay_date?: string; description?: string | null; payee_refs?: string[] | null; items?: RunItem[] }): RunEvent[] {
       if (s.status !== 'draft' && s.status !== 'simulated') throw refuseState(s, 'only a draft or simulated run can be changed');
       return [{ type: 'run.updated', ...cmd }];
     },
@@ -174,23 +212,24 @@ export const Run = defineActor({
         payslip_id: f.n === null ? null : payslipId(s.id, f.n), payee_ref: f.payee_ref,
         status: 'open', raised_at: ctx.now, resolution: null,
       }));
-      return [{ type: 'run.calculated', employer: cmd.employer, totals: cmd.totals, batches: cmd.batches, findings }];
+      return [{ type: 'run.calculated', employer: cmd.employer, settings: cmd.settings, totals: cmd.totals, batches: cmd.batches, findings }];
     },
-    submit(s: RunState, _cmd: unknown, ctx): RunEvent[] {
+    submit(s: RunState, cmd: { person?: string | null }, ctx): RunEvent[] {
       if (s.status !== 'simulated') throw refuseState(s, 'only a calculated (simulated) run can be submitted for approval');
-      return [{ type: 'run.submitted', prepared_by: ctx.principal ?? null }];
+      return [{ type: 'run.submitted', prepared_by: cmd?.person ?? ctx.principal ?? null, prepared_with: ctx.principal ?? null }];
     },
-    approve(s: RunState, cmd: { threshold: number }, ctx): RunEvent[] {
+    approve(s: RunState, cmd: { threshold: number; person?: string | null }, ctx): RunEvent[] {
       if (s.status !== 'pending_approval') throw refuseState(s, 'only a run pending approval can be approved');
       const openP0 = s.findings.filter((f) => f.severity === 'p0' && f.status === 'open');
       if (openP0.length > 0) {
         throw new ApiError('conflict', `Run ${s.id} has ${openP0.length} open finding(s) of severity p0; resolve them before approving.`, { reason: 'p0_finding_open', finding_ids: openP0.map((f) => f.id) });
       }
-      const approver = ctx.principal ?? null;
+      // People, not credentials: a key the preparer made (or a session of theirs) is the preparer.
+      const approver = cmd.person ?? ctx.principal ?? null;
       if (approver !== null && approver === s.prepared_by && s.totals.gross > cmd.threshold) {
-        throw new ApiError('conflict', `The preparer of run ${s.id} cannot approve it: its gross (${s.totals.gross} kobo) is above the organisation's maker-checker threshold (${cmd.threshold} kobo).`, { reason: 'maker_checker' });
+        throw new ApiError('conflict', `The preparer of run ${s.id} (${approver}) cannot approve it with any of their credentials: its gross (${s.totals.gross} kobo) is above the organisation's maker-checker threshold (${cmd.threshold} kobo).`, { reason: 'maker_checker' });
       }
-      return [{ type: 'run.approved', approved_by: approver }];
+      return [{ type: 'run.approved', approved_by: approver, approved_with: ctx.principal ?? null }];
     },
     resolve_finding(s: RunState, cmd: { finding_id: string; reason: string }, ctx): { events: RunEvent[]; reply: unknown } {
       const f = s.findings.find((x) => x.id === cmd.finding_id);
@@ -239,19 +278,20 @@ export const Run = defineActor({
   evolve(s: RunState, e: RunEvent, meta): RunState {
     switch (e.type) {
       case 'run.created':
-        return { ...s, livemode: e.livemode, run_type: e.run_type, corrects_run_id: e.corrects_run_id ?? null, period: e.period, pay_date: e.pay_date, description: e.description, rule_pack: e.rule_pack, created_by: e.created_by, created_at: meta.at };
+        return { ...s, livemode: e.livemode, run_type: e.run_type, corrects_run_id: e.corrects_run_id ?? null, items: e.items ?? [], period: e.period, pay_date: e.pay_date, description: e.description, rule_pack: e.rule_pack, created_by: e.created_by, created_at: meta.at };
       case 'run.updated':
         return {
           ...s, status: 'draft', pay_date: e.pay_date ?? s.pay_date, description: e.description === undefined ? s.description : e.description,
           payee_refs: e.payee_refs === undefined ? s.payee_refs : e.payee_refs,
-          batches: [], totals: ZERO_TOTALS, findings: [], employer: null, calculated_at: null,
+          items: e.items ?? s.items ?? [],
+          batches: [], totals: ZERO_TOTALS, findings: [], employer: null, settings: null, calculated_at: null,
         };
       case 'run.calculated':
-        return { ...s, status: 'simulated', employer: e.employer, totals: e.totals, findings: e.findings, batches: e.batches, calculated_at: meta.at };
+        return { ...s, status: 'simulated', employer: e.employer, settings: e.settings ?? null, totals: e.totals, findings: e.findings, batches: e.batches, calculated_at: meta.at };
       case 'run.submitted':
-        return { ...s, status: 'pending_approval', prepared_by: e.prepared_by };
+        return { ...s, status: 'pending_approval', prepared_by: e.prepared_by, prepared_with: e.prepared_with ?? null };
       case 'run.approved':
-        return { ...s, status: 'approved', approved_by: e.approved_by };
+        return { ...s, status: 'approved', approved_by: e.approved_by, approved_with: e.approved_with ?? null };
       case 'run.finding.resolved':
         return {
           ...s,
@@ -309,17 +349,32 @@ export function runView(s: RunState) {
     totals: totalsView(s.totals),
     prepared_by: s.prepared_by,
     approved_by: s.approved_by,
+    prepared_with: s.prepared_with ?? null,
+    approved_with: s.approved_with ?? null,
     created_at: iso(s.created_at),
     executed_at: s.executed_at === null ? null : iso(s.executed_at),
     pay_date: s.pay_date,
     description: s.description,
     payee_refs: s.payee_refs,
     corrects_run_id: s.corrects_run_id,
+    items: (s.items ?? []).map((i) => ({ payee_ref: i.payee_ref, code: i.code, amount: ngn(i.amount), ...(i.components ? { components: componentsView(i.components) } : {}) })),
+    employer_settings: settingsView(s),
     open_findings: open,
     instruction_set_id: s.instruction_set?.id ?? null,
     ledger_posting_id: s.ledger_posting_id,
     reversal_posting_id: s.reversal_posting_id,
   };
+}
+
+function componentsView(c: Record<PayComponent, number>) {
+  return { basic: ngn(c.basic), housing: ngn(c.housing), transport: ngn(c.transport), other_allowances: ngn(c.other_allowances) };
+}
+
+/** The employer settings the calculation used; null before one (or on a run calculated before they were recorded). */
+function settingsView(s: RunState) {
+  const x = s.settings;
+  if (!x) return null;
+  return { headcount: x.headcount, headcount_used: x.headcount_used, turnover_50m_or_more: x.turnover_50m_or_more, state: x.state, maker_checker_threshold: ngn(x.maker_checker_threshold), assumed: x.assumed };
 }
 
 export function findingView(s: Pick<RunState, 'id' | 'livemode'>, f: Finding) {

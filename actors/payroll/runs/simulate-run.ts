@@ -5,11 +5,11 @@
 import { ApiError, conflict, type Caller, type Platform } from '../../../kernel/index.ts';
 import { computePayslip, findPack, type PayslipComputation, type RulePack } from '../engine/index.ts';
 import { payslipId } from '../payroll-ids.ts';
-import { differences, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from '../payslips/record.ts';
+import { differences, optionsOf, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from '../payslips/record.ts';
 import { correctedPayslips, loadPayslips } from '../payslips/storage.ts';
 import { refusedField } from '../refuse.ts';
 import { computeAll } from './compute-payslips.ts';
-import { employerInputs, employerSettings, gatherPayees, payeeScope, yearToDate } from './gather.ts';
+import { employerInputs, employerSettings, gatherRun } from './gather.ts';
 import { pinnedPack, runState } from './run-state.ts';
 import { totalsView, type RunState } from './run.ts';
 
@@ -27,10 +27,9 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   let baseline: PayslipRecord[];
   let employer = s.employer;
   if (s.status === 'draft') {
-    const payees = await gatherPayees(p.system, c.org, s.period, payeeScope(s, await correctedPayslips(p.system, s)));
-    employer = employerInputs(await employerSettings(p.system, c.org), payees.length);
-    const ytd = await yearToDate(p.system, c.org, s.period);
-    const pinnedRun = computeAll(pinned, s.period, employer, payees, ytd);
+    const gathered = await gatherRun(p.system, s, await correctedPayslips(p.system, s));
+    employer = employerInputs(await employerSettings(p.system, c.org), gathered.payees.length);
+    const pinnedRun = computeAll(pinned, s.period, employer, gathered.payees, gathered.ytd);
     baseline = pinnedRun.records;
     if (pack === pinned) return simulation(s, pack, totalsOf(baseline), [], 0);
   } else baseline = await loadPayslips(p.system, s);
@@ -43,7 +42,7 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   for (const r of baseline) {
     let comp: PayslipComputation;
     try {
-      comp = computePayslip(pack, s.period, r.payee, employer!, r.ytd_before);
+      comp = computePayslip(pack, s.period, r.payee, employer!, r.ytd_before, optionsOf(r));
     } catch (e) {
       if (e instanceof ApiError) {
         refusedPayees++;
@@ -74,6 +73,8 @@ function simulation(s: RunState, pack: RulePack, totals: RunTotalsData, diffs: A
     wrote_records: false as const,
     rule_pack: pack.ref,
     pinned_rule_pack: s.rule_pack,
+    livemode: s.livemode,
+    mocked: false,
     payees_refused: refused,
     difference_count: differing,
     differences: diffs,
