@@ -1,0 +1,74 @@
+/**
+ * Seal chain (engagements): one per organisation, the order in which its instruments were sealed
+ * (spec 2.6 seal.previous_hash "chaining the organisation's sealed instruments"). One actor
+ * processes one command at a time, so two instruments of one organisation executed at once
+ * chain one after the other and never fork. The chain's journal is the chain: one event per seal,
+ * in order, which audit bundles copy and verification walks.
+ *
+ * status  command  condition                                      event              next
+ * ------  -------  ---------------------------------------------  -----------------  ------
+ * any     seal     instrument not sealed yet; expires_at not due  seal_chain.sealed  head = the new hash
+ * any     seal     instrument sealed before (a retry)             - (same seal)      same
+ * any     seal     expires_at passed                              409 conflict       same
+ */
+import { defineActor } from '../../runtime/index.ts';
+import { ApiError, assertNever } from '../../kernel/index.ts';
+import { SEAL_CHAIN_PREFIX } from './ids.ts';
+import { GENESIS, SEAL_ALGORITHM, type Seal, type SealedDocument, sealHash } from './seal.ts';
+
+/** Seals remembered for retries of a seal whose instrument did not record it yet. */
+const RECENT = 256;
+
+export interface ChainEntry extends Seal {
+  instrument_id: string;
+  engagement_id: string;
+  position: number;
+}
+
+export interface SealChainState {
+  org: string;
+  head: string;
+  count: number;
+  recent: ChainEntry[];
+}
+
+export type SealChainEvent = { type: 'seal_chain.sealed' } & ChainEntry;
+
+export const SealChain = defineActor({
+  kind: 'engagements_seal_chain',
+  prefix: SEAL_CHAIN_PREFIX,
+  creates: ['seal'],
+  initial: (_id: string, org: string): SealChainState => ({ org, head: GENESIS, count: 0, recent: [] }),
+  decide: {
+    seal(s: SealChainState, cmd: { instrument_id: string; engagement_id: string; document: SealedDocument; expires_at: number | null }, ctx) {
+      const before = s.recent.find((e) => e.instrument_id === cmd.instrument_id);
+      if (before) return { events: [] as SealChainEvent[], reply: sealOf(before) };
+      if (cmd.expires_at !== null && ctx.now >= cmd.expires_at) throw new ApiError('conflict', `Instrument ${cmd.instrument_id} passed its expires_at; it cannot be sealed.`);
+      const sealed_at = new Date(ctx.now).toISOString();
+      const entry: ChainEntry = {
+        instrument_id: cmd.instrument_id,
+        engagement_id: cmd.engagement_id,
+        position: s.count + 1,
+        hash: sealHash(cmd.document, s.head, sealed_at),
+        previous_hash: s.head,
+        sealed_at,
+        algorithm: SEAL_ALGORITHM,
+      };
+      return { events: [{ type: 'seal_chain.sealed' as const, ...entry }], reply: sealOf(entry) };
+    },
+  },
+  evolve(s: SealChainState, e: SealChainEvent): SealChainState {
+    switch (e.type) {
+      case 'seal_chain.sealed': {
+        const { type: _t, ...entry } = e;
+        const recent = s.recent.length >= RECENT ? [...s.recent.slice(s.recent.length - RECENT + 1), entry] : [...s.recent, entry];
+        return { ...s, head: e.hash, count: e.position, recent };
+      }
+      default:
+        return assertNever(e.type);
+    }
+  },
+  view: (s: SealChainState) => ({ object: 'seal_chain', head: s.head, length: s.count }),
+});
+
+export const sealOf = (e: ChainEntry): Seal => ({ hash: e.hash, previous_hash: e.previous_hash, sealed_at: e.sealed_at, algorithm: e.algorithm });

@@ -1,0 +1,109 @@
+/**
+ * Standing for other modules (spec 3 Engagement; 7 engagement_not_current; DESIGN "Gates between
+ * areas"): whether an engagement between an organisation and a worker is executed and current,
+ * answered from memory on every node, the way the identity gate is. The model is
+ * organisation -> worker_ref -> count of engagements in status current, plus each engagement's
+ * last applied version so an older route never overwrites a newer one.
+ * - Embedded: it follows the actor system's commits as they happen (onCommit), so a lapse is seen
+ *   by the next read.
+ * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader) and
+ *   applies the engagement events committed anywhere; every engagement event carries `status` and
+ *   `worker_ref` (engagement.ts), so the feed alone rebuilds the model after a start.
+ */
+import { FeedReader, type Committed } from '../../runtime/index.ts';
+import type { Platform } from '../../kernel/index.ts';
+import type { FeedEntry } from '../../stores/index.ts';
+import { Engagement, type EngagementState } from './engagement.ts';
+
+export interface EngagementStanding {
+  /** True when the worker (worker_ref, within org) has an engagement executed and current. */
+  isCurrent(org: string, workerRef: string): boolean;
+}
+
+interface Entry {
+  org: string;
+  worker: string;
+  current: boolean;
+  version: number;
+}
+
+const STREAM = `${Engagement.kind}.`;
+
+export class StandingModel implements EngagementStanding {
+  /** org -> worker_ref -> engagements in status current. */
+  private readonly orgs = new Map<string, Map<string, number>>();
+  private readonly engagements = new Map<string, Entry>();
+  private unsubscribe: (() => void) | undefined;
+  private feed: FeedReader | undefined;
+
+  constructor(private readonly platform: Platform) {}
+
+  isCurrent(org: string, workerRef: string): boolean {
+    const m = this.orgs.get(org);
+    return m !== undefined && (m.get(workerRef) ?? 0) > 0;
+  }
+
+  /** Engagements known to the model (readiness). */
+  get size(): number {
+    return this.engagements.size;
+  }
+
+  async caughtUp(): Promise<void> {
+    await this.feed?.caughtUp();
+  }
+
+  start(): void {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    if (this.platform.stores.mode === 'cluster') {
+      const system = this.platform.system;
+      this.feed = new FeedReader({
+        name: 'engagements-standing',
+        stores: this.platform.stores,
+        batch: 1000,
+        handle: (entries) => this.onFeed(entries),
+        limits: system.limits,
+        log: (msg, err) => console.error(`[engagements-standing] ${msg}`, err ?? ''),
+        track: (p) => system.track(p),
+        halted: () => system.stopping,
+        perNode: true,
+      });
+      this.feed.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.feed?.stop();
+  }
+
+  private onCommit(c: Committed): void {
+    if (c.kind !== Engagement.kind) return;
+    const s = c.state as EngagementState;
+    this.apply(c.id, c.org, s.worker_ref, s.status === 'current', c.events[c.events.length - 1]!.version);
+  }
+
+  private async onFeed(entries: FeedEntry[]): Promise<void> {
+    for (const { stream, event } of entries) {
+      if (!stream.startsWith(STREAM)) continue;
+      const d = event.data as { status?: string; worker_ref?: string };
+      if (typeof d.status !== 'string' || typeof d.worker_ref !== 'string') continue;
+      this.apply(stream.slice(STREAM.length), event.org, d.worker_ref, d.status === 'current', event.version);
+    }
+  }
+
+  private apply(id: string, org: string, worker: string, current: boolean, version: number): void {
+    const e = this.engagements.get(id);
+    if (e && e.version >= version) return;
+    const was = e?.current ?? false;
+    if (e) {
+      e.current = current;
+      e.version = version;
+    } else this.engagements.set(id, { org, worker, current, version });
+    if (was === current) return;
+    let m = this.orgs.get(org);
+    if (!m) this.orgs.set(org, (m = new Map()));
+    const n = (m.get(worker) ?? 0) + (current ? 1 : -1);
+    if (n > 0) m.set(worker, n);
+    else m.delete(worker);
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Engagements bench (spec 2.6, 4.5; issue "Engagements module"). One run measures, against one
+ * server (this process: every area on memory stores, the real gateway) with the load generator in
+ * a child process (pinned with taskset -c 1 where available):
+ *
+ *   1. POST /v1/bench/noops, a fresh Idempotency-Key each: the gateway's no-op idempotent POST  (baseline for 2)
+ *   2. POST .../instruments/{id}/execute: instrument executions with sealing, each a different
+ *      instrument already assented by both parties with live passports            (target >= 0.25x of 1)
+ *   3. GET /v1/api_keys: an authenticated GET through the full pipeline            (baseline for 4)
+ *   4. POST /v1/rail/instruments/verify: recompute a seal and its chain links from the store  (target >= 0.5x of 3)
+ *   5. engagementStanding(platform).isCurrent in process                           (target >= 5,000,000/s)
+ *
+ * The four HTTP runs alternate over BENCH_ROUNDS rounds (default 3); each figure is the median of
+ * its rounds and the note lists every round's ratio to its baseline in the same round.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { absolute, compared, round, type BenchResult } from '../report.ts';
+import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const EXECUTIONS_PER_ROUND = Number(process.env.BENCH_EXECUTIONS ?? 1500);
+
+interface Req {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  uniqueKey?: boolean;
+}
+interface LoadSpec {
+  port: number;
+  key: string;
+  /** A fixed list to send once each (executions), or one request repeated for `seconds`. */
+  list?: Req[];
+  repeat?: Req;
+  seconds: number;
+  connections: number;
+}
+interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  non2xx: number;
+  sample: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (child process)
+
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
+  let done = 0;
+  let non2xx = 0;
+  let sample = '';
+  let seq = 0;
+  const send = (r: Req) =>
+    new Promise<void>((resolve, reject) => {
+      const headers: Record<string, string> = { 'service-api-key': spec.key };
+      if (r.body !== undefined) headers['content-type'] = 'application/json';
+      if (r.uniqueKey) headers['idempotency-key'] = `bench-${process.pid}-${seq++}`;
+      const q = request({ host: '127.0.0.1', port: spec.port, method: r.method, path: r.path, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          done++;
+          if ((res.statusCode ?? 0) >= 300) {
+            non2xx++;
+            if (!sample) sample = `${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`;
+          }
+          resolve();
+        });
+      });
+      q.on('error', reject);
+      if (r.body !== undefined) q.end(r.body);
+      else q.end();
+    });
+  const start = performance.now();
+  if (spec.list) {
+    let next = 0;
+    const list = spec.list;
+    await Promise.all(Array.from({ length: spec.connections }, async () => {
+      while (next < list.length) await send(list[next++]);
+    }));
+  } else {
+    const until = start + spec.seconds * 1000;
+    await Promise.all(Array.from({ length: spec.connections }, async () => {
+      while (performance.now() < until) await send(spec.repeat!);
+    }));
+  }
+  const seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  return { requests: done, seconds, rps: done / seconds, non2xx, sample };
+}
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const pinned = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
+  const args = [...process.execArgv, SELF, '--load'];
+  const child = pinned ? spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin!.end(JSON.stringify(spec));
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load child exited ${code}`)))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server and scenario (this process)
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export default async function engagementsBench(): Promise<BenchResult[]> {
+  const { areas } = await import('../../actors/index.ts');
+  const { engagementStanding } = await import('../../actors/engagements/index.ts');
+  const { startGateway } = await import('../../gateway/index.ts');
+  const { SystemClock } = await import('../../runtime/index.ts');
+  const { createPlatform, stopPlatform } = await import('../../kernel/index.ts');
+  const { createMemoryStores } = await import('../../stores/index.ts');
+  const clock = new SystemClock();
+  const platform = await createPlatform({ areas: [...areas, noopArea], stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
+  const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${gw.port}`;
+  let ik = 0;
+  const call = async (method: string, path: string, body?: unknown, key?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (key) headers['service-api-key'] = key;
+    if (method === 'POST') headers['idempotency-key'] = `prep-${process.pid}-${++ik}`;
+    const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const j = (await r.json()) as any;
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
+    return j;
+  };
+  const reg = await call('POST', '/v1/registrations', { organisation_name: 'Bench Engagements Ltd', name: 'Bench Owner', email: `rail${process.pid}@example.ng`, password: 'bench-violet-kettle-77' });
+  const key: string = reg.api_key.key;
+  const org: string = reg.organisation.id;
+
+  // Live passports of the parties (sandbox NIN 70123456789 resolves at dal_2).
+  const subjects = Array.from({ length: 40 }, (_, i) => `bench_subject_${i}`);
+  for (const s of subjects) {
+    const t = await call('POST', '/v1/identity/consent_tokens', { subject_ref: s, purpose: 'employment_verification', checks: ['government_identifier', 'name_match', 'date_of_birth_match'], wording_version: 'v1' }, key);
+    await call('POST', '/v1/identity/verifications', { subject_ref: s, consent_token_id: t.id, claims: { full_name: 'Bench Worker', date_of_birth: '1990-01-01', government_identifier: '70123456789' } }, key);
+  }
+  const facts = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' };
+  const employer = subjects[0];
+  /** An instrument awaiting execution: opened, drafted, papered, assented by both parties. */
+  async function ready(i: number): Promise<Req> {
+    const worker = subjects[1 + (i % (subjects.length - 1))];
+    const e = await call('POST', '/v1/rail/engagements', { engaging_party_ref: employer, worker_ref: worker, starts_on: '2026-01-01', ends_on: null, facts }, key);
+    const ins = await call('POST', `/v1/rail/engagements/${e.id}/instruments`, { template_code: 'ng_contract_of_employment' }, key);
+    await call('POST', `/v1/rail/engagements/${e.id}/paper`, { instrument_id: ins.id }, key);
+    await call('POST', `/v1/rail/engagements/${e.id}/instruments/${ins.id}/assents`, { party: 'engaging_party', subject_ref: employer }, key);
+    await call('POST', `/v1/rail/engagements/${e.id}/instruments/${ins.id}/assents`, { party: 'worker', subject_ref: worker }, key);
+    return { method: 'POST', path: `/v1/rail/engagements/${e.id}/instruments/${ins.id}/execute`, uniqueKey: true };
+  }
+  async function prepare(n: number): Promise<Req[]> {
+    const out: Req[] = new Array(n);
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await ready(i);
+      }
+    }));
+    return out;
+  }
+
+  const noop: Req = { method: 'POST', path: NOOP_PATH, body: JSON.stringify({ name: 'bench' }), uniqueKey: true };
+  const getKeys: Req = { method: 'GET', path: '/v1/api_keys' };
+  const spec = (r: Partial<LoadSpec>): LoadSpec => ({ port: gw.port, key, seconds: SECONDS, connections: CONNECTIONS, ...r });
+
+  const rows = { noop: [] as number[], exec: [] as number[], get: [] as number[], verify: [] as number[] };
+  const notes: string[] = [];
+  let verifyReq: Req | undefined;
+  for (let round_ = 0; round_ < ROUNDS; round_++) {
+    process.stderr.write(`  round ${round_ + 1}/${ROUNDS}: preparing ${EXECUTIONS_PER_ROUND} instruments awaiting execution\n`);
+    const list = await prepare(EXECUTIONS_PER_ROUND);
+    await platform.system.settle();
+    // each run starts quiet: the event feed (audit entries, public events, reactions) of the run before is drained
+    const n = await runLoad(spec({ repeat: noop }));
+    await platform.system.settle();
+    const x = await runLoad(spec({ list }));
+    await platform.system.settle();
+    if (x.non2xx) throw new Error(`executions refused: ${x.non2xx}; ${x.sample}`);
+    if (!verifyReq) {
+      const last = list[list.length - 1].path.split('/');
+      const instrument = await call('GET', `/v1/rail/instruments/${last[last.length - 2]}`, undefined, key);
+      verifyReq = { method: 'POST', path: '/v1/rail/instruments/verify', body: JSON.stringify({ hash: instrument.seal.hash }) };
+      const v = await call('POST', '/v1/rail/instruments/verify', { hash: instrument.seal.hash }, key);
+      if (!v.valid || !v.chain_intact) throw new Error(`verify of a fresh seal answered ${JSON.stringify(v)}`);
+    }
+    const g = await runLoad(spec({ repeat: getKeys }));
+    await platform.system.settle();
+    const v = await runLoad(spec({ repeat: verifyReq }));
+    for (const r of [n, g, v]) if (r.non2xx) throw new Error(`bench requests refused: ${r.non2xx}; ${r.sample}`);
+    rows.noop.push(n.rps);
+    rows.exec.push(x.rps);
+    rows.get.push(g.rps);
+    rows.verify.push(v.rps);
+    notes.push(`round ${round_ + 1}: execute ${round(x.rps / n.rps, 3)}x, verify ${round(v.rps / g.rps, 3)}x`);
+  }
+
+  // Standing reads in process: half the lookups name a worker with a current engagement.
+  const workers = subjects.slice(1);
+  for (const w of workers.slice(0, 10)) {
+    const list = (await call('GET', '/v1/rail/engagements?status=executed&limit=100', undefined, key)).data as Array<{ id: string; worker_ref: string }>;
+    const e = list.find((x) => x.worker_ref === w);
+    if (e) await call('POST', `/v1/rail/engagements/${e.id}/activate`, undefined, key);
+  }
+  const standing = engagementStanding(platform);
+  const refs = Array.from({ length: 1024 }, (_, i) => (i % 2 === 0 ? workers[i % 10] : `unknown_worker_${i}`));
+  const reads: number[] = [];
+  let hits = 0;
+  for (let r = 0; r < 5; r++) {
+    const N = 20_000_000;
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) if (standing.isCurrent(org, refs[i & 1023])) hits++;
+    reads.push(N / ((performance.now() - t0) / 1000));
+  }
+  if (hits === 0) throw new Error('standing reads found no current engagement');
+
+  await gw.close(0);
+  await stopPlatform(platform);
+  const spread = (xs: number[]) => `rounds ${xs.map((x) => Math.round(x)).join(', ')}`;
+  const pin = spawnSync('taskset', ['-c', '1', 'true']).status === 0 ? 'load pinned to core 1' : 'load not pinned (no taskset)';
+  return [
+    compared('instrument executions with sealing', round(median(rows.exec)), 'req/s', 'no-op idempotent POST', round(median(rows.noop)), 0.25, `${spread(rows.exec)} vs ${spread(rows.noop)}; ${notes.map((x) => x.split(',')[0]).join('; ')}; ${CONNECTIONS} connections, ${pin}`),
+    compared('POST /v1/rail/instruments/verify', round(median(rows.verify)), 'req/s', 'authenticated GET /v1/api_keys', round(median(rows.get)), 0.5, `${spread(rows.verify)} vs ${spread(rows.get)}; ${notes.map((x) => x.split(', ')[1]).join('; ')}`),
+    absolute('standing reads in process (isCurrent)', Math.round(median(reads)), 'reads/s', 5_000_000, true, spread(reads)),
+  ];
+}
+
+if (process.argv.includes('--load')) {
+  let input = '';
+  process.stdin.on('data', (c) => (input += c));
+  process.stdin.on('end', async () => {
+    process.stdout.write(JSON.stringify(await load(JSON.parse(input) as LoadSpec)));
+    process.exit(0);
+  });
+}
