@@ -7,6 +7,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ActorSystem, AnyActorDef, Clock } from '../runtime/index.ts';
+import type { ErrorCode } from './base/index.ts';
 import type { Stores } from '../stores/index.ts';
 import type { Principal } from './scopes.ts';
 import type { Services } from './services.ts';
@@ -65,6 +66,12 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
   response?: TSchema;
   /** Success status (default 200; creates may use 201). */
   status?: number;
+  /**
+   * Catalogue codes (spec 7) this route may answer beyond those the OpenAPI builder derives for
+   * every route from its shape (400 always; 401 and 403 unless auth is 'none'; 404 with a path
+   * id; 409 unless GET). Each becomes a documented response at the code's catalogue status.
+   */
+  errors?: readonly ErrorCode[];
   handler: (req: RouteRequest<Static<B>, Static<Q>>) => Promise<RouteResult | unknown>;
 }
 

@@ -46,6 +46,8 @@ export const routes: RouteDef[] = [
     response: S.SessionSchema,
     summary: 'Sign in: a session token to send as Service-Session.',
     specGap: 'Request body beyond email not shown: password; response is the Session of spec 2.2.',
+    // Spec 5 item 4: a failed sign-in (unknown email or wrong password, answered alike) is a 401.
+    errors: ['unauthenticated'],
     handler: (req) => signIn(req.platform, req.body.email, req.body.password),
   }),
   route({
@@ -141,6 +143,8 @@ export const routes: RouteDef[] = [
     response: S.AccessTokenSchema,
     summary: 'Token grant (client_credentials): an access token for 15 minutes; no refresh token.',
     specGap: 'Response shape not shown.',
+    // Spec 5 item 3: an unknown client and a wrong secret produce the same response, a 401.
+    errors: ['unauthenticated'],
     handler: (req) => grantToken(req.platform, req.body),
   }),
   route({

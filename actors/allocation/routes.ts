@@ -44,6 +44,8 @@ export const routes: RouteDef[] = [
     // a malformed batch with the same report, indexed by reading position.
     body: HeartbeatBatchDoc,
     summary: 'Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored.',
+    // Spec 4.7 lists 404: a worker_id with no availability record in the caller's organisation.
+    errors: ['not_found'],
     handler: (req) => service(req.platform).heartbeats(req.body, callerOf(req)),
   }),
   route({

@@ -5,7 +5,7 @@
  * fixed key order) so a test can compare it with the committed docs/openapi.json.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { type Area, CATALOGUE, requiredScope, type RouteDef, type SocketDef } from '../../kernel/index.ts';
+import { type Area, CATALOGUE, type ErrorCode, requiredScope, type RouteDef, type SocketDef } from '../../kernel/index.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
@@ -65,6 +65,24 @@ const errorRef = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/**
+ * The responses of the codes a route declares in `errors` (kernel/area.ts), one per catalogue
+ * status (spec 7) not already derived from the route's shape; the description names each code.
+ */
+function declaredErrors(r: RouteDef, derived: Json): Json {
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of r.errors ?? []) {
+    const status = String(CATALOGUE[code].status);
+    if (status in derived) continue;
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  const out: Json = {};
+  for (const [status, codes] of byStatus) out[status] = errorRef(codes.map((c) => `${c}: ${CATALOGUE[c].doc}`).join(' '));
+  return out;
+}
+
 function operationId(r: RouteDef): string {
   const parts = r.path
     .replace(/^\/v1\//, '')
@@ -115,6 +133,7 @@ function operation(r: RouteDef, area: string): Json {
   }
   if (r.path.includes('{')) responses['404'] = errorRef('No record with that identifier.');
   if (r.method !== 'GET') responses['409'] = errorRef('conflict: the record is not in a state that allows this.');
+  Object.assign(responses, declaredErrors(r, responses));
   const op: Json = {
     operationId: operationId(r),
     tags: [area],
