@@ -1,0 +1,310 @@
+/**
+ * Payout instruction (spec 2.11, 3 "Payout instruction", 4.10). It arrives signed from payroll (or
+ * remittance): no amount comes from the caller (spec 1 rule 10). The service checks the signature,
+ * the lines and whether the derived idempotency_key was seen before (I/O), then submits the
+ * verdict here; a quarantined instruction is kept as evidence and never executed. Every status of
+ * spec 2.11 is reached only by the transitions below.
+ *
+ * status                        command                 condition                                  events                                     next
+ * ----------------------------  ----------------------  -----------------------------------------  -----------------------------------------  -----------------
+ * (none)                        submit                  signature, lines and key all hold          instruction.received                       received
+ * (none)                        submit                  one fails                                  instruction.quarantined (reason)           quarantined
+ * received, funding_pending,    record_funding_check    sufficient                                 instruction.funding_checked                planned if a plan, else received
+ *   planned                     record_funding_check    shortfall                                  instruction.funding_checked                funding_pending
+ * received, funding_pending     plan                    route_plan_id null                         instruction.planned                        planned (funding_pending stays)
+ * any                           execute                 route_plan_id null                         refused: a plan must be made first (409)   -
+ * planned                       execute                 funds reserved                             instruction.executing                      executing
+ * executing                     dispatched              more lines dispatched                      instruction.dispatched                     executing
+ * executing                     record_outcomes         new final payouts                          instruction.outcomes_recorded              executing
+ *                                                       every line final: all settled              + instruction.settled (ledger posting)     settled
+ *                                                       some settled                               + instruction.partially_settled (posting)  partially_settled
+ *                                                       none settled                               + instruction.failed                       failed
+ * executing                     tally_due               (timer) every tally interval               instruction.tally_due                      executing
+ * executing                     mark_unknown, resolve   a person asks                              instruction.marked_unknown / .resolve_asked executing
+ * received, funding_pending,    fail                    nothing was sent                           instruction.failed                         failed
+ *   planned
+ * executing                     fail                    -                                          refused: payouts in flight resolve by asking (409)
+ * quarantined                   anything but reads      -                                          refused (409): never executed
+ */
+import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { ApiError } from '../../kernel/index.ts';
+import type { PostingRequest } from '../ledger/index.ts';
+import { INSTRUCTION_PREFIX } from './ids.ts';
+
+export type InstructionStatus = 'received' | 'quarantined' | 'funding_pending' | 'planned' | 'executing' | 'settled' | 'partially_settled' | 'failed';
+export const INSTRUCTION_STATUSES: readonly InstructionStatus[] = ['received', 'quarantined', 'funding_pending', 'planned', 'executing', 'settled', 'partially_settled', 'failed'];
+export type QuarantineReason = 'signature_invalid' | 'duplicate_instruction' | 'integrity_mismatch';
+export type LineOutcome = 'settled' | 'failed' | 'held';
+
+export interface FundingCheck {
+  sufficient: boolean;
+  required_amount: number;
+  available_amount: number;
+  shortfall: number;
+  checked_at: number;
+}
+
+export interface Submission {
+  source: 'run' | 'remit';
+  run_id: string | null;
+  remittance_id: string | null;
+  total: number;
+  currency: string;
+  line_count: number;
+  idempotency_key: string;
+  signature_verified: boolean;
+  quarantine_reason: QuarantineReason | null;
+  /** Plain words: which check failed (a quarantined instruction's evidence). */
+  findings: Array<{ line: number | null; code: string; detail: string }>;
+  key_id: string;
+  document_digest: string;
+  instruction_ref: string | null;
+  livemode: boolean;
+  tally_interval_ms: number;
+}
+
+export interface InstructionState extends Submission {
+  id: string;
+  org: string;
+  status: InstructionStatus;
+  route_plan_id: string | null;
+  funding_check: FundingCheck | null;
+  created_at: number;
+  executed_at: number | null;
+  finished_at: number | null;
+  failure_reason: string | null;
+  dispatched: number;
+  /** One character per line: '.' not final yet, 's' settled, 'f' failed, 'h' held. */
+  outcomes: string;
+  settled_count: number;
+  settled_amount: number;
+  failed_count: number;
+  failed_amount: number;
+  held_count: number;
+  held_amount: number;
+  tally_next_at: number | null;
+}
+
+export interface Outcome {
+  line: number;
+  outcome: LineOutcome;
+  amount: number;
+}
+
+export type InstructionEvent =
+  | ({ type: 'instruction.received' } & Submission)
+  | ({ type: 'instruction.quarantined' } & Submission)
+  | { type: 'instruction.funding_checked'; check: FundingCheck; status_after: InstructionStatus }
+  | { type: 'instruction.planned'; route_plan_id: string; status_after: InstructionStatus }
+  | { type: 'instruction.executing'; check: FundingCheck; tally_next_at: number }
+  | { type: 'instruction.dispatched'; through: number }
+  | { type: 'instruction.outcomes_recorded'; outcomes: Outcome[] }
+  | { type: 'instruction.tally_due'; dispatched: number; tally_next_at: number }
+  | { type: 'instruction.marked_unknown'; reason: string }
+  | { type: 'instruction.resolve_asked' }
+  | { type: 'instruction.settled' | 'instruction.partially_settled'; run_id: string | null; source: 'run' | 'remit'; livemode: boolean; settled_amount: number; failed_amount: number; held_amount: number; ledger_posting?: PostingRequest }
+  | { type: 'instruction.failed'; run_id: string | null; source: 'run' | 'remit'; livemode: boolean; reason: string; settled_amount: 0; failed_amount: number; held_amount: number; before_execution: boolean };
+
+const conflictOf = (s: InstructionState, why: string) => new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}: ${why}.`, { status: s.status });
+
+function refuseQuarantined(s: InstructionState): void {
+  if (s.status === 'quarantined') throw conflictOf(s, `it was quarantined (${s.quarantine_reason}) and is kept as evidence; it is never executed`);
+}
+
+/** Net pay leaves the bank (spec 2.3, 2.9): the liability run execution raised is paid off. */
+function paidPosting(s: InstructionState, settled: number): PostingRequest | undefined {
+  if (settled <= 0) return undefined;
+  return {
+    currency: s.currency,
+    lines: [{ account_code: 'liability.net_pay', debit: settled, credit: 0 }, { account_code: 'asset.bank', debit: 0, credit: settled }],
+    memo: `Payouts of instruction ${s.id}${s.run_id ? ` (run ${s.run_id})` : ''}: ${s.settled_count} settled`,
+    livemode: s.livemode,
+    reverses_id: null,
+  };
+}
+
+function applyOutcomes(s: InstructionState, outcomes: readonly Outcome[]): InstructionState {
+  const sorted = [...outcomes].sort((a, b) => a.line - b.line);
+  const parts: string[] = [];
+  let at = 0;
+  const n = { ...s };
+  for (const o of sorted) {
+    parts.push(s.outcomes.slice(at, o.line - 1), o.outcome[0]);
+    at = o.line;
+    if (o.outcome === 'settled') (n.settled_count++, (n.settled_amount += o.amount));
+    else if (o.outcome === 'failed') (n.failed_count++, (n.failed_amount += o.amount));
+    else (n.held_count++, (n.held_amount += o.amount));
+  }
+  parts.push(s.outcomes.slice(at));
+  n.outcomes = parts.join('');
+  return n;
+}
+
+export const PayoutInstruction = defineActor({
+  kind: 'payout_instruction',
+  prefix: INSTRUCTION_PREFIX,
+  creates: ['submit'],
+  snapshotEvery: 25,
+  initial: (id: string, org: string): InstructionState => ({
+    id, org, source: 'run', run_id: null, remittance_id: null, total: 0, currency: 'NGN', line_count: 0, idempotency_key: '', signature_verified: false, quarantine_reason: null, findings: [],
+    key_id: '', document_digest: '', instruction_ref: null, livemode: false, tally_interval_ms: 30_000,
+    status: 'received', route_plan_id: null, funding_check: null, created_at: 0, executed_at: null, finished_at: null, failure_reason: null, dispatched: 0, outcomes: '',
+    settled_count: 0, settled_amount: 0, failed_count: 0, failed_amount: 0, held_count: 0, held_amount: 0, tally_next_at: null,
+  }),
+  decide: {
+    submit(_s: InstructionState, cmd: Submission, ctx): InstructionEvent[] {
+      if (ctx.version > 0) throw new ApiError('conflict', `Payout instruction ${ctx.id} was already submitted.`);
+      return [{ type: cmd.quarantine_reason === null ? 'instruction.received' : 'instruction.quarantined', ...cmd }];
+    },
+    record_funding_check(s: InstructionState, cmd: FundingCheck): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.status !== 'received' && s.status !== 'funding_pending' && s.status !== 'planned') throw conflictOf(s, 'a funding check is made before execution');
+      const status_after: InstructionStatus = !cmd.sufficient ? 'funding_pending' : s.route_plan_id ? 'planned' : 'received';
+      return [{ type: 'instruction.funding_checked', check: cmd, status_after }];
+    },
+    plan(s: InstructionState, cmd: { route_plan_id: string }): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.route_plan_id !== null) throw conflictOf(s, `its route plan ${s.route_plan_id} was fixed when it was made`);
+      if (s.status !== 'received' && s.status !== 'funding_pending') throw conflictOf(s, 'only an instruction not yet executed can be planned');
+      return [{ type: 'instruction.planned', route_plan_id: cmd.route_plan_id, status_after: s.status === 'funding_pending' ? 'funding_pending' : 'planned' }];
+    },
+    execute(s: InstructionState, cmd: { check: FundingCheck }, ctx): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.route_plan_id === null) throw conflictOf(s, 'route_plan_id is null; a plan must be made first (POST .../plan)');
+      if (s.status !== 'planned') throw conflictOf(s, s.status === 'funding_pending' ? 'the funding account is short; fund it and run the funding check again' : 'only a planned instruction can be executed');
+      if (!cmd.check.sufficient) throw conflictOf(s, 'the funding check found a shortfall');
+      return [{ type: 'instruction.executing', check: cmd.check, tally_next_at: ctx.now + s.tally_interval_ms }];
+    },
+    dispatched(s: InstructionState, cmd: { through: number }): InstructionEvent[] {
+      if (s.status !== 'executing' || cmd.through <= s.dispatched) return [];
+      return [{ type: 'instruction.dispatched', through: Math.min(cmd.through, s.line_count) }];
+    },
+    record_outcomes(s: InstructionState, cmd: { outcomes: Outcome[] }): InstructionEvent[] {
+      if (s.status !== 'executing') return [];
+      const seen = new Set<number>();
+      const fresh = cmd.outcomes.filter((o) => o.line >= 1 && o.line <= s.line_count && s.outcomes[o.line - 1] === '.' && !seen.has(o.line) && (seen.add(o.line), true));
+      if (fresh.length === 0) return [];
+      const events: InstructionEvent[] = [{ type: 'instruction.outcomes_recorded', outcomes: fresh }];
+      const after = applyOutcomes(s, fresh);
+      if (after.settled_count + after.failed_count + after.held_count < s.line_count) return events;
+      const common = { run_id: s.run_id, source: s.source, livemode: s.livemode, failed_amount: after.failed_amount, held_amount: after.held_amount };
+      if (after.settled_count === 0) events.push({ type: 'instruction.failed', ...common, reason: 'no payout settled', settled_amount: 0, before_execution: false });
+      else {
+        const posting = paidPosting(after, after.settled_amount);
+        events.push({ type: after.settled_count === s.line_count ? 'instruction.settled' : 'instruction.partially_settled', ...common, settled_amount: after.settled_amount, ...(posting ? { ledger_posting: posting } : {}) });
+      }
+      return events;
+    },
+    tally_due(s: InstructionState, _cmd: unknown, ctx): InstructionEvent[] {
+      if (s.status !== 'executing') return [];
+      return [{ type: 'instruction.tally_due', dispatched: s.dispatched, tally_next_at: ctx.now + s.tally_interval_ms }];
+    },
+    mark_unknown(s: InstructionState, cmd: { reason: string }): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.status !== 'executing') throw conflictOf(s, 'only the payouts of an executing instruction can be marked unknown');
+      return [{ type: 'instruction.marked_unknown', reason: cmd.reason }];
+    },
+    resolve(s: InstructionState): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.status !== 'executing') throw conflictOf(s, 'only the payouts of an executing instruction wait for an answer');
+      return [{ type: 'instruction.resolve_asked' }];
+    },
+    fail(s: InstructionState, cmd: { reason: string }): InstructionEvent[] {
+      refuseQuarantined(s);
+      if (s.status === 'executing') throw conflictOf(s, 'payouts already sent are never assumed failed: each resolves by its rail\u2019s answer (POST .../resolve asks now)');
+      if (s.status !== 'received' && s.status !== 'funding_pending' && s.status !== 'planned') throw conflictOf(s, 'it is already final');
+      return [{ type: 'instruction.failed', run_id: s.run_id, source: s.source, livemode: s.livemode, reason: cmd.reason, settled_amount: 0, failed_amount: s.total, held_amount: 0, before_execution: true }];
+    },
+  },
+  evolve(s: InstructionState, e: InstructionEvent, meta): InstructionState {
+    switch (e.type) {
+      case 'instruction.received':
+      case 'instruction.quarantined': {
+        const { type, ...sub } = e;
+        return { ...s, ...sub, status: type === 'instruction.received' ? 'received' : 'quarantined', created_at: meta.at, outcomes: type === 'instruction.received' ? '.'.repeat(sub.line_count) : '' };
+      }
+      case 'instruction.funding_checked':
+        return { ...s, funding_check: e.check, status: e.status_after };
+      case 'instruction.planned':
+        return { ...s, route_plan_id: e.route_plan_id, status: e.status_after };
+      case 'instruction.executing':
+        return { ...s, status: 'executing', funding_check: e.check, executed_at: meta.at, tally_next_at: e.tally_next_at };
+      case 'instruction.dispatched':
+        return { ...s, dispatched: e.through };
+      case 'instruction.outcomes_recorded':
+        return applyOutcomes(s, e.outcomes);
+      case 'instruction.tally_due':
+        return { ...s, tally_next_at: e.tally_next_at };
+      case 'instruction.marked_unknown':
+      case 'instruction.resolve_asked':
+        return s;
+      case 'instruction.settled':
+        return { ...s, status: 'settled', finished_at: meta.at, tally_next_at: null };
+      case 'instruction.partially_settled':
+        return { ...s, status: 'partially_settled', finished_at: meta.at, tally_next_at: null };
+      case 'instruction.failed':
+        return { ...s, status: 'failed', finished_at: meta.at, tally_next_at: null, failure_reason: e.reason };
+    }
+  },
+  timers(s: InstructionState): TimerWish[] {
+    return s.status === 'executing' && s.tally_next_at !== null ? [{ name: 'tally', dueAt: s.tally_next_at, command: 'tally_due', payload: {} }] : [];
+  },
+  indexes(s: InstructionState): IndexEntry[] {
+    const key = sortKeyTime(s.created_at);
+    const out: IndexEntry[] = [{ list: 'all', sortKey: key }, { list: `status:${s.status}`, sortKey: key }];
+    if (s.run_id) out.push({ list: `run:${s.run_id}`, sortKey: key }, { list: `run:${s.run_id}:status:${s.status}`, sortKey: key });
+    return out;
+  },
+  view: instructionView,
+});
+
+const money = (amount: number, currency: string) => ({ amount, currency });
+
+export function fundingCheckView(s: Pick<InstructionState, 'id' | 'livemode' | 'currency'>, c: FundingCheck) {
+  return {
+    object: 'funding_check' as const,
+    livemode: s.livemode,
+    mocked: true,
+    instruction_id: s.id,
+    sufficient: c.sufficient,
+    required_amount: money(c.required_amount, s.currency),
+    available_amount: money(c.available_amount, s.currency),
+    shortfall: money(c.shortfall, s.currency),
+    checked_at: iso(c.checked_at),
+  };
+}
+
+export function instructionView(s: InstructionState) {
+  return {
+    id: s.id,
+    object: 'payout_instruction' as const,
+    livemode: s.livemode,
+    mocked: false,
+    status: s.status,
+    source: s.source,
+    run_id: s.run_id,
+    remittance_id: s.remittance_id,
+    total: money(s.total, s.currency),
+    line_count: s.line_count,
+    idempotency_key: s.idempotency_key,
+    signature_verified: s.signature_verified,
+    quarantine_reason: s.quarantine_reason,
+    quarantine_findings: s.findings,
+    route_plan_id: s.route_plan_id,
+    key_id: s.key_id,
+    document_digest: s.document_digest,
+    progress: {
+      dispatched: s.dispatched,
+      settled: s.settled_count,
+      failed: s.failed_count,
+      held: s.held_count,
+      settled_amount: money(s.settled_amount, s.currency),
+      failed_amount: money(s.failed_amount, s.currency),
+      held_amount: money(s.held_amount, s.currency),
+    },
+    failure_reason: s.failure_reason,
+    created_at: iso(s.created_at),
+    executed_at: s.executed_at === null ? null : iso(s.executed_at),
+    finished_at: s.finished_at === null ? null : iso(s.finished_at),
+  };
+}

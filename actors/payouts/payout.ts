@@ -1,0 +1,356 @@
+/**
+ * One payout: one line of an instruction paid to one payee (spec 2.11; the design card: every payout
+ * is an actor). The rule it carries (spec 3 Individual payout): a payout that times out is unknown,
+ * never failed, and it resolves by asking the rail's status query, never by assumption; only an
+ * answer of failed lets it try the next rail of its plan. A definite refusal moves on at once.
+ * Attempts are recorded in the actor; each attempt's id is the reference sent to its rail, so the
+ * same attempt sent again (after a node died mid-call) is never paid twice.
+ *
+ * status            command         condition                                   events                                   next
+ * ----------------  --------------  ------------------------------------------  ---------------------------------------  ---------
+ * (none)            create          payee's passport not live, or no account    payout.held                              held
+ * (none)            create          name enquiry named another holder           payout.failed (never sent)               failed
+ * (none)            create          no rail of the plan reaches or allows it    payout.failed (never sent)               failed
+ * (none)            create          -                                           payout.created, payout.attempt_started   sending
+ * sending           record_answer   settled (00)                                payout.attempt_answered, payout.settled  settled
+ * sending           record_answer   refused; a next rail and attempts left      payout.attempt_answered,                 sending
+ *                                                                               payout.attempt_started (next rail)
+ * sending           record_answer   refused; no rail or attempt left            payout.attempt_answered, payout.failed   failed
+ * sending           record_answer   in progress (09)                            payout.attempt_answered                  pending
+ * sending           record_answer   time-out / unknown code                     payout.attempt_answered                  unknown
+ * sending           answer_overdue  (timer) no answer by the rail's time-out    payout.attempt_answered (no_answer)      unknown
+ * pending, unknown  query_due       (timer) next status query due               payout.status_query_due                  same
+ * pending, unknown  record_status   settled                                     payout.status_answered, payout.settled   settled
+ * pending, unknown  record_status   failed, or not located after the window     payout.status_answered, then as refused  sending / failed
+ * pending, unknown  record_status   pending, or not located within the window   payout.status_answered                   same
+ * sending, pending  mark_unknown    a person says the outcome is unknown        payout.marked_unknown                    unknown
+ * any other         answers/queries stale attempt or final payout               - (nothing: late answers change nothing)
+ */
+import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { ApiError } from '../../kernel/index.ts';
+import { attemptIdOf, DISBURSEMENT_PREFIX, validationIdOf } from './ids.ts';
+
+export type PayoutStatus = 'held' | 'sending' | 'pending' | 'unknown' | 'settled' | 'failed';
+export type AttemptStatus = 'sending' | 'settled' | 'refused' | 'pending' | 'unknown' | 'failed';
+export const FINAL: ReadonlySet<PayoutStatus> = new Set(['held', 'settled', 'failed']);
+
+export interface BankAccount {
+  bank_code: string;
+  account_number: string;
+  account_name?: string | null;
+}
+
+export interface AccountValidation {
+  status: 'matched' | 'name_mismatch' | 'not_found' | 'not_compared';
+  returned_name: string | null;
+  rail_id: string;
+  code: string;
+  checked_at: number;
+}
+
+export interface PayoutTiming {
+  answer_timeout_ms: Record<string, number>;
+  query_delays_ms: { first: number; fast: number; fast_tries: number; slow: number };
+  not_found_is_failed_after_ms: number;
+}
+
+export interface Attempt {
+  id: string;
+  n: number;
+  rail_id: string;
+  status: AttemptStatus;
+  code: string | null;
+  detail: string | null;
+  sent_at: number;
+  answered_at: number | null;
+  status_queries: number;
+}
+
+export interface PayoutState {
+  id: string;
+  org: string;
+  livemode: boolean;
+  mocked: boolean;
+  instruction_id: string;
+  line: number;
+  payslip_id: string | null;
+  payee_ref: string;
+  amount: number;
+  currency: string;
+  account: BankAccount | null;
+  validation: AccountValidation | null;
+  rails: string[];
+  max_attempts: number;
+  timing: PayoutTiming;
+  status: PayoutStatus;
+  held_reason: 'passport_not_live' | 'no_bank_account' | null;
+  failure_reason: string | null;
+  attempts: Attempt[];
+  next_query_at: number | null;
+  created_at: number;
+  updated_at: number;
+  settled_at: number | null;
+  failed_at: number | null;
+}
+
+export interface CreatePayout {
+  instruction_id: string;
+  line: number;
+  payslip_id: string | null;
+  payee_ref: string;
+  amount: number;
+  currency: string;
+  account: BankAccount | null;
+  validation: AccountValidation | null;
+  passport_live: boolean;
+  /** The plan's rails (primary first) that reach this account and allow this amount. */
+  rails: string[];
+  max_attempts: number;
+  timing: PayoutTiming;
+  livemode: boolean;
+  mocked: boolean;
+}
+
+export interface Answer {
+  attempt_id: string;
+  outcome: 'settled' | 'refused' | 'pending' | 'timeout';
+  code: string;
+  detail: string;
+}
+
+export interface StatusResult {
+  attempt_id: string;
+  status: 'settled' | 'failed' | 'pending' | 'not_found';
+  code: string;
+  detail: string;
+}
+
+type Created = Omit<CreatePayout, 'passport_live'>;
+export type PayoutEvent =
+  | ({ type: 'payout.created' } & Created)
+  | ({ type: 'payout.held'; held_reason: 'passport_not_live' | 'no_bank_account' } & Created)
+  | ({ type: 'payout.failed'; reason: string; amount: number; line: number; instruction_id: string; before_created?: Created })
+  | { type: 'payout.attempt_started'; attempt_id: string; n: number; rail_id: string; reference: string; amount: number; bank_code: string; account_number: string }
+  | { type: 'payout.attempt_answered'; attempt_id: string; status: AttemptStatus; code: string; detail: string }
+  | { type: 'payout.status_query_due'; attempt_id: string; rail_id: string; reference: string; n: number; next_query_at: number }
+  | { type: 'payout.status_answered'; attempt_id: string; status: AttemptStatus; code: string; detail: string }
+  | { type: 'payout.marked_unknown'; attempt_id: string; reason: string }
+  | { type: 'payout.settled'; attempt_id: string; rail_id: string; amount: number; line: number; instruction_id: string };
+
+const current = (s: PayoutState): Attempt | undefined => s.attempts[s.attempts.length - 1];
+
+export function queryDelay(t: PayoutTiming, n: number): number {
+  return n <= 1 ? t.query_delays_ms.first : n <= t.query_delays_ms.fast_tries ? t.query_delays_ms.fast : t.query_delays_ms.slow;
+}
+
+/** The next attempt after a definite failure: the next rail of the plan, or the payout fails. */
+function next(s: PayoutState, failedAttempt: Attempt, why: string): PayoutEvent[] {
+  const tried = new Set(s.attempts.map((a) => a.rail_id));
+  const rail = s.rails.find((r) => !tried.has(r));
+  if (!rail || s.attempts.length >= s.max_attempts) {
+    const reason = !rail ? `every rail of the plan refused or failed it; last: ${failedAttempt.rail_id} ${why}` : `max_attempts (${s.max_attempts}) reached; last: ${failedAttempt.rail_id} ${why}`;
+    return [{ type: 'payout.failed', reason, amount: s.amount, line: s.line, instruction_id: s.instruction_id }];
+  }
+  return [started(s, rail, s.attempts.length + 1)];
+}
+
+function started(s: Pick<PayoutState, 'id' | 'amount' | 'account'>, rail: string, n: number): PayoutEvent {
+  const attempt_id = attemptIdOf(s.id, n);
+  return { type: 'payout.attempt_started', attempt_id, n, rail_id: rail, reference: attempt_id, amount: s.amount, bank_code: s.account!.bank_code, account_number: s.account!.account_number };
+}
+
+const refuse = (s: PayoutState, why: string) => new ApiError('conflict', `Payout ${s.id} is ${s.status}: ${why}.`);
+
+export const Payout = defineActor({
+  kind: 'payout',
+  prefix: DISBURSEMENT_PREFIX,
+  creates: ['create'],
+  snapshotEvery: 50,
+  initial: (id: string, org: string): PayoutState => ({
+    id, org, livemode: false, mocked: true, instruction_id: '', line: 0, payslip_id: null, payee_ref: '', amount: 0, currency: 'NGN', account: null, validation: null,
+    rails: [], max_attempts: 1, timing: { answer_timeout_ms: {}, query_delays_ms: { first: 60_000, fast: 60_000, fast_tries: 3, slow: 3_600_000 }, not_found_is_failed_after_ms: 1_800_000 },
+    status: 'sending', held_reason: null, failure_reason: null, attempts: [], next_query_at: null, created_at: 0, updated_at: 0, settled_at: null, failed_at: null,
+  }),
+  decide: {
+    create(s: PayoutState, cmd: CreatePayout, ctx): PayoutEvent[] {
+      if (ctx.version > 0) return [];
+      const { passport_live, ...created } = cmd;
+      const me = { ...s, ...created, id: ctx.id };
+      if (!created.account) return [{ type: 'payout.held', held_reason: 'no_bank_account', ...created }];
+      if (!passport_live) return [{ type: 'payout.held', held_reason: 'passport_not_live', ...created }];
+      const base = { amount: cmd.amount, line: cmd.line, instruction_id: cmd.instruction_id, before_created: created };
+      if (cmd.validation && cmd.validation.status !== 'matched' && cmd.validation.status !== 'not_compared') {
+        return [{ type: 'payout.failed', reason: cmd.validation.status === 'name_mismatch' ? `account_name_mismatch: the account is held by "${cmd.validation.returned_name}"` : 'account_not_found at name enquiry', ...base }];
+      }
+      if (cmd.rails.length === 0) return [{ type: 'payout.failed', reason: 'no_eligible_rail: no rail of the plan reaches this bank or allows this amount', ...base }];
+      return [{ type: 'payout.created', ...created }, started(me, cmd.rails[0], 1)];
+    },
+    record_answer(s: PayoutState, cmd: Answer, ctx): PayoutEvent[] {
+      const a = current(s);
+      if (!a || a.id !== cmd.attempt_id || a.status !== 'sending' || s.status !== 'sending') return [];
+      switch (cmd.outcome) {
+        case 'settled':
+          return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'settled', code: cmd.code, detail: cmd.detail }, { type: 'payout.settled', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id }];
+        case 'refused':
+          return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'refused', code: cmd.code, detail: cmd.detail }, ...next(s, a, `refused ${cmd.code}`)];
+        case 'pending':
+          return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'pending', code: cmd.code, detail: cmd.detail }];
+        case 'timeout':
+          return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'unknown', code: cmd.code, detail: cmd.detail }];
+        default:
+          throw new ApiError('validation_failed', `Unknown rail outcome ${String((cmd as { outcome: unknown }).outcome)} at ${ctx.now}.`);
+      }
+    },
+    answer_overdue(s: PayoutState, cmd: { attempt_id: string }): PayoutEvent[] {
+      const a = current(s);
+      if (!a || a.id !== cmd.attempt_id || s.status !== 'sending') return [];
+      return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'unknown', code: 'no_answer', detail: `No answer from ${a.rail_id} within its time-out; the outcome is unknown until the status query answers.` }];
+    },
+    query_due(s: PayoutState, _cmd: unknown, ctx): PayoutEvent[] {
+      const a = current(s);
+      if (!a || (s.status !== 'pending' && s.status !== 'unknown')) return [];
+      const n = a.status_queries + 1;
+      return [{ type: 'payout.status_query_due', attempt_id: a.id, rail_id: a.rail_id, reference: a.id, n, next_query_at: ctx.now + queryDelay(s.timing, n + 1) }];
+    },
+    record_status(s: PayoutState, cmd: StatusResult, ctx): PayoutEvent[] {
+      const a = current(s);
+      if (!a || a.id !== cmd.attempt_id || (s.status !== 'pending' && s.status !== 'unknown')) return [];
+      const answered = (status: AttemptStatus): PayoutEvent => ({ type: 'payout.status_answered', attempt_id: a.id, status, code: cmd.code, detail: cmd.detail });
+      if (cmd.status === 'settled') return [answered('settled'), { type: 'payout.settled', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id }];
+      if (cmd.status === 'failed') return [answered('failed'), ...next(s, a, `failed ${cmd.code} (status query)`)];
+      if (cmd.status === 'not_found' && ctx.now - a.sent_at >= s.timing.not_found_is_failed_after_ms) {
+        return [{ ...answered('failed'), detail: `${cmd.detail} Not located ${Math.round((ctx.now - a.sent_at) / 1000)} s after sending (policy window): not received.` } as PayoutEvent, ...next(s, a, `not located (${cmd.code})`)];
+      }
+      return [answered(s.status)];
+    },
+    mark_unknown(s: PayoutState, cmd: { reason: string }): PayoutEvent[] {
+      const a = current(s);
+      if (s.status === 'unknown') return [];
+      if (!a || (s.status !== 'sending' && s.status !== 'pending')) throw refuse(s, 'only a payout waiting for its rail can be marked unknown');
+      return [{ type: 'payout.marked_unknown', attempt_id: a.id, reason: cmd.reason }];
+    },
+  },
+  evolve(s: PayoutState, e: PayoutEvent, meta): PayoutState {
+    const at = meta.at;
+    const withAttempt = (id: string, f: (a: Attempt) => Attempt): Attempt[] => s.attempts.map((a) => (a.id === id ? f(a) : a));
+    switch (e.type) {
+      case 'payout.created': {
+        const { type: _t, ...c } = e;
+        return { ...s, ...c, status: 'sending', created_at: at, updated_at: at };
+      }
+      case 'payout.held': {
+        const { type: _t, held_reason, ...c } = e;
+        return { ...s, ...c, status: 'held', held_reason, created_at: at, updated_at: at };
+      }
+      case 'payout.failed': {
+        const first = e.before_created ? { ...s, ...e.before_created, created_at: at } : s;
+        return { ...first, status: 'failed', failure_reason: e.reason, failed_at: at, updated_at: at, next_query_at: null };
+      }
+      case 'payout.attempt_started':
+        return { ...s, status: 'sending', next_query_at: null, updated_at: at, attempts: [...s.attempts, { id: e.attempt_id, n: e.n, rail_id: e.rail_id, status: 'sending', code: null, detail: null, sent_at: at, answered_at: null, status_queries: 0 }] };
+      case 'payout.attempt_answered': {
+        const status: PayoutStatus = e.status === 'pending' ? 'pending' : e.status === 'unknown' ? 'unknown' : s.status;
+        return { ...s, status, updated_at: at, next_query_at: status === 'pending' || status === 'unknown' ? at + queryDelay(s.timing, 1) : s.next_query_at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
+      }
+      case 'payout.status_query_due':
+        return { ...s, next_query_at: e.next_query_at, updated_at: at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status_queries: e.n })) };
+      case 'payout.status_answered':
+        return { ...s, updated_at: at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
+      case 'payout.marked_unknown':
+        return { ...s, status: 'unknown', updated_at: at, next_query_at: at + queryDelay(s.timing, 1), attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: 'unknown', code: a.code ?? 'marked_unknown', detail: e.reason })) };
+      case 'payout.settled':
+        return { ...s, status: 'settled', settled_at: at, updated_at: at, next_query_at: null };
+    }
+  },
+  timers(s: PayoutState): TimerWish[] {
+    const a = current(s);
+    if (!a) return [];
+    if (s.status === 'sending') return [{ name: 'answer', dueAt: a.sent_at + (s.timing.answer_timeout_ms[a.rail_id] ?? 60_000), command: 'answer_overdue', payload: { attempt_id: a.id } }];
+    if ((s.status === 'pending' || s.status === 'unknown') && s.next_query_at !== null) return [{ name: 'query', dueAt: s.next_query_at, command: 'query_due', payload: {} }];
+    return [];
+  },
+  indexes(s: PayoutState): IndexEntry[] {
+    const key = sortKeyTime(s.created_at);
+    const out: IndexEntry[] = [
+      { list: 'all', sortKey: key },
+      { list: `instruction:${s.instruction_id}`, sortKey: String(s.line).padStart(9, '0') },
+      { list: `status:${s.status}`, sortKey: key },
+      { list: `instruction:${s.instruction_id}:status:${s.status}`, sortKey: String(s.line).padStart(9, '0') },
+    ];
+    if (s.validation) out.push({ list: 'validated', sortKey: key });
+    return out;
+  },
+  view: payoutView,
+});
+
+const mask = (n: string) => `${'*'.repeat(Math.max(0, n.length - 4))}${n.slice(-4)}`;
+const money = (amount: number, currency: string) => ({ amount, currency });
+
+export function payoutView(s: PayoutState) {
+  const a = current(s);
+  return {
+    id: s.id,
+    object: 'payout' as const,
+    livemode: s.livemode,
+    mocked: s.mocked,
+    instruction_id: s.instruction_id,
+    line: s.line,
+    payslip_id: s.payslip_id,
+    payee_ref: s.payee_ref,
+    amount: money(s.amount, s.currency),
+    status: s.status,
+    held_reason: s.held_reason,
+    failure_reason: s.failure_reason,
+    account: s.account ? { bank_code: s.account.bank_code, account_number_last4: mask(s.account.account_number), account_name: s.account.account_name ?? null } : null,
+    account_validation_id: s.validation ? validationIdOf(s.id) : null,
+    rail_ids: s.rails,
+    max_attempts: s.max_attempts,
+    attempt_count: s.attempts.length,
+    current_attempt_id: a?.id ?? null,
+    current_rail_id: a?.rail_id ?? null,
+    next_status_query_at: s.next_query_at === null ? null : iso(s.next_query_at),
+    created_at: iso(s.created_at),
+    settled_at: s.settled_at === null ? null : iso(s.settled_at),
+    failed_at: s.failed_at === null ? null : iso(s.failed_at),
+  };
+}
+
+export function attemptView(s: PayoutState, a: Attempt) {
+  return {
+    id: a.id,
+    object: 'payout_attempt' as const,
+    livemode: s.livemode,
+    mocked: s.mocked,
+    payout_id: s.id,
+    n: a.n,
+    rail_id: a.rail_id,
+    reference: a.id,
+    amount: money(s.amount, s.currency),
+    status: a.status,
+    code: a.code,
+    detail: a.detail,
+    status_queries: a.status_queries,
+    sent_at: iso(a.sent_at),
+    answered_at: a.answered_at === null ? null : iso(a.answered_at),
+  };
+}
+
+export function validationView(s: PayoutState) {
+  const v = s.validation!;
+  return {
+    id: validationIdOf(s.id),
+    object: 'account_validation' as const,
+    livemode: s.livemode,
+    mocked: s.mocked,
+    payout_id: s.id,
+    instruction_id: s.instruction_id,
+    bank_code: s.account?.bank_code ?? null,
+    account_number_last4: s.account ? mask(s.account.account_number) : null,
+    name_on_instruction: s.account?.account_name ?? null,
+    name_returned: v.returned_name,
+    status: v.status,
+    rail_id: v.rail_id,
+    code: v.code,
+    checked_at: iso(v.checked_at),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Route plan (spec 2.11 RoutePlan, 8 payout failover): for one instruction, a primary rail fixed
+ * when the plan is made, ordered fallback rails (at least one), the reasoning behind the order
+ * (limits, bank reach, recent rail health) and max_attempts. Made once; never edited.
+ *
+ * command  condition                          events              next
+ * -------  ---------------------------------  ------------------  ----
+ * create   >= 1 fallback, rails distinct      route_plan.created  made
+ * create   already made                       - (the same plan)   made
+ */
+import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { validationError } from '../../kernel/index.ts';
+import { ROUTE_PLAN_PREFIX } from './ids.ts';
+
+export interface RoutePlanState {
+  id: string;
+  org: string;
+  livemode: boolean;
+  instruction_id: string;
+  primary_rail_id: string;
+  fallback_rail_ids: string[];
+  reasoning: string[];
+  max_attempts: number;
+  policy_version: string;
+  created_at: number;
+}
+
+export type CreatePlan = Omit<RoutePlanState, 'id' | 'org' | 'created_at'>;
+
+export const RoutePlan = defineActor({
+  kind: 'route_plan',
+  prefix: ROUTE_PLAN_PREFIX,
+  creates: ['create'],
+  initial: (id: string, org: string): RoutePlanState => ({ id, org, livemode: false, instruction_id: '', primary_rail_id: '', fallback_rail_ids: [], reasoning: [], max_attempts: 1, policy_version: '', created_at: 0 }),
+  decide: {
+    create(_s: RoutePlanState, cmd: CreatePlan, ctx) {
+      if (ctx.version > 0) return [];
+      const rails = [cmd.primary_rail_id, ...cmd.fallback_rail_ids];
+      if (cmd.fallback_rail_ids.length < 1 || new Set(rails).size !== rails.length || cmd.max_attempts < 1) {
+        throw validationError([{ index: 1, severity: 'error', code: 'invalid_plan', detail: 'A plan has a primary rail and at least one fallback rail, all distinct, and max_attempts >= 1.', field: '/fallback_rail_ids' }], 1);
+      }
+      return [{ type: 'route_plan.created' as const, ...cmd }];
+    },
+  },
+  evolve: (s: RoutePlanState, e: { type: 'route_plan.created' } & CreatePlan, meta): RoutePlanState => {
+    const { type: _t, ...rest } = e;
+    return { ...s, ...rest, created_at: meta.at };
+  },
+  indexes: (s: RoutePlanState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }, { list: `instruction:${s.instruction_id}`, sortKey: sortKeyTime(s.created_at) }],
+  view: (s: RoutePlanState) => ({
+    id: s.id,
+    object: 'route_plan' as const,
+    livemode: s.livemode,
+    mocked: false,
+    instruction_id: s.instruction_id,
+    primary_rail_id: s.primary_rail_id,
+    fallback_rail_ids: s.fallback_rail_ids,
+    reasoning: s.reasoning,
+    max_attempts: s.max_attempts,
+    policy_version: s.policy_version,
+    created_at: iso(s.created_at),
+  }),
+});

@@ -1,0 +1,221 @@
+/**
+ * Payouts routes (spec 2.11, 3 "Payout instruction" and "Individual payout", 4.10). Shapes the spec
+ * does not show (payout, attempt, rail, settlement, account validation, reconciliation and the
+ * funding account) are ours and recorded in docs/gaps.md#payouts. Event and audit-entry reads are
+ * served for every module by the delivery area.
+ */
+import { ApiError, callerOf, createDedupe, createdId, idOf, isIdOf, listEnvelope, ListQuery, listPage, parseListQuery, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { FundingAccount } from './funding-account.ts';
+import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, EXCEPTION_PREFIX, fundingAccountIdOf, INSTRUCTION_PREFIX, payoutIdOfValidation, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
+import { fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
+import { attemptView, Payout, type PayoutState, validationView } from './payout.ts';
+import { ACTIVE_POLICY } from './policy.ts';
+import { RoutePlan } from './route-plan.ts';
+import * as S from './schemas.ts';
+import { payoutsService } from './service.ts';
+import { exceptionView, Reconciliation, type ReconciliationState, Settlement, type SettlementState } from './settlement.ts';
+
+const M = 'route';
+const P = '/v1/payouts';
+const gap = (what: string) => `${what} not shown by the spec; see docs/gaps.md#payouts.`;
+const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
+const instructionId = (req: RouteRequest) => idOf(req.params.instruction_id!, INSTRUCTION_PREFIX, 'payout instruction');
+const payoutId = (req: RouteRequest) => idOf(req.params.payout_id!, DISBURSEMENT_PREFIX, 'payout');
+const bodyId = (id: string, prefix: string, what: string, field: string) => {
+  if (!isIdOf(id, prefix)) throw new ApiError('validation_failed', `${field} is not a ${what} id (prefix ${prefix}).`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'invalid_id', detail: `${field} must be a ${what} id.`, field: `/${field}` }] } });
+  return id;
+};
+
+function railView(req: RouteRequest, id: string) {
+  const svc = payoutsService(req.platform);
+  const p = ACTIVE_POLICY.pack.rails.find((r) => r.id === id);
+  const rail = svc.rail(id);
+  if (!p || !rail) throw new ApiError('not_found', `No rail with id ${id}.`);
+  const h = svc.failureRatio(id);
+  return {
+    id, object: 'rail' as const, livemode: req.livemode, mocked: rail.mocked, name: p.name, kind: p.kind, currency: ACTIVE_POLICY.pack.currency,
+    limits: { per_transfer_max: { amount: p.per_transfer_max, currency: ACTIVE_POLICY.pack.currency }, reach: p.reach, answer_timeout_ms: svc.timing.answerTimeout(id) },
+    status_query: { first_after_ms: svc.timing.queryDelay(1), interval_ms: svc.timing.queryDelay(2), not_found_is_failed_after_ms: svc.timing.notFoundFailedAfter },
+    recent_health: { attempts_seen: h.seen, failure_ratio: Math.round(h.ratio * 1000) / 1000 },
+    test_accounts: rail.testAccounts,
+    policy_version: ACTIVE_POLICY.pack.version,
+    basis: p.basis,
+  };
+}
+
+async function payoutState(req: RouteRequest): Promise<PayoutState> {
+  return req.platform.system.state<PayoutState>(Payout, payoutId(req), req.org);
+}
+
+async function listValidations(req: RouteRequest<unknown, { limit?: number; starting_after?: string }>) {
+  const { limit, after } = parseListQuery(req.query);
+  const afterPayout = after && isIdOf(after, ACCOUNT_VALIDATION_PREFIX) ? payoutIdOfValidation(after) : after;
+  const page = await req.platform.system.listIds(Payout, req.org, 'validated', { after: afterPayout, limit, order: 'desc' });
+  const states = await Promise.all(page.ids.map((id) => req.platform.system.state<PayoutState>(Payout, id, req.org)));
+  return listEnvelope(states.map(validationView), page.hasMore);
+}
+
+async function reconciliationState(req: RouteRequest): Promise<ReconciliationState> {
+  return req.platform.system.state<ReconciliationState>(Reconciliation, idOf(req.params.reconciliation_id!, RECONCILIATION_PREFIX, 'reconciliation'), req.org);
+}
+
+export const routes: RouteDef[] = [
+  // Instructions (spec 2.11, 3, 4.10).
+  route({ method: 'GET', path: `${P}/instructions`, auth: 'key', module: M, idempotent: false, query: S.InstructionListQuery, summary: 'List payout instructions, newest first; filter status and run_id.',
+    handler: (req) => {
+      const q = req.query;
+      const list = q.run_id ? (q.status ? `run:${q.run_id}:status:${q.status}` : `run:${q.run_id}`) : q.status ? `status:${q.status}` : 'all';
+      return listPage(req.platform.system, PayoutInstruction, req.org, list, q, 'desc');
+    } }),
+  route({ method: 'POST', path: `${P}/instructions`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SignedInstructionBody, specGap: gap('The request body (the signed envelope) is'),
+    summary: 'Submit a signed instruction as payroll or remittance produced it (no amount comes from the caller). A bad signature, a repeat or a line failing its check is quarantined, kept as evidence and never executed.',
+    handler: (req) => payoutsService(req.platform).submit(callerOf(req), { object: 'signed_payout_instruction', ...req.body }, createdId(req, INSTRUCTION_PREFIX), createDedupe(req)) }),
+  route({ method: 'GET', path: `${P}/instructions/{instruction_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a payout instruction with its progress.',
+    handler: (req) => req.platform.system.get(PayoutInstruction, instructionId(req), req.org) }),
+  route({ method: 'GET', path: `${P}/instructions/{instruction_id}/route_plan`, auth: 'key', module: M, idempotent: false, summary: 'The instruction\u2019s route plan (404 until planned).',
+    handler: async (req) => {
+      const s = await req.platform.system.state<InstructionState>(PayoutInstruction, instructionId(req), req.org);
+      if (!s.route_plan_id) throw new ApiError('not_found', `Payout instruction ${s.id} has no route plan yet (route_plan_id is null).`);
+      return req.platform.system.get(RoutePlan, s.route_plan_id, req.org);
+    } }),
+  route({ method: 'GET', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: false, summary: 'The latest funding check of the instruction (404 before the first).',
+    handler: async (req) => {
+      const s = await req.platform.system.state<InstructionState>(PayoutInstruction, instructionId(req), req.org);
+      if (!s.funding_check) throw new ApiError('not_found', `Payout instruction ${s.id} has no funding check yet.`);
+      return fundingCheckView(s, s.funding_check);
+    } }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: true, summary: 'Compare the instruction\u2019s total with what the funding account has available; a shortfall holds it in funding_pending.',
+    handler: (req) => payoutsService(req.platform).fundingCheck(callerOf(req), instructionId(req)) }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/plan`, auth: 'key', module: M, idempotent: true, status: 201, body: S.PlanBody, specGap: gap('The body and answer of plan are'),
+    summary: 'Make the instruction\u2019s route plan: a primary rail fixed now, ordered fallbacks, the reasoning, max_attempts. Rails may be named; otherwise the policy and recent rail health choose.',
+    handler: (req) => payoutsService(req.platform).makePlan(callerOf(req), instructionId(req), req.body ?? {}, createdId(req, ROUTE_PLAN_PREFIX)) }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/execute`, auth: 'key', module: M, idempotent: true,
+    summary: 'Execute a planned instruction: refused while route_plan_id is null; a funding shortfall holds it in funding_pending; otherwise funds are reserved and every line is paid by its own payout.',
+    handler: (req) => payoutsService(req.platform).execute(callerOf(req), instructionId(req)) }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/fail`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of fail is'),
+    summary: 'Fail an instruction that has not been executed. Refused once executing: a payout sent is never assumed failed.',
+    handler: (req) => req.platform.system.ask(PayoutInstruction, instructionId(req), 'fail', req.body, ask(req)) }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/mark_unknown`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body and effect of mark_unknown are'),
+    summary: 'Mark every payout of an executing instruction still waiting for its rail unknown (for example after a rail outage); each is then resolved by its rail\u2019s status query.',
+    handler: (req) => payoutsService(req.platform).markUnknown(callerOf(req), instructionId(req), req.body.reason) }),
+  route({ method: 'POST', path: `${P}/instructions/{instruction_id}/resolve`, auth: 'key', module: M, idempotent: true, specGap: gap('The effect of resolve on an instruction is'),
+    summary: 'Ask the status query now for every unknown or pending payout of the instruction.',
+    handler: (req) => payoutsService(req.platform).resolveInstruction(callerOf(req), instructionId(req)) }),
+
+  // Route plans.
+  route({ method: 'GET', path: `${P}/route_plans`, auth: 'key', module: M, idempotent: false, query: S.RoutePlanListQuery, summary: 'List route plans, newest first; filter instruction_id.',
+    handler: (req) => listPage(req.platform.system, RoutePlan, req.org, req.query.instruction_id ? `instruction:${req.query.instruction_id}` : 'all', req.query, 'desc') }),
+  route({ method: 'POST', path: `${P}/route_plans`, auth: 'key', module: M, idempotent: true, status: 201, body: S.RoutePlanBody, specGap: gap('The body of POST route_plans is'),
+    summary: 'Make the route plan of an instruction (the same as POST .../instructions/{id}/plan).',
+    handler: (req) => {
+      const { instruction_id, ...plan } = req.body;
+      return payoutsService(req.platform).makePlan(callerOf(req), bodyId(instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id'), plan, createdId(req, ROUTE_PLAN_PREFIX));
+    } }),
+  route({ method: 'GET', path: `${P}/route_plans/{route_plan_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a route plan.',
+    handler: (req) => req.platform.system.get(RoutePlan, idOf(req.params.route_plan_id!, ROUTE_PLAN_PREFIX, 'route plan'), req.org) }),
+
+  // Rails.
+  route({ method: 'GET', path: `${P}/rails`, auth: 'key', module: M, idempotent: false, specGap: gap('The rail record is'),
+    summary: 'The rails payouts use: limits, reach, status-query timing, recent health and (sandbox) the documented test accounts.',
+    handler: async (req) => listEnvelope(ACTIVE_POLICY.pack.rails.map((r) => railView(req, r.id)), false) }),
+  route({ method: 'GET', path: `${P}/rails/{rail_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The rail record is'), summary: 'Retrieve a rail.',
+    handler: async (req) => railView(req, req.params.rail_id!) }),
+
+  // Payouts and attempts.
+  route({ method: 'GET', path: `${P}/payouts`, auth: 'key', module: M, idempotent: false, query: S.PayoutListQuery, specGap: gap('The payout list is'),
+    summary: 'List payouts: of one instruction in line order (filter instruction_id), else newest first; filter status.',
+    handler: (req) => {
+      const q = req.query;
+      if (q.instruction_id) return listPage(req.platform.system, Payout, req.org, q.status ? `instruction:${q.instruction_id}:status:${q.status}` : `instruction:${q.instruction_id}`, q, 'asc');
+      return listPage(req.platform.system, Payout, req.org, q.status ? `status:${q.status}` : 'all', q, 'desc');
+    } }),
+  route({ method: 'GET', path: `${P}/payouts/{payout_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The payout record is'), summary: 'Retrieve a payout: its status, rails and current attempt.',
+    handler: (req) => req.platform.system.get(Payout, payoutId(req), req.org) }),
+  route({ method: 'POST', path: `${P}/payouts/{payout_id}/resolve`, auth: 'key', module: M, idempotent: true, specGap: gap('The answer of resolve is'),
+    summary: 'Ask the rail\u2019s status query now for an unknown or pending payout (409 otherwise); settled, failed (then the next rail) or still unknown.',
+    handler: (req) => payoutsService(req.platform).resolvePayout(callerOf(req), payoutId(req)) }),
+  route({ method: 'GET', path: `${P}/payouts/{payout_id}/attempts`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The attempt record is'), summary: 'The payout\u2019s attempts, first first.',
+    handler: async (req) => {
+      const s = await payoutState(req);
+      const { limit, after } = parseListQuery(req.query);
+      const from = after ? s.attempts.findIndex((a) => a.id === after) + 1 : 0;
+      const all = after && from === 0 ? [] : s.attempts.slice(from);
+      return listEnvelope(all.slice(0, limit).map((a) => attemptView(s, a)), all.length > limit);
+    } }),
+  route({ method: 'GET', path: `${P}/payouts/{payout_id}/attempts/{attempt_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The attempt record is'), summary: 'Retrieve an attempt.',
+    handler: async (req) => {
+      const s = await payoutState(req);
+      const a = s.attempts.find((x) => x.id === req.params.attempt_id);
+      if (!a) throw new ApiError('not_found', `No attempt with id ${req.params.attempt_id} on payout ${s.id}.`);
+      return attemptView(s, a);
+    } }),
+
+  // Account validations (name enquiries made before paying).
+  route({ method: 'GET', path: `${P}/account_validations`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The account validation record is'),
+    summary: 'Name enquiries made before paying, newest first.', handler: listValidations }),
+  route({ method: 'GET', path: `${P}/account_validations/{account_validation_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The account validation record is'), summary: 'Retrieve an account validation.',
+    handler: async (req) => {
+      const id = idOf(req.params.account_validation_id!, ACCOUNT_VALIDATION_PREFIX, 'account validation');
+      const s = await req.platform.system.state<PayoutState>(Payout, payoutIdOfValidation(id), req.org);
+      if (!s.validation) throw new ApiError('not_found', `No account validation with id ${id}.`);
+      return validationView(s);
+    } }),
+
+  // The sandbox funding account.
+  route({ method: 'GET', path: `${P}/funding_account`, auth: 'key', module: M, idempotent: false, specGap: gap('The funding account is'),
+    summary: 'The organisation\u2019s funding account in this realm: balance, reserved, available.',
+    handler: async (req) => {
+      const id = fundingAccountIdOf(req.org, req.livemode);
+      try {
+        return await req.platform.system.get(FundingAccount, id, req.org);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 'not_found') throw e;
+        const zero = { amount: 0, currency: ACTIVE_POLICY.pack.currency };
+        return { id, object: 'funding_account', livemode: req.livemode, mocked: true, balance: zero, reserved: zero, available: zero, deposit_count: 0, updated_at: null };
+      }
+    } }),
+  route({ method: 'POST', path: `${P}/funding_account/deposits`, auth: 'key', module: M, idempotent: true, body: S.DepositBody, specGap: gap('How a sandbox funding account is funded is'),
+    summary: 'Fund the sandbox funding account (sandbox realm only; a live account is funded by bank transfer).',
+    handler: (req) => {
+      const amount = req.body.amount as { amount: number; currency: string };
+      if (amount.currency !== ACTIVE_POLICY.pack.currency) throw new ApiError('validation_failed', `The funding account holds ${ACTIVE_POLICY.pack.currency}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'currency_not_supported', detail: `Only ${ACTIVE_POLICY.pack.currency}.`, field: '/amount/currency' }] } });
+      return req.platform.system.ask(FundingAccount, fundingAccountIdOf(req.org, req.livemode), 'deposit', { amount: amount.amount, livemode: req.livemode, reference: req.requestId }, ask(req));
+    } }),
+
+  // Settlements and reconciliations.
+  route({ method: 'POST', path: `${P}/settlements`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SettlementBody, specGap: gap('The settlement record is'),
+    summary: 'Settle a final instruction: what settled per rail, a receipt, and each rail\u2019s statement reconciled against our payouts (one settlement per instruction).',
+    handler: (req) => payoutsService(req.platform).settle(callerOf(req), bodyId(req.body.instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id')) }),
+  route({ method: 'GET', path: `${P}/settlements`, auth: 'key', module: M, idempotent: false, query: S.ByInstructionQuery, specGap: gap('The settlement list is'), summary: 'List settlements, newest first.',
+    handler: (req) => listPage(req.platform.system, Settlement, req.org, req.query.instruction_id ? `instruction:${req.query.instruction_id}` : 'all', req.query, 'desc') }),
+  route({ method: 'GET', path: `${P}/settlements/{settlement_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The settlement record is'), summary: 'Retrieve a settlement.',
+    handler: (req) => req.platform.system.get(Settlement, idOf(req.params.settlement_id!, SETTLEMENT_PREFIX, 'settlement'), req.org) }),
+  route({ method: 'GET', path: `${P}/settlements/{settlement_id}/receipt`, auth: 'key', module: M, idempotent: false, specGap: gap('The settlement receipt is'),
+    summary: 'The settlement\u2019s receipt: totals per rail and the digest that covers them.',
+    handler: async (req) => {
+      const s = await req.platform.system.state<SettlementState>(Settlement, idOf(req.params.settlement_id!, SETTLEMENT_PREFIX, 'settlement'), req.org);
+      const v = Settlement.view(s) as ReturnType<typeof import('./settlement.ts').settlementView>;
+      return { object: 'payout_settlement_receipt', livemode: s.livemode, mocked: true, settlement_id: s.id, instruction_id: s.instruction_id, run_id: s.run_id, settled_count: s.settled_count, settled_amount: v.settled_amount, by_rail: v.by_rail, digest: s.receipt_digest, issued_at: v.created_at };
+    } }),
+  route({ method: 'GET', path: `${P}/reconciliations`, auth: 'key', module: M, idempotent: false, query: S.ByInstructionQuery, specGap: gap('The reconciliation record is'), summary: 'List reconciliations, newest first; filter instruction_id.',
+    handler: (req) => listPage(req.platform.system, Reconciliation, req.org, req.query.instruction_id ? `instruction:${req.query.instruction_id}` : 'all', req.query, 'desc') }),
+  route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The reconciliation record is'), summary: 'Retrieve a reconciliation.',
+    handler: async (req) => Reconciliation.view(await reconciliationState(req)) }),
+  route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}/exceptions`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The reconciliation exception is'),
+    summary: 'Every mismatch between the rail\u2019s statement and our payouts.',
+    handler: async (req) => {
+      const s = await reconciliationState(req);
+      const { limit, after } = parseListQuery(req.query);
+      const from = after ? s.exceptions.findIndex((x) => x.id === after) + 1 : 0;
+      const rest = after && from === 0 ? [] : s.exceptions.slice(from);
+      return listEnvelope(rest.slice(0, limit).map((x) => exceptionView(s, x)), rest.length > limit);
+    } }),
+  route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}/exceptions/{exception_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The reconciliation exception is'), summary: 'Retrieve a reconciliation exception.',
+    handler: async (req) => {
+      const s = await reconciliationState(req);
+      const id = idOf(req.params.exception_id!, EXCEPTION_PREFIX, 'reconciliation exception');
+      const x = s.exceptions.find((e) => e.id === id);
+      if (!x) throw new ApiError('not_found', `No reconciliation exception with id ${id}.`);
+      return exceptionView(s, x);
+    } }),
+];

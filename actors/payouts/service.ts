@@ -1,0 +1,546 @@
+/**
+ * The payouts module's long-lived parts on one node (spec 2.11, 4.10, 8): its rails (providers/),
+ * recent rail health, and the work that needs I/O around the actors (the actors' decide functions
+ * stay pure; see actors/identity/service.ts for the same pattern):
+ * - intake: judging a signed instruction (intake.ts) and submitting the verdict;
+ * - dispatch: after instruction.executing, one payout actor per line (name enquiry and the
+ *   payee's live passport read first), in chunks, recording progress so a successor resumes;
+ * - sending: payout.attempt_started -> the rail's transfer -> record_answer;
+ * - asking: payout.status_query_due (a reminder) -> the rail's status query -> record_status;
+ * - outcomes: final payouts are reported to their instruction in batches; the instruction's tally
+ *   reminder re-reads them, so a report lost with a node is made again;
+ * - the payroll run link: submitting a run's instruction and carrying the outcome back.
+ * Registered under PAYOUTS.
+ */
+import { ApiError, type Caller, contentHash, isApiError, type Platform, serviceKey } from '../../kernel/index.ts';
+import type { Committed } from '../../runtime/index.ts';
+import { identityGate } from '../identity/index.ts';
+import { payoutInstructionFor, Run, type SignedPayoutInstruction } from '../payroll/index.ts';
+import { availableOf, FundingAccount, type FundingState } from './funding-account.ts';
+import { fundingAccountIdOf, payoutIdOf, reconciliationIdOf, exceptionIdOf, SETTLEMENT_PREFIX } from './ids.ts';
+import { accountOf, documentKey, type InstructionDocument, judge, parseDocument } from './intake.ts';
+import { type FundingCheck, fundingCheckView, type InstructionState, type Outcome, PayoutInstruction } from './instruction.ts';
+import { nubanInstitution } from './nuban.ts';
+import { type AccountValidation, type CreatePayout, FINAL, Payout, type PayoutState, type PayoutTiming } from './payout.ts';
+import { ACTIVE_POLICY, railPolicy, type RailPolicy, timing, type Timing } from './policy.ts';
+import { type Rail, sandboxRails } from './providers/index.ts';
+import { type CreatePlan, RoutePlan, type RoutePlanState } from './route-plan.ts';
+import { RunLink, type RunLinkState } from './run-link.ts';
+import { type RailTotal, Reconciliation, type ReconciliationException, Settlement } from './settlement.ts';
+import { derivedId } from '../../kernel/index.ts';
+
+export const PAYOUTS = serviceKey<PayoutsService>('payouts');
+
+const SYSTEM = 'system';
+
+export interface PlanBody {
+  primary_rail_id?: string;
+  fallback_rail_ids?: string[];
+  max_attempts?: number;
+}
+
+export class PayoutsService {
+  readonly rails: Rail[];
+  readonly timing: Timing;
+  private readonly health = new Map<string, boolean[]>();
+  private readonly pending = new Map<string, { org: string; outcomes: Outcome[] }>();
+  private flushScheduled = false;
+  private readonly dispatching = new Set<string>();
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+  /** Failover latencies (ms, platform clock) from a refusal to the next rail's accepted answer, for the bench. */
+  readonly failovers: number[] = [];
+  private readonly refusedAt = new Map<string, number>();
+
+  constructor(private readonly platform: Platform, rails?: Rail[]) {
+    const num = (k: string, d: number) => {
+      const v = Number(platform.config[k] ?? d);
+      return Number.isFinite(v) && v >= 0 ? v : d;
+    };
+    const scale = num('PAYOUTS_TIME_SCALE', 1) || 1;
+    this.timing = timing(scale);
+    this.rails = rails ?? sandboxRails(ACTIVE_POLICY.pack.rails, platform.stores.kv, platform.stores.indexes, {
+      resolveAfterMs: Math.max(1, Math.round(num('PAYOUTS_SANDBOX_RESOLVE_MS', 120_000) * scale)),
+      latencyMs: num('PAYOUTS_SANDBOX_LATENCY_MS', 0),
+    });
+  }
+
+  start(): void {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+  }
+
+  rail(id: string): Rail | undefined {
+    return this.rails.find((r) => r.id === id);
+  }
+
+  /** Share of refusals and time-outs among a rail's recent attempts (spec 8: plans weigh rail health). */
+  failureRatio(railId: string): { ratio: number; seen: number } {
+    const h = this.health.get(railId) ?? [];
+    return { ratio: h.length ? h.filter((ok) => !ok).length / h.length : 0, seen: h.length };
+  }
+
+  private recordHealth(railId: string, ok: boolean): void {
+    let h = this.health.get(railId);
+    if (!h) this.health.set(railId, (h = []));
+    h.push(ok);
+    if (h.length > ACTIVE_POLICY.pack.health.window) h.shift();
+  }
+
+  private payoutTiming(): PayoutTiming {
+    const q = ACTIVE_POLICY.pack.status_query;
+    const t = this.timing;
+    return {
+      answer_timeout_ms: Object.fromEntries(ACTIVE_POLICY.pack.rails.map((r) => [r.id, t.answerTimeout(r.id)])),
+      query_delays_ms: { first: t.queryDelay(1), fast: t.queryDelay(2), fast_tries: q.fast_tries, slow: t.queryDelay(q.fast_tries + 1) },
+      not_found_is_failed_after_ms: t.notFoundFailedAfter,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Intake
+
+  async submit(caller: Caller, env: SignedPayoutInstruction, id: string, dedupeId: string | undefined): Promise<unknown> {
+    const { system, stores } = this.platform;
+    try {
+      return await system.get(PayoutInstruction, id, caller.org); // the same create again (Idempotency-Key)
+    } catch (e) {
+      if (!isApiError(e) || e.code !== 'not_found') throw e;
+    }
+    const { submission } = await judge(this.platform, caller.org, caller.livemode, env, id);
+    await stores.kv.set(documentKey(id), env); // kept as evidence, quarantined or not
+    return system.ask(PayoutInstruction, id, 'submit', { ...submission, tally_interval_ms: this.timing.tallyInterval }, { ...caller, dedupeId });
+  }
+
+  async document(org: string, id: string): Promise<InstructionDocument> {
+    const env = await this.platform.stores.kv.get<SignedPayoutInstruction>(documentKey(id));
+    const doc = env && parseDocument(env.document);
+    if (!doc) throw new ApiError('internal_error', `The signed document of instruction ${id} (${org}) is missing.`);
+    return doc;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Funding
+
+  async fundingCheck(caller: Caller, id: string): Promise<ReturnType<typeof fundingCheckView>> {
+    const s = await this.platform.system.state<InstructionState>(PayoutInstruction, id, caller.org);
+    const check = await this.computeFunding(caller.org, s);
+    const after = (await this.platform.system.ask(PayoutInstruction, id, 'record_funding_check', check, caller)) as { id: string };
+    void after;
+    return fundingCheckView(s, check);
+  }
+
+  private async computeFunding(org: string, s: InstructionState): Promise<FundingCheck> {
+    const available = await this.available(org, s.livemode);
+    const shortfall = Math.max(0, s.total - available);
+    return { sufficient: shortfall === 0, required_amount: s.total, available_amount: available, shortfall, checked_at: this.platform.clock.now() };
+  }
+
+  async available(org: string, livemode: boolean): Promise<number> {
+    try {
+      return availableOf(await this.platform.system.state<FundingState>(FundingAccount, fundingAccountIdOf(org, livemode), org));
+    } catch (e) {
+      if (isApiError(e) && e.code === 'not_found') return 0;
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Route plans
+
+  async makePlan(caller: Caller, instructionId: string, body: PlanBody, planId: string): Promise<unknown> {
+    const { system } = this.platform;
+    const s = await system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
+    if (s.status === 'quarantined') throw new ApiError('conflict', `Payout instruction ${s.id} is quarantined (${s.quarantine_reason}); it is never planned or executed.`);
+    if (s.route_plan_id) throw new ApiError('conflict', `Payout instruction ${s.id} already has route plan ${s.route_plan_id}; a plan is fixed when it is made.`);
+    if (s.status !== 'received' && s.status !== 'funding_pending') throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; only an instruction not yet executed can be planned.`);
+    const plan = this.plan(s, await this.document(caller.org, s.id), body);
+    const view = await system.ask(RoutePlan, planId, 'create', plan, caller);
+    await system.ask(PayoutInstruction, s.id, 'plan', { route_plan_id: planId }, { ...caller, dedupeId: `plan:${planId}` });
+    return view;
+  }
+
+  /** The order of rails and why (spec 2.11 RoutePlan.reasoning): limits, bank reach, recent health. */
+  plan(s: InstructionState, doc: InstructionDocument, body: PlanBody): CreatePlan {
+    const pack = ACTIVE_POLICY.pack;
+    let largest = 0;
+    let ofi = 0;
+    for (const l of doc.lines) {
+      largest = Math.max(largest, l.amount);
+      if (typeof l.bank_code === 'string' && l.bank_code.length === 5) ofi++;
+    }
+    const reasoning: string[] = [];
+    const facts = (r: RailPolicy) => {
+      const h = this.failureRatio(r.id);
+      const over = doc.lines.filter((l) => l.amount > r.per_transfer_max).length;
+      const unreachable = r.reach === 'dmb_only' ? ofi : 0;
+      return { r, h, over, unreachable, degraded: h.seen > 0 && h.ratio >= pack.health.degraded_failure_ratio };
+    };
+    let order: string[];
+    if (body.primary_rail_id !== undefined || body.fallback_rail_ids !== undefined) {
+      const chosen = [body.primary_rail_id ?? pack.default_order[0], ...(body.fallback_rail_ids ?? pack.default_order.filter((x) => x !== (body.primary_rail_id ?? pack.default_order[0])))];
+      const unknown = chosen.filter((x) => !railPolicy(x));
+      if (unknown.length) throw new ApiError('validation_failed', `Unknown rail ${unknown.join(', ')}; GET /v1/payouts/rails lists them.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rail', detail: `Unknown rail ${unknown[0]}.`, field: '/fallback_rail_ids' }] } });
+      order = chosen;
+      reasoning.push('Order chosen by the caller.');
+    } else {
+      const all = pack.default_order.map((id) => facts(railPolicy(id)!));
+      // Healthy rails first in the pack's order; a degraded rail moves behind them.
+      order = [...all.filter((f) => !f.degraded), ...all.filter((f) => f.degraded)].map((f) => f.r.id);
+      reasoning.push(`Default order of payouts policy ${pack.version} (${pack.default_order.join(', ')}): instant interbank first (credited within 60 s), batch transfer next, wallet provider last.`);
+    }
+    for (const id of order) {
+      const f = facts(railPolicy(id)!);
+      const parts = [`${f.r.name} (${id}): per-transfer limit ${f.r.per_transfer_max} kobo`];
+      if (f.over) parts.push(`${f.over} line(s) above it skip this rail`);
+      parts.push(f.r.reach === 'dmb_only' ? `reaches deposit money banks only${f.unreachable ? ` (${f.unreachable} line(s) at other institutions skip it)` : ''}` : 'reaches every NUBAN institution');
+      parts.push(f.h.seen ? `recent health: ${Math.round(f.h.ratio * 100)}% refused or timed out over the last ${f.h.seen} attempts${f.degraded ? ' (degraded: moved behind healthy rails)' : ''}` : 'recent health: no attempts seen yet on this node');
+      reasoning.push(`${parts.join('; ')}.`);
+    }
+    const max_attempts = body.max_attempts ?? order.length;
+    reasoning.push(`Largest line ${largest} kobo; at most ${max_attempts} attempt(s) per payout; a time-out is never failed over until the status query says failed.`);
+    return { livemode: s.livemode, instruction_id: s.id, primary_rail_id: order[0], fallback_rail_ids: order.slice(1), reasoning, max_attempts, policy_version: pack.version };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Execute and dispatch
+
+  async execute(caller: Caller, id: string): Promise<unknown> {
+    const { system } = this.platform;
+    const s = await system.state<InstructionState>(PayoutInstruction, id, caller.org);
+    if (s.status === 'executing' || s.status === 'settled' || s.status === 'partially_settled') return PayoutInstruction.view(s);
+    if (s.status !== 'planned' || s.route_plan_id === null) return system.ask(PayoutInstruction, id, 'execute', { check: { sufficient: false, required_amount: s.total, available_amount: 0, shortfall: s.total, checked_at: 0 } }, caller); // the actor refuses with the reason
+    const check = await this.computeFunding(caller.org, s);
+    if (!check.sufficient) {
+      await system.ask(PayoutInstruction, id, 'record_funding_check', check, caller);
+      throw new ApiError('conflict', `The funding account is short by ${check.shortfall} kobo (${check.required_amount} required, ${check.available_amount} available); instruction ${id} is held in funding_pending.`, { shortfall: check.shortfall });
+    }
+    try {
+      await system.ask(FundingAccount, fundingAccountIdOf(caller.org, s.livemode), 'reserve', { instruction_id: id, amount: s.total }, { ...caller, dedupeId: `reserve:${id}` });
+    } catch (e) {
+      if (isApiError(e) && e.code === 'conflict') await system.ask(PayoutInstruction, id, 'record_funding_check', { ...check, sufficient: false }, caller);
+      throw e;
+    }
+    return system.ask(PayoutInstruction, id, 'execute', { check }, { ...caller, dedupeId: `execute:${id}` });
+  }
+
+  /** One payout actor per line from `dispatched` on, in chunks; progress recorded after each. */
+  async dispatch(org: string, id: string): Promise<void> {
+    if (this.dispatching.has(id)) return;
+    this.dispatching.add(id);
+    try {
+      const { system } = this.platform;
+      let s = await system.state<InstructionState>(PayoutInstruction, id, org);
+      if (s.status !== 'executing' || s.dispatched >= s.line_count) return;
+      const doc = await this.document(org, id);
+      const plan = await system.state<RoutePlanState>(RoutePlan, s.route_plan_id!, org);
+      const order = [plan.primary_rail_id, ...plan.fallback_rail_ids];
+      const t = this.payoutTiming();
+      const gate = identityGate(this.platform);
+      const chunk = ACTIVE_POLICY.pack.instruction.dispatch_chunk;
+      const opts = { org, principal: SYSTEM, lane: 'system' as const };
+      for (let from = s.dispatched; from < s.line_count && !this.stopped; from += chunk) {
+        const lines = doc.lines.slice(from, from + chunk);
+        await Promise.all(lines.map(async (l) => {
+          const account = accountOf(l);
+          const rails = account ? order.filter((r) => eligible(railPolicy(r)!, account.bank_code, l.amount)) : [];
+          const live = !ACTIVE_POLICY.pack.passport.required || gate.isLive(org, l.payee_ref);
+          const validation = account && live && rails.length ? await this.nameEnquiry(rails[0], account) : null;
+          const cmd: CreatePayout = {
+            instruction_id: id, line: l.line, payslip_id: l.payslip_id ?? null, payee_ref: l.payee_ref, amount: l.amount, currency: s.currency,
+            account, validation, passport_live: live, rails, max_attempts: plan.max_attempts, timing: t, livemode: s.livemode, mocked: true,
+          };
+          await system.ask(Payout, payoutIdOf(id, l.line), 'create', cmd, { ...opts, dedupeId: 'create', noReply: true } );
+        }));
+        await system.ask(PayoutInstruction, id, 'dispatched', { through: from + lines.length }, opts);
+      }
+      s = await system.state<InstructionState>(PayoutInstruction, id, org);
+    } finally {
+      this.dispatching.delete(id);
+    }
+  }
+
+  private async nameEnquiry(railId: string, account: { bank_code: string; account_number: string; account_name?: string | null }): Promise<AccountValidation> {
+    const now = this.platform.clock.now();
+    const r = await this.rail(railId)!.nameEnquiry(account.bank_code, account.account_number, now, account.account_name ?? null).catch(() => undefined);
+    if (!r) return { status: 'not_compared', returned_name: null, rail_id: railId, code: 'no_answer', checked_at: now };
+    if (r.status === 'not_found') return { status: 'not_found', returned_name: null, rail_id: railId, code: r.code, checked_at: now };
+    const status = !account.account_name ? 'not_compared' : sameName(account.account_name, r.account_name ?? '') ? 'matched' : 'name_mismatch';
+    return { status, returned_name: r.account_name, rail_id: railId, code: r.code, checked_at: now };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rails: sending and asking
+
+  private async send(org: string, payoutId: string, e: { attempt_id: string; rail_id: string; reference: string; amount: number; bank_code: string; account_number: string; n: number }): Promise<void> {
+    const rail = this.rail(e.rail_id);
+    const { system, clock } = this.platform;
+    const opts = { org, principal: SYSTEM, lane: 'system' as const, noReply: true };
+    if (!rail) {
+      await system.ask(Payout, payoutId, 'record_answer', { attempt_id: e.attempt_id, outcome: 'refused', code: 'rail_unavailable', detail: `Rail ${e.rail_id} is not mounted on this platform.` }, opts);
+      return;
+    }
+    const answer = await rail.send({ reference: e.reference, org, payout_id: payoutId, amount: e.amount, currency: 'NGN', bank_code: e.bank_code, account_number: e.account_number, narration: `Payout ${payoutId}` }, clock.now())
+      .catch((err: unknown) => ({ outcome: 'timeout' as const, code: 'no_answer', detail: `The rail call failed (${err instanceof Error ? err.message : String(err)}); the outcome is unknown.` }));
+    this.recordHealth(e.rail_id, answer.outcome === 'settled' || answer.outcome === 'pending');
+    if (answer.outcome === 'refused') this.refusedAt.set(payoutId, performance.now());
+    else if (e.n > 1 && answer.outcome === 'settled') {
+      const at = this.refusedAt.get(payoutId);
+      if (at !== undefined) (this.failovers.push(performance.now() - at), this.refusedAt.delete(payoutId));
+    }
+    await system.ask(Payout, payoutId, 'record_answer', { attempt_id: e.attempt_id, ...answer }, opts);
+  }
+
+  /** Asks the rail's status query for the payout's current attempt and records the answer. */
+  async query(org: string, payoutId: string, attemptId: string, railId: string): Promise<void> {
+    const rail = this.rail(railId);
+    if (!rail) return;
+    const answer = await rail.status(attemptId, this.platform.clock.now()).catch(() => undefined);
+    if (!answer) return; // no answer: still unknown; the next reminder asks again
+    await this.platform.system.ask(Payout, payoutId, 'record_status', { attempt_id: attemptId, ...answer }, { org, principal: SYSTEM, lane: 'system' });
+  }
+
+  /** POST /v1/payouts/payouts/{id}/resolve: ask the rail now (409 unless the payout waits for an answer). */
+  async resolvePayout(caller: Caller, payoutId: string): Promise<unknown> {
+    const s = await this.platform.system.state<PayoutState>(Payout, payoutId, caller.org);
+    const a = s.attempts[s.attempts.length - 1];
+    if (!a || (s.status !== 'unknown' && s.status !== 'pending')) throw new ApiError('conflict', `Payout ${payoutId} is ${s.status}; only an unknown or pending payout is resolved by asking its rail.`, { status: s.status });
+    await this.query(caller.org, payoutId, a.id, a.rail_id);
+    return this.platform.system.get(Payout, payoutId, caller.org);
+  }
+
+  /** Every payout of an instruction in a status, as states. */
+  async *payoutsOf(org: string, instructionId: string, status?: string): AsyncGenerator<PayoutState[]> {
+    const list = status ? `instruction:${instructionId}:status:${status}` : `instruction:${instructionId}`;
+    for await (const ids of this.platform.system.eachIds(Payout, org, list)) {
+      yield await Promise.all(ids.map((pid) => this.platform.system.state<PayoutState>(Payout, pid, org)));
+    }
+  }
+
+  async markUnknown(caller: Caller, id: string, reason: string): Promise<unknown> {
+    await this.platform.system.ask(PayoutInstruction, id, 'mark_unknown', { reason }, caller);
+    let marked = 0;
+    for (const status of ['sending', 'pending']) {
+      for await (const page of this.payoutsOf(caller.org, id, status)) {
+        for (const p of page) {
+          if (p.status !== 'sending' && p.status !== 'pending') continue;
+          await this.platform.system.ask(Payout, p.id, 'mark_unknown', { reason }, { ...caller, dedupeId: `mark_unknown:${caller.requestId ?? reason}` });
+          marked++;
+        }
+      }
+    }
+    return { ...((await this.platform.system.get(PayoutInstruction, id, caller.org)) as object), marked_unknown: marked };
+  }
+
+  async resolveInstruction(caller: Caller, id: string): Promise<unknown> {
+    await this.platform.system.ask(PayoutInstruction, id, 'resolve', {}, caller);
+    let asked = 0;
+    for (const status of ['unknown', 'pending']) {
+      for await (const page of this.payoutsOf(caller.org, id, status)) {
+        await Promise.all(page.filter((p) => p.status === status).map((p) => {
+          asked++;
+          const a = p.attempts[p.attempts.length - 1];
+          return this.query(caller.org, p.id, a.id, a.rail_id);
+        }));
+      }
+    }
+    await this.flush();
+    return { ...((await this.platform.system.get(PayoutInstruction, id, caller.org)) as object), status_queries_asked: asked };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outcomes
+
+  private report(org: string, instructionId: string, o: Outcome): void {
+    let p = this.pending.get(instructionId);
+    if (!p) this.pending.set(instructionId, (p = { org, outcomes: [] }));
+    p.outcomes.push(o);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.platform.system.track(this.flush()).catch((err) => console.error('[payouts] reporting outcomes failed; the tally reminder reports them again', err)));
+    }
+  }
+
+  async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batches = [...this.pending.entries()];
+    this.pending.clear();
+    await Promise.all(batches.map(([id, { org, outcomes }]) => this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true })));
+  }
+
+  /** The instruction's reminder: resume a dispatch a node left unfinished, report finals again. */
+  async tally(org: string, id: string): Promise<void> {
+    const s = await this.platform.system.state<InstructionState>(PayoutInstruction, id, org);
+    if (s.status !== 'executing') return;
+    if (s.dispatched < s.line_count) await this.dispatch(org, id);
+    const outcomes: Outcome[] = [];
+    for (const status of ['settled', 'failed', 'held'] as const) {
+      for await (const page of this.payoutsOf(org, id, status)) {
+        for (const p of page) if (FINAL.has(p.status) && s.outcomes[p.line - 1] === '.') outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
+      }
+    }
+    if (outcomes.length) await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true } );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The payroll run link
+
+  private async linkRun(org: string, linkId: string): Promise<void> {
+    const { system } = this.platform;
+    const link = await system.state<RunLinkState>(RunLink, linkId, org);
+    const opts = { org, principal: SYSTEM, lane: 'system' as const };
+    if (link.status === 'requested') {
+      const env = await payoutInstructionFor(system, org, link.run_id);
+      if (!env) {
+        await system.ask(RunLink, linkId, 'submitted', { instruction_id: null, note: 'The run has no net pay to pay out.' }, opts);
+        return;
+      }
+      const lines = parseDocument(env.document)?.lines ?? [];
+      if (!lines.some((l) => accountOf(l) !== null)) {
+        // Payroll's document names no bank account yet (docs/gaps.md#payouts): every line would be held.
+        await system.ask(RunLink, linkId, 'submitted', { instruction_id: null, note: 'The run\u2019s signed instruction carries no bank account on any line; submit it with accounts (POST /v1/payouts/instructions).' }, opts);
+        return;
+      }
+      const run = await system.state<{ livemode: boolean }>(Run, link.run_id, org);
+      const id = derivedId(PayoutInstruction.prefix, [org, 'run_link', link.run_id]);
+      await this.submit({ org, livemode: run.livemode, principal: SYSTEM }, env, id, `run_link:${link.run_id}`);
+      await system.ask(RunLink, linkId, 'submitted', { instruction_id: id }, opts);
+    } else if (link.status === 'outcome_due' && link.outcome) {
+      let note: string | undefined;
+      try {
+        await system.ask(Run, link.run_id, 'record_payout_outcome', { outcome: link.outcome }, { ...opts, dedupeId: `payout_outcome:${link.instruction_id}` });
+      } catch (e) {
+        if (!isApiError(e) || e.status >= 500) throw e;
+        note = `The run refused the outcome: ${e.message}`;
+      }
+      await system.ask(RunLink, linkId, 'outcome_delivered', { note }, opts);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Settlements and reconciliation
+
+  async settle(caller: Caller, instructionId: string): Promise<unknown> {
+    const { system } = this.platform;
+    const s = await system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
+    if (s.status !== 'settled' && s.status !== 'partially_settled' && !(s.status === 'failed' && s.executed_at !== null)) {
+      throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; a settlement is made once every payout of an executed instruction is final.`, { status: s.status });
+    }
+    const id = derivedId(SETTLEMENT_PREFIX, [s.id]);
+    try {
+      return await system.get(Settlement, id, caller.org);
+    } catch (e) {
+      if (!isApiError(e) || e.code !== 'not_found') throw e;
+    }
+    const ours = new Map<string, PayoutState>();
+    const byRail = new Map<string, RailTotal>();
+    let failed = 0;
+    let held = 0;
+    for await (const page of this.payoutsOf(caller.org, s.id)) {
+      for (const p of page) {
+        ours.set(p.id, p);
+        if (p.status === 'failed') failed++;
+        if (p.status === 'held') held++;
+        if (p.status !== 'settled') continue;
+        const a = p.attempts[p.attempts.length - 1];
+        const t = byRail.get(a.rail_id) ?? { rail_id: a.rail_id, count: 0, amount: 0 };
+        t.count++;
+        t.amount += p.amount;
+        byRail.set(a.rail_id, t);
+      }
+    }
+    const reconciliation_ids: string[] = [];
+    let exceptionCount = 0;
+    const now = this.platform.clock.now();
+    const settledTransfers = new Map<string, string[]>();
+    const perRail: Array<{ rail: Rail; entries: Awaited<ReturnType<Rail['statement']>>['entries'] }> = [];
+    for (const rail of this.rails) {
+      const entries: Awaited<ReturnType<Rail['statement']>>['entries'] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await rail.statement(caller.org, { after, limit: 500 }, now);
+        for (const e of page.entries) if (ours.has(e.payout_id)) entries.push(e);
+        if (!page.hasMore || page.entries.length === 0) break;
+        after = page.entries[page.entries.length - 1].reference;
+      }
+      for (const e of entries) if (e.status === 'settled') settledTransfers.set(e.payout_id, [...(settledTransfers.get(e.payout_id) ?? []), e.reference]);
+      perRail.push({ rail, entries });
+    }
+    for (const { rail, entries } of perRail) {
+      const rid = reconciliationIdOf(id, rail.id);
+      const exceptions: ReconciliationException[] = [];
+      const add = (x: Omit<ReconciliationException, 'id'>) => exceptions.push({ id: exceptionIdOf(rid, exceptions.length + 1), ...x });
+      const seen = new Set<string>();
+      let matched = 0;
+      for (const e of entries) {
+        seen.add(e.reference);
+        const p = ours.get(e.payout_id)!;
+        const a = p.attempts.find((x) => x.id === e.reference);
+        const weSettled = p.status === 'settled' && p.attempts[p.attempts.length - 1].id === e.reference;
+        if (e.amount !== p.amount) add({ kind: 'amount_mismatch', payout_id: p.id, reference: e.reference, ours: String(p.amount), theirs: String(e.amount), detail: `The rail booked ${e.amount} kobo for a payout of ${p.amount}.` });
+        else if (e.status === 'settled' && !weSettled) add({ kind: 'unknown_to_us', payout_id: p.id, reference: e.reference, ours: a ? `attempt ${a.status}` : 'no such attempt', theirs: 'settled', detail: 'The rail credited a transfer that our payout does not hold as its settled attempt.' });
+        else if (e.status !== 'settled' && weSettled) add({ kind: 'missing_on_rail', payout_id: p.id, reference: e.reference, ours: 'settled', theirs: e.status, detail: 'We hold this attempt settled; the rail does not.' });
+        else matched++;
+        if (e.status === 'settled' && (settledTransfers.get(p.id)?.length ?? 0) > 1 && settledTransfers.get(p.id)![0] === e.reference) {
+          add({ kind: 'paid_twice', payout_id: p.id, reference: e.reference, ours: '1 payment', theirs: `${settledTransfers.get(p.id)!.length} settled transfers`, detail: `Payee paid more than once: ${settledTransfers.get(p.id)!.join(', ')}.` });
+        }
+      }
+      for (const p of ours.values()) {
+        const a = p.attempts[p.attempts.length - 1];
+        if (p.status === 'settled' && a.rail_id === rail.id && !seen.has(a.id)) add({ kind: 'missing_on_rail', payout_id: p.id, reference: a.id, ours: 'settled', theirs: 'no record', detail: 'We hold this attempt settled; the rail has no record of it.' });
+      }
+      exceptionCount += exceptions.length;
+      await system.ask(Reconciliation, rid, 'create', { livemode: s.livemode, settlement_id: id, instruction_id: s.id, rail_id: rail.id, statement_entries: entries.length, matched, exceptions }, { ...caller, dedupeId: `reconcile:${id}` });
+      reconciliation_ids.push(rid);
+    }
+    const by_rail = [...byRail.values()].sort((a, b) => a.rail_id.localeCompare(b.rail_id));
+    const body = { livemode: s.livemode, instruction_id: s.id, run_id: s.run_id, instruction_status: s.status, currency: s.currency, settled_count: s.settled_count, settled_amount: s.settled_amount, failed_count: failed, held_count: held, by_rail, reconciliation_ids, exception_count: exceptionCount };
+    return system.ask(Settlement, id, 'create', { ...body, receipt_digest: contentHash(body) }, { ...caller, dedupeId: `settle:${id}` });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private onCommit(c: Committed): void {
+    if (c.kind === Payout.kind) {
+      for (const e of c.events) {
+        const d = e.data as Record<string, unknown> & { instruction_id: string; line: number; amount: number };
+        if (e.type === 'payout.attempt_started') this.later(this.send(c.org, c.id, d as unknown as Parameters<PayoutsService['send']>[2]), 'sending');
+        else if (e.type === 'payout.status_query_due') this.later(this.query(c.org, c.id, d.attempt_id as string, d.rail_id as string), 'status query');
+        else if (e.type === 'payout.settled' || e.type === 'payout.failed' || e.type === 'payout.held') {
+          const s = c.state as PayoutState;
+          this.report(c.org, s.instruction_id, { line: s.line, outcome: s.status as Outcome['outcome'], amount: s.amount });
+        }
+      }
+    } else if (c.kind === PayoutInstruction.kind) {
+      for (const e of c.events) {
+        if (e.type === 'instruction.executing') this.later(this.dispatch(c.org, c.id), 'dispatch');
+        else if (e.type === 'instruction.tally_due') this.later(this.tally(c.org, c.id), 'tally');
+      }
+    } else if (c.kind === RunLink.kind) {
+      if (c.events.some((e) => e.type === 'link.requested' || e.type === 'link.retry_due' || e.type === 'link.outcome_due')) this.later(this.linkRun(c.org, c.id), 'run link');
+    }
+  }
+
+  private later(p: Promise<unknown>, what: string): void {
+    void this.platform.system.track(p).catch((err) => {
+      if (this.stopped) return;
+      if (!(err instanceof ApiError) || err.status >= 500) console.error(`[payouts] ${what} failed; its reminder tries again`, err);
+    });
+  }
+}
+
+function eligible(r: RailPolicy, bankCode: string, amount: number): boolean {
+  if (amount > r.per_transfer_max) return false;
+  if (!nubanInstitution(bankCode)) return false;
+  return r.reach === 'all_nuban' || bankCode.length === 3;
+}
+
+const norm = (n: string) => n.toLowerCase().replace(/[^a-z ]/g, ' ').split(/\s+/).filter(Boolean).sort().join(' ');
+/** Name enquiry match: the same words in any order, case and punctuation aside. */
+const sameName = (a: string, b: string) => norm(a) === norm(b);
+
+export const payoutsService = (platform: Platform): PayoutsService => platform.services.require(PAYOUTS);
