@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeBenchHtml } from './html-report.ts';
 import { printTable, writeResults, type BenchResult } from './report.ts';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
@@ -26,6 +27,7 @@ for (const [i, name] of chosen.entries()) {
   console.log(`results: ${writeResults(name, results)}`);
   if (results.some((r) => r.pass === false)) failed = true;
 }
+console.log(`report: ${writeBenchHtml()}`);
 // Figures below target are reported, not fatal: a bench informs, it does not gate CI.
 process.exitCode = 0;
 if (failed) console.log('\nsome figures are below target (see FAIL rows)');

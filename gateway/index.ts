@@ -4,6 +4,7 @@
  * GET /v1/openapi.json without a credential.
  */
 import type { Platform } from '../kernel/index.ts';
+import { consoleRoutes } from './console.ts';
 import { openApiRoute } from './openapi/route.ts';
 import { BODY_REQUEST_HEADERS, createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
@@ -31,7 +32,7 @@ export interface Gateway {
 export async function startGateway(platform: Platform, opts: GatewayOptions): Promise<Gateway> {
   const configured = Number(platform.config.MAX_BODY_BYTES);
   const maxBodyBytes = opts.maxBodyBytes ?? (Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES);
-  const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [openApiRoute(platform)] });
+  const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [openApiRoute(platform), ...consoleRoutes()] });
   return serve({
     host: opts.host ?? '0.0.0.0',
     port: opts.port,

@@ -136,4 +136,17 @@ export const routes: RouteDef[] = [
     specGap: 'Fields of supply state are not shown beyond excluded_because; see docs/gaps.md#allocation.',
     handler: (req) => service(req.platform).supplyStateOf(req.org, req.params.worker_id),
   }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/counters',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    summary: 'Heartbeat counters of the answering node for the caller\u2019s organisation since the node started: batches, readings received, accepted and refused (by reason).',
+    specGap: 'Not named by the spec; the platform\u2019s own count a load test is checked against. See docs/gaps.md#console.',
+    handler: async (req) => {
+      const c = service(req.platform).counters;
+      return { object: 'allocation_counters', since: new Date(c.since).toISOString(), ...c.of(req.org) };
+    },
+  }),
 ];

@@ -14,6 +14,7 @@ import { SupplyMap, excludedBecause, type ExclusionReason, type Neighbour, type 
 import { judgeBatch, type Rejection, type Signal } from './validation.ts';
 import { Worker, type ExternalExclusion, type WireSignal, type WorkerState } from './worker.ts';
 import { WorkerDirectory } from './worker-directory.ts';
+import { IngestCounters } from './counters.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 
 export interface HeartbeatReceipt {
@@ -46,6 +47,8 @@ export class AllocationService {
   readonly live: LiveWorkers;
   readonly workers: WorkerDirectory;
   private readonly timers: PresenceTimers;
+  /** What this node's heartbeat path received and accepted, per organisation (counters.ts). */
+  readonly counters: IngestCounters;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -56,6 +59,7 @@ export class AllocationService {
     const p = policy.pack;
     this.supply = new SupplyMap(p.supply.h3_resolution, p.supply.region_resolution);
     this.workers = new WorkerDirectory(platform);
+    this.counters = new IngestCounters(platform.clock.now());
     this.live = new LiveWorkers(this.workers, platform.clock, platform.stores.readings, p);
     this.timers = new PresenceTimers(platform.clock, (k, now) => {
       const lw = this.live.atKey(k);
@@ -146,6 +150,7 @@ export class AllocationService {
     for (const d of v.drift)
       entries.push({ index: d.index, severity: 'warning', code: 'availability_drift', detail: `The device believed ${d.reported}; the recorded availability was ${d.recorded}.` });
     if (v.drift.length) entries.sort((a, b) => a.index - b.index);
+    this.counters.count(caller.org, batch.readings.length, v.accepted.length, v.rejections);
     return {
       object: 'heartbeat_receipt',
       worker_id: batch.workerId,
@@ -236,6 +241,19 @@ export class AllocationService {
   /** The actor id of a worker, for a command that may create its record (an old-scheme record is adopted first). */
   private async actorId(org: string, workerId: string): Promise<string> {
     return this.live.peek(org, workerId)?.id ?? (await this.workers.prepare(org, workerId));
+  }
+
+  /** The worker's integrity flag still open on this node, if any (an integrity signal during an assignment). */
+  openFlagOf(org: string, workerId: string): string | null {
+    const lw = this.live.peek(org, workerId);
+    const open = lw?.state.open_flag_id ?? null;
+    return open !== null && !lw!.closedFlags.has(open) ? open : null;
+  }
+
+  /** When the worker's latest accepted reading was recorded (presence quality for ranking), if the node holds it. */
+  lastReadingAt(org: string, workerId: string): number | undefined {
+    const lw = this.live.peek(org, workerId);
+    return lw && lw.recent.size ? lw.recent.latest : undefined;
   }
 
   /** The nearest eligible workers (the query later work orders rank from). */

@@ -77,6 +77,9 @@ export function refusal(from: string, to: string): string | undefined {
     if (within(to, 'bench') || within(to, 'support') || isFace(to)) return undefined;
     return 'bench/ uses the platform only through faces';
   }
+  // load/ (npm run load) is a client of a running deployment: it imports nothing of the platform
+  if (within(from, 'load')) return within(to, 'load') ? undefined : 'load/ is a client of a running deployment: it imports only itself';
+  if (within(to, 'load')) return 'only load/ imports load/';
   if (within(to, 'bench')) return 'only bench/ imports bench/';
   if (within(to, 'scripts') && !within(from, 'scripts')) return 'nothing but tests imports scripts/';
   // main.ts, operator/, scripts/: composition and tools, through faces

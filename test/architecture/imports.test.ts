@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cycles, packageImporters, readTree, refusal, violations } from './import-graph.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const PRODUCTION = ['stores', 'runtime', 'kernel', 'actors', 'gateway', 'operator', 'bench', 'scripts', 'support'];
+const PRODUCTION = ['stores', 'runtime', 'kernel', 'actors', 'gateway', 'operator', 'bench', 'scripts', 'support', 'load'];
 const tree = readTree(root, [...PRODUCTION, 'test'], ['main.ts']);
 const production = tree.filter((f) => !f.file.startsWith('test/'));
 
@@ -48,6 +48,8 @@ describe('import rules (DESIGN "Top level")', () => {
     ['support/http.ts', 'gateway/uws.ts', 'support past the gateway face'],
     ['support/http.ts', 'test/payroll/support.ts', 'support into test/'],
     ['actors/allocation/supply-index.ts', 'test/allocation/oracle.ts', 'production code into test/'],
+    ['load/cli.ts', 'kernel/index.ts', 'the load tool into the platform (it is a client of a running deployment)'],
+    ['bench/run.ts', 'load/html.ts', 'another folder into load/'],
   ])('a wrong import is refused: %s -> %s (%s)', (from, to) => {
     expect(refusal(from, to)).toBeTypeOf('string');
     expect(violations([{ file: from, imports: [to] }])).toHaveLength(1);

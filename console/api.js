@@ -1,0 +1,108 @@
+// The console's only way to the platform: the public API, signed in with a person's session.
+// A key endpoint refuses a session (docs/gaps.md#accounts), so after sign-in the console makes
+// itself an API key from the session (POST /v1/account/api_keys: the key records the person) and
+// revokes it on sign-out. Nobody types a key into the page. Every POST carries an Idempotency-Key.
+
+/** Idempotency-Key for one action; crypto.getRandomValues works outside secure contexts too. */
+export function newIdempotencyKey(prefix = 'console') {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return `${prefix}-${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** An answer the API refused: its status, code and message, shown as the API gave them. */
+export class ApiRefusal extends Error {
+  constructor(status, body) {
+    const e = body && body.error ? body.error : { code: 'http_' + status, message: `HTTP ${status}` };
+    super(e.message);
+    this.status = status;
+    this.code = e.code;
+    this.requestId = e.request_id;
+    this.body = body;
+  }
+}
+
+const STORE = 'console.credentials';
+
+export class Api {
+  constructor(base = '') {
+    this.base = base;
+    const saved = sessionStorage.getItem(STORE);
+    this.creds = saved ? JSON.parse(saved) : null;
+  }
+
+  get signedIn() { return this.creds !== null; }
+  get me() { return this.creds?.me; }
+
+  async call(method, path, { body, credential = 'key', idempotencyKey } = {}) {
+    const headers = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (credential === 'key' && this.creds) headers['service-api-key'] = this.creds.key;
+    if (credential === 'session' && this.creds) headers['service-session'] = this.creds.session;
+    if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? newIdempotencyKey();
+    const res = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let json;
+    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    if (!res.ok) {
+      if (res.status === 401 && credential !== 'none' && this.creds) this.onExpired?.();
+      throw new ApiRefusal(res.status, json);
+    }
+    return json;
+  }
+
+  get(path) { return this.call('GET', path); }
+  post(path, body, idempotencyKey) { return this.call('POST', path, { body, idempotencyKey }); }
+
+  async signIn(email, password) {
+    const session = await this.call('POST', '/v1/sessions', { body: { email, password }, credential: 'none' });
+    this.creds = { session: session.token, expires_at: session.expires_at };
+    try {
+      const me = await this.call('GET', '/v1/me', { credential: 'session' });
+      const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})` } });
+      this.creds = { ...this.creds, key: made.key, key_id: made.id, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id } };
+      sessionStorage.setItem(STORE, JSON.stringify(this.creds));
+      return this.creds.me;
+    } catch (e) {
+      this.creds = null;
+      throw e;
+    }
+  }
+
+  async signOut() {
+    const c = this.creds;
+    this.creds = null;
+    sessionStorage.removeItem(STORE);
+    if (!c?.key_id) return;
+    try {
+      await fetch(`${this.base}/v1/account/api_keys/${encodeURIComponent(c.key_id)}/revoke`, { method: 'POST', headers: { 'service-session': c.session, 'idempotency-key': newIdempotencyKey('console-revoke') } });
+    } catch { /* the session may have ended; the key stays listed on GET /v1/me */ }
+  }
+
+  /** Every page of a list (following next_cursor or the last id), at most `max` records. */
+  async all(path, max = 1000) {
+    const out = [];
+    let after;
+    for (;;) {
+      const sep = path.includes('?') ? '&' : '?';
+      const page = await this.get(`${path}${sep}limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`);
+      out.push(...page.data);
+      if (!page.has_more || out.length >= max || page.data.length === 0) return out;
+      after = page.next_cursor ?? page.data[page.data.length - 1].id;
+    }
+  }
+}
+
+/** Money in its currency's minor units, as GET /v1/currencies gives them (never an assumed 100). */
+export class MoneyFormat {
+  constructor(currencies) { this.digits = new Map(currencies.map((c) => [c.code, c.minor_unit_digits])); }
+  format(m) {
+    if (!m || typeof m.amount !== 'number') return '';
+    const d = this.digits.get(m.currency);
+    if (d === undefined) return `${m.amount} (minor units of ${m.currency})`;
+    const major = m.amount / 10 ** d;
+    return `${m.currency} ${major.toLocaleString('en-NG', { minimumFractionDigits: d, maximumFractionDigits: d })}`;
+  }
+}
+
+export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);

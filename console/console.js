@@ -1,0 +1,72 @@
+// The console's entry: sign-in with a person's session, then the supply map, the queues and the
+// deliveries, each reading and acting only through the public API (api.js).
+import { Api, MoneyFormat, esc } from '/console/api.js';
+import { SupplyMap } from '/console/supply-map.js';
+import { Queues } from '/console/queues.js';
+import { Deliveries } from '/console/deliveries.js';
+
+const $ = (s) => document.querySelector(s);
+const api = new Api();
+let views;
+
+async function enter() {
+  $('#sign-in-view').hidden = true;
+  $('#app').hidden = false;
+  $('#sign-out').hidden = false;
+  const me = api.me;
+  $('#who').textContent = `${me.name} <${me.email}>, ${me.organisation}`;
+  const money = new MoneyFormat((await api.call('GET', '/v1/currencies', { credential: 'none' })).data);
+  views = {
+    supply: new SupplyMap(api, { mapBox: $('#map'), settings: $('#map-settings'), legend: $('#legend'), table: $('#workers tbody'), count: $('#worker-count'), live: $('[data-testid=live-status]'), workOrders: $('#work-orders') }),
+    queues: new Queues(api, { flags: $('#flags'), exceptions: $('#exceptions'), runs: $('#runs') }, money),
+    deliveries: new Deliveries(api, { endpoints: $('#endpoints'), deliveries: $('#deliveries') }),
+  };
+  views.supply.start();
+  show(new URLSearchParams(location.search).get('tab') ?? 'supply');
+}
+
+function show(tab) {
+  for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b.dataset.tab === tab);
+  for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${tab}`;
+  if (tab === 'supply') views.supply.map?.resize();
+  if (tab === 'queues') views.queues.refresh();
+  if (tab === 'deliveries') views.deliveries.refresh();
+}
+
+function leave(message) {
+  views?.supply.stop();
+  views = undefined;
+  $('#app').hidden = true;
+  $('#sign-out').hidden = true;
+  $('#who').textContent = '';
+  $('#sign-in-view').hidden = false;
+  $('#sign-in [data-role=error]').textContent = message ?? '';
+}
+
+api.onExpired = () => {
+  api.signOut();
+  leave('Your session ended; sign in again.');
+};
+
+$('#sign-in').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.currentTarget;
+  const err = f.querySelector('[data-role=error]');
+  err.textContent = '';
+  try {
+    await api.signIn(f.elements.email.value, f.elements.password.value);
+    f.reset();
+    await enter();
+  } catch (x) {
+    err.innerHTML = esc(x.message);
+  }
+});
+$('#sign-out').addEventListener('click', async () => {
+  await api.signOut();
+  leave();
+});
+for (const b of document.querySelectorAll('nav button')) b.addEventListener('click', () => show(b.dataset.tab));
+$('[data-action=refresh-queues]').addEventListener('click', () => views.queues.refresh());
+$('[data-action=refresh-deliveries]').addEventListener('click', () => views.deliveries.refresh());
+
+if (api.signedIn && api.me) enter().catch((e) => leave(e.message));

@@ -1,0 +1,137 @@
+/**
+ * `npm run load`: load a running deployment (README "Load testing"). Simulated devices send
+ * heartbeats over the WebSocket while API clients read lists and records (and, with
+ * --dispatchers, dispatchers open work orders); a progress bar runs meanwhile; at the end a table
+ * of throughput and latency percentiles per operation, the platform's own counters beside the
+ * tool's, and a self-contained HTML report with plots over time. Exit 0 when the counters agree
+ * within 1%, 1 when they do not, 2 on a refusal or a setup failure.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import { makeAvailable, platformCounters, probeDispatch, readers, register, pool } from './clients.ts';
+import { DeviceSocket, HEARTBEAT_SOCKET_PATH, makeDevices, nextReading, rng, type Device } from './devices.ts';
+import { Metrics, table } from './metrics.ts';
+import { checkTargets, parseArgs, USAGE, type LoadOptions } from './options.ts';
+import { loadReport, type LoadOutcome } from './report.ts';
+
+/** The counters agree when they differ by at most this share of the tool's count. */
+export const AGREEMENT = 0.01;
+const TICK_MS = 20;
+const DRAIN_MS = 15_000;
+
+export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => process.stderr.write(s + '\n')): Promise<LoadOutcome> {
+  await checkTargets(o.targets, o.ownTarget);
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const random = rng(Number.parseInt(runId.slice(-6), 16));
+  const metrics = new Metrics();
+  const key = o.apiKey ?? (await register(o.targets[0], runId));
+  const bar = (label: string, total: number) => {
+    if (o.quiet) return { increment() {}, update() {}, stop() {} } as unknown as cliProgress.SingleBar;
+    const b = new cliProgress.SingleBar({ format: `${label.padEnd(10)} [{bar}] {percentage}% {value}/{total} {extra}`, hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 }, cliProgress.Presets.shades_classic);
+    b.start(total, 0, { extra: '' });
+    return b;
+  };
+
+  // setup: one worker record per device, then the sockets
+  const base = makeDevices(o.devices, runId, o.city, random);
+  let b = bar('workers', base.length);
+  await makeAvailable(o.targets, key, base.map((d) => d.workerId), metrics, () => b.increment());
+  b.stop();
+  const sockets = Array.from({ length: o.sockets }, (_, i) => {
+    const t = o.targets[i % o.targets.length];
+    const url = `${t.protocol === 'https:' ? 'wss' : 'ws'}://${t.host}${HEARTBEAT_SOCKET_PATH}`;
+    return new DeviceSocket(url, key, metrics, o.encoding);
+  });
+  b = bar('sockets', sockets.length);
+  await pool(sockets, 50, (s) => s.connect(), () => b.increment());
+  b.stop();
+  const devices: Device[] = base.map((d, i) => ({ ...d, socket: sockets[i % sockets.length] }));
+
+  const dispatch = o.dispatchers > 0 ? await probeDispatch(o.targets[0], key, o.city) : undefined;
+  if (dispatch) log(`dispatchers: ${dispatch.note}`);
+
+  // the run: device i is due at start + k*interval + i*interval/devices
+  const reads = readers(o.targets, key, o.readRate, base.map((d) => d.workerId), o.city, metrics, random);
+  const start = performance.now();
+  const runBar = bar('load', Math.round(o.durationMs / 1000));
+  let next = 0;
+  let round = 0;
+  const dueOf = (i: number, k: number) => start + k * o.intervalMs + (i * o.intervalMs) / devices.length;
+  await new Promise<void>((done) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      const end = start + o.durationMs;
+      const until = Math.min(now, end);
+      while (devices.length && dueOf(next, round) <= until) {
+        const d = devices[next];
+        const due = dueOf(next, round);
+        const { reading, bad } = nextReading(d, Date.now(), o.city, o.badShare, random);
+        metrics.add(bad ? `bad sent: ${bad}` : 'good readings sent');
+        d.socket.send(d.workerId, [reading], due);
+        if (++next === devices.length) (next = 0), round++;
+      }
+      reads.issue(start, until);
+      const elapsed = Math.floor((until - start) / 1000);
+      const s = metrics.summary().find((x) => x.name === 'heartbeat frame');
+      runBar.update(elapsed, { extra: `| accepted ${metrics.counter('readings accepted (receipts)')} | frames p99 ${s ? s.p99.toFixed(1) : '-'} ms | queued ${sockets.reduce((a, x) => a + x.pending, 0)}` });
+      if (now >= end) {
+        clearInterval(timer);
+        done();
+      }
+    }, TICK_MS);
+  });
+  runBar.stop();
+  // let what was sent be answered, then stop the clock
+  const drainUntil = performance.now() + DRAIN_MS;
+  while ((sockets.some((s) => s.pending > 0) || reads.inFlight > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
+  metrics.endedAt = performance.now();
+  const unanswered = sockets.reduce((a, s) => a + s.pending, 0);
+  for (const s of sockets) s.close();
+
+  const counters = await platformCounters(o.targets, key);
+  const tool = metrics.counter('readings accepted (receipts)');
+  const difference = counters.served ? Math.abs(counters.accepted - tool) / Math.max(1, tool) : undefined;
+  const outcome: LoadOutcome = {
+    options: o, runId, summary: metrics.summary(), series: metrics.series(), counters: Object.fromEntries(metrics.counters), platform: counters,
+    agreement: difference === undefined ? undefined : { difference, within: difference <= AGREEMENT },
+    dispatch: dispatch?.note, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report),
+  };
+  writeFileSync(outcome.reportFile, loadReport(outcome));
+  return outcome;
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  let o: LoadOptions;
+  try {
+    o = parseArgs(process.argv.slice(2), process.env);
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(2);
+  }
+  try {
+    const out = await runLoad(o);
+    console.log(`\n== load: ${o.devices} devices on ${o.sockets} sockets, ${o.targets.map((t) => t.origin).join(', ')}, ${out.seconds.toFixed(1)} s`);
+    console.log(table(out.summary));
+    const sent = out.counters['readings sent'] ?? 0;
+    console.log(`\nreadings sent ${sent}, accepted by receipts ${out.counters['readings accepted (receipts)'] ?? 0}, bad sent ${Object.entries(out.counters).filter(([k]) => k.startsWith('bad sent')).reduce((a, [, n]) => a + n, 0)}, unanswered ${out.unanswered}`);
+    if (out.platform.served) console.log(`platform counters (GET /v1/allocation/counters, summed over ${out.platform.perNode.length} node(s)): readings accepted ${out.platform.accepted}; difference ${(out.agreement!.difference * 100).toFixed(3)}% (${out.agreement!.within ? 'within' : 'NOT within'} ${AGREEMENT * 100}%)`);
+    else console.log(`platform counters: ${out.platform.note}`);
+    if (out.dispatch) console.log(`dispatchers: ${out.dispatch}`);
+    console.log(`report: ${out.reportFile}`);
+    process.exitCode = out.agreement && !out.agreement.within ? 1 : 0;
+  } catch (e) {
+    console.error(`load: ${(e as Error).message}`);
+    process.exitCode = 2;
+  }
+  // sockets and keep-alive connections are closed; leave nothing holding the process
+  setTimeout(() => process.exit(), 100).unref();
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('load/cli.ts')) await main();
+export { USAGE };

@@ -1,0 +1,44 @@
+/** The load run's HTML report: the summary table, the counters check, and plots over time. */
+import { escapeHtml, htmlTable, page, type Plot } from './html.ts';
+import type { Second, Summary } from './metrics.ts';
+import type { LoadOptions } from './options.ts';
+
+export interface LoadOutcome {
+  options: LoadOptions;
+  runId: string;
+  summary: Summary[];
+  series: Record<string, Second[]>;
+  counters: Record<string, number>;
+  platform: { served: boolean; accepted: number; received: number; perNode: { target: string; accepted: number; received: number }[]; note?: string };
+  agreement: { difference: number; within: boolean } | undefined;
+  dispatch: string | undefined;
+  unanswered: number;
+  seconds: number;
+  reportFile: string;
+}
+
+const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+
+export function loadReport(out: LoadOutcome): string {
+  const o = out.options;
+  const config = htmlTable(['setting', 'value'], [
+    ['targets', o.targets.map((t) => t.origin).join(', ')], ['devices', o.devices], ['sockets', o.sockets], ['interval', `${o.intervalMs} ms`],
+    ['duration', `${o.durationMs} ms (ran ${out.seconds.toFixed(1)} s with the drain)`], ['bad share', o.badShare], ['encoding', o.encoding], ['reads a second', o.readRate],
+    ['dispatchers', o.dispatchers ? `${o.dispatchers}: ${out.dispatch ?? ''}` : 'off'], ['city', `${o.city.latitude}, ${o.city.longitude}, ${o.city.radiusMetres} m`], ['run', out.runId],
+  ]);
+  const summary = htmlTable(['operation', 'ok', 'errors', 'per s', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'error codes'],
+    out.summary.map((r) => [r.name, r.count, r.errors, r.rate.toFixed(1), f(r.p50), f(r.p90), f(r.p99), f(r.p999), f(r.max), Object.entries(r.errorCodes).map(([k, n]) => `${k}: ${n}`).join(', ')]));
+  const counters = htmlTable(['tool counter', 'value'], Object.entries(out.counters).sort());
+  const check = out.platform.served
+    ? `<p class="${out.agreement!.within ? 'pass' : 'fail'}">Readings accepted: the platform counted ${out.platform.accepted} (${out.platform.perNode.map((p) => `${escapeHtml(p.target)}: ${p.accepted}`).join(', ')}), the tool's receipts ${out.counters['readings accepted (receipts)'] ?? 0}; difference ${(out.agreement!.difference * 100).toFixed(3)}% (${out.agreement!.within ? 'within' : 'not within'} 1%).</p>`
+    : `<p class="fail">${escapeHtml(out.platform.note)}</p>`;
+  const names = Object.keys(out.series);
+  const x = names.length ? out.series[names[0]].map((s) => s.t) : [];
+  const plots: Plot[] = [
+    { title: 'Answers a second per operation', yLabel: 'per second', x, series: names.map((n) => ({ label: n, values: out.series[n].map((s) => s.count) })) },
+    { title: 'p99 latency per second (ms)', yLabel: 'ms', x, series: names.map((n) => ({ label: n, values: out.series[n].map((s) => s.p99) })) },
+    { title: 'p50 latency per second (ms)', yLabel: 'ms', x, series: names.map((n) => ({ label: n, values: out.series[n].map((s) => s.p50) })) },
+    { title: 'Errors a second per operation', yLabel: 'per second', x, series: names.map((n) => ({ label: n, values: out.series[n].map((s) => s.errors) })) },
+  ];
+  return page(`Load report ${out.runId}`, `<h2>Run</h2>${config}<h2>Throughput and latency</h2>${summary}<h2>Counters</h2>${check}${counters}${out.unanswered ? `<p class="fail">${out.unanswered} frame(s) unanswered at the end.</p>` : ''}<h2>Over time</h2>`, plots);
+}

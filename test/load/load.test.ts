@@ -1,0 +1,120 @@
+/**
+ * `npm run load` (docs/gaps.md#console): the target rule, the flags, and a short run against a
+ * platform started as `npm start` starts it, whose own counter of accepted readings must agree
+ * with the tool's. The run is on wall time by nature: it loads a live server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoad } from '../../load/cli.ts';
+import { checkTargets, isPrivateAddress, parseArgs, parseDuration } from '../../load/options.ts';
+import { haveChromium, launch } from '../console/browser.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('the target rule', () => {
+  it('a loopback or private test address is accepted: 127/8, 10/8, 172.16/12, 192.168/16, ::1, fc00::/7', () => {
+    for (const ip of ['127.0.0.1', '127.4.5.6', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.10', '::1', 'fd12:3456::1', '::ffff:10.0.0.1']) expect(isPrivateAddress(ip), ip).toBe(true);
+    for (const ip of ['8.8.8.8', '172.32.0.1', '172.15.0.1', '192.169.0.1', '169.254.169.254', '2001:db8::1', '100.64.0.1']) expect(isPrivateAddress(ip), ip).toBe(false);
+  });
+
+  it('a target that is not on a loopback or private address is refused unless --i-own-this-target says the operator owns it', async () => {
+    const publicHost = async () => ['93.184.216.34'];
+    await expect(checkTargets([new URL('http://8.8.8.8:8080')], false, publicHost)).rejects.toThrow(/refusing target.*--i-own-this-target/);
+    await expect(checkTargets([new URL('http://platform.example:8080')], false, publicHost)).rejects.toThrow(/93\.184\.216\.34/);
+    await expect(checkTargets([new URL('http://127.0.0.1:1'), new URL('http://8.8.8.8:1')], false, publicHost)).rejects.toThrow(/8\.8\.8\.8/);
+    await expect(checkTargets([new URL('http://platform.example:8080')], true, publicHost)).resolves.toBeUndefined();
+    await expect(checkTargets([new URL('http://box.local:8080'), new URL('http://[::1]:8080')], false, async () => ['192.168.0.7'])).resolves.toBeUndefined();
+  });
+});
+
+describe('flags', () => {
+  it('rates, counts and durations are set by flags; one or many targets; a wrong flag is refused with the usage', () => {
+    expect(parseDuration('60s')).toBe(60_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('2m')).toBe(120_000);
+    expect(() => parseDuration('soon')).toThrow(/duration/);
+    const o = parseArgs(['--target', 'http://127.0.0.1:8080,10.0.0.2:8080', '--target=http://10.0.0.3:8080', '--devices', '20000', '--duration', '60s', '--interval', '5s', '--bad-share', '0.1', '--dispatchers', '2']);
+    expect(o.targets.map((t) => t.origin)).toEqual(['http://127.0.0.1:8080', 'http://10.0.0.2:8080', 'http://10.0.0.3:8080']);
+    expect(o).toMatchObject({ devices: 20000, sockets: 2000, durationMs: 60_000, intervalMs: 5000, badShare: 0.1, dispatchers: 2, ownTarget: false });
+    expect(parseArgs(['--target', 'http://127.0.0.1:1', '--devices', '10']).sockets).toBe(10);
+    expect(() => parseArgs([])).toThrow(/--target is required/);
+    expect(() => parseArgs(['--target', 'http://127.0.0.1:1', '--frobnicate'])).toThrow(/unknown flag/);
+    expect(() => parseArgs(['--target', 'http://127.0.0.1:1', '--devices', '-3'])).toThrow(/--devices/);
+  });
+});
+
+describe('a run against a started platform', () => {
+  let server: ChildProcess;
+  let port = 0;
+  const dir = mkdtempSync(join(tmpdir(), 'load-test-'));
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(dir, 'operator.sock'), NATS_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      server.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /listening on port (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      server.once('exit', (code) => reject(new Error(`the platform exited (${code}): ${out}`)));
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  });
+
+  it('devices over WebSockets and API readers run for the duration; the platform\'s readings-accepted counter agrees with the tool\'s within 1%; every bad reading is refused; the HTML report is written', async () => {
+    const report = join(dir, 'report.html');
+    const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '60', '--sockets', '12', '--interval', '500ms', '--duration', '3s', '--bad-share', '0.2', '--read-rate', '20', '--dispatchers', '1', '--quiet', '--report', report]);
+    const out = await runLoad(o, () => {});
+    expect(out.unanswered).toBe(0);
+    expect(out.platform.served).toBe(true);
+    expect(out.agreement?.within, JSON.stringify(out.platform)).toBe(true);
+    const c = out.counters;
+    const good = c['good readings sent'];
+    const bad = Object.entries(c).filter(([k]) => k.startsWith('bad sent: ')).reduce((a, [, n]) => a + n, 0);
+    expect(good).toBeGreaterThan(200);
+    expect(bad).toBeGreaterThan(10);
+    expect(c['readings sent']).toBe(good + bad);
+    // the tool's expectation, the receipts and the platform's own count are one figure
+    expect(c['readings accepted (receipts)']).toBe(good);
+    expect(out.platform.accepted).toBe(good);
+    const rejected = Object.entries(c).filter(([k]) => k.startsWith('rejected: ')).reduce((a, [, n]) => a + n, 0);
+    expect(rejected).toBe(bad);
+    if (c['bad sent: inaccurate']) expect(c['rejected: accuracy_below_threshold']).toBe(c['bad sent: inaccurate']);
+    if (c['bad sent: future']) expect(c['rejected: recorded_in_the_future']).toBe(c['bad sent: future']);
+    const ops = out.summary.map((s) => s.name);
+    expect(ops).toEqual(expect.arrayContaining(['heartbeat frame', 'GET supply (nearest 25)', 'GET integrity_flags', 'GET availability/{worker}', 'PUT availability', 'ws connect']));
+    const frames = out.summary.find((s) => s.name === 'heartbeat frame')!;
+    expect(frames.errors).toBe(0);
+    expect(frames.p99).toBeGreaterThanOrEqual(frames.p50);
+    expect(out.dispatch).toMatch(/work order/);
+
+    const html = readFileSync(report, 'utf8');
+    expect(html).toContain('uPlot');
+    expect(html).toContain('heartbeat frame');
+    expect(html).toMatch(/within 1%/);
+    if (haveChromium) {
+      const browser = await launch();
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(`file://${report}`);
+        expect(await page.locator('.uplot canvas').count()).toBe(4);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }
+  }, 90_000);
+});
