@@ -2,6 +2,7 @@
 import type { Area } from '../kernel/index.ts';
 import { area as accounts } from './accounts/index.ts';
 import { area as allocation } from './allocation/index.ts';
+import { area as credentials } from './credentials/index.ts';
 import { area as delivery } from './delivery/index.ts';
 import { area as engagements } from './engagements/index.ts';
 import { area as identity } from './identity/index.ts';
@@ -13,6 +14,7 @@ import { area as sourcing } from './sourcing/index.ts';
 export const areas: Area[] = [
   accounts,
   allocation,
+  credentials,
   delivery,
   engagements,
   identity,
