@@ -9,6 +9,10 @@ import { IntegrityFlag } from './integrity-flag.ts';
 import { activePolicy } from './policy.ts';
 import { SandboxNetworkCrossCheck, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { routes, service } from './routes.ts';
+import { dispatchRoutes } from './dispatch-routes.ts';
+import { CASCADE_REMOVAL, CascadeRemoval } from './cascade-removal.ts';
+import { WorkOrder } from './work-order.ts';
+import { Assignment } from './assignment.ts';
 import { ALLOCATION, AllocationService } from './service.ts';
 import { heartbeatSocket } from './socket.ts';
 import { Worker } from './worker.ts';
@@ -29,8 +33,8 @@ export const allocation = (platform: Platform): AllocationService => service(pla
 
 export const area: Area = {
   name: 'allocation',
-  kinds: [Worker, IntegrityFlag],
-  routes,
+  kinds: [Worker, IntegrityFlag, WorkOrder, Assignment],
+  routes: [...routes, ...dispatchRoutes],
   events,
   sockets: [heartbeatSocket],
   start(platform) {
@@ -39,8 +43,12 @@ export const area: Area = {
     const s = new AllocationService(platform, activePolicy(version || undefined), network);
     platform.services.provide(ALLOCATION, s);
     s.start();
+    const removal = new CascadeRemoval(platform);
+    platform.services.provide(CASCADE_REMOVAL, removal);
+    removal.start();
   },
-  stop(platform) {
+  async stop(platform) {
+    await platform.services.remove(CASCADE_REMOVAL)?.stop();
     platform.services.remove(ALLOCATION)?.stop();
   },
 };

@@ -33,6 +33,19 @@ export interface PolicyPack {
     /** Frames a connection may send per second. */
     frames_per_second: number;
   };
+  /**
+   * Proof of service (from 2026.11.2; spec 3: arrival needs geofence entry and the start passcode,
+   * completion the completion passcode, dwell and telemetry continuity).
+   */
+  assignment?: {
+    /** Time inside the geofence, from arrival to completion, below which completion is an exception. */
+    min_dwell_seconds: number;
+    /** The longest gap between readings from arrival to completion that still counts as continuous. */
+    max_telemetry_gap_seconds: number;
+    passcode_digits: number;
+    /** Added to the geofence radius for a reading's position (GPS error). */
+    geofence_slack_metres: number;
+  };
 }
 
 export interface LoadedPolicy {
@@ -81,6 +94,12 @@ export function checkPack(raw: unknown): LoadedPolicy {
     positive('socket.bad_frames_per_connection', p.socket?.bad_frames_per_connection, true);
     positive('socket.frames_per_second', p.socket?.frames_per_second, true);
   }
+  if (p?.assignment !== undefined) {
+    positive('assignment.min_dwell_seconds', p.assignment?.min_dwell_seconds);
+    positive('assignment.max_telemetry_gap_seconds', p.assignment?.max_telemetry_gap_seconds);
+    positive('assignment.passcode_digits', p.assignment?.passcode_digits, true);
+    if (!(p.assignment?.geofence_slack_metres >= 0)) problems.push('assignment.geofence_slack_metres');
+  }
   if (problems.length) throw new Error(`policy pack refused: ${problems.join(', ')}`);
   return { pack: Object.freeze(p), hash: 'sha256:' + createHash('sha256').update(canonicalJson(p)).digest('hex') };
 }
@@ -96,7 +115,7 @@ export function loadPolicies(): Map<string, LoadedPolicy> {
   return out;
 }
 
-export const ACTIVE_POLICY_VERSION = '2026.11.1';
+export const ACTIVE_POLICY_VERSION = '2026.11.2';
 
 export function activePolicy(version = ACTIVE_POLICY_VERSION): LoadedPolicy {
   const p = loadPolicies().get(version);

@@ -243,6 +243,11 @@ export class AllocationService {
     return this.live.peek(org, workerId)?.id ?? (await this.workers.prepare(org, workerId));
   }
 
+  /** The worker's settled assignments (the ranking's reliability), from the state this node holds. */
+  assignmentsOf(org: string, workerId: string): { completed: number; failed: number } {
+    return this.live.peek(org, workerId)?.state.assignments ?? { completed: 0, failed: 0 };
+  }
+
   /** The worker's integrity flag still open on this node, if any (an integrity signal during an assignment). */
   openFlagOf(org: string, workerId: string): string | null {
     const lw = this.live.peek(org, workerId);

@@ -70,6 +70,8 @@ export interface WorkerState {
   /** The upheld flag that suspends this worker (spec 2.8: excluded_because integrity_flag_upheld). */
   suspended_by: string | null;
   exclusions: ExternalExclusion[];
+  /** Assignments settled: completed (proof sealed) or failed (an exception dismissed); the ranking's reliability. Absent in older snapshots. */
+  assignments?: { completed: number; failed: number };
   created_at: number;
   updated_at: number;
 }
@@ -94,7 +96,8 @@ export type WorkerEvent =
   | { type: 'worker.integrity_signals_reported'; worker_id: string; flag_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }
   | { type: 'worker.integrity_flag_closed'; flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }
   | { type: 'worker.excluded'; reason: ExternalExclusion }
-  | { type: 'worker.readmitted'; reason: ExternalExclusion };
+  | { type: 'worker.readmitted'; reason: ExternalExclusion }
+  | { type: 'worker.assignment_settled'; assignment_id: string; outcome: 'completed' | 'failed' };
 
 export function stateAt(s: Pick<WorkerState, 'history'>, at: number): { availability: AvailabilityState; onAssignment: boolean } {
   const h = s.history;
@@ -176,6 +179,9 @@ export const Worker = defineActor({
     readmit(s: WorkerState, cmd: { reason: ExternalExclusion }): WorkerEvent[] {
       return s.exclusions.includes(cmd.reason) ? [{ type: 'worker.readmitted', reason: cmd.reason }] : [];
     },
+    settle_assignment(s: WorkerState, cmd: { assignment_id: string; outcome: 'completed' | 'failed' }): WorkerEvent[] {
+      return [{ type: 'worker.assignment_settled', assignment_id: cmd.assignment_id, outcome: cmd.outcome }];
+    },
     close_flag(s: WorkerState, cmd: { flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }): WorkerEvent[] {
       if (s.open_flag_id !== cmd.flag_id && !cmd.suspends) return [];
       return [{ type: 'worker.integrity_flag_closed', ...cmd }];
@@ -213,6 +219,10 @@ export const Worker = defineActor({
         return { ...base, exclusions: [...s.exclusions, e.reason] };
       case 'worker.readmitted':
         return { ...base, exclusions: s.exclusions.filter((r) => r !== e.reason) };
+      case 'worker.assignment_settled': {
+        const a = s.assignments ?? { completed: 0, failed: 0 };
+        return { ...base, assignments: e.outcome === 'completed' ? { ...a, completed: a.completed + 1 } : { ...a, failed: a.failed + 1 } };
+      }
       case 'worker.integrity_flag_closed': {
         const open = s.open_flag_id === e.flag_id;
         return {
@@ -243,6 +253,26 @@ export const Worker = defineActor({
       target(event, source) {
         const d = event.data as { worker_id: string; suspends?: boolean };
         return { id: workerActorId(event.org, d.worker_id), payload: { flag_id: source.id, outcome: event.type === 'integrity_flag.upheld' ? 'upheld' : 'dismissed', suspends: d.suspends === true } };
+      },
+    },
+    // A worker with an assignment is on assignment (out of the supply map, readings still collected) until it settles.
+    {
+      from: 'allocation_assignment',
+      events: ['assignment.created', 'assignment.completed', 'assignment.closed', 'assignment.cancelled'],
+      command: 'set_assignment',
+      target: (event) => {
+        const d = event.data as { worker_id: string };
+        return { id: workerActorId(event.org, d.worker_id), payload: { on_assignment: event.type === 'assignment.created' } };
+      },
+    },
+    // The ranking's reliability counts settled assignments (docs/gaps.md#allocation).
+    {
+      from: 'allocation_assignment',
+      events: ['assignment.completed', 'assignment.closed'],
+      command: 'settle_assignment',
+      target: (event, source) => {
+        const d = event.data as { worker_id: string };
+        return { id: workerActorId(event.org, d.worker_id), payload: { assignment_id: source.id, outcome: event.type === 'assignment.completed' ? 'completed' : 'failed' } };
       },
     },
     // Spec 6, 8: a revocation of identity removes the worker from the supply the moment the

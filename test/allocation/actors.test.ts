@@ -35,7 +35,7 @@ describe('snapshots of the allocation actors', () => {
 });
 
 describe('allocation events in the event catalogue (spec 6)', () => {
-  it('declares its public types with source match, each on a journal event its actors emit', () => {
+  it('declares its ten public types (spec 6) with source match, each on a journal event its actors emit', () => {
     const types = area.events!.map((e) => e.type);
     expect(types).toEqual([
       'match.worker.availability_changed',
@@ -43,8 +43,15 @@ describe('allocation events in the event catalogue (spec 6)', () => {
       'match.integrity_flag.raised',
       'match.integrity_flag.upheld',
       'match.integrity_flag.dismissed',
+      'match.offer.made',
+      'match.offer.accepted',
+      'match.offer.withdrawn',
+      'match.supply_gap.declared',
+      'match.exception.raised',
     ]);
-    expect(area.events!.every((e) => e.source === 'match' && [Worker.kind, IntegrityFlag.kind].includes(e.kind))).toBe(true);
+    // spec 6: allocation has ten event types
+    expect(types).toHaveLength(10);
+    expect(area.events!.every((e) => e.source === 'match' && [Worker.kind, IntegrityFlag.kind, 'allocation_work_order', 'allocation_assignment'].includes(e.kind))).toBe(true);
   });
 
   it('availability, presence and flag transitions appear on GET /v1/allocation/events', async () => {

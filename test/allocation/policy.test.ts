@@ -16,7 +16,7 @@ describe('allocation policy pack (spec 9 versioning)', () => {
 
   it('the hash is of the canonical form: key order does not change it, a threshold does', () => {
     const p = activePolicy().pack;
-    const reordered = JSON.parse(JSON.stringify({ socket: p.socket, presence: p.presence, supply: p.supply, heartbeat: p.heartbeat, version: p.version, name: p.name }));
+    const reordered = JSON.parse(JSON.stringify({ assignment: p.assignment, socket: p.socket, presence: p.presence, supply: p.supply, heartbeat: p.heartbeat, version: p.version, name: p.name }));
     expect(checkPack(reordered).hash).toBe(activePolicy().hash);
     const changed = { ...reordered, heartbeat: { ...p.heartbeat, max_accuracy_metres: 101 } };
     expect(checkPack(changed).hash).not.toBe(activePolicy().hash);
@@ -34,15 +34,17 @@ describe('allocation policy pack (spec 9 versioning)', () => {
     expect(hashes).toEqual({
       '2026.01.1': 'sha256:e700e155f6aa58bf45b56fb59fd4b4f5777eec0fe88a33f1e4f319caec80d595',
       '2026.11.1': 'sha256:996d5f930b36a8030a98eb34f14ad2160b58778d35b3650b1925d191fcfc3370',
+      '2026.11.2': 'sha256:423fb26412dd15d7c566569e195aa810e958a49d74ede0513b03928f29a75d16',
     });
   });
 
-  it('2026.11.1 is the active version: the fields of 2026.01.1 and the heartbeat socket\u2019s budgets', () => {
-    expect(ACTIVE_POLICY_VERSION).toBe('2026.11.1');
-    const before = loadPolicies().get('2026.01.1')!.pack;
-    const { socket, ...rest } = activePolicy().pack;
-    expect(rest).toEqual({ ...before, version: '2026.11.1' });
-    expect(socket).toEqual({ bad_frames_per_connection: 20, frames_per_second: 5000 });
+  it('2026.11.2 is the active version: the fields of 2026.11.1 and the proof-of-service parameters of assignments (spec 3)', () => {
+    expect(ACTIVE_POLICY_VERSION).toBe('2026.11.2');
+    const before = loadPolicies().get('2026.11.1')!.pack;
+    const { assignment, ...rest } = activePolicy().pack;
+    expect(rest).toEqual({ ...before, version: '2026.11.2' });
+    expect(rest.socket).toEqual({ bad_frames_per_connection: 20, frames_per_second: 5000 });
+    expect(assignment).toEqual({ min_dwell_seconds: 300, max_telemetry_gap_seconds: 180, passcode_digits: 6, geofence_slack_metres: 25 });
   });
 });
 

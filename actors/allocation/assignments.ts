@@ -1,0 +1,74 @@
+/**
+ * Assignments and their exceptions over HTTP (spec 4.7): created from an accepted offer, the
+ * passcodes shown once; each step's facts read from the worker's readings (proof.ts) before the
+ * assignment actor decides.
+ */
+import { randomInt } from 'node:crypto';
+import { ApiError, type Caller, derivedId, type Platform } from '../../kernel/index.ts';
+import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
+import { stepFacts } from './proof.ts';
+import { ALLOCATION, type AllocationService } from './service.ts';
+import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from './work-order.ts';
+
+const policyOf = (platform: Platform) => (platform.services.require(ALLOCATION) as AllocationService).policy;
+export const assignmentIdOf = (offerId: string) => derivedId(ASSIGNMENT_PREFIX, [offerId]);
+
+function passcode(digits: number): string {
+  let s = '';
+  for (let i = 0; i < digits; i++) s += String(randomInt(10));
+  return s;
+}
+
+/** POST /v1/allocation/assignments {offer_id}: one assignment per accepted offer; the passcodes in this answer only. */
+export async function createAssignment(platform: Platform, caller: Caller, offerId: string, dedupeId: string | undefined): Promise<unknown> {
+  const wo = await platform.system.state<WorkOrderState>(WorkOrder, workOrderIdOfOffer(offerId), caller.org).catch((e: unknown) => {
+    if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No offer ${offerId}.`);
+    throw e;
+  });
+  const offer = wo.offers.find((o) => o.id === offerId);
+  if (!offer) throw new ApiError('not_found', `No offer ${offerId}.`);
+  if (offer.status !== 'accepted') throw new ApiError('conflict', `Offer ${offerId} is ${offer.status}; an assignment is made from an accepted offer.`);
+  const id = assignmentIdOf(offerId);
+  const existing = await platform.system.state<AssignmentState>(Assignment, id, caller.org).catch(() => undefined);
+  if (existing) throw new ApiError('conflict', `Offer ${offerId} already has assignment ${id}; its passcodes were shown when it was made.`);
+  const digits = policyOf(platform).pack.assignment?.passcode_digits ?? 6;
+  const start = passcode(digits);
+  const completion = passcode(digits);
+  const view = await platform.system.ask(
+    Assignment,
+    id,
+    'create',
+    {
+      work_order_id: wo.id,
+      offer_id: offerId,
+      worker_id: offer.worker_id,
+      location: wo.location,
+      start_digest: passcodeDigest(id, 'start', start),
+      completion_digest: passcodeDigest(id, 'completion', completion),
+      policy_version: policyOf(platform).pack.version,
+      livemode: caller.livemode,
+    },
+    { ...caller, dedupeId },
+  );
+  return { ...(view as object), passcodes: { start: start, completion: completion, shown_once: true } };
+}
+
+export async function assignmentStep(platform: Platform, caller: Caller, id: string, step: 'arrive' | 'complete', passcodeGiven: string, dedupeId: string | undefined): Promise<unknown> {
+  const s = await platform.system.state<AssignmentState>(Assignment, id, caller.org);
+  const policy = policyOf(platform).pack;
+  const facts = await stepFacts(platform, s, step === 'arrive' ? 'start' : 'completion', passcodeGiven, policy);
+  const payload = step === 'arrive' ? { passcode: passcodeGiven, facts } : { passcode: passcodeGiven, facts, min_dwell_seconds: policy.assignment?.min_dwell_seconds ?? 0, max_gap_seconds: policy.assignment?.max_telemetry_gap_seconds ?? Infinity };
+  return platform.system.ask(Assignment, id, step, payload, { ...caller, dedupeId });
+}
+
+export async function proofOf(platform: Platform, org: string, id: string): Promise<unknown> {
+  const s = await platform.system.state<AssignmentState>(Assignment, id, org);
+  if (!s.seal) throw new ApiError('conflict', `Assignment ${id} is ${s.status}; its proof is sealed when it completes (or its exception is upheld).`);
+  return { object: 'proof_bundle', livemode: s.livemode, mocked: false, ...proofBody(s), seal: s.seal };
+}
+
+export async function exceptionOf(platform: Platform, org: string, assignmentId: string): Promise<unknown> {
+  const s = await platform.system.state<AssignmentState>(Assignment, assignmentId, org);
+  if (!s.exception) throw new ApiError('not_found', `No exception on assignment ${assignmentId}.`);
+  return exceptionView(s);
+}

@@ -1,0 +1,183 @@
+/**
+ * Dispatch: opening work orders, their explained ranking, and the offers' acceptance (spec 3
+ * "Work orders, offers, assignments, exceptions", 4.7). The ranking's facts come from the supply
+ * map's nearest-N query (never a scan of all workers), the identity gate, engagement standing and
+ * credential eligibility, each a read of memory on this node through the owning module's face;
+ * ranking.ts decides. The work order actor then runs the cascade.
+ */
+import { ApiError, type Caller, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { credentialEligibility } from '../credentials/index.ts';
+import { engagementStanding } from '../engagements/index.ts';
+import { identityGate } from '../identity/index.ts';
+import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate } from './ranking.ts';
+import { ALLOCATION, type AllocationService } from './service.ts';
+import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
+import { offerView, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
+
+export interface OpenWorkOrder {
+  location: { latitude: number; longitude: number; radius_metres: number };
+  search_radius_metres?: number;
+  occupation_code?: string;
+  claim_codes?: string[];
+  window: { starts_at: string; ends_at: string };
+  headcount: number;
+  offer_timeout_seconds?: number;
+  cascade_width?: number;
+}
+
+interface Gates {
+  isLive(org: string, subject: string): boolean;
+  isCurrent(org: string, worker: string): boolean;
+  eligibility(org: string, subject: string, occupation: string | null, claims: readonly string[]): CandidateFacts['credentials'];
+}
+
+/** The other modules' reads; a module not mounted on this platform passes nobody (closed by default). */
+export function moduleGates(platform: Platform): Gates {
+  const safe = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch {
+      return undefined;
+    }
+  };
+  const identity = safe(() => identityGate(platform));
+  const standing = safe(() => engagementStanding(platform));
+  const creds = safe(() => credentialEligibility(platform));
+  return {
+    isLive: (org, s) => identity?.isLive(org, s) ?? false,
+    isCurrent: (org, w) => standing?.isCurrent(org, w) ?? false,
+    eligibility: (org, s, occupation, claims) => {
+      if (!occupation && !claims.length) return null;
+      if (!creds) return { eligible: false, reasons: [{ code: 'credentials_not_available', detail: 'The credentials module is not mounted.' }], claims: [] };
+      const e = creds.check(org, s, { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
+      return { eligible: e.eligible, reasons: e.reasons, claims: e.claims.map((c) => ({ code: c.code, freshness: c.freshness, evidence_class: c.evidence_class })) };
+    },
+  };
+}
+
+const svc = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
+
+/** Every candidate near the point, gated and scored. */
+function rankAround(platform: Platform, org: string, f: Pick<WorkOrderFacts, 'location' | 'search_radius_metres' | 'occupation_code' | 'claim_codes'>, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
+  const g = moduleGates(platform);
+  const s = svc(platform);
+  const now = platform.clock.now();
+  const near = s.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
+  const facts: CandidateFacts[] = near.map((n) => {
+    const last = s.lastReadingAt(org, n.worker_id);
+    const settled = s.assignmentsOf(org, n.worker_id);
+    return {
+      worker_id: n.worker_id,
+      distance_metres: n.distance_metres,
+      passport_live: g.isLive(org, n.worker_id),
+      engagement_current: g.isCurrent(org, n.worker_id),
+      credentials: g.eligibility(org, n.worker_id, f.occupation_code, f.claim_codes),
+      completed: settled.completed,
+      failed: settled.failed,
+      presence_age_seconds: last === undefined ? Infinity : Math.max(0, (now - last) / 1000),
+    };
+  });
+  return rank(facts, f.search_radius_metres, weights);
+}
+
+export async function openWorkOrder(platform: Platform, caller: Caller, id: string, body: OpenWorkOrder, dedupeId: string | undefined): Promise<unknown> {
+  const w = ACTIVE_WEIGHTS.set;
+  const bad: ValidationEntry[] = [];
+  const refuse = (field: string, code: string, detail: string) => bad.push({ index: 1, severity: 'error', code, detail, field });
+  const starts = Date.parse(body.window.starts_at);
+  const ends = Date.parse(body.window.ends_at);
+  const now = platform.clock.now();
+  if (!(ends > starts)) refuse('/window/ends_at', 'out_of_range', 'window.ends_at must be after window.starts_at.');
+  if (ends <= now) refuse('/window/ends_at', 'not_in_future', 'window.ends_at has passed already.');
+  if (body.location.radius_metres > w.max_radius_metres) refuse('/location/radius_metres', 'out_of_range', `radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
+  const search = body.search_radius_metres ?? Math.max(w.default_search_radius_metres, body.location.radius_metres);
+  if (search > w.max_radius_metres) refuse('/search_radius_metres', 'out_of_range', `search_radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
+  if (search < body.location.radius_metres) refuse('/search_radius_metres', 'out_of_range', 'search_radius_metres is at least the geofence radius.');
+  if (body.headcount > w.max_headcount) refuse('/headcount', 'out_of_range', `headcount is at most ${w.max_headcount}.`);
+  const claims = [...new Set(body.claim_codes ?? [])];
+  let licenceRequired = false;
+  const occupation = body.occupation_code ?? null;
+  if (occupation || claims.length) {
+    // An unknown occupation or claim code is the caller's mistake, not a gap in supply.
+    try {
+      const probe = credentialEligibility(platform).check(caller.org, '\u0000probe', { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
+      for (const r of probe.reasons) {
+        if (r.code === 'unknown_occupation') refuse('/occupation_code', 'unknown_occupation', r.detail);
+        if (r.code === 'unknown_claim_code') refuse('/claim_codes', 'unknown_claim_code', r.detail);
+        if (r.code === 'licence_missing') licenceRequired = true;
+      }
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 400) throw e;
+      throw new ApiError('unavailable', 'The credentials module cannot be asked about the occupation now; retry.');
+    }
+  }
+  if (bad.length) throw validationError(bad, 1);
+  const facts: WorkOrderFacts = {
+    location: body.location,
+    search_radius_metres: search,
+    occupation_code: occupation,
+    claim_codes: claims,
+    licence_required: licenceRequired,
+    window: { starts_at: starts, ends_at: ends },
+    headcount: body.headcount,
+    offer_timeout_seconds: body.offer_timeout_seconds ?? w.default_offer_timeout_seconds,
+    cascade_width: body.cascade_width ?? w.default_cascade_width,
+    weight_set: { version: w.version, content_hash: ACTIVE_WEIGHTS.hash },
+    livemode: caller.livemode,
+  };
+  const { ranked, excluded } = rankAround(platform, caller.org, facts);
+  return platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates: ranked.map((r) => ({ worker_id: r.worker_id, rank: r.rank, score: r.score })), excluded_count: excluded.length }, { ...caller, dedupeId });
+}
+
+/** GET .../ranking: the ranking as it stands now around the work order, every factor shown. */
+export async function rankingOf(platform: Platform, org: string, id: string): Promise<unknown> {
+  const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);
+  const weights = weightsVersion(s.weight_set.version) ?? ACTIVE_WEIGHTS;
+  const { ranked, excluded } = rankAround(platform, org, s, weights.set);
+  return {
+    object: 'work_order_ranking',
+    livemode: s.livemode,
+    mocked: false,
+    work_order_id: s.id,
+    weight_set: { version: weights.set.version, content_hash: weights.hash, factors: weights.set.factors },
+    ranked_at: new Date(platform.clock.now()).toISOString(),
+    candidates: ranked,
+    excluded: excluded.slice(0, weights.set.excluded_shown),
+    excluded_count: excluded.length,
+  };
+}
+
+async function offerState(platform: Platform, org: string, offerId: string) {
+  const s = await platform.system.state<WorkOrderState>(WorkOrder, workOrderIdOfOffer(offerId), org).catch((e: unknown) => {
+    if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No offer ${offerId}.`);
+    throw e;
+  });
+  const o = s.offers.find((x) => x.id === offerId);
+  if (!o) throw new ApiError('not_found', `No offer ${offerId}.`);
+  return { s, o };
+}
+
+export async function getOffer(platform: Platform, org: string, offerId: string): Promise<unknown> {
+  const { s, o } = await offerState(platform, org, offerId);
+  return offerView(s, o);
+}
+
+/** Accepting needs a live passport and a current engagement (spec 3: 422 engagement_not_current). */
+export async function acceptOffer(platform: Platform, caller: Caller, offerId: string, dedupeId: string | undefined): Promise<unknown> {
+  const { o } = await offerState(platform, caller.org, offerId);
+  const g = moduleGates(platform);
+  const woId = workOrderIdOfOffer(offerId);
+  await platform.system.ask(WorkOrder, woId, 'accept', { offer_id: offerId, passport_live: g.isLive(caller.org, o.worker_id), engagement_current: g.isCurrent(caller.org, o.worker_id) }, { ...caller, dedupeId });
+  return getOffer(platform, caller.org, offerId);
+}
+
+export async function declineOffer(platform: Platform, caller: Caller, offerId: string, reason: string | undefined, dedupeId: string | undefined): Promise<unknown> {
+  await offerState(platform, caller.org, offerId);
+  await platform.system.ask(WorkOrder, workOrderIdOfOffer(offerId), 'decline', { offer_id: offerId, reason }, { ...caller, dedupeId });
+  return getOffer(platform, caller.org, offerId);
+}
+
+export async function offersOf(platform: Platform, org: string, id: string): Promise<unknown> {
+  const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);
+  return { object: 'list', data: [...s.offers].reverse().map((o) => offerView(s, o)), has_more: false };
+}

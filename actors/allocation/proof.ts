@@ -1,0 +1,64 @@
+/**
+ * What a worker's readings say about an assignment step (spec 3: arrival needs geofence entry
+ * corroborated by the start passcode; completion needs the completion passcode, dwell inside the
+ * geofence and telemetry continuity). Reads the worker's stored readings since the step began,
+ * marks each inside or outside the geofence (radius plus the policy's slack for GPS error), and
+ * derives the crossings, the first entry, the dwell (time between consecutive readings both
+ * inside) and the longest gap (including the silence up to now). The assignment actor decides.
+ */
+import type { Platform } from '../../kernel/index.ts';
+import { moduleGates } from './dispatch.ts';
+import { distanceMetres } from './geo.ts';
+import type { StoredReadingData } from './heartbeat.ts';
+import type { AssignmentState, ProofReading, Signal, StepFacts } from './assignment.ts';
+import { passcodeDigest } from './assignment.ts';
+import type { PolicyPack } from './policy.ts';
+import { ALLOCATION, type AllocationService } from './service.ts';
+import { workerActorId } from './worker.ts';
+
+export async function stepFacts(platform: Platform, s: AssignmentState, step: 'start' | 'completion', passcode: string, policy: PolicyPack): Promise<StepFacts> {
+  const now = platform.clock.now();
+  const from = step === 'start' ? (s.started_at ?? s.created_at) : (s.arrived_at ?? s.created_at);
+  const slack = policy.assignment?.geofence_slack_metres ?? 0;
+  const stored = await platform.stores.readings.range(workerActorId(s.org, s.worker_id), from, now);
+  const readings: ProofReading[] = [];
+  for (const r of stored) {
+    const p = (r.data as StoredReadingData).position;
+    if (!p) continue;
+    const d = distanceMetres(p.latitude, p.longitude, s.location.latitude, s.location.longitude);
+    readings.push({ recorded_at: new Date(r.recordedAt).toISOString(), latitude: p.latitude, longitude: p.longitude, accuracy_metres: p.accuracy_metres, inside: d <= s.location.radius_metres + slack });
+  }
+  const crossings: StepFacts['crossings'] = [];
+  let entered: string | null = null;
+  let dwell = 0;
+  let gap = 0;
+  let prevAt = from;
+  for (let i = 0; i < readings.length; i++) {
+    const r = readings[i]!;
+    const at = Date.parse(r.recorded_at);
+    const before = readings[i - 1];
+    if (r.inside && entered === null) entered = r.recorded_at;
+    if (before && before.inside !== r.inside) crossings.push({ direction: r.inside ? 'entered' : 'left', at: r.recorded_at });
+    if (!before && r.inside) crossings.push({ direction: 'entered', at: r.recorded_at });
+    if (before && before.inside && r.inside) dwell += (at - Date.parse(before.recorded_at)) / 1000;
+    gap = Math.max(gap, (at - prevAt) / 1000);
+    prevAt = at;
+  }
+  gap = Math.max(gap, (now - prevAt) / 1000);
+  const g = moduleGates(platform);
+  const signals: Signal[] = [];
+  const svc = platform.services.require(ALLOCATION) as AllocationService;
+  const flag = svc.openFlagOf(s.org, s.worker_id);
+  if (flag) signals.push({ name: 'integrity_signal', detail: `Integrity flag ${flag} is open on the worker.` });
+  return {
+    passcode_digest: passcodeDigest(s.id, step, passcode),
+    engagement_current: g.isCurrent(s.org, s.worker_id),
+    passport_live: g.isLive(s.org, s.worker_id),
+    signals,
+    readings,
+    crossings,
+    entered_at: entered,
+    dwell_seconds: Math.round(dwell),
+    max_gap_seconds: Math.round(gap),
+  };
+}

@@ -1,0 +1,323 @@
+/**
+ * Work order (spec 3 "Work orders, offers, assignments, exceptions", 4.7; shape a gap,
+ * docs/gaps.md#allocation). One actor per work order: where (a point and a geofence radius), what
+ * (occupation and required claims), when (a window), how many (headcount), and its cascade. It
+ * holds the ranking it was opened with (the candidates, best first) and its offers, so every
+ * acceptance is decided by one writer: the headcount can never be overfilled.
+ *
+ * The cascade: cascade_width offers are pending at a time while the headcount is not filled; each
+ * expires by reminder at offer_timeout; a decline, an expiry or a withdrawal offers the next
+ * candidate; when the headcount is accepted the remaining offers are withdrawn. A work order that
+ * cannot be filled is closed with its reason and declared a supply gap (spec 6).
+ *
+ * status  command          condition                                    events                                         next
+ * ------  ---------------  -------------------------------------------  ---------------------------------------------  ---------
+ * (none)  open             candidates                                    work_order.opened, offer.made x wave           open
+ * (none)  open             no eligible candidate                         work_order.opened, work_order.unfilled         unfilled
+ * open    offer            free slots and candidates left                offer.made x wave                              open
+ * open    accept           offer pending; engagement current (else 422)  offer.accepted [+ work_order.filled,            open | filled
+ *                          and passport live (else 409)                  offer.withdrawn x rest | offer.made x wave]
+ * open    decline          offer pending                                 offer.declined [+ next wave | unfilled]        open | unfilled
+ * open    expire_offers    pending offers past expires_at (reminder)     offer.expired x due [+ next wave | unfilled]   open | unfilled
+ * open    withdraw_worker  the worker left supply (cascade removal)      offer.withdrawn x theirs [+ next | unfilled]   open | unfilled
+ * open    fill             at least one accepted                         work_order.filled, offer.withdrawn x pending   filled
+ * open    expire           a person, or the window's end (reminder)     work_order.unfilled (window_passed), withdrawn unfilled
+ * open    cancel           -                                             work_order.cancelled, offer.withdrawn x pending cancelled
+ * closed  offer, accept, decline, fill, expire, cancel                  409 conflict
+ * closed  expire_offers, withdraw_worker                               -                                              (same)
+ */
+import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { ApiError, assertNever } from '../../kernel/index.ts';
+import { workerActorId } from './worker.ts';
+
+export const WORK_ORDER_PREFIX = 'match_work_order_';
+export const OFFER_PREFIX = 'match_offer_';
+export const WORK_ORDER_STATUSES = ['open', 'filled', 'unfilled', 'cancelled'] as const;
+export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
+export const OFFER_STATUSES = ['pending', 'accepted', 'declined', 'expired', 'withdrawn'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+/** Why a work order closed unfilled: each is a supply gap (spec 6). */
+export const GAP_REASONS = ['no_eligible_supply', 'every_offer_declined_or_expired', 'window_passed'] as const;
+export type GapReason = (typeof GAP_REASONS)[number];
+
+/** An offer's id names its work order: the work order's suffix, then the offer's number. */
+export const offerIdOf = (workOrderId: string, n: number) => `${OFFER_PREFIX}${workOrderId.slice(WORK_ORDER_PREFIX.length)}${n}`;
+const WO_SUFFIX = 22;
+export const workOrderIdOfOffer = (offerId: string) => `${WORK_ORDER_PREFIX}${offerId.slice(OFFER_PREFIX.length, OFFER_PREFIX.length + WO_SUFFIX)}`;
+
+export interface Candidate {
+  worker_id: string;
+  rank: number;
+  score: number;
+}
+
+export interface OfferRecord {
+  id: string;
+  worker_id: string;
+  rank: number;
+  score: number;
+  status: OfferStatus;
+  offered_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  reason: string | null;
+}
+
+export interface WorkOrderFacts {
+  /** The point and its geofence radius (arrival and completion are judged against it). */
+  location: { latitude: number; longitude: number; radius_metres: number };
+  /** How far from the point candidates are sought (at least the geofence radius). */
+  search_radius_metres: number;
+  occupation_code: string | null;
+  claim_codes: string[];
+  licence_required: boolean;
+  window: { starts_at: number; ends_at: number };
+  headcount: number;
+  offer_timeout_seconds: number;
+  cascade_width: number;
+  weight_set: { version: string; content_hash: string };
+  livemode: boolean;
+}
+
+export interface WorkOrderState extends WorkOrderFacts {
+  id: string;
+  org: string;
+  status: WorkOrderStatus;
+  candidates: Candidate[];
+  excluded_count: number;
+  /** Index of the next candidate to offer. */
+  next: number;
+  /** Workers that left supply: never offered again by this work order. */
+  removed: string[];
+  offers: OfferRecord[];
+  accepted: number;
+  closed_reason: string | null;
+  created_at: number;
+  closed_at: number | null;
+}
+
+export type WorkOrderEvent =
+  | ({ type: 'work_order.opened'; candidates: Candidate[]; excluded_count: number } & WorkOrderFacts)
+  | { type: 'offer.made'; offer_id: string; worker_id: string; rank: number; score: number; expires_at: number }
+  | { type: 'offer.accepted'; offer_id: string; worker_id: string }
+  | { type: 'offer.declined'; offer_id: string; worker_id: string; reason: string | null }
+  | { type: 'offer.expired'; offer_id: string; worker_id: string }
+  | { type: 'offer.withdrawn'; offer_id: string; worker_id: string; reason: string }
+  | { type: 'work_order.filled'; accepted: number; by: 'headcount' | 'dispatcher' }
+  | { type: 'work_order.unfilled'; reason: GapReason; accepted: number }
+  | { type: 'work_order.cancelled'; reason: string | null };
+
+export interface AcceptGates {
+  offer_id: string;
+  passport_live: boolean;
+  engagement_current: boolean;
+}
+
+const pendingOf = (s: WorkOrderState) => s.offers.filter((o) => o.status === 'pending');
+
+function closed(s: WorkOrderState, what: string): never {
+  throw new ApiError('conflict', `Work order ${s.id} is ${s.status}; it cannot ${what}.`);
+}
+
+function offerOf(s: WorkOrderState, offerId: string): OfferRecord {
+  const o = s.offers.find((x) => x.id === offerId);
+  if (!o) throw new ApiError('not_found', `No offer ${offerId}.`);
+  return o;
+}
+
+/**
+ * The events that keep the cascade moving after `events` (already decided, applied on a copy): the
+ * next wave of offers, or the supply gap when nothing is pending and nobody is left to ask.
+ */
+function cascade(s0: WorkOrderState, events: WorkOrderEvent[], now: number): WorkOrderEvent[] {
+  let s = s0;
+  for (const e of events) s = evolveWorkOrder(s, e, now);
+  if (s.status !== 'open') return events;
+  const out = [...events];
+  // A wave keeps cascade_width offers pending while the headcount is not filled; the first to
+  // accept take the places, and the rest are withdrawn when the last place is taken.
+  const want = s.accepted < s.headcount ? s.cascade_width - pendingOf(s).length : 0;
+  let next = s.next;
+  let made = 0;
+  const asked = new Set(s.offers.map((o) => o.worker_id));
+  while (made < want && next < s.candidates.length) {
+    const c = s.candidates[next++]!;
+    if (s.removed.includes(c.worker_id) || asked.has(c.worker_id)) continue;
+    out.push({ type: 'offer.made', offer_id: offerIdOf(s.id, s.offers.length + made), worker_id: c.worker_id, rank: c.rank, score: c.score, expires_at: now + s.offer_timeout_seconds * 1000 });
+    made++;
+  }
+  if (made === 0 && pendingOf(s).length === 0 && s.accepted < s.headcount && next >= s.candidates.length) {
+    out.push({ type: 'work_order.unfilled', reason: s.offers.length === 0 ? 'no_eligible_supply' : 'every_offer_declined_or_expired', accepted: s.accepted });
+  }
+  return out;
+}
+
+function withdrawAll(s: WorkOrderState, reason: string): WorkOrderEvent[] {
+  return pendingOf(s).map((o) => ({ type: 'offer.withdrawn' as const, offer_id: o.id, worker_id: o.worker_id, reason }));
+}
+
+function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): WorkOrderState {
+  const setOffer = (id: string, patch: Partial<OfferRecord>) => s.offers.map((o) => (o.id === id ? { ...o, ...patch } : o));
+  switch (e.type) {
+    case 'work_order.opened': {
+      const { type: _t, ...facts } = e;
+      return { ...s, ...facts, status: 'open', created_at: at };
+    }
+    case 'offer.made': {
+      const idx = s.candidates.findIndex((c, i) => i >= s.next && c.worker_id === e.worker_id);
+      return {
+        ...s,
+        next: idx >= 0 ? idx + 1 : s.next,
+        offers: [...s.offers, { id: e.offer_id, worker_id: e.worker_id, rank: e.rank, score: e.score, status: 'pending', offered_at: at, expires_at: e.expires_at, decided_at: null, reason: null }],
+      };
+    }
+    case 'offer.accepted':
+      return { ...s, accepted: s.accepted + 1, offers: setOffer(e.offer_id, { status: 'accepted', decided_at: at }) };
+    case 'offer.declined':
+      return { ...s, offers: setOffer(e.offer_id, { status: 'declined', decided_at: at, reason: e.reason }) };
+    case 'offer.expired':
+      return { ...s, offers: setOffer(e.offer_id, { status: 'expired', decided_at: at, reason: 'offer_timeout' }) };
+    case 'offer.withdrawn':
+      return { ...s, offers: setOffer(e.offer_id, { status: 'withdrawn', decided_at: at, reason: e.reason }), removed: e.reason === 'headcount_filled' || e.reason === 'work_order_closed' || s.removed.includes(e.worker_id) ? s.removed : [...s.removed, e.worker_id] };
+    case 'work_order.filled':
+      return { ...s, status: 'filled', closed_reason: e.by === 'headcount' ? 'headcount_filled' : 'filled_by_dispatcher', closed_at: at };
+    case 'work_order.unfilled':
+      return { ...s, status: 'unfilled', closed_reason: e.reason, closed_at: at };
+    case 'work_order.cancelled':
+      return { ...s, status: 'cancelled', closed_reason: e.reason ?? 'cancelled', closed_at: at };
+    default:
+      return assertNever(e);
+  }
+}
+
+export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
+  id: o.id,
+  object: 'offer',
+  livemode: s.livemode,
+  mocked: false,
+  work_order_id: s.id,
+  worker_id: o.worker_id,
+  status: o.status,
+  rank: o.rank,
+  score: o.score,
+  offered_at: iso(o.offered_at),
+  expires_at: iso(o.expires_at),
+  decided_at: o.decided_at === null ? null : iso(o.decided_at),
+  reason: o.reason,
+});
+
+export const WorkOrder = defineActor({
+  kind: 'allocation_work_order',
+  prefix: WORK_ORDER_PREFIX,
+  creates: ['open', 'withdraw_worker'],
+  initial: (id: string, org: string): WorkOrderState => ({
+    id, org, livemode: false, status: 'open',
+    location: { latitude: 0, longitude: 0, radius_metres: 0 }, search_radius_metres: 0, occupation_code: null, claim_codes: [], licence_required: false,
+    window: { starts_at: 0, ends_at: 0 }, headcount: 1, offer_timeout_seconds: 0, cascade_width: 1, weight_set: { version: '', content_hash: '' },
+    candidates: [], excluded_count: 0, next: 0, removed: [], offers: [], accepted: 0, closed_reason: null, created_at: 0, closed_at: null,
+  }),
+  decide: {
+    open(s: WorkOrderState, cmd: WorkOrderFacts & { candidates: Candidate[]; excluded_count: number }, ctx): WorkOrderEvent[] {
+      if (ctx.version > 0) return [];
+      return cascade({ ...s, id: ctx.id }, [{ type: 'work_order.opened', ...cmd }], ctx.now);
+    },
+    offer(s: WorkOrderState, _cmd: unknown, ctx): WorkOrderEvent[] {
+      if (s.status !== 'open') closed(s, 'offer');
+      return cascade(s, [], ctx.now);
+    },
+    accept(s: WorkOrderState, cmd: AcceptGates, ctx): WorkOrderEvent[] {
+      const o = offerOf(s, cmd.offer_id);
+      if (o.status === 'accepted') return [];
+      if (o.status !== 'pending' || s.status !== 'open') throw new ApiError('conflict', `Offer ${o.id} is ${o.status}${s.status !== 'open' ? ` and its work order is ${s.status}` : ''}; only a pending offer can be accepted.`);
+      if (!cmd.engagement_current) throw new ApiError('engagement_not_current', `Worker ${o.worker_id} has no engagement with this organisation that is executed and current.`);
+      if (!cmd.passport_live) throw new ApiError('conflict', `Worker ${o.worker_id} holds no live passport; the offer cannot be accepted.`);
+      const accepted: WorkOrderEvent = { type: 'offer.accepted', offer_id: o.id, worker_id: o.worker_id };
+      if (s.accepted + 1 >= s.headcount) {
+        const after = evolveWorkOrder(s, accepted, ctx.now);
+        return [accepted, { type: 'work_order.filled', accepted: s.headcount, by: 'headcount' }, ...withdrawAll(after, 'headcount_filled')];
+      }
+      return cascade(s, [accepted], ctx.now);
+    },
+    decline(s: WorkOrderState, cmd: { offer_id: string; reason?: string }, ctx): WorkOrderEvent[] {
+      const o = offerOf(s, cmd.offer_id);
+      if (o.status === 'declined') return [];
+      if (o.status !== 'pending' || s.status !== 'open') throw new ApiError('conflict', `Offer ${o.id} is ${o.status}; only a pending offer can be declined.`);
+      return cascade(s, [{ type: 'offer.declined', offer_id: o.id, worker_id: o.worker_id, reason: cmd.reason ?? null }], ctx.now);
+    },
+    expire_offers(s: WorkOrderState, _cmd: unknown, ctx): WorkOrderEvent[] {
+      if (s.status !== 'open') return [];
+      const due = pendingOf(s).filter((o) => o.expires_at <= ctx.now);
+      if (!due.length) return [];
+      return cascade(s, due.map((o) => ({ type: 'offer.expired' as const, offer_id: o.id, worker_id: o.worker_id })), ctx.now);
+    },
+    withdraw_worker(s: WorkOrderState, cmd: { worker_id: string; reason: string; occupation_code?: string }, ctx): WorkOrderEvent[] {
+      if (ctx.version === 0 || s.status !== 'open') return [];
+      // A lapsed licence removes the worker only from work that needs that licence.
+      if (cmd.occupation_code !== undefined && (cmd.occupation_code !== s.occupation_code || !s.licence_required)) return [];
+      const theirs = pendingOf(s).filter((o) => o.worker_id === cmd.worker_id);
+      if (!theirs.length) return [];
+      return cascade(s, theirs.map((o) => ({ type: 'offer.withdrawn' as const, offer_id: o.id, worker_id: o.worker_id, reason: cmd.reason })), ctx.now);
+    },
+    fill(s: WorkOrderState): WorkOrderEvent[] {
+      if (s.status !== 'open') closed(s, 'be filled');
+      if (s.accepted === 0) throw new ApiError('conflict', `Work order ${s.id} has no accepted offer; it cannot be marked filled.`);
+      return [{ type: 'work_order.filled', accepted: s.accepted, by: 'dispatcher' }, ...withdrawAll(s, 'work_order_closed')];
+    },
+    expire(s: WorkOrderState, cmd: { by_clock?: boolean }, ctx): WorkOrderEvent[] {
+      if (s.status !== 'open') {
+        if (cmd?.by_clock) return [];
+        closed(s, 'expire');
+      }
+      if (cmd?.by_clock && ctx.now < s.window.ends_at) return [];
+      return [{ type: 'work_order.unfilled', reason: 'window_passed', accepted: s.accepted }, ...withdrawAll(s, 'work_order_closed')];
+    },
+    cancel(s: WorkOrderState, cmd: { reason?: string }): WorkOrderEvent[] {
+      if (s.status !== 'open') closed(s, 'be cancelled');
+      return [{ type: 'work_order.cancelled', reason: cmd?.reason ?? null }, ...withdrawAll(s, 'work_order_closed')];
+    },
+  },
+  evolve: (s: WorkOrderState, e: WorkOrderEvent, meta) => evolveWorkOrder(s, e, meta.at),
+  view: (s: WorkOrderState) => {
+    const count = (st: OfferStatus) => s.offers.filter((o) => o.status === st).length;
+    return {
+      id: s.id,
+      object: 'work_order',
+      livemode: s.livemode,
+      mocked: false,
+      status: s.status,
+      location: s.location,
+      search_radius_metres: s.search_radius_metres,
+      occupation_code: s.occupation_code,
+      claim_codes: s.claim_codes,
+      licence_required: s.licence_required,
+      window: { starts_at: iso(s.window.starts_at), ends_at: iso(s.window.ends_at) },
+      headcount: s.headcount,
+      accepted_count: s.accepted,
+      offer_timeout_seconds: s.offer_timeout_seconds,
+      cascade_width: s.cascade_width,
+      cascade: { candidates: s.candidates.length, excluded_near: s.excluded_count, offered: s.offers.length, pending: count('pending'), accepted: count('accepted'), declined: count('declined'), expired: count('expired'), withdrawn: count('withdrawn') },
+      weight_set: s.weight_set,
+      closed_reason: s.closed_reason,
+      supply_gap: s.status === 'unfilled' ? { reason: s.closed_reason } : null,
+      created_at: iso(s.created_at),
+      closed_at: s.closed_at === null ? null : iso(s.closed_at),
+    };
+  },
+  timers(s: WorkOrderState) {
+    if (s.status !== 'open') return [];
+    const pending = pendingOf(s);
+    const wishes = [{ name: 'window', dueAt: s.window.ends_at, command: 'expire', payload: { by_clock: true } }];
+    if (pending.length) wishes.push({ name: 'offers', dueAt: Math.min(...pending.map((o) => o.expires_at)), command: 'expire_offers', payload: { by_clock: true } });
+    return wishes;
+  },
+  indexes(s: WorkOrderState): IndexEntry[] {
+    const k = sortKeyTime(s.created_at);
+    const lists: IndexEntry[] = [
+      { list: 'all', sortKey: k },
+      { list: `status:${s.status}`, sortKey: k },
+    ];
+    // Cascade removal finds a worker's live cascades here (spec 6), without scanning work orders.
+    for (const w of new Set(pendingOf(s).map((o) => o.worker_id))) lists.push({ list: `pending_worker:${workerActorId(s.org, w)}`, sortKey: k });
+    return lists;
+  },
+});
