@@ -66,8 +66,10 @@ export function gateOf(c: CandidateFacts): { because: string; detail: string } |
   if (!c.passport_live) return { because: 'passport_not_live', detail: 'The worker holds no live passport (identity module).' };
   if (!c.engagement_current) return { because: 'engagement_not_current', detail: 'No engagement with this organisation is executed and current.' };
   if (c.credentials && !c.credentials.eligible) {
-    const r = c.credentials.reasons[0];
-    return { because: r?.code ?? 'not_eligible', detail: r?.detail ?? 'Not eligible for the occupation or claims.' };
+    // A statutory licence is the gate no other evidence passes (spec 2.5): named first when it fails.
+    const r = c.credentials.reasons.find((x) => x.code.startsWith('licence_')) ?? c.credentials.reasons[0];
+    const others = c.credentials.reasons.filter((x) => x !== r).map((x) => x.code);
+    return { because: r?.code ?? 'not_eligible', detail: `${r?.detail ?? 'Not eligible for the occupation or claims.'}${others.length ? ` Also: ${[...new Set(others)].join(', ')}.` : ''}` };
   }
   return null;
 }
