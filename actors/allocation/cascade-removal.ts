@@ -12,8 +12,8 @@
  * transition and event, and its cascade moves on to the next candidate. The worker's assignments not
  * yet started are cancelled the same way (`unstarted_worker:` lists). It reacts; it never polls.
  */
-import { FeedReader } from '../../runtime/index.ts';
-import { type Platform, serviceKey } from '../../kernel/index.ts';
+import type { FeedReader } from '../../runtime/index.ts';
+import { type Platform, platformFeed, serviceKey } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { LICENCE_EXPIRED, LICENCE_KIND } from '../credentials/index.ts';
 import { STANDING_DISPUTED, STANDING_KIND, STANDING_LAPSED, STANDING_TERMINATED } from '../engagements/index.ts';
@@ -57,17 +57,7 @@ export class CascadeRemoval {
   constructor(private readonly platform: Platform) {}
 
   start(): void {
-    const system = this.platform.system;
-    this.feed = new FeedReader({
-      name: 'allocation-cascade-removal',
-      stores: this.platform.stores,
-      batch: 500,
-      handle: (entries) => this.handle(entries),
-      limits: system.limits,
-      log: (msg, err) => console.error(`[allocation] ${msg}`, err ?? ''),
-      track: (p) => system.track(p),
-      halted: () => system.stopping,
-    });
+    this.feed = platformFeed(this.platform, 'allocation-cascade-removal', (entries) => this.handle(entries), { batch: 500 });
     this.feed.start();
   }
 

@@ -16,8 +16,8 @@
  *   event carries the facts the model needs, so the feed alone rebuilds it after a start. A version
  *   per record keeps the older of two routes from overwriting the newer.
  */
-import { FeedReader, type Committed } from '../../runtime/index.ts';
-import { validationError, type Platform } from '../../kernel/index.ts';
+import type { Committed } from '../../runtime/index.ts';
+import { NodeReadModel, validationError, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { Claim, type ClaimEvent, freshness } from './claim.ts';
 import { dateMs } from './dates.ts';
@@ -100,8 +100,7 @@ const LICENCE_STREAM = `${Licence.kind}.`;
 export class EligibilityModel {
   private readonly orgs = new Map<string, Map<string, SubjectFacts>>();
   private readonly occupations = new Map<string, Requirement>();
-  private unsubscribe: (() => void) | undefined;
-  private feed: FeedReader | undefined;
+  private readonly follower: NodeReadModel;
   private claimCount = 0;
   private licenceCount = 0;
 
@@ -109,6 +108,7 @@ export class EligibilityModel {
     private readonly platform: Platform,
     private readonly policy: ActivePolicy,
   ) {
+    this.follower = new NodeReadModel(platform, 'credentials-eligibility', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
     for (const [occupation, f] of policy.frameworksByOccupation) {
       const codes = f.claims.map((c) => c.code);
       this.occupations.set(occupation, {
@@ -208,32 +208,16 @@ export class EligibilityModel {
   }
 
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
-    if (this.platform.stores.mode === 'cluster') {
-      const system = this.platform.system;
-      this.feed = new FeedReader({
-        name: 'credentials-eligibility',
-        stores: this.platform.stores,
-        batch: 1000,
-        handle: (entries) => this.onFeed(entries),
-        limits: system.limits,
-        log: (msg, err) => console.error(`[credentials-eligibility] ${msg}`, err ?? ''),
-        track: (p) => system.track(p),
-        halted: () => system.stopping,
-        perNode: true,
-      });
-      this.feed.start();
-    }
+    this.follower.start();
   }
 
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    await this.feed?.stop();
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   /** Resolves once the feed read so far is applied (cluster); at once embedded. */
-  async caughtUp(): Promise<void> {
-    await this.feed?.caughtUp();
+  caughtUp(): Promise<void> {
+    return this.follower.caughtUp();
   }
 
   private onCommit(c: Committed): void {
@@ -241,7 +225,7 @@ export class EligibilityModel {
     else if (c.kind === Licence.kind) for (const e of c.events) this.applyLicence(e.org, c.id, e);
   }
 
-  private async onFeed(entries: FeedEntry[]): Promise<void> {
+  private onFeed(entries: FeedEntry[]): void {
     for (const { stream, event } of entries) {
       if (stream.startsWith(CLAIM_STREAM)) this.applyClaim(event.org, stream.slice(CLAIM_STREAM.length), event);
       else if (stream.startsWith(LICENCE_STREAM)) this.applyLicence(event.org, stream.slice(LICENCE_STREAM.length), event);

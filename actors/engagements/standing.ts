@@ -10,8 +10,8 @@
  *   applies the engagement events committed anywhere; every engagement event carries `status` and
  *   `worker_ref` (engagement.ts), so the feed alone rebuilds the model after a start.
  */
-import { FeedReader, type Committed } from '../../runtime/index.ts';
-import type { Platform } from '../../kernel/index.ts';
+import type { Committed } from '../../runtime/index.ts';
+import { NodeReadModel, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { Engagement, type EngagementState } from './engagement.ts';
 
@@ -33,10 +33,11 @@ export class StandingModel implements EngagementStanding {
   /** org -> worker_ref -> engagements in status current. */
   private readonly orgs = new Map<string, Map<string, number>>();
   private readonly engagements = new Map<string, Entry>();
-  private unsubscribe: (() => void) | undefined;
-  private feed: FeedReader | undefined;
+  private readonly follower: NodeReadModel;
 
-  constructor(private readonly platform: Platform) {}
+  constructor(platform: Platform) {
+    this.follower = new NodeReadModel(platform, 'engagements-standing', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+  }
 
   isCurrent(org: string, workerRef: string): boolean {
     const m = this.orgs.get(org);
@@ -48,32 +49,16 @@ export class StandingModel implements EngagementStanding {
     return this.engagements.size;
   }
 
-  async caughtUp(): Promise<void> {
-    await this.feed?.caughtUp();
+  caughtUp(): Promise<void> {
+    return this.follower.caughtUp();
   }
 
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
-    if (this.platform.stores.mode === 'cluster') {
-      const system = this.platform.system;
-      this.feed = new FeedReader({
-        name: 'engagements-standing',
-        stores: this.platform.stores,
-        batch: 1000,
-        handle: (entries) => this.onFeed(entries),
-        limits: system.limits,
-        log: (msg, err) => console.error(`[engagements-standing] ${msg}`, err ?? ''),
-        track: (p) => system.track(p),
-        halted: () => system.stopping,
-        perNode: true,
-      });
-      this.feed.start();
-    }
+    this.follower.start();
   }
 
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    await this.feed?.stop();
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   private onCommit(c: Committed): void {
@@ -82,7 +67,7 @@ export class StandingModel implements EngagementStanding {
     this.apply(c.id, c.org, s.worker_ref, s.status === 'current', c.events[c.events.length - 1]!.version);
   }
 
-  private async onFeed(entries: FeedEntry[]): Promise<void> {
+  private onFeed(entries: FeedEntry[]): void {
     for (const { stream, event } of entries) {
       if (!stream.startsWith(STREAM)) continue;
       const d = event.data as { status?: string; worker_ref?: string };

@@ -10,8 +10,8 @@
  *   so the feed alone rebuilds the model after a start. A version per passport keeps the older of
  *   two routes from overwriting the newer.
  */
-import { FeedReader, type Committed } from '../../runtime/index.ts';
-import type { Platform } from '../../kernel/index.ts';
+import type { Committed } from '../../runtime/index.ts';
+import { NodeReadModel, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { isLive, Passport, type PassportState } from './passport.ts';
 
@@ -41,10 +41,11 @@ export class PassportGate implements IdentityGate {
   /** The organisation read last: a caller usually asks about one organisation many times in a row. */
   private lastOrg = '';
   private lastModel: OrgModel | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private feed: FeedReader | undefined;
+  private readonly follower: NodeReadModel;
 
-  constructor(private readonly platform: Platform) {}
+  constructor(platform: Platform) {
+    this.follower = new NodeReadModel(platform, 'identity-gate', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+  }
 
   private model(org: string): OrgModel | undefined {
     if (org === this.lastOrg) return this.lastModel;
@@ -73,32 +74,16 @@ export class PassportGate implements IdentityGate {
   }
 
   /** Resolves once the feed read so far is applied (cluster); at once embedded. */
-  async caughtUp(): Promise<void> {
-    await this.feed?.caughtUp();
+  caughtUp(): Promise<void> {
+    return this.follower.caughtUp();
   }
 
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
-    if (this.platform.stores.mode === 'cluster') {
-      const system = this.platform.system;
-      this.feed = new FeedReader({
-        name: 'identity-gate',
-        stores: this.platform.stores,
-        batch: 1000,
-        handle: (entries) => this.onFeed(entries),
-        limits: system.limits,
-        log: (msg, err) => console.error(`[identity-gate] ${msg}`, err ?? ''),
-        track: (p) => system.track(p),
-        halted: () => system.stopping,
-        perNode: true,
-      });
-      this.feed.start();
-    }
+    this.follower.start();
   }
 
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    await this.feed?.stop();
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   private onCommit(c: Committed): void {
@@ -108,7 +93,7 @@ export class PassportGate implements IdentityGate {
     this.apply(c.org, s.subject_ref, s.id, isLive(s), c.events[c.events.length - 1]!.version);
   }
 
-  private async onFeed(entries: FeedEntry[]): Promise<void> {
+  private onFeed(entries: FeedEntry[]): void {
     for (const { stream, event } of entries) {
       if (!stream.startsWith(STREAM)) continue;
       const d = event.data as { subject_ref?: string; passport_id?: string; live?: boolean };

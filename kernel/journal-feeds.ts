@@ -1,0 +1,64 @@
+/**
+ * Journal feeds for areas (docs/architecture.md, "Read models every node keeps"; DESIGN
+ * "Reactions"). Two shapes, each with the platform's limits, log and settle() tracking:
+ * - `platformFeed`: a reader of the global journal feed, by default one for the whole cluster (a
+ *   lease; its cursor in the store, at least once), or one per node (`perNode`, cursor in memory
+ *   from the feed's start);
+ * - `NodeReadModel`: what a read model kept in memory on every node needs: the actor system's
+ *   commits as they happen (so the next read on this node sees them) and, in a cluster, its own
+ *   per-node feed for commits made on other nodes and for rebuilding after a start.
+ */
+import { type Committed, FeedReader, type FeedHandler } from '../runtime/index.ts';
+import type { FeedEntry } from '../stores/index.ts';
+import type { Platform } from './area.ts';
+
+export function platformFeed(platform: Platform, name: string, handle: FeedHandler, opts: { perNode?: boolean; batch?: number } = {}): FeedReader {
+  const system = platform.system;
+  return new FeedReader({
+    name,
+    stores: platform.stores,
+    batch: opts.batch ?? 1000,
+    handle,
+    limits: system.limits,
+    log: (msg, err) => console.error(`[${name}] ${msg}`, err ?? ''),
+    track: (p) => system.track(p),
+    halted: () => system.stopping,
+    perNode: opts.perNode,
+  });
+}
+
+export interface ReadModelHandlers {
+  /** A commit made on this node (its state after the commit is in hand). */
+  onCommit(c: Committed): void;
+  /** Entries of the journal feed (cluster only): every node's commits, this node's included. */
+  onFeed(entries: FeedEntry[]): void;
+}
+
+export class NodeReadModel {
+  private unsubscribe: (() => void) | undefined;
+  private feed: FeedReader | undefined;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly name: string,
+    private readonly handlers: ReadModelHandlers,
+  ) {}
+
+  start(): void {
+    this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c));
+    if (this.platform.stores.mode === 'cluster') {
+      this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true });
+      this.feed.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.feed?.stop();
+  }
+
+  /** Resolves once the feed read so far is applied (cluster); at once embedded. */
+  async caughtUp(): Promise<void> {
+    await this.feed?.caughtUp();
+  }
+}
