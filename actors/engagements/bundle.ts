@@ -10,7 +10,7 @@ import { AuditBundle } from './audit-bundle.ts';
 import { Engagement } from './engagement.ts';
 import { sealChainId } from './ids.ts';
 import { Instrument, type InstrumentState, instrumentView } from './instrument.ts';
-import { engagementState, storedInstrument } from './operations.ts';
+import { engagementNow, engagementState, storedInstrument } from './operations.ts';
 import { RemediationCase } from './remediation-case.ts';
 import { GENESIS, SEAL_ALGORITHM, sealedDocument } from './seal.ts';
 import { SealChain, type SealChainEvent } from './seal-chain.ts';
@@ -59,7 +59,7 @@ export async function bundleContents(p: Platform, org: string, engagementId: str
 }
 
 export async function assembleBundle(p: Platform, c: Caller, engagementId: string, bundleId: string, dedupeId: string | undefined) {
-  const e = await engagementState(p, c.org, engagementId);
+  const e = await engagementNow(p, c.org, engagementId); // the bundle's journal holds every execution already answered
   const contents = await bundleContents(p, c.org, engagementId);
   await p.system.ask(AuditBundle, bundleId, 'assemble', { engagement_id: engagementId, livemode: e.livemode, bundle_hash: contentHash({ engagement_id: engagementId, ...contents }), contents }, { ...c, dedupeId });
   return p.system.get(AuditBundle, bundleId, c.org);

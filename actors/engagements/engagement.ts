@@ -15,8 +15,13 @@
  * classified, lapsed*         paper               instrument drafted for this engagement; its template   engagement.papered            papered
  *                                                 may paper the classification (*no instrument in force)
  * papered                     paper               another instrument (the first expired or withdrawn)    engagement.papered            papered
- * papered                     instrument_executed the papered instrument was sealed                      engagement.executed           executed
+ * papered                     instrument_executed the papered instrument was sealed (by reaction to      engagement.executed           executed
+ *                                                 instrument.executed, or by an operation that reads the
+ *                                                 engagement before the reaction ran: operations.ts)
+ * disputed (from papered)     instrument_executed the papered instrument was sealed before the dispute   engagement.executed           disputed (returns
+ *                                                 was recorded                                                                         to executed)
  * executed|registered|current instrument_executed a variation superseding the one in force was sealed    engagement.instrument_replaced (same)
+ * any with one in force       instrument_executed an execution recorded before (a late reaction)          -                             (same)
  * papered                     instrument_expired  the papered instrument expired unexecuted              engagement.lapsed             lapsed
  * executed                    register            attestations the pack requires for the class          engagement.registered         registered
  * executed|registered|lapsed  activate            both passports live; registered if the class needs    engagement.activated          current
@@ -216,9 +221,15 @@ export const Engagement = defineActor({
       if (s.status === 'papered' && s.papered_instrument_id === cmd.instrument_id) {
         return [{ type: 'engagement.executed', ...parties(s, 'executed'), instrument_id: cmd.instrument_id, executed_at: cmd.executed_at }];
       }
+      // executed before the dispute was recorded (the move comes by reaction): the dispute stands and resolving it returns to executed
+      if (s.status === 'disputed' && s.status_before_dispute === 'papered' && s.papered_instrument_id === cmd.instrument_id) {
+        return [{ type: 'engagement.executed', ...parties(s, 'disputed'), instrument_id: cmd.instrument_id, executed_at: cmd.executed_at }];
+      }
       if (cmd.supersedes !== null && cmd.supersedes === s.instrument_in_force_id && s.status !== 'terminated') {
         return [{ type: 'engagement.instrument_replaced', ...parties(s, s.status), instrument_id: cmd.instrument_id, replaces: cmd.supersedes, executed_at: cmd.executed_at }];
       }
+      // an execution recorded before and since moved past (a later variation in force): a late reaction, nothing to do
+      if (s.instrument_in_force_id !== null) return [];
       throw new ApiError('conflict', `Engagement ${s.id} is ${s.status} and instrument ${cmd.instrument_id} is neither its papered instrument nor a variation of the one in force.`);
     },
     instrument_expired(s: EngagementState, cmd: { instrument_id: string }, ctx): EngagementEvent[] {
@@ -312,7 +323,7 @@ export const Engagement = defineActor({
       case 'engagement.papered':
         return { ...n, papered_instrument_id: e.instrument_id, lapse: null };
       case 'engagement.executed':
-        return { ...n, instrument_in_force_id: e.instrument_id, papered_instrument_id: null };
+        return { ...n, instrument_in_force_id: e.instrument_id, papered_instrument_id: null, status_before_dispute: e.status === 'disputed' ? 'executed' : s.status_before_dispute };
       case 'engagement.instrument_replaced':
         return { ...n, instrument_in_force_id: e.instrument_id };
       case 'engagement.registered':

@@ -12,12 +12,27 @@ export const AUDIT_BUNDLE_PREFIX = 'rail_audit_bundle_';
 export const SEAL_CHAIN_PREFIX = 'rail_seal_chain_';
 export const PARTY_PREFIX = 'rail_party_';
 
+/** Derived ids remembered by key: a derived id is a hash, and these are asked for on every execute and view. */
+function memory(max = 10_000): (key: string, derive: () => string) => string {
+  const known = new Map<string, string>();
+  return (key, derive) => {
+    let id = known.get(key);
+    if (id === undefined) {
+      if (known.size >= max) known.clear();
+      known.set(key, (id = derive()));
+    }
+    return id;
+  };
+}
+const chains = memory();
+const envelopes = memory();
+
 /** The organisation's one seal chain. */
-export const sealChainId = (org: string) => derivedId(SEAL_CHAIN_PREFIX, ['seal_chain', org]);
+export const sealChainId = (org: string) => chains(org, () => derivedId(SEAL_CHAIN_PREFIX, ['seal_chain', org]));
 /** The party record of a subject_ref within an organisation (fans a passport change out to its engagements). */
 export const partyId = (org: string, subjectRef: string) => derivedId(PARTY_PREFIX, ['party', org, subjectRef]);
 /** The envelope of an engagement's nth classification: a new classification is a new envelope (spec 1 rule 4). */
-export const envelopeId = (engagementId: string, n: number) => derivedId(ENVELOPE_PREFIX, ['envelope', engagementId, String(n)]);
+export const envelopeId = (engagementId: string, n: number) => envelopes(`${engagementId} ${n}`, () => derivedId(ENVELOPE_PREFIX, ['envelope', engagementId, String(n)]));
 
 /** YYYY-MM-DD of a time (UTC). */
 export const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

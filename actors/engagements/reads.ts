@@ -92,7 +92,7 @@ export function clauseLibraryView(version?: string) {
 }
 
 const CONTRACT = {
-  version: '2026.11.1',
+  version: '2026.11.2',
   question: 'Is the engagement between this organisation and this worker executed and current?',
   answer: 'Yes only while an engagement of the worker (worker_ref) in the organisation has status current: its instrument was executed with both parties\u2019 assent and live passports, and it was activated. classified, papered, executed, registered, lapsed, disputed and terminated are not current.',
   refusal: { status: 422, code: 'engagement_not_current', applies_to: ['POST /v1/allocation/offers/{offer_id}/accept', 'POST /v1/allocation/assignments/{assignment_id}/arrival', 'POST /v1/allocation/assignments/{assignment_id}/completion'] },
@@ -105,6 +105,7 @@ const CONTRACT = {
     public: ['rail.engagement.lapsed', 'engagement.terminated', 'rail.engagement.disputed', 'rail.engagement.activated'],
   },
   lapses_when: ['a party\u2019s passport stops being live (identity passport.ended)', 'the term ends (end of ends_on)', 'the papered instrument expires unexecuted', 'POST .../lapse'],
+  reinstated_when: 'Only by POST /v1/rail/engagements/{engagement_id}/activate, with both parties\u2019 passports live at that moment. A passport that becomes live again (identity passport.restored) does not reinstate lapsed standing by itself: the engagement stays lapsed, and not current, until a person activates it.',
   obligations_of_callers: 'Check at the moment of acting and react to the standing changes: spec 6 removes the worker from every live allocation cascade within 60 seconds of a lapse.',
 };
 

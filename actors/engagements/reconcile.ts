@@ -8,7 +8,7 @@ import { type Caller, parseListQuery, type Platform } from '../../kernel/index.t
 import { isEmploymentClass } from './classify.ts';
 import { Engagement, type EngagementState } from './engagement.ts';
 import { dateOf } from './ids.ts';
-import { passportsOf, storedInstrument } from './operations.ts';
+import { engagementNow, passportsOf, storedInstrument } from './operations.ts';
 import { rulePack } from './packs.ts';
 import { type CaseOpen, RemediationCase, remediationCaseId } from './remediation-case.ts';
 import { sealHolds } from './verify.ts';
@@ -53,7 +53,7 @@ export async function reconcile(p: Platform, c: Caller, query: { limit?: number;
   const page = await p.system.listIds(Engagement, c.org, 'all', { after, limit, order: 'asc' });
   const findings: Finding[] = [];
   for (const id of page.ids) {
-    const e = await p.system.state<EngagementState>(Engagement, id, c.org);
+    const e = await engagementNow(p, c.org, id); // an execution its reaction has not recorded yet is no finding
     for (const f of await findingsOf(p, c.org, e)) {
       const caseId = remediationCaseId(c.org, ['reconcile', e.id, f.code, f.key]);
       const open: CaseOpen = { engagement_id: e.id, source: 'reconcile', code: f.code, detail: f.detail, dispute_id: null, livemode: e.livemode };

@@ -11,7 +11,7 @@ import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAG
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
 import { ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
 import {
-  activate, assent, classificationOf, draftInstrument, engagementAsOf, engagementState, executeEngagement, executeInstrument, instrumentOf, paper, register, resolveDispute, supersede,
+  activate, assent, classificationOf, draftInstrument, engagementAsOf, engagementNow, engagementState, executeEngagement, executeInstrument, instrumentOf, paper, register, resolveDispute, supersede,
 } from './operations.ts';
 import { CLASSIFICATIONS, rulePack } from './packs.ts';
 import { clauseLibraryView, copyView, dischargesView, envelopeView, gatingContract, readiness } from './reads.ts';
@@ -141,7 +141,7 @@ const engagementList = (status?: string, classification?: string) =>
 
 export const routes: RouteDef[] = [
   // Engagements
-  route({ method: 'POST', path: `${P}/engagements`, auth: 'key', module: M, idempotent: true, body: CreateBody, specGap: gap('Body fields beyond the parties and dates are'),
+  route({ method: 'POST', path: `${P}/engagements`, auth: 'key', module: M, idempotent: true, status: 201, body: CreateBody, specGap: gap('Body fields beyond the parties and dates are'),
     summary: 'Open an engagement: the parties, the dates and the facts, classified at once under the active rule pack (status classified).', handler: open }),
   route({ method: 'GET', path: `${P}/engagements`, auth: 'key', module: M, idempotent: false, query: ListEngagements,
     summary: 'List engagements, newest first; filters status and classification.',
@@ -150,7 +150,7 @@ export const routes: RouteDef[] = [
     summary: 'Retrieve an engagement; with as_of, the engagement as it stood at the end of that date, from its journal.',
     handler: async (req) => {
       const id = engagementId(req);
-      if (req.query.as_of === undefined) return req.platform.system.get(Engagement, id, req.org);
+      if (req.query.as_of === undefined) return engagementView(await engagementNow(req.platform, req.org, id), null);
       return engagementView(await engagementAsOf(req.platform, req.org, id, req.query.as_of), req.query.as_of);
     } }),
   route({ method: 'POST', path: `${E}/classify`, auth: 'key', module: M, idempotent: true, body: ClassifyBody, specGap: gap('The body is'),
@@ -184,22 +184,30 @@ export const routes: RouteDef[] = [
     handler: (req) => activate(req.platform, callerOf(req), engagementId(req)) }),
   route({ method: 'POST', path: `${E}/lapse`, auth: 'key', module: M, idempotent: true, body: ReasonBody, specGap: gap('The body is'),
     summary: 'Record that the standing of an executed, registered or current engagement lapsed.',
-    handler: (req) => req.platform.system.ask(Engagement, engagementId(req), 'lapse', { reason: req.body.reason }, callerOf(req)) }),
+    handler: async (req) => {
+      await engagementNow(req.platform, req.org, engagementId(req));
+      return req.platform.system.ask(Engagement, engagementId(req), 'lapse', { reason: req.body.reason }, callerOf(req));
+    } }),
   route({ method: 'POST', path: `${E}/dispute`, auth: 'key', module: M, idempotent: true, body: DisputeBody, specGap: gap('The body is'),
     summary: 'Put the engagement into dispute (the same as POST .../disputes, answering the engagement); a remediation case opens.',
     handler: async (req) => {
+      await engagementNow(req.platform, req.org, engagementId(req));
       await req.platform.system.ask(Engagement, engagementId(req), 'dispute', { dispute_id: createdId(req, DISPUTE_PREFIX), raised_by: req.body.raised_by, reason: req.body.reason, contests_classification: req.body.contests_classification ?? false }, callerOf(req));
       return req.platform.system.get(Engagement, engagementId(req), req.org);
     } }),
   route({ method: 'POST', path: `${E}/terminate`, auth: 'key', module: M, idempotent: true, body: TerminateBody, specGap: gap('The body is'),
     summary: 'Terminate the engagement (final); emits engagement.terminated.',
-    handler: (req) => req.platform.system.ask(Engagement, engagementId(req), 'terminate', { reason: req.body.reason, terminated_by: req.body.terminated_by ?? 'engaging_party' }, callerOf(req)) }),
+    handler: async (req) => {
+      await engagementNow(req.platform, req.org, engagementId(req));
+      return req.platform.system.ask(Engagement, engagementId(req), 'terminate', { reason: req.body.reason, terminated_by: req.body.terminated_by ?? 'engaging_party' }, callerOf(req));
+    } }),
 
   // Attestations
-  route({ method: 'POST', path: `${E}/attestations`, auth: 'key', module: M, idempotent: true, body: AttestationBody, specGap: gap('The attestation is'),
+  route({ method: 'POST', path: `${E}/attestations`, auth: 'key', module: M, idempotent: true, status: 201, body: AttestationBody, specGap: gap('The attestation is'),
     summary: 'Record an attestation of the engagement (labour officer, medical fitness, age evidence, guardian consent, witness).',
     handler: async (req) => {
       const id = createdId(req, ATTESTATION_PREFIX);
+      await engagementNow(req.platform, req.org, engagementId(req));
       await req.platform.system.ask(Engagement, engagementId(req), 'attest', { id, kind: req.body.kind, reference: req.body.reference, attested_by: req.body.attested_by, attested_on: req.body.attested_on, note: req.body.note ?? null }, callerOf(req));
       return (await engagementState(req.platform, req.org, engagementId(req))).attestations.find((a) => a.id === id);
     } }),
@@ -208,7 +216,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => listEnvelope((await engagementState(req.platform, req.org, engagementId(req))).attestations, false) }),
 
   // Instruments under an engagement
-  route({ method: 'POST', path: `${E}/instruments`, auth: 'key', module: M, idempotent: true, body: DraftBodySchema, specGap: gap('The body is'),
+  route({ method: 'POST', path: `${E}/instruments`, auth: 'key', module: M, idempotent: true, status: 201, body: DraftBodySchema, specGap: gap('The body is'),
     summary: 'Draft an instrument from an approved template; a contract for services over facts that classify as employment is refused.',
     handler: async (req) => instrumentView(await draftInstrument(req.platform, callerOf(req), engagementId(req), createdId(req, INSTRUMENT_PREFIX), createDedupe(req), req.body)) }),
   route({ method: 'GET', path: `${E}/instruments`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('This list is'),
@@ -222,11 +230,11 @@ export const routes: RouteDef[] = [
     handler: async (req) => instrumentView(await instrumentOf(req.platform, req.org, engagementId(req), instrumentId(req))) }),
   route({ method: 'POST', path: `${I}/execute`, auth: 'key', module: M, idempotent: true,
     summary: 'Execute the instrument: assent of both parties complete and both passports live; the seal is applied and executed_at set.',
-    handler: async (req) => instrumentView(await executeInstrument(req.platform, callerOf(req), engagementId(req), instrumentId(req))) }),
-  route({ method: 'POST', path: `${I}/supersede`, auth: 'key', module: M, idempotent: true, body: SupersedeBody, specGap: gap('The body is'),
+    handler: (req) => executeInstrument(req.platform, callerOf(req), engagementId(req), instrumentId(req)) }),
+  route({ method: 'POST', path: `${I}/supersede`, auth: 'key', module: M, idempotent: true, status: 201, body: SupersedeBody, specGap: gap('The body is'),
     summary: 'Draft a variation of an executed instrument: the earlier record is kept, marked superseded and linked both ways; the variation awaits assent.',
     handler: (req) => supersede(req.platform, callerOf(req), engagementId(req), instrumentId(req), createdId(req, INSTRUMENT_PREFIX), createDedupe(req), req.body ?? {}) }),
-  route({ method: 'POST', path: `${I}/assents`, auth: 'key', module: M, idempotent: true, body: AssentBody, specGap: gap('The assent is'),
+  route({ method: 'POST', path: `${I}/assents`, auth: 'key', module: M, idempotent: true, status: 201, body: AssentBody, specGap: gap('The assent is'),
     summary: 'Record a party\u2019s assent, bound to their live passport and to the hash of the document they assented to.',
     handler: (req) => assent(req.platform, callerOf(req), engagementId(req), instrumentId(req), createdId(req, ASSENT_PREFIX), req.body) }),
   route({ method: 'GET', path: `${I}/assents`, auth: 'key', module: M, idempotent: false, specGap: gap('The assent is'),
@@ -239,24 +247,25 @@ export const routes: RouteDef[] = [
   // Envelope and discharges
   route({ method: 'GET', path: `${E}/envelope`, auth: 'key', module: M, idempotent: false, specGap: gap('Fields of the envelope are'),
     summary: 'The obligation envelope: what is owed, to which authority, on what basis, from when and how often; never a figure.',
-    handler: async (req) => envelopeView(await engagementState(req.platform, req.org, engagementId(req))) }),
+    handler: async (req) => envelopeView(await engagementNow(req.platform, req.org, engagementId(req))) }),
   route({ method: 'GET', path: `${P}/envelopes`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('This list is'),
     summary: 'The envelopes of every engagement, newest engagement first.',
     handler: async (req) => {
       const { limit, after } = parseListQuery(req.query);
       const page = await req.platform.system.listIds(Engagement, req.org, 'all', { after, limit, order: 'desc' });
-      const data = await Promise.all(page.ids.map(async (id) => envelopeView(await engagementState(req.platform, req.org, id))));
+      const data = await Promise.all(page.ids.map(async (id) => envelopeView(await engagementNow(req.platform, req.org, id))));
       return listEnvelope(data, page.hasMore);
     } }),
   route({ method: 'GET', path: `${E}/discharges`, auth: 'key', module: M, idempotent: false, specGap: gap('Discharges are'),
     summary: 'Which obligations of the envelope were met, with the evidence.',
-    handler: async (req) => dischargesView(await engagementState(req.platform, req.org, engagementId(req))) }),
+    handler: async (req) => dischargesView(await engagementNow(req.platform, req.org, engagementId(req))) }),
 
   // Disputes
-  route({ method: 'POST', path: `${E}/disputes`, auth: 'key', module: M, idempotent: true, body: DisputeBody, specGap: gap('The dispute is'),
+  route({ method: 'POST', path: `${E}/disputes`, auth: 'key', module: M, idempotent: true, status: 201, body: DisputeBody, specGap: gap('The dispute is'),
     summary: 'Open a dispute: the engagement goes into dispute and a remediation case opens.',
     handler: async (req) => {
       const id = createdId(req, DISPUTE_PREFIX);
+      await engagementNow(req.platform, req.org, engagementId(req));
       await req.platform.system.ask(Engagement, engagementId(req), 'dispute', { dispute_id: id, raised_by: req.body.raised_by, reason: req.body.reason, contests_classification: req.body.contests_classification ?? false }, callerOf(req));
       return (await engagementState(req.platform, req.org, engagementId(req))).disputes.find((d) => d.id === id);
     } }),
@@ -268,7 +277,7 @@ export const routes: RouteDef[] = [
     handler: (req) => resolveDispute(req.platform, callerOf(req), engagementId(req), idOf(req.params.dispute_id, DISPUTE_PREFIX, 'dispute'), req.body) }),
 
   // Audit bundles
-  route({ method: 'POST', path: `${E}/audit_bundles`, auth: 'key', module: M, idempotent: true, specGap: gap('The audit bundle is'),
+  route({ method: 'POST', path: `${E}/audit_bundles`, auth: 'key', module: M, idempotent: true, status: 201, specGap: gap('The audit bundle is'),
     summary: 'Assemble an audit bundle: every record, event and seal of the engagement with the organisation\u2019s chain, verifiable offline.',
     handler: (req) => assembleBundle(req.platform, callerOf(req), engagementId(req), createdId(req, AUDIT_BUNDLE_PREFIX), createDedupe(req)) }),
   route({ method: 'GET', path: `${E}/audit_bundles`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The audit bundle is'),

@@ -37,6 +37,10 @@ export type SealChainEvent = { type: 'seal_chain.sealed' } & ChainEntry;
 export const SealChain = defineActor({
   kind: 'engagements_seal_chain',
   prefix: SEAL_CHAIN_PREFIX,
+  // Its state is the head and the last RECENT seals, so a snapshot costs RECENT entries while a
+  // seal event is small: snapshots every 1000 seals (the runtime's default is 100) keep them off
+  // most executions, and activation replays at most 1000 small events.
+  snapshotEvery: 1000,
   creates: ['seal'],
   initial: (_id: string, org: string): SealChainState => ({ org, head: GENESIS, count: 0, recent: [] }),
   decide: {

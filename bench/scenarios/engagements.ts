@@ -11,10 +11,17 @@
  *   5. engagementStanding(platform).isCurrent in process                           (target >= 5,000,000/s)
  *
  * The four HTTP runs alternate over BENCH_ROUNDS rounds (default 3); each figure is the median of
- * its rounds and the note lists every round's ratio to its baseline in the same round.
+ * its rounds and the note lists every round's ratio to its baseline in the same round. Executions
+ * are also judged per server CPU-second (process.cpuUsage of this process, the server, over the run
+ * and the settling of the feed work it left: reactions, audit entries, public events), which other
+ * processes on a shared machine do not move; each round's ratios are printed as the round ends.
+ * BENCH_CPU_PROF=<dir> writes a .cpuprofile of the server over each round's execution run.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
@@ -110,6 +117,32 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
 // Server and scenario (this process)
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+/** Server CPU-seconds (this process) spent by `work`, and its result. */
+async function timedCpu<T>(work: () => Promise<T>): Promise<{ out: T; cpu: number }> {
+  const before = process.cpuUsage();
+  const out = await work();
+  const d = process.cpuUsage(before);
+  return { out, cpu: (d.user + d.system) / 1e6 };
+}
+
+/** Runs `work` under the inspector's CPU profiler when BENCH_CPU_PROF names a directory. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 export default async function engagementsBench(): Promise<BenchResult[]> {
   const { areas } = await import('../../actors/index.ts');
@@ -170,7 +203,7 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
   const getKeys: Req = { method: 'GET', path: '/v1/api_keys' };
   const spec = (r: Partial<LoadSpec>): LoadSpec => ({ port: gw.port, key, seconds: SECONDS, connections: CONNECTIONS, ...r });
 
-  const rows = { noop: [] as number[], exec: [] as number[], get: [] as number[], verify: [] as number[] };
+  const rows = { noop: [] as number[], exec: [] as number[], get: [] as number[], verify: [] as number[], noopCpu: [] as number[], execCpu: [] as number[] };
   const notes: string[] = [];
   let verifyReq: Req | undefined;
   for (let round_ = 0; round_ < ROUNDS; round_++) {
@@ -178,10 +211,18 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
     const list = await prepare(EXECUTIONS_PER_ROUND);
     await platform.system.settle();
     // each run starts quiet: the event feed (audit entries, public events, reactions) of the run before is drained
-    const n = await runLoad(spec({ repeat: noop }));
-    await platform.system.settle();
-    const x = await runLoad(spec({ list }));
-    await platform.system.settle();
+    const { out: n, cpu: nCpu } = await timedCpu(async () => {
+      const r = await runLoad(spec({ repeat: noop }));
+      await platform.system.settle();
+      return r;
+    });
+    const { out: x, cpu: xCpu } = await profiled(`executions-round-${round_ + 1}`, () =>
+      timedCpu(async () => {
+        const r = await runLoad(spec({ list }));
+        await platform.system.settle();
+        return r;
+      }),
+    );
     if (x.non2xx) throw new Error(`executions refused: ${x.non2xx}; ${x.sample}`);
     if (!verifyReq) {
       const last = list[list.length - 1].path.split('/');
@@ -198,7 +239,10 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
     rows.exec.push(x.rps);
     rows.get.push(g.rps);
     rows.verify.push(v.rps);
-    notes.push(`round ${round_ + 1}: execute ${round(x.rps / n.rps, 3)}x, verify ${round(v.rps / g.rps, 3)}x`);
+    rows.noopCpu.push(n.requests / nCpu);
+    rows.execCpu.push(x.requests / xCpu);
+    notes.push(`round ${round_ + 1}: execute ${round(x.rps / n.rps, 3)}x (per CPU-s ${round(rows.execCpu.at(-1)! / rows.noopCpu.at(-1)!, 3)}x), verify ${round(v.rps / g.rps, 3)}x`);
+    process.stderr.write(`  ${notes.at(-1)}; execute ${Math.round(x.rps)} req/s, ${Math.round(rows.execCpu.at(-1)!)} req/CPU-s; no-op ${Math.round(n.rps)} req/s, ${Math.round(rows.noopCpu.at(-1)!)} req/CPU-s\n`);
   }
 
   // Standing reads in process: half the lookups name a worker with a current engagement.
@@ -226,6 +270,7 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
   const pin = spawnSync('taskset', ['-c', '1', 'true']).status === 0 ? 'load pinned to core 1' : 'load not pinned (no taskset)';
   return [
     compared('instrument executions with sealing', round(median(rows.exec)), 'req/s', 'no-op idempotent POST', round(median(rows.noop)), 0.25, `${spread(rows.exec)} vs ${spread(rows.noop)}; ${notes.map((x) => x.split(',')[0]).join('; ')}; ${CONNECTIONS} connections, ${pin}`),
+    compared('instrument executions with sealing per server CPU-second', round(median(rows.execCpu)), 'req/CPU-s', 'no-op idempotent POST', round(median(rows.noopCpu)), 0.25, `${spread(rows.execCpu)} vs ${spread(rows.noopCpu)} (the run and the feed work it left)`),
     compared('POST /v1/rail/instruments/verify', round(median(rows.verify)), 'req/s', 'authenticated GET /v1/api_keys', round(median(rows.get)), 0.5, `${spread(rows.verify)} vs ${spread(rows.get)}; ${notes.map((x) => x.split(', ')[1]).join('; ')}`),
     absolute('standing reads in process (isCurrent)', Math.round(median(reads)), 'reads/s', 5_000_000, true, spread(reads)),
   ];

@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engagementStanding } from '../../actors/engagements/index.ts';
+import { Engagement } from '../../actors/engagements/engagement.ts';
+import { identityGate, PASSPORT_KIND, PASSPORT_RESTORED } from '../../actors/identity/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { awaitingExecution, blocklist, CONTRACTOR_FACTS, current, EMPLOYMENT_FACTS, executed, livePassport, openEngagement, parties, post } from './support.ts';
 
@@ -54,7 +56,7 @@ describe('engagement rules (spec 3 Engagement)', () => {
     const c = await openEngagement(h, await parties(h), { facts: CONTRACTOR_FACTS });
     expect(c.classification).toBe('independent_contracting');
     const ok = await post(h, `${E(c.id)}/instruments`, { template_code: 'ng_contract_for_services' });
-    expect(ok.status).toBe(200);
+    expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ status: 'drafted', template_code: 'ng_contract_for_services', clause_library_version: '2026.11.1', rule_pack_version: '2026.11.1' });
   });
 
@@ -67,7 +69,7 @@ describe('engagement rules (spec 3 Engagement)', () => {
     const none = await post(h, `${E(e.id)}/execute`);
     expect(none.status).toBe(409);
     expect(none.body.error.message).toMatch(/assent of both parties is not complete/);
-    expect((await post(h, `${E(e.id)}/instruments/${i.id}/assents`, { party: 'worker', subject_ref: p.worker })).status).toBe(200);
+    expect((await post(h, `${E(e.id)}/instruments/${i.id}/assents`, { party: 'worker', subject_ref: p.worker })).status).toBe(201);
     const one = await post(h, `${E(e.id)}/instruments/${i.id}/execute`);
     expect(one.status).toBe(409);
     expect(one.body.error.message).toMatch(/missing: engaging_party/);
@@ -200,6 +202,34 @@ describe('seal chain and verify (spec 2.6 Instrument.seal, InstrumentVerificatio
     expect((await post(h, `/v1/rail/remediation_cases/${f.remediation_case_id}/resolve`, { note: 'again' })).status).toBe(409);
   });
 
+  it('the engagement moves by reaction to its instrument\u2019s execution, and every read or move of the engagement sees an execution already answered', async () => {
+    const p = await parties(h);
+    const { engagement, instrument } = await awaitingExecution(h, p);
+    const x = await post(h, `${E(engagement.id)}/instruments/${instrument.id}/execute`);
+    expect(x.status).toBe(200);
+    expect(x.body).toMatchObject({ id: instrument.id, status: 'executed', seal: { algorithm: 'sha256' } });
+    // read at once, whether or not the reaction ran yet
+    expect((await get(E(engagement.id))).body).toMatchObject({ status: 'executed', instrument_in_force_id: instrument.id });
+    expect((await get(`${E(engagement.id)}/envelope`)).body.in_force).toBe(true);
+    await h.platform.system.settle();
+    const journal = await h.platform.stores.journal.read(`engagements_engagement.${engagement.id}`, 0);
+    expect(journal.filter((e) => e.type === 'engagement.executed')).toHaveLength(1); // one move, by whichever came first
+  });
+
+  it('an execution recorded after a dispute was opened keeps the dispute; resolving it returns the engagement to executed', async () => {
+    const p = await parties(h);
+    const { engagement, instrument } = await awaitingExecution(h, p);
+    const d = await post(h, `${E(engagement.id)}/disputes`, { raised_by: 'worker', reason: 'Wages below the agreed rate.' });
+    expect(d.status).toBe(201);
+    // the reaction to instrument.executed reaching the engagement after the dispute (the seal was taken before it)
+    const c = { org: h.org, principal: 'system' };
+    await h.platform.system.ask(Engagement, engagement.id, 'instrument_executed', { instrument_id: instrument.id, executed_at: new Date(h.clock.now()).toISOString(), supersedes: null }, c);
+    expect((await get(E(engagement.id))).body).toMatchObject({ status: 'disputed', instrument_in_force_id: instrument.id });
+    const r = await post(h, `${E(engagement.id)}/disputes/${d.body.id}/resolve`, { outcome: 'dismissed', note: 'Rate confirmed.' });
+    expect(r.status).toBe(200);
+    expect((await get(E(engagement.id))).body.status).toBe('executed');
+  });
+
   it('two instruments of one organisation executed at once chain one after the other, never fork', async () => {
     const ready = await Promise.all([0, 1, 2, 3, 4].map(async () => awaitingExecution(h, await parties(h))));
     const done = await Promise.all(ready.map((x) => post(h, `${E(x.engagement.id)}/instruments/${x.instrument.id}/execute`)));
@@ -219,11 +249,11 @@ describe('supersede, expiry, as_of (spec 1 rule 4, 3 Instrument, 2.6 as_of)', ()
     const p = await parties(h);
     const { engagement, instrument } = await current(h, p);
     const v = await post(h, `${E(engagement.id)}/instruments/${instrument.id}/supersede`, { optional_clauses: ['confidentiality'] });
-    expect(v.status).toBe(200);
+    expect(v.status).toBe(201);
     expect(v.body).toMatchObject({ status: 'awaiting_assent', supersedes: instrument.id, superseded_by: null });
     const old = (await get(`/v1/rail/instruments/${instrument.id}`)).body;
     expect(old).toMatchObject({ status: 'superseded', superseded_by: v.body.id, seal: instrument.seal });
-    for (const [party, ref] of [['engaging_party', p.employer], ['worker', p.worker]]) expect((await post(h, `${E(engagement.id)}/instruments/${v.body.id}/assents`, { party, subject_ref: ref })).status).toBe(200);
+    for (const [party, ref] of [['engaging_party', p.employer], ['worker', p.worker]]) expect((await post(h, `${E(engagement.id)}/instruments/${v.body.id}/assents`, { party, subject_ref: ref })).status).toBe(201);
     const x = await post(h, `${E(engagement.id)}/instruments/${v.body.id}/execute`);
     expect(x.status).toBe(200);
     expect((await get(E(engagement.id))).body).toMatchObject({ status: 'current', instrument_in_force_id: v.body.id });
@@ -292,6 +322,35 @@ describe('standing for other modules (spec 6, 7)', () => {
     expect((await post(h, `${E(engagement.id)}/activate`)).status).toBe(409);
   });
 
+  it('a passport that becomes live again does not reinstate lapsed standing by itself: the engagement stays lapsed until activate, which then succeeds', async () => {
+    const p = await parties(h);
+    const { engagement } = await current(h, p);
+    const entry = await blocklist(h, p.worker);
+    await h.platform.system.settle();
+    expect((await get(E(engagement.id))).body.status).toBe('lapsed');
+    const seen: string[] = [];
+    const off = h.platform.system.onCommit((c) => {
+      if (c.kind === PASSPORT_KIND) seen.push(...c.events.map((e) => e.type));
+    });
+    const reversed = await post(h, `/v1/identity/blocklist_entries/${entry.id}/reverse`, { reason: 'Mistaken identity.' });
+    expect(reversed.status, reversed.text).toBe(200);
+    await h.platform.system.settle();
+    off();
+    expect(seen).toContain(PASSPORT_RESTORED);
+    expect(identityGate(h.platform).isLive(h.org, p.worker)).toBe(true);
+    // the passport is live again, the standing is not
+    expect((await get(E(engagement.id))).body).toMatchObject({ status: 'lapsed', instrument_in_force_id: expect.any(String) });
+    expect(standing(p.worker)).toBe(false);
+    expect((await eventTypes()).filter((x) => x.type === 'rail.engagement.activated' && x.data.id === engagement.id)).toHaveLength(1);
+    const g = (await get('/v1/rail/gating_contract')).body;
+    expect(g.reinstated_when).toMatch(/passport\.restored\) does not reinstate/);
+    // a person activates: both passports live, the engagement is current again
+    const a = await post(h, `${E(engagement.id)}/activate`);
+    expect(a.status, a.text).toBe(200);
+    expect(a.body.status).toBe('current');
+    expect(standing(p.worker)).toBe(true);
+  });
+
   it('the engaging party\u2019s passport ending lapses the engagement too', async () => {
     const p = await parties(h);
     const { engagement } = await current(h, p);
@@ -305,7 +364,7 @@ describe('standing for other modules (spec 6, 7)', () => {
     const p = await parties(h);
     const { engagement } = await current(h, p);
     const d = await post(h, `${E(engagement.id)}/disputes`, { raised_by: 'worker', reason: 'Paid per task but supervised daily.', contests_classification: true });
-    expect(d.status).toBe(200);
+    expect(d.status).toBe(201);
     expect(d.body).toMatchObject({ object: 'engagement_dispute', status: 'open', contests_classification: true });
     const e = (await get(E(engagement.id))).body;
     expect(e).toMatchObject({ status: 'disputed', classification_review_required: true });
@@ -343,7 +402,7 @@ describe('apprenticeship registration (Labour Act s.50; reference 3.4)', () => {
     expect((await post(h, `${E(engagement.id)}/register`, {})).status).toBe(409);
     for (const kind of ['labour_officer', 'medical_fitness', 'age_evidence']) {
       const a = await post(h, `${E(engagement.id)}/attestations`, { kind, reference: `${kind}-001`, attested_by: 'Officer Bello', attested_on: '2026-01-05' });
-      expect(a.status).toBe(200);
+      expect(a.status).toBe(201);
     }
     expect((await get(`${E(engagement.id)}/attestations`)).body.data).toHaveLength(3);
     expect((await post(h, `${E(engagement.id)}/register`, { registration_reference: 'FMLE-APP-1' })).body.status).toBe('registered');
@@ -398,7 +457,7 @@ describe('envelope, copy, audit bundle, clause library (spec 2.6, 4.5)', () => {
     const p = await parties(h);
     const { engagement } = await current(h, p);
     const b = await post(h, `${E(engagement.id)}/audit_bundles`);
-    expect(b.status).toBe(200);
+    expect(b.status).toBe(201);
     const bundle = b.body;
     expect(bundle.engagement.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['engagement.opened', 'engagement.executed', 'engagement.activated']));
     expect(bundle.seals).toHaveLength(1);
@@ -450,6 +509,33 @@ describe('lists, organisations, idempotency (spec 2.1, 4, 5.5, 8)', () => {
     const [a, b] = await Promise.all([h.request('POST', '/v1/rail/engagements', { body, idempotencyKey: key }), h.request('POST', '/v1/rail/engagements', { body, idempotencyKey: key })]);
     expect(a.body.id).toBe(b.body.id);
     expect((await h.request('POST', '/v1/rail/engagements', { body })).status).toBe(400);
+  });
+
+  it('every create route answers 201 Created, and the replay of its Idempotency-Key answers the same status and record', async () => {
+    const p = await parties(h);
+    let n = 0;
+    const twice = async (path: string, body: unknown = {}) => {
+      const idempotencyKey = `create-${process.pid}-${Date.now()}-${++n}`;
+      const first = await h.request('POST', path, { body, idempotencyKey });
+      const again = await h.request('POST', path, { body, idempotencyKey });
+      expect(first.status, `${path} ${first.text}`).toBe(201);
+      expect(again.status, path).toBe(201);
+      expect(again.headers['service-idempotent-replay'], path).toBe('true');
+      expect(again.body, path).toEqual(first.body);
+      return first.body;
+    };
+    const e = await twice('/v1/rail/engagements', { engaging_party_ref: p.employer, worker_ref: p.worker, starts_on: '2026-01-05', ends_on: null, facts: EMPLOYMENT_FACTS });
+    expect(e.object).toBe('engagement');
+    const i = await twice(`${E(e.id)}/instruments`, { template_code: 'ng_contract_of_employment' });
+    expect(i).toMatchObject({ object: 'instrument', status: 'drafted' });
+    expect((await post(h, `${E(e.id)}/paper`, { instrument_id: i.id })).status).toBe(200); // a move of the engagement, not a create
+    expect((await twice(`${E(e.id)}/instruments/${i.id}/assents`, { party: 'engaging_party', subject_ref: p.employer })).object).toBe('instrument_assent');
+    expect((await twice(`${E(e.id)}/instruments/${i.id}/assents`, { party: 'worker', subject_ref: p.worker })).object).toBe('instrument_assent');
+    expect((await post(h, `${E(e.id)}/instruments/${i.id}/execute`)).status).toBe(200);
+    expect((await twice(`${E(e.id)}/instruments/${i.id}/supersede`, {})).supersedes).toBe(i.id);
+    expect((await twice(`${E(e.id)}/attestations`, { kind: 'witness', reference: 'W-1', attested_by: 'Ada Obi', attested_on: '2026-01-05' })).object).toBe('engagement_attestation');
+    expect((await twice(`${E(e.id)}/audit_bundles`)).object).toBe('audit_bundle');
+    expect((await twice(`${E(e.id)}/disputes`, { raised_by: 'worker', reason: 'Hours not as agreed.' })).object).toBe('engagement_dispute');
   });
 
   it('gating_contract and readiness answer', async () => {

@@ -54,7 +54,7 @@ export async function parties(h: Harness, live = true): Promise<Parties> {
 
 export async function openEngagement(h: Harness, p: Parties, over: Record<string, unknown> = {}) {
   const r = await post(h, '/v1/rail/engagements', { engaging_party_ref: p.employer, worker_ref: p.worker, starts_on: '2026-01-05', ends_on: null, facts: EMPLOYMENT_FACTS, ...over });
-  expect(r.status, r.text).toBe(200);
+  expect(r.status, r.text).toBe(201);
   return r.body;
 }
 
@@ -67,7 +67,7 @@ export async function awaitingExecution(h: Harness, p: Parties, over: Record<str
   const instrument = list.body.data[0];
   for (const [party, ref] of [['engaging_party', p.employer], ['worker', p.worker]]) {
     const a = await post(h, `/v1/rail/engagements/${e.id}/instruments/${instrument.id}/assents`, { party, subject_ref: ref });
-    expect(a.status, a.text).toBe(200);
+    expect(a.status, a.text).toBe(201);
   }
   return { engagement: e, instrument };
 }
