@@ -1,4 +1,4 @@
-// Queues for people: open integrity flags (adjudicated here), exceptions, and payroll runs
+// Queues for people: open integrity flags and open assignment exceptions (both adjudicated here), and payroll runs
 // pending approval (approved here by a second person). The page decides nothing: it sends the
 // person's choice to the API and shows the API's answer, refusals included, in the API's words.
 import { esc, newIdempotencyKey } from '/console/api.js';
@@ -81,12 +81,49 @@ export class Queues {
     }
   }
 
+  /** Open assignment exceptions (GET /v1/allocation/exceptions), each adjudicated here through POST .../adjudicate. */
   async exceptions() {
+    const el = this.els.exceptions;
+    let list;
     try {
-      const page = await this.api.get('/v1/allocation/exceptions?limit=100');
-      this.els.exceptions.textContent = `${page.data.length} exception(s) listed; adjudication of exceptions is added with their shape (docs/gaps.md#console).`;
+      list = await this.api.all('/v1/allocation/exceptions', 200);
     } catch (e) {
-      this.els.exceptions.textContent = e.status === 404 ? 'Exceptions are not served by this deployment (GET /v1/allocation/exceptions answered 404).' : `Exceptions could not be read: ${e.message}`;
+      el.innerHTML = e.status === 404
+        ? '<p class="muted">Exceptions are not served by this deployment (GET /v1/allocation/exceptions answered 404).</p>'
+        : `<p class="error">Exceptions could not be read: ${esc(e.message)}</p>`;
+      return;
+    }
+    if (!list.length) {
+      el.innerHTML = '<p class="muted" data-testid="no-exceptions">No open exceptions.</p>';
+      return;
+    }
+    el.innerHTML = list.map((x) => `
+      <div class="card" data-exception="${esc(x.id)}">
+        <h3>${esc(x.id)}: worker ${esc(x.worker_id)}</h3>
+        <div class="muted">assignment ${esc(x.assignment_id)}, step ${esc(x.step)}, raised ${esc(x.raised_at)}${x.mocked ? ', from a simulated source (mocked)' : ''}</div>
+        <table class="compact signals"><thead><tr><th>accept</th><th>conflicting signal</th><th>detail</th></tr></thead><tbody>
+          ${(x.conflicting_signals ?? []).map((s) => `<tr><td><input type="checkbox" name="accepted_signals" value="${esc(s.name)}" form="exc-${esc(x.id)}"></td><td>${esc(s.name)}</td><td>${esc(s.detail ?? '')}</td></tr>`).join('')}
+        </tbody></table>
+        <form id="exc-${esc(x.id)}" data-prefix="adjudicate-exception">
+          <label>Outcome <select name="outcome"><option value="dismissed">dismissed</option><option value="upheld">upheld</option></select></label>
+          <label>Reason <input name="reason" size="40"></label>
+          <button type="submit">Adjudicate</button>
+          <span data-role="result"></span>
+        </form>
+      </div>`).join('');
+    for (const x of list) {
+      const form = el.querySelector(`form[id="exc-${CSS.escape(x.id)}"]`);
+      form.addEventListener('submit', async (e) => {
+        e.preventDefault();
+        // the page checks nothing itself: the API decides and its refusal is shown in its words
+        const body = { outcome: form.elements.outcome.value, reason: form.elements.reason.value };
+        const accepted = [...el.querySelectorAll(`input[form="exc-${CSS.escape(x.id)}"]:checked`)].map((i) => i.value);
+        if (accepted.length) body.accepted_signals = accepted;
+        await act(form, async (ik) => {
+          const r = await this.api.post(`/v1/allocation/exceptions/${encodeURIComponent(x.id)}/adjudicate`, body, ik);
+          return `Recorded: ${r.status}${r.decision?.accepted_signals?.length ? ` (accepted: ${r.decision.accepted_signals.join(', ')})` : ''}.`;
+        });
+      });
     }
   }
 

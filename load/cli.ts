@@ -1,16 +1,18 @@
 /**
  * `npm run load`: load a running deployment (README "Load testing"). Simulated devices send
  * heartbeats over the WebSocket while API clients read lists and records (and, with
- * --dispatchers, dispatchers open work orders); a progress bar runs meanwhile; at the end a table
- * of throughput and latency percentiles per operation, the platform's own counters beside the
- * tool's, and a self-contained HTML report with plots over time. Exit 0 when the counters agree
- * within 1%, 1 when they do not, 2 on a refusal or a setup failure.
+ * --dispatchers, dispatchers open work orders around the devices and accept their offers); a
+ * progress bar runs meanwhile; at the end a table of throughput and latency percentiles per
+ * operation, the platform's own counters beside the tool's (readings accepted; work orders filled),
+ * and a self-contained HTML report with plots over time. Exit 0 when the counters agree within 1%,
+ * 1 when they do not, 2 on a refusal or a setup failure.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { makeAvailable, platformCounters, probeDispatch, readers, register, pool } from './clients.ts';
+import { makeAvailable, platformCounters, readers, register, pool } from './clients.ts';
+import { Dispatch } from './dispatch.ts';
 import { DeviceSocket, HEARTBEAT_SOCKET_PATH, makeDevices, nextReading, rng, type Device } from './devices.ts';
 import { Metrics, table } from './metrics.ts';
 import { checkTargets, parseArgs, USAGE, type LoadOptions } from './options.ts';
@@ -49,13 +51,26 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   b.stop();
   const devices: Device[] = base.map((d, i) => ({ ...d, socket: sockets[i % sockets.length] }));
 
-  const dispatch = o.dispatchers > 0 ? await probeDispatch(o.targets[0], key, o.city) : undefined;
-  if (dispatch) log(`dispatchers: ${dispatch.note}`);
+  // dispatchers: a share of the workers made eligible through the identity and engagements APIs
+  let dispatch: Dispatch | undefined;
+  if (o.dispatchers > 0) {
+    dispatch = new Dispatch(o.targets, key, runId, metrics, random, o);
+    b = bar('eligible', Math.round(base.length * o.eligibleShare));
+    await dispatch.setup(base.map((d) => d.workerId), () => b.increment());
+    b.stop();
+    log(`dispatchers: ${dispatch.outcome.note}`);
+  }
+  const byWorker = new Map(devices.map((d) => [d.workerId, d]));
+  const positionOf = (w: string) => {
+    const d = byWorker.get(w);
+    return d && d.lastRecordedAt > 0 ? { workerId: w, lat: d.lat, lng: d.lng } : undefined;
+  };
 
   // the run: device i is due at start + k*interval + i*interval/devices
   const reads = readers(o.targets, key, o.readRate, base.map((d) => d.workerId), o.city, metrics, random);
   const start = performance.now();
   const runBar = bar('load', Math.round(o.durationMs / 1000));
+  dispatch?.start();
   let next = 0;
   let round = 0;
   const dueOf = (i: number, k: number) => start + k * o.intervalMs + (i * o.intervalMs) / devices.length;
@@ -73,6 +88,8 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
         if (++next === devices.length) (next = 0), round++;
       }
       reads.issue(start, until);
+      // work orders from the second round on, when every device has reported a position
+      dispatch?.issue(start + o.intervalMs, until, positionOf);
       const elapsed = Math.floor((until - start) / 1000);
       const s = metrics.summary().find((x) => x.name === 'heartbeat frame');
       runBar.update(elapsed, { extra: `| accepted ${metrics.counter('readings accepted (receipts)')} | frames p99 ${s ? s.p99.toFixed(1) : '-'} ms | queued ${sockets.reduce((a, x) => a + x.pending, 0)}` });
@@ -85,10 +102,12 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   runBar.stop();
   // let what was sent be answered, then stop the clock
   const drainUntil = performance.now() + DRAIN_MS;
-  while ((sockets.some((s) => s.pending > 0) || reads.inFlight > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
+  dispatch?.stopOpening();
+  while ((sockets.some((s) => s.pending > 0) || reads.inFlight > 0 || dispatch?.busy) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
   metrics.endedAt = performance.now();
   const unanswered = sockets.reduce((a, s) => a + s.pending, 0);
   for (const s of sockets) s.close();
+  const dispatched = await dispatch?.finish(AGREEMENT);
 
   const counters = await platformCounters(o.targets, key);
   const tool = metrics.counter('readings accepted (receipts)');
@@ -96,7 +115,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   const outcome: LoadOutcome = {
     options: o, runId, summary: metrics.summary(), series: metrics.series(), counters: Object.fromEntries(metrics.counters), platform: counters,
     agreement: difference === undefined ? undefined : { difference, within: difference <= AGREEMENT },
-    dispatch: dispatch?.note, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report),
+    dispatch: dispatched, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report),
   };
   writeFileSync(outcome.reportFile, loadReport(outcome));
   return outcome;
@@ -122,9 +141,14 @@ async function main(): Promise<void> {
     console.log(`\nreadings sent ${sent}, accepted by receipts ${out.counters['readings accepted (receipts)'] ?? 0}, bad sent ${Object.entries(out.counters).filter(([k]) => k.startsWith('bad sent')).reduce((a, [, n]) => a + n, 0)}, unanswered ${out.unanswered}`);
     if (out.platform.served) console.log(`platform counters (GET /v1/allocation/counters, summed over ${out.platform.perNode.length} node(s)): readings accepted ${out.platform.accepted}; difference ${(out.agreement!.difference * 100).toFixed(3)}% (${out.agreement!.within ? 'within' : 'NOT within'} ${AGREEMENT * 100}%)`);
     else console.log(`platform counters: ${out.platform.note}`);
-    if (out.dispatch) console.log(`dispatchers: ${out.dispatch}`);
+    const d = out.dispatch;
+    if (d && !d.served) console.log(`dispatchers: ${d.note}`);
+    if (d?.served) {
+      console.log(`dispatchers: ${d.note}; work orders opened ${d.opened}, filled ${d.filled}, unfilled (supply gaps) ${d.unfilled}${d.unfilled ? ` (${Object.entries(d.gapReasons).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}, open at the end ${d.openAtEnd} (cancelled); offers accepted ${d.offersAccepted}`);
+      console.log(`work orders filled: the platform counted ${d.platformFilled} (GET /v1/allocation/work_orders?status=filled), the tool ${d.filled}; difference ${(d.agreement!.difference * 100).toFixed(3)}% (${d.agreement!.within ? 'within' : 'NOT within'} ${AGREEMENT * 100}%)`);
+    }
     console.log(`report: ${out.reportFile}`);
-    process.exitCode = out.agreement && !out.agreement.within ? 1 : 0;
+    process.exitCode = (out.agreement && !out.agreement.within) || (d?.agreement && !d.agreement.within) ? 1 : 0;
   } catch (e) {
     console.error(`load: ${(e as Error).message}`);
     process.exitCode = 2;

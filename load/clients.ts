@@ -1,7 +1,6 @@
 /**
  * API clients of the load: the organisation's setup (registration or LOAD_API_KEY, one worker
- * record per device), readers of lists and records at a fixed rate, and dispatchers, which are
- * switched on by --dispatchers and stand down, saying why, when the deployment serves no work orders.
+ * record per device) and readers of lists and records at a fixed rate. Dispatchers: dispatch.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { Metrics } from './metrics.ts';
@@ -22,8 +21,6 @@ export async function call(base: URL, method: string, path: string, key: string 
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
   return { status: res.status, body: parsed };
 }
-
-const idem = (what: string) => `load-${what}-${randomBytes(12).toString('hex')}`;
 
 /** A sandbox organisation of the run's own (POST /v1/registrations): its first key. */
 export async function register(base: URL, runId: string): Promise<string> {
@@ -84,17 +81,6 @@ export function readers(targets: URL[], key: string, rate: number, workerIds: st
       }
     },
   };
-}
-
-/**
- * Dispatchers: POST /v1/allocation/work_orders. A 404 means this deployment serves no work orders;
- * any other refusal of the probe is reported with the API's message. Either way they stand down.
- */
-export async function probeDispatch(target: URL, key: string, city: { latitude: number; longitude: number }): Promise<{ served: boolean; note: string }> {
-  const r = await call(target, 'POST', '/v1/allocation/work_orders', key, { location: { latitude: city.latitude, longitude: city.longitude } }, idem('work-order'));
-  if (r.status === 404) return { served: false, note: 'work orders are not served by this deployment (POST /v1/allocation/work_orders answered 404)' };
-  if (r.status >= 400) return { served: false, note: `work orders are served, but the dispatchers could not open one: ${r.status} ${r.body?.error?.message ?? ''} (the dispatcher scenario awaits the work order shape; docs/gaps.md#console)` };
-  return { served: false, note: `a work order opened (${r.body?.id}); the offer and acceptance steps of the dispatcher scenario are not written yet (docs/gaps.md#console)` };
 }
 
 /** The platform's own heartbeat counters of the organisation, summed over the targets (each node counts what it ingested). */

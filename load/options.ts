@@ -20,6 +20,10 @@ export interface LoadOptions {
   readRate: number;
   /** Dispatchers opening work orders and accepting offers; 0 switches them off. */
   dispatchers: number;
+  /** Share of the simulated workers made eligible at setup (live passport, current engagement) when dispatchers run. */
+  eligibleShare: number;
+  /** Work orders opened a second, over all dispatchers. */
+  workOrderRate: number;
   ownTarget: boolean;
   report: string;
   /** An existing organisation's key (LOAD_API_KEY); otherwise the tool registers a sandbox organisation. */
@@ -37,6 +41,8 @@ export const USAGE = `npm run load -- --target http://127.0.0.1:8080 [--target h
   --encoding json      json or msgpack frames
   --read-rate 50       API list and record reads a second
   --dispatchers 0      dispatchers opening work orders and accepting offers (0: off)
+  --eligible-share 0.1 share of simulated workers made eligible at setup (passport, engagement)
+  --work-order-rate 1  work orders opened a second over all dispatchers
   --city 6.5244,3.3792,15000   centre latitude, longitude and radius in metres
   --report FILE        HTML report (default load-report-<time>.html)
   --i-own-this-target  allow a target that is not on a loopback or private address
@@ -59,7 +65,7 @@ function positive(name: string, v: string, integer = true): number {
 export function parseArgs(argv: string[], env: Record<string, string | undefined> = {}): LoadOptions {
   const targets: URL[] = [];
   const o: Omit<LoadOptions, 'targets' | 'sockets'> & { sockets?: number } = {
-    devices: 1000, intervalMs: 10_000, durationMs: 60_000, badShare: 0.05, encoding: 'json', readRate: 50, dispatchers: 0,
+    devices: 1000, intervalMs: 10_000, durationMs: 60_000, badShare: 0.05, encoding: 'json', readRate: 50, dispatchers: 0, eligibleShare: 0.1, workOrderRate: 1,
     ownTarget: false, report: `load-report-${new Date().toISOString().replace(/[:.]/g, '-')}.html`, apiKey: env.LOAD_API_KEY || undefined,
     city: { latitude: 6.5244, longitude: 3.3792, radiusMetres: 15_000 }, quiet: false,
   };
@@ -86,6 +92,8 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
       case '--encoding': { const e = value(); if (e !== 'json' && e !== 'msgpack') throw new Error('--encoding is json or msgpack'); o.encoding = e; break; }
       case '--read-rate': o.readRate = positive('read-rate', value(), false); break;
       case '--dispatchers': o.dispatchers = positive('dispatchers', value()); break;
+      case '--eligible-share': o.eligibleShare = positive('eligible-share', value(), false); break;
+      case '--work-order-rate': o.workOrderRate = positive('work-order-rate', value(), false); break;
       case '--city': {
         const [lat, lng, r] = value().split(',').map(Number);
         if (![lat, lng, r].every(Number.isFinite)) throw new Error('--city is latitude,longitude,radius_metres');
@@ -101,6 +109,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
   if (!targets.length) throw new Error(`--target is required\n${USAGE}`);
   for (const t of targets) if (t.protocol !== 'http:' && t.protocol !== 'https:') throw new Error(`a target is http(s), not ${t.protocol}`);
   if (o.badShare > 1) throw new Error('--bad-share is at most 1');
+  if (o.eligibleShare > 1) throw new Error('--eligible-share is at most 1');
   if (o.intervalMs <= 0 || o.durationMs <= 0) throw new Error('--interval and --duration must be above zero');
   const sockets = Math.max(1, Math.min(o.devices, o.sockets ?? Math.min(o.devices, 2000)));
   return { ...o, targets, sockets };

@@ -18,6 +18,7 @@ import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
 import { newId } from '../../kernel/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { connect, type TestSocket } from '../../support/ws.ts';
+import { dispatchKit, type Point } from '../allocation/dispatch-support.ts';
 import { calculatedRun, importPayees, post } from '../payroll/support.ts';
 import { haveChromium, launch, mustHaveChromium, OUTPUT } from './browser.ts';
 
@@ -30,6 +31,7 @@ let browser: Browser;
 let page: Page;
 let receiver: Server;
 let device: TestSocket;
+let kit: ReturnType<typeof dispatchKit>;
 let ik = 0;
 const idem = () => `ik-console-${process.pid}-${++ik}`;
 
@@ -81,6 +83,7 @@ async function secondPerson(email: string, password: string) {
 describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     h = await startHarness({ config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    kit = dispatchKit(h);
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (e) => console.error('[console page error]', e.message));
@@ -154,6 +157,48 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await page.screenshot({ path: join(OUTPUT, 'supply-map.png') });
   });
 
+  it('supply map: an open work order appears with its geofence and cascade state (counts and offers), a supply gap with its reason, updated by polling', async () => {
+    // eligible workers (live passport, current engagement) near a point inside the map's view
+    const P: Point = { latitude: 6.56, longitude: 3.36 };
+    const a = await kit.worker(P, 200);
+    const b = await kit.worker(P, 600);
+    const wo = await kit.open(P, { location: { ...P, radius_metres: 800 }, search_radius_metres: 3000, headcount: 1, cascade_width: 1 });
+    expect(wo.status).toBe('open');
+    let offers = await kit.offers(wo.id);
+    expect(offers.map((o) => o.worker_id)).toEqual([a.worker]);
+    const declined = await kit.post(`/v1/allocation/offers/${offers[0]!.id}/decline`, { reason: 'too far' });
+    expect(declined.status, declined.text).toBe(200);
+    offers = await kit.offers(wo.id);
+    expect(offers.map((o) => [o.worker_id, o.status])).toEqual([[b.worker, 'pending'], [a.worker, 'declined']]);
+    // nobody eligible near this one: closed unfilled at once, a supply gap
+    const Q: Point = { latitude: 6.58, longitude: 3.31 };
+    const gap = await kit.open(Q, { location: { ...Q, radius_metres: 1000 }, search_radius_metres: 2000 });
+    expect(gap).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'no_eligible_supply' } });
+
+    await page.click('nav button[data-tab=supply]');
+    const card = `[data-work-order="${wo.id}"]`;
+    await page.waitForSelector(card, { timeout: WAIT });
+    expect(await page.getAttribute(card, 'data-geofence-radius')).toBe('800');
+    await expect.poll(() => page.textContent(`${card} [data-cascade=declined]`), { timeout: WAIT }).toBe('declined 1');
+    expect(await page.textContent(`${card} [data-cascade=offered]`)).toBe('offered 2');
+    expect(await page.textContent(`${card} [data-cascade=pending]`)).toBe('pending 1');
+    expect(await page.getAttribute(`${card} tr[data-offer="${offers[0]!.id}"]`, 'data-status')).toBe('pending');
+    expect(await page.getAttribute(`${card} tr[data-offer="${offers[1]!.id}"]`, 'data-status')).toBe('declined');
+    expect(await page.textContent(`${card} tr[data-offer="${offers[1]!.id}"]`)).toContain('too far');
+    const gapCard = `[data-supply-gap="${gap.id}"]`;
+    await page.waitForSelector(`${gapCard}[data-reason=no_eligible_supply]`, { timeout: WAIT });
+    expect(await page.textContent(`${gapCard} [data-field=reason]`)).toBe('no_eligible_supply');
+    const drawn = (await page.getAttribute('#map', 'data-geofence-ids'))!.split(' ');
+    expect(drawn).toEqual(expect.arrayContaining([wo.id, gap.id]));
+    await page.locator(gapCard).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUTPUT, 'supply-map-work-orders.png') });
+
+    // the last candidate declines: the page follows the work order into the supply gaps, without a reload
+    expect((await kit.post(`/v1/allocation/offers/${offers[0]!.id}/decline`)).status).toBe(200);
+    await page.waitForSelector(`[data-supply-gap="${wo.id}"][data-reason=every_offer_declined_or_expired]`, { timeout: WAIT });
+    await expect.poll(() => page.locator(card).count(), { timeout: WAIT }).toBe(0);
+  });
+
   it('queues: an open integrity flag is adjudicated from the page (outcome, reason, accepted signals); an empty reason is refused with the API\'s message', async () => {
     const worker = `console_w_${process.pid}_3`;
     await available(worker);
@@ -182,6 +227,56 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     const decided = (await h.request('GET', `/v1/allocation/integrity_flags/${flag.id}`)).body;
     expect(decided.status).toBe('upheld');
     expect(decided.decision).toMatchObject({ reason: 'Mock location confirmed with the worker by phone.', accepted_signals: ['mock_location'] });
+  });
+
+  it('queues: an open exception (start passcode without a geofence entry) is adjudicated from the page with its conflicting signals; what the API refuses is refused with the API\'s message', async () => {
+    const p: Point = { latitude: 6.47, longitude: 3.46 };
+    const w = await kit.worker(p, 400);
+    const wo = await kit.open(p, { location: { ...p, radius_metres: 100 }, search_radius_metres: 5000 });
+    const [offer] = await kit.offers(wo.id);
+    expect(offer?.worker_id).toBe(w.worker);
+    expect((await kit.post(`/v1/allocation/offers/${offer!.id}/accept`)).status).toBe(200);
+    const made = await kit.post('/v1/allocation/assignments', { offer_id: offer!.id });
+    expect(made.status, made.text).toBe(201);
+    const arrived = await kit.post(`/v1/allocation/assignments/${made.body.id}/arrive`, { passcode: made.body.passcodes.start });
+    expect(arrived.body).toMatchObject({ status: 'exception' });
+    const exceptionId = arrived.body.exception_id as string;
+
+    await page.click('nav button[data-tab=queues]');
+    await page.click('[data-action=refresh-queues]');
+    const card = `[data-exception="${exceptionId}"]`;
+    await page.waitForSelector(card, { timeout: WAIT });
+    expect(await page.textContent(card)).toContain('start_passcode_without_geofence_entry');
+    expect(await page.textContent(card)).toContain(made.body.id);
+
+    // no reason: the API refuses (400) and the page shows its message; nothing is recorded
+    const refusal = await h.request('POST', `/v1/allocation/exceptions/${exceptionId}/adjudicate`, { idempotencyKey: idem(), body: { outcome: 'dismissed', reason: '' } });
+    expect(refusal.status).toBe(400);
+    await page.click(`${card} button[type=submit]`);
+    await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toContain(refusal.body.error.message);
+    expect(await page.getAttribute(`${card} [data-role=result]`, 'class')).toBe('error');
+    expect((await h.request('GET', `/v1/allocation/exceptions/${exceptionId}`)).body.status).toBe('open');
+
+    await page.selectOption(`${card} select[name=outcome]`, 'dismissed');
+    await page.fill(`${card} input[name=reason]`, 'The worker never reached the site; the passcode was read out by phone.');
+    await page.check(`${card} input[value=start_passcode_without_geofence_entry]`);
+    await page.screenshot({ path: join(OUTPUT, 'queues-exception.png') });
+    await page.click(`${card} button[type=submit]`);
+    await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toContain('Recorded: dismissed');
+    const decided = (await h.request('GET', `/v1/allocation/exceptions/${exceptionId}`)).body;
+    expect(decided).toMatchObject({ status: 'dismissed', decision: { outcome: 'dismissed', reason: 'The worker never reached the site; the passcode was read out by phone.', accepted_signals: ['start_passcode_without_geofence_entry'] } });
+    expect((await h.request('GET', `/v1/allocation/assignments/${made.body.id}`)).body.status).toBe('closed');
+    await page.screenshot({ path: join(OUTPUT, 'queues-exception-decided.png') });
+
+    // a second decision: the API answers 409 and the page says so in the API's words
+    const again = await h.request('POST', `/v1/allocation/exceptions/${exceptionId}/adjudicate`, { idempotencyKey: idem(), body: { outcome: 'upheld', reason: 'again' } });
+    expect(again.status).toBe(409);
+    await page.selectOption(`${card} select[name=outcome]`, 'upheld');
+    await page.click(`${card} button[type=submit]`);
+    await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toContain(again.body.error.message);
+    expect((await h.request('GET', `/v1/allocation/exceptions/${exceptionId}`)).body.status).toBe('dismissed');
+    await page.click('[data-action=refresh-queues]');
+    await expect.poll(() => page.locator(card).count(), { timeout: WAIT }).toBe(0);
   });
 
   it('queues: the preparer\'s approval of a run above the maker-checker threshold is refused with the API\'s message; a second person signed in approves it', async () => {

@@ -1,15 +1,20 @@
 /**
  * `npm run load` (docs/gaps.md#console): the target rule, the flags, and a short run against a
- * platform started as `npm start` starts it, whose own counter of accepted readings must agree
- * with the tool's. The run is on wall time by nature: it loads a live server.
+ * platform started as `npm start` starts it, whose own counter of accepted readings and count of
+ * work orders filled must agree with the tool's. The run is on wall time by nature: it loads a
+ * live server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad } from '../../load/cli.ts';
+import { Dispatch } from '../../load/dispatch.ts';
+import { Metrics } from '../../load/metrics.ts';
 import { checkTargets, isPrivateAddress, parseArgs, parseDuration } from '../../load/options.ts';
 import { haveChromium, launch } from '../console/browser.ts';
 
@@ -37,13 +42,37 @@ describe('flags', () => {
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('2m')).toBe(120_000);
     expect(() => parseDuration('soon')).toThrow(/duration/);
-    const o = parseArgs(['--target', 'http://127.0.0.1:8080,10.0.0.2:8080', '--target=http://10.0.0.3:8080', '--devices', '20000', '--duration', '60s', '--interval', '5s', '--bad-share', '0.1', '--dispatchers', '2']);
+    const o = parseArgs(['--target', 'http://127.0.0.1:8080,10.0.0.2:8080', '--target=http://10.0.0.3:8080', '--devices', '20000', '--duration', '60s', '--interval', '5s', '--bad-share', '0.1', '--dispatchers', '2', '--eligible-share', '0.25', '--work-order-rate', '3']);
     expect(o.targets.map((t) => t.origin)).toEqual(['http://127.0.0.1:8080', 'http://10.0.0.2:8080', 'http://10.0.0.3:8080']);
-    expect(o).toMatchObject({ devices: 20000, sockets: 2000, durationMs: 60_000, intervalMs: 5000, badShare: 0.1, dispatchers: 2, ownTarget: false });
+    expect(o).toMatchObject({ devices: 20000, sockets: 2000, durationMs: 60_000, intervalMs: 5000, badShare: 0.1, dispatchers: 2, eligibleShare: 0.25, workOrderRate: 3, ownTarget: false });
+    expect(parseArgs(['--target', 'http://127.0.0.1:1'])).toMatchObject({ dispatchers: 0, eligibleShare: 0.1, workOrderRate: 1 });
+    expect(() => parseArgs(['--target', 'http://127.0.0.1:1', '--eligible-share', '1.5'])).toThrow(/--eligible-share/);
     expect(parseArgs(['--target', 'http://127.0.0.1:1', '--devices', '10']).sockets).toBe(10);
     expect(() => parseArgs([])).toThrow(/--target is required/);
     expect(() => parseArgs(['--target', 'http://127.0.0.1:1', '--frobnicate'])).toThrow(/unknown flag/);
     expect(() => parseArgs(['--target', 'http://127.0.0.1:1', '--devices', '-3'])).toThrow(/--devices/);
+  });
+});
+
+describe('dispatchers', () => {
+  it('a deployment without work orders: the dispatchers stand down with "work orders are not served by this deployment" and make no worker eligible', async () => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      req.resume().on('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'not_found', message: 'No route.' } })));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const target = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const d = new Dispatch([target], 'sk_test_x', 'run', new Metrics(), () => 0.5, { dispatchers: 2, eligibleShare: 1, workOrderRate: 5 });
+      expect(await d.setup(['w1', 'w2'], () => {})).toBe(false);
+      expect(d.outcome).toMatchObject({ served: false, eligible: 0 });
+      expect(d.outcome.note).toBe('work orders are not served by this deployment (GET /v1/allocation/work_orders answered 404)');
+      expect(asked).toEqual(['GET /v1/allocation/work_orders?limit=1']);
+      expect((await d.finish(0.01)).agreement).toBeUndefined();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
@@ -72,9 +101,9 @@ describe('a run against a started platform', () => {
     }
   });
 
-  it('devices over WebSockets and API readers run for the duration; the platform\'s readings-accepted counter agrees with the tool\'s within 1%; every bad reading is refused; the HTML report is written', async () => {
+  it('devices over WebSockets, API readers and dispatchers run for the duration; the platform\'s readings-accepted counter and its count of work orders filled agree with the tool\'s within 1%; every bad reading is refused; the HTML report is written', async () => {
     const report = join(dir, 'report.html');
-    const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '60', '--sockets', '12', '--interval', '500ms', '--duration', '3s', '--bad-share', '0.2', '--read-rate', '20', '--dispatchers', '1', '--quiet', '--report', report]);
+    const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '60', '--sockets', '12', '--interval', '500ms', '--duration', '3s', '--bad-share', '0.2', '--read-rate', '20', '--dispatchers', '2', '--eligible-share', '0.5', '--work-order-rate', '4', '--quiet', '--report', report]);
     const out = await runLoad(o, () => {});
     expect(out.unanswered).toBe(0);
     expect(out.platform.served).toBe(true);
@@ -97,12 +126,28 @@ describe('a run against a started platform', () => {
     const frames = out.summary.find((s) => s.name === 'heartbeat frame')!;
     expect(frames.errors).toBe(0);
     expect(frames.p99).toBeGreaterThanOrEqual(frames.p50);
-    expect(out.dispatch).toMatch(/work order/);
+
+    // dispatchers: half the workers made eligible through the identity and engagements APIs; work orders opened around them, offers accepted
+    const d = out.dispatch!;
+    expect(d.served, d.note).toBe(true);
+    expect(d.eligible).toBe(30);
+    expect(d.eligibleFailed).toBe(0);
+    expect(d.opened).toBeGreaterThanOrEqual(5);
+    expect(d.filled).toBeGreaterThan(0);
+    expect(d.offersAccepted).toBeGreaterThanOrEqual(d.filled);
+    expect(d.filled + d.unfilled + d.openAtEnd).toBe(d.opened);
+    expect(d.platformFilled).toBe(d.filled);
+    expect(d.agreement).toEqual({ difference: 0, within: true });
+    expect(ops).toEqual(expect.arrayContaining(['POST work_orders', 'GET work_order offers', 'POST offers/{id}/accept', 'setup: POST verifications', 'setup: POST activate']));
+    const opened = out.summary.find((s) => s.name === 'POST work_orders')!;
+    expect(opened.errors).toBe(0);
+    expect(opened.p99).toBeGreaterThanOrEqual(opened.p50);
 
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('uPlot');
     expect(html).toContain('heartbeat frame');
     expect(html).toMatch(/within 1%/);
+    expect(html).toContain(`Work orders filled: the platform counted ${d.platformFilled}`);
     if (haveChromium) {
       const browser = await launch();
       try {
