@@ -20,6 +20,7 @@ export { PayoutsService, type PlanBody } from './service.ts';
 export type { InstructionState } from './instruction.ts';
 export type { PayoutState } from './payout.ts';
 export type { Rail, StatementEntry } from './providers/index.ts';
+export { sandboxRails } from './providers/index.ts';
 export { ACTIVE_POLICY as PAYOUTS_POLICY } from './policy.ts';
 export const INSTRUCTION_KIND = PayoutInstruction.kind;
 export const PAYOUT_KIND = Payout.kind;

@@ -137,6 +137,10 @@ export type PayoutEvent =
   | { type: 'payout.marked_unknown'; attempt_id: string; reason: string }
   | { type: 'payout.settled'; attempt_id: string; rail_id: string; amount: number; line: number; instruction_id: string };
 
+function withAttempt(s: PayoutState, id: string, f: (a: Attempt) => Attempt): Attempt[] {
+  return s.attempts.map((a) => (a.id === id ? f(a) : a));
+}
+
 const current = (s: PayoutState): Attempt | undefined => s.attempts[s.attempts.length - 1];
 
 export function queryDelay(t: PayoutTiming, n: number): number {
@@ -232,7 +236,6 @@ export const Payout = defineActor({
   },
   evolve(s: PayoutState, e: PayoutEvent, meta): PayoutState {
     const at = meta.at;
-    const withAttempt = (id: string, f: (a: Attempt) => Attempt): Attempt[] => s.attempts.map((a) => (a.id === id ? f(a) : a));
     switch (e.type) {
       case 'payout.created': {
         const { type: _t, ...c } = e;
@@ -250,14 +253,14 @@ export const Payout = defineActor({
         return { ...s, status: 'sending', next_query_at: null, updated_at: at, attempts: [...s.attempts, { id: e.attempt_id, n: e.n, rail_id: e.rail_id, status: 'sending', code: null, detail: null, sent_at: at, answered_at: null, status_queries: 0 }] };
       case 'payout.attempt_answered': {
         const status: PayoutStatus = e.status === 'pending' ? 'pending' : e.status === 'unknown' ? 'unknown' : s.status;
-        return { ...s, status, updated_at: at, next_query_at: status === 'pending' || status === 'unknown' ? at + queryDelay(s.timing, 1) : s.next_query_at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
+        return { ...s, status, updated_at: at, next_query_at: status === 'pending' || status === 'unknown' ? at + queryDelay(s.timing, 1) : s.next_query_at, attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
       }
       case 'payout.status_query_due':
-        return { ...s, next_query_at: e.next_query_at, updated_at: at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status_queries: e.n })) };
+        return { ...s, next_query_at: e.next_query_at, updated_at: at, attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status_queries: e.n })) };
       case 'payout.status_answered':
-        return { ...s, updated_at: at, attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
+        return { ...s, updated_at: at, attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
       case 'payout.marked_unknown':
-        return { ...s, status: 'unknown', updated_at: at, next_query_at: at + queryDelay(s.timing, 1), attempts: withAttempt(e.attempt_id, (a) => ({ ...a, status: 'unknown', code: a.code ?? 'marked_unknown', detail: e.reason })) };
+        return { ...s, status: 'unknown', updated_at: at, next_query_at: at + queryDelay(s.timing, 1), attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status: 'unknown', code: a.code ?? 'marked_unknown', detail: e.reason })) };
       case 'payout.settled':
         return { ...s, status: 'settled', settled_at: at, updated_at: at, next_query_at: null };
     }

@@ -46,8 +46,12 @@ export class PayoutsService {
   private readonly pending = new Map<string, { org: string; outcomes: Outcome[] }>();
   private flushScheduled = false;
   private readonly dispatching = new Set<string>();
+  /** Outcomes counted at this node's last tally of each instruction. */
+  private readonly tallied = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
+  /** Rail answers by outcome and status queries asked on this node, for the bench. */
+  readonly answers = { settled: 0, refused: 0, pending: 0, timeout: 0, status_queries: 0 };
   /** Failover latencies (ms, platform clock) from a refusal to the next rail's accepted answer, for the bench. */
   readonly failovers: number[] = [];
   private readonly refusedAt = new Map<string, number>();
@@ -111,12 +115,23 @@ export class PayoutsService {
     } catch (e) {
       if (!isApiError(e) || e.code !== 'not_found') throw e;
     }
-    const { submission } = await judge(this.platform, caller.org, caller.livemode, env, id);
+    const { submission, document } = await judge(this.platform, caller.org, caller.livemode, env, id);
     await stores.kv.set(documentKey(id), env); // kept as evidence, quarantined or not
+    if (document && submission.quarantine_reason === null) this.remember(id, document);
     return system.ask(PayoutInstruction, id, 'submit', { ...submission, tally_interval_ms: this.timing.tallyInterval }, { ...caller, dedupeId });
   }
 
+  /** The parsed documents of the last two instructions submitted on this node (dispatch reads them again). */
+  private readonly docs = new Map<string, InstructionDocument>();
+
+  private remember(id: string, doc: InstructionDocument): void {
+    this.docs.set(id, doc);
+    if (this.docs.size > 2) this.docs.delete(this.docs.keys().next().value!);
+  }
+
   async document(org: string, id: string): Promise<InstructionDocument> {
+    const known = this.docs.get(id);
+    if (known) return known;
     const env = await this.platform.stores.kv.get<SignedPayoutInstruction>(documentKey(id));
     const doc = env && parseDocument(env.document);
     if (!doc) throw new ApiError('internal_error', `The signed document of instruction ${id} (${org}) is missing.`);
@@ -228,37 +243,61 @@ export class PayoutsService {
     return system.ask(PayoutInstruction, id, 'execute', { check }, { ...caller, dedupeId: `execute:${id}` });
   }
 
-  /** One payout actor per line from `dispatched` on, in chunks; progress recorded after each. */
-  async dispatch(org: string, id: string): Promise<void> {
+  /**
+   * One payout actor per line from `dispatched` on, with at most `dispatch_chunk` lines in flight
+   * (a sliding window, not chunk by chunk: one slow name enquiry holds back no other line).
+   * Progress is the highest line below which every line is dispatched, recorded each time it has
+   * moved by a chunk and at the end, so a successor resumes from it (a line dispatched twice is
+   * harmless: create is idempotent, dedupe id 'create').
+   */
+  async dispatch(org: string, id: string, known?: InstructionState): Promise<void> {
     if (this.dispatching.has(id)) return;
     this.dispatching.add(id);
     try {
       const { system } = this.platform;
-      let s = await system.state<InstructionState>(PayoutInstruction, id, org);
+      const s = known ?? (await system.state<InstructionState>(PayoutInstruction, id, org));
       if (s.status !== 'executing' || s.dispatched >= s.line_count) return;
       const doc = await this.document(org, id);
       const plan = await system.state<RoutePlanState>(RoutePlan, s.route_plan_id!, org);
       const order = [plan.primary_rail_id, ...plan.fallback_rail_ids];
+      const policies = order.map((r) => railPolicy(r)!);
       const t = this.payoutTiming();
       const gate = identityGate(this.platform);
-      const chunk = ACTIVE_POLICY.pack.instruction.dispatch_chunk;
+      const window = ACTIVE_POLICY.pack.instruction.dispatch_chunk;
       const opts = { org, principal: SYSTEM, lane: 'system' as const };
-      for (let from = s.dispatched; from < s.line_count && !this.stopped; from += chunk) {
-        const lines = doc.lines.slice(from, from + chunk);
-        await Promise.all(lines.map(async (l) => {
-          const account = accountOf(l);
-          const rails = account ? order.filter((r) => eligible(railPolicy(r)!, account.bank_code, l.amount)) : [];
-          const live = !ACTIVE_POLICY.pack.passport.required || gate.isLive(org, l.payee_ref);
-          const validation = account && live && rails.length ? await this.nameEnquiry(rails[0], account) : null;
-          const cmd: CreatePayout = {
-            instruction_id: id, line: l.line, payslip_id: l.payslip_id ?? null, payee_ref: l.payee_ref, amount: l.amount, currency: s.currency,
-            account, validation, passport_live: live, rails, max_attempts: plan.max_attempts, timing: t, livemode: s.livemode, mocked: true,
-          };
-          await system.ask(Payout, payoutIdOf(id, l.line), 'create', cmd, { ...opts, dedupeId: 'create', noReply: true } );
-        }));
-        await system.ask(PayoutInstruction, id, 'dispatched', { through: from + lines.length }, opts);
-      }
-      s = await system.state<InstructionState>(PayoutInstruction, id, org);
+      const createOpts = { ...opts, dedupeId: 'create', noReply: true };
+      const passportRequired = ACTIVE_POLICY.pack.passport.required;
+      const lines = doc.lines;
+      const done = new Uint8Array(s.line_count);
+      let next = s.dispatched;
+      let mark = s.dispatched;
+      let recorded = s.dispatched;
+      let progress: Promise<unknown> = Promise.resolve();
+      const one = async (l: (typeof lines)[number]) => {
+        const account = accountOf(l);
+        const rails = account ? order.filter((_, k) => eligible(policies[k], account.bank_code, l.amount)) : [];
+        const live = !passportRequired || gate.isLive(org, l.payee_ref);
+        const validation = account && live && rails.length ? await this.nameEnquiry(rails[0], account) : null;
+        const cmd: CreatePayout = {
+          instruction_id: id, line: l.line, payslip_id: l.payslip_id ?? null, payee_ref: l.payee_ref, amount: l.amount, currency: s.currency,
+          account, validation, passport_live: live, rails, max_attempts: plan.max_attempts, timing: t, livemode: s.livemode, mocked: true,
+        };
+        await system.ask(Payout, payoutIdOf(id, l.line), 'create', cmd, createOpts);
+      };
+      const worker = async () => {
+        while (next < s.line_count && !this.stopped) {
+          const i = next++;
+          await one(lines[i]);
+          done[i] = 1;
+          while (mark < s.line_count && done[mark]) mark++;
+          if (mark - recorded >= window || mark === s.line_count) {
+            const through = (recorded = mark);
+            progress = progress.then(() => system.ask(PayoutInstruction, id, 'dispatched', { through }, opts));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(window, s.line_count - next) }, worker));
+      await progress;
     } finally {
       this.dispatching.delete(id);
     }
@@ -287,6 +326,7 @@ export class PayoutsService {
     const answer = await rail.send({ reference: e.reference, org, payout_id: payoutId, amount: e.amount, currency: 'NGN', bank_code: e.bank_code, account_number: e.account_number, narration: `Payout ${payoutId}` }, clock.now())
       .catch((err: unknown) => ({ outcome: 'timeout' as const, code: 'no_answer', detail: `The rail call failed (${err instanceof Error ? err.message : String(err)}); the outcome is unknown.` }));
     this.recordHealth(e.rail_id, answer.outcome === 'settled' || answer.outcome === 'pending');
+    this.answers[answer.outcome]++;
     if (answer.outcome === 'refused') this.refusedAt.set(payoutId, performance.now());
     else if (e.n > 1 && answer.outcome === 'settled') {
       const at = this.refusedAt.get(payoutId);
@@ -299,6 +339,7 @@ export class PayoutsService {
   async query(org: string, payoutId: string, attemptId: string, railId: string): Promise<void> {
     const rail = this.rail(railId);
     if (!rail) return;
+    this.answers.status_queries++;
     const answer = await rail.status(attemptId, this.platform.clock.now()).catch(() => undefined);
     if (!answer) return; // no answer: still unknown; the next reminder asks again
     await this.platform.system.ask(Payout, payoutId, 'record_status', { attempt_id: attemptId, ...answer }, { org, principal: SYSTEM, lane: 'system' });
@@ -372,16 +413,32 @@ export class PayoutsService {
     await Promise.all(batches.map(([id, { org, outcomes }]) => this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true })));
   }
 
-  /** The instruction's reminder: resume a dispatch a node left unfinished, report finals again. */
+  /**
+   * The instruction's reminder: resume a dispatch a node left unfinished, report finals again.
+   * While outcomes keep arriving (the count moved since this node's last tally) nothing is re-read;
+   * once they stall, only the lines still without an outcome are read (never every payout: a
+   * re-read of all of them at each reminder made a large instruction quadratic).
+   */
   async tally(org: string, id: string): Promise<void> {
     const s = await this.platform.system.state<InstructionState>(PayoutInstruction, id, org);
-    if (s.status !== 'executing') return;
-    if (s.dispatched < s.line_count) await this.dispatch(org, id);
+    if (s.status !== 'executing') {
+      this.tallied.delete(id);
+      return;
+    }
+    if (s.dispatched < s.line_count) {
+      await this.dispatch(org, id);
+      return;
+    }
+    const done = s.settled_count + s.failed_count + s.held_count;
+    const last = this.tallied.get(id);
+    this.tallied.set(id, done);
+    if (last !== undefined && last !== done) return;
+    const open: number[] = [];
+    for (let i = s.outcomes.indexOf('.'); i !== -1; i = s.outcomes.indexOf('.', i + 1)) open.push(i + 1);
     const outcomes: Outcome[] = [];
-    for (const status of ['settled', 'failed', 'held'] as const) {
-      for await (const page of this.payoutsOf(org, id, status)) {
-        for (const p of page) if (FINAL.has(p.status) && s.outcomes[p.line - 1] === '.') outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
-      }
+    for (let k = 0; k < open.length; k += 500) {
+      const states = await Promise.all(open.slice(k, k + 500).map((line) => this.platform.system.state<PayoutState>(Payout, payoutIdOf(id, line), org).catch(() => undefined)));
+      for (const p of states) if (p && FINAL.has(p.status)) outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
     }
     if (outcomes.length) await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true } );
   }
@@ -401,8 +458,8 @@ export class PayoutsService {
       }
       const lines = parseDocument(env.document)?.lines ?? [];
       if (!lines.some((l) => accountOf(l) !== null)) {
-        // Payroll's document names no bank account yet (docs/gaps.md#payouts): every line would be held.
-        await system.ask(RunLink, linkId, 'submitted', { instruction_id: null, note: 'The run\u2019s signed instruction carries no bank account on any line; submit it with accounts (POST /v1/payouts/instructions).' }, opts);
+        // No payee of the run has a bank account on its pay profile (docs/gaps.md#payouts): every line would be held.
+        await system.ask(RunLink, linkId, 'submitted', { instruction_id: null, note: 'The run\u2019s signed instruction carries no bank account on any line; set bank_account on the pay profiles and pay it by a later run.' }, opts);
         return;
       }
       const run = await system.state<{ livemode: boolean }>(Run, link.run_id, org);
@@ -517,7 +574,7 @@ export class PayoutsService {
       }
     } else if (c.kind === PayoutInstruction.kind) {
       for (const e of c.events) {
-        if (e.type === 'instruction.executing') this.later(this.dispatch(c.org, c.id), 'dispatch');
+        if (e.type === 'instruction.executing') this.later(this.dispatch(c.org, c.id, c.state as InstructionState), 'dispatch');
         else if (e.type === 'instruction.tally_due') this.later(this.tally(c.org, c.id), 'tally');
       }
     } else if (c.kind === RunLink.kind) {

@@ -7,6 +7,9 @@
  * -------  -------  --------------------------------  --------------------  ------
  * (none)   create   inputs valid (import checked)     pay_profile.created   exists
  * exists   update   merged inputs valid               pay_profile.updated   exists
+ *
+ * An optional bank_account (docs/gaps.md#payouts) is checked for format here and signed into the
+ * payout instruction through the payslip that records it.
  */
 import { defineActor, iso } from '../../runtime/index.ts';
 import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
@@ -27,6 +30,8 @@ export interface PayProfileState {
   inputs: ProfileInputs;
   /** Write-only (spec 2.1): accepted, never returned; payouts read it through the area's face. */
   bank_identifier: string | null;
+  /** Where net pay is paid (docs/gaps.md#payouts): carried on the payslip and signed into the payout instruction. */
+  bank_account: BankAccount | null;
   created_at: number;
   updated_at: number;
 }
@@ -36,10 +41,43 @@ export interface ProfileFields {
   name?: string | null;
   inputs: ProfileInputs;
   bank_identifier?: string | null;
+  bank_account?: BankAccount | null;
   livemode: boolean;
 }
 
-export type ProfilePatch = Partial<ProfileInputs> & { name?: string | null; bank_identifier?: string | null };
+export type ProfilePatch = Partial<ProfileInputs> & { name?: string | null; bank_identifier?: string | null; bank_account?: BankAccount | null };
+
+/** A payee's bank account: a CBN bank code and a 10-digit NUBAN (reference ng-payouts-remittance.md 3.3). */
+export interface BankAccount {
+  bank_code: string;
+  account_number: string;
+  account_name?: string | null;
+}
+
+/**
+ * The account's format only: a 3-digit (deposit money bank) or 5-digit (other institution) CBN
+ * code and a 10-digit account number. The NUBAN check digit is the payouts module's integrity
+ * check (docs/gaps.md#payouts: a failing line quarantines the instruction integrity_mismatch);
+ * payroll does not depend on payouts.
+ */
+export function checkBankAccount(v: unknown, index = 1, field = '/bank_account'): ValidationEntry[] {
+  const out: ValidationEntry[] = [];
+  const bad = (f: string, code: string, detail: string) => out.push({ index, severity: 'error', code, detail, field: `${field}${f}` });
+  if (v === null || v === undefined) return out;
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    bad('', 'invalid_type', 'bank_account must be an object {bank_code, account_number, account_name?} or null.');
+    return out;
+  }
+  const a = v as Record<string, unknown>;
+  for (const k of Object.keys(a)) if (k !== 'bank_code' && k !== 'account_number' && k !== 'account_name') bad(`/${k}`, 'unknown_field', `bank_account has no field ${k}.`);
+  if (typeof a.bank_code !== 'string' || !/^(\d{3}|\d{5})$/.test(a.bank_code)) bad('/bank_code', 'invalid_bank_code', 'bank_code must be a 3-digit (bank) or 5-digit (other institution) CBN code.');
+  if (typeof a.account_number !== 'string' || !/^\d{10}$/.test(a.account_number)) bad('/account_number', 'invalid_account_number', 'account_number must be a 10-digit NUBAN.');
+  if (a.account_name !== undefined && a.account_name !== null && (typeof a.account_name !== 'string' || a.account_name.length === 0 || a.account_name.length > 255)) bad('/account_name', 'invalid_type', 'account_name must be a string of 1 to 255 characters or null.');
+  return out;
+}
+
+/** The account as kept (account_name null when not given). */
+export const bankAccountOf = (v: BankAccount | null | undefined): BankAccount | null => (v ? { bank_code: v.bank_code, account_number: v.account_number, account_name: v.account_name ?? null } : null);
 
 type Event =
   | ({ type: 'pay_profile.created' } & ProfileFields)
@@ -63,19 +101,19 @@ export const PayProfile = defineActor({
       annual_rent_paid: 0, annual_life_assurance_premium: 0, annual_mortgage_interest: 0,
       state_of_residence: 'NG-LA', nhf_contributing: false, nhia_enrolled: false, pension_administrator: null,
     },
-    bank_identifier: null, created_at: 0, updated_at: 0,
+    bank_identifier: null, bank_account: null, created_at: 0, updated_at: 0,
   }),
   decide: {
     create(_s: PayProfileState, cmd: ProfileFields, ctx): Event[] {
       if (ctx.version > 0) return [];
-      const bad = checkProfileInputs(cmd.inputs);
+      const bad = [...checkProfileInputs(cmd.inputs), ...checkBankAccount(cmd.bank_account)];
       if (bad.length) refuse(bad);
       return [{ type: 'pay_profile.created', ...cmd }];
     },
     update(s: PayProfileState, cmd: ProfilePatch): Event[] {
-      const { name, bank_identifier, ...inputs } = cmd;
+      const { name, bank_identifier, bank_account, ...inputs } = cmd;
       const merged = { ...s.inputs, ...inputs };
-      const bad = checkProfileInputs(merged);
+      const bad = [...checkProfileInputs(merged), ...checkBankAccount(bank_account)];
       if (bad.length) refuse(bad);
       return [{ type: 'pay_profile.updated', changes: cmd }];
     },
@@ -83,13 +121,14 @@ export const PayProfile = defineActor({
   evolve(s: PayProfileState, e: Event, meta): PayProfileState {
     switch (e.type) {
       case 'pay_profile.created':
-        return { ...s, livemode: e.livemode, payee_ref: e.payee_ref, name: e.name ?? null, inputs: e.inputs, bank_identifier: e.bank_identifier ?? null, created_at: meta.at, updated_at: meta.at };
+        return { ...s, livemode: e.livemode, payee_ref: e.payee_ref, name: e.name ?? null, inputs: e.inputs, bank_identifier: e.bank_identifier ?? null, bank_account: bankAccountOf(e.bank_account), created_at: meta.at, updated_at: meta.at };
       case 'pay_profile.updated': {
-        const { name, bank_identifier, ...inputs } = e.changes;
+        const { name, bank_identifier, bank_account, ...inputs } = e.changes;
         return {
           ...s,
           name: name === undefined ? s.name : name,
           bank_identifier: bank_identifier === undefined ? s.bank_identifier : bank_identifier,
+          bank_account: bank_account === undefined ? (s.bank_account ?? null) : bankAccountOf(bank_account),
           inputs: { ...s.inputs, ...inputs },
           updated_at: meta.at,
         };
@@ -122,6 +161,8 @@ export function payProfileView(s: PayProfileState) {
     nhia_enrolled: i.nhia_enrolled,
     pension_administrator: i.pension_administrator ?? null,
     bank_identifier_on_file: s.bank_identifier !== null,
+    // The account number is shown by its last four digits only, as payouts show it.
+    bank_account: s.bank_account ? { bank_code: s.bank_account.bank_code, account_number_last4: s.bank_account.account_number.slice(-4), account_name: s.bank_account.account_name ?? null } : null,
     created_at: iso(s.created_at),
     updated_at: iso(s.updated_at),
   };

@@ -72,6 +72,11 @@ const ProfileFields = {
   nhia_enrolled: Type.Optional(Type.Boolean()),
   pension_administrator: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
   bank_identifier: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'Write only: accepted, never returned.' }), Type.Null()])),
+  bank_account: Type.Optional(Type.Union([Type.Object({
+    bank_code: Type.String({ pattern: '^(\\d{3}|\\d{5})$', description: '3-digit (bank) or 5-digit (other institution) CBN code.' }),
+    account_number: Type.String({ pattern: '^\\d{10}$', description: '10-digit NUBAN; its check digit is checked by payouts when the instruction arrives.' }),
+    account_name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
+  }, { additionalProperties: false, description: 'Where net pay is paid; later calculations record it on the payslip and sign it into the payout instruction.' }), Type.Null()])),
 };
 const MONEY_KEYS = ['monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances', 'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest'] as const;
 

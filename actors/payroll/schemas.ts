@@ -180,6 +180,11 @@ export const PayProfileSchema = strict({
   nhia_enrolled: Type.Boolean(),
   pension_administrator: Nullable(Type.String()),
   bank_identifier_on_file: Type.Boolean(),
+  bank_account: Nullable(strict({
+    bank_code: Type.String({ description: '3-digit (bank) or 5-digit (other institution) CBN code.' }),
+    account_number_last4: Type.String({ description: 'The account number masked but for its last four digits.' }),
+    account_name: Nullable(Type.String()),
+  }, 'Where net pay is paid; signed into the run\'s payout instruction (docs/gaps.md#payouts).')),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -219,6 +224,11 @@ export const ImportRowDoc = Type.Unknown({
     nhia_enrolled: { type: 'boolean' },
     pension_administrator: { type: ['string', 'null'] },
     bank_identifier: { type: ['string', 'null'], description: 'Write only: accepted, never returned.' },
+    bank_account: {
+      type: ['object', 'null'], additionalProperties: false, required: ['bank_code', 'account_number'],
+      description: 'Where net pay is paid; signed into the run\'s payout instruction. In CSV: bank_code, account_number, account_name columns.',
+      properties: { bank_code: { type: 'string', pattern: '^(\\d{3}|\\d{5})$' }, account_number: { type: 'string', pattern: '^\\d{10}$' }, account_name: { type: ['string', 'null'], maxLength: 255 } },
+    },
     starts_on: { type: 'string', format: 'date' },
     ends_on: { type: ['string', 'null'], format: 'date' },
   },

@@ -1,28 +1,42 @@
 /**
  * Payouts bench (spec 2.11, 8): a 100,000-line instruction from an executed payroll run on the
- * sandbox rails, embedded stores, one process. 2% of payees are refused by the instant rail (code 91:
- * failover to the batch rail), 0.5% time out (half later settle, half later fail and fail over after
- * the status query). Rail latency is simulated (PAYOUTS_SANDBOX_LATENCY_MS per rail call) and the
- * policy's waiting times are scaled (PAYOUTS_TIME_SCALE) so the status queries fall inside the run.
+ * sandbox rails, embedded stores, one process. Each payee's bank account is on its pay profile
+ * (imported), so payroll signs it into the run's instruction and executing the run submits it to
+ * payouts by reaction (docs/gaps.md#payouts). 2% of payees are refused by the instant rail (code 91:
+ * failover to the batch rail), 0.5% time out (code 97: unknown; half later settle, half later fail
+ * and fail over after the status query). Rail latency is simulated (PAYOUTS_SANDBOX_LATENCY_MS per
+ * rail call) and the policy's waiting times are scaled (PAYOUTS_TIME_SCALE) so the status queries
+ * fall inside the run.
  *
- * Figures: time from execute to every payout final (target <= 10 s), beside the same instruction's
- * dispatch alone; failover latency from a refusal to the next rail's accepted answer, p95 (target
- * <= 1 s) beside the spec's 15 s (ratio printed) with p50 and max as the spread; payees paid twice
- * on the rails' own books (target 0). PAYOUTS_BENCH_LINES overrides the line count.
+ * Rounds (PAYOUTS_BENCH_ROUNDS, default 2; every round adds 100,000 payout actors to the same heap, so later rounds also measure a larger heap): round 1 pays the run's own instruction; each later
+ * round pays a copy of its lines re-signed with payroll's key under another instruction_ref (a new
+ * instruction for the same run, so no payroll run of 100,000 payees is computed per round).
+ *
+ * Figures: time from execute to every payout final (target <= 10 s): the slowest round,
+ * beside the first, with every round and its dispatch alone printed; failover latency from a refusal to the next rail's
+ * accepted answer, p95 (target <= 1 s) beside the spec's 15 s; payees paid twice on the rails' own
+ * books (target 0); how many time-outs and status queries happened. PAYOUTS_BENCH_LINES overrides
+ * the line count.
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import { absolute, round, versus, type BenchResult } from '../report.ts';
 import { SystemClock } from '../../runtime/index.ts';
-import { createPlatform, stopPlatform, type Caller } from '../../kernel/index.ts';
+import { createPlatform, derivedId, stopPlatform, type Caller } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as ledger } from '../../actors/ledger/index.ts';
 import { area as identity, passportIdOf, PASSPORT_KIND } from '../../actors/identity/index.ts';
 import { approveRun, area as payroll, calculateRun, createRun, executeRun, MAX_IMPORT_ROWS, payoutInstructionFor, Run, runImport, signingKey } from '../../actors/payroll/index.ts';
-import { area as payoutsArea, nuban, payouts, type InstructionState, INSTRUCTION_KIND } from '../../actors/payouts/index.ts';
+import { area as payoutsArea, fundingAccountIdOf, INSTRUCTION_PREFIX, nuban, payouts, type InstructionState, INSTRUCTION_KIND } from '../../actors/payouts/index.ts';
 
 const N = Number(process.env.PAYOUTS_BENCH_LINES ?? 100_000);
+const ROUNDS = Math.max(1, Number(process.env.PAYOUTS_BENCH_ROUNDS ?? 2));
 const LATENCY_MS = Number(process.env.PAYOUTS_BENCH_LATENCY_MS ?? 2);
-const SCALE = 0.001; // 60 s status-query delay -> 60 ms; 120 s sandbox resolution -> 120 ms
+// 60 s answer time-out and status-query delay -> 300 ms; 120 s sandbox resolution -> 600 ms. (At 0.001 the
+// 60 ms answer time-out fired under load before the rail's 2 ms answer was recorded: thousands of spurious unknowns.)
+const SCALE = Number(process.env.PAYOUTS_BENCH_SCALE ?? 0.005);
+
+/** The sandbox behaviour of payee i: 2% refused by the instant rail, 0.25% time out then settle, 0.25% time out then fail. */
+const tagOf = (i: number) => (i % 50 === 7 ? '91' : i % 400 === 13 ? '93' : i % 400 === 213 ? '94' : '10');
 
 function row(i: number) {
   const m = (amount: number) => ({ amount, currency: 'NGN' });
@@ -31,11 +45,35 @@ function row(i: number) {
     monthly_basic: m(20_000_000 + ((i * 7_919) % 50_000_000)), monthly_housing: m(5_000_000), monthly_transport: m(2_000_000), monthly_other_allowances: m(0),
     annual_rent_paid: m(0), annual_life_assurance_premium: m(0), annual_mortgage_interest: m(0),
     state_of_residence: 'NG-LA', nhf_contributing: false, nhia_enrolled: false, pension_administrator: 'pfa_stanbic', bank_identifier: String(1_000_000_000 + i), starts_on: '2025-01-01', ends_on: null,
+    bank_account: { bank_code: '058', account_number: nuban('058', `${String(i).padStart(7, '0')}${tagOf(i)}`) },
   };
 }
 
-/** The sandbox behaviour of line i: 2% refused by the instant rail, 0.25% time out then settle, 0.25% time out then fail. */
-const tagOf = (i: number) => (i % 50 === 7 ? '91' : i % 400 === 13 ? '93' : i % 400 === 213 ? '94' : '10');
+async function waitFor<T>(what: string, f: () => Promise<T | undefined>, limitMs = 300_000): Promise<T> {
+  const t = performance.now();
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (performance.now() - t > limitMs) throw new Error(`bench: ${what} not done after ${limitMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** PAYOUTS_BENCH_PROFILE=<file>: a CPU profile of execute -> final only (open in Chrome DevTools). */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async (file) => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : 0);
 
 export default async function payoutsBench(): Promise<BenchResult[]> {
@@ -46,59 +84,88 @@ export default async function payoutsBench(): Promise<BenchResult[]> {
   const maker: Caller = { org, livemode: false, principal: 'bench_maker' };
   const checker: Caller = { org, livemode: false, principal: 'bench_checker' };
   const results: BenchResult[] = [];
+  const svc = payouts(platform);
   try {
     let t = performance.now();
     for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
       await runImport(platform.system, maker, { format: 'json', rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, N - from) }, (_, i) => row(from + i)), employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 } });
     }
-    await platform.system.settle();
-    const run = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
-    await calculateRun(platform, maker, run.id);
-    await platform.system.ask(Run, run.id, 'submit', {}, maker);
-    await approveRun(platform, checker, run.id);
-    await executeRun(platform, maker, run.id);
-    await platform.system.settle();
     for (let i = 0; i < N; i += 1000) {
       await Promise.all(Array.from({ length: Math.min(1000, N - i) }, (_, k) => {
         const ref = `emp-${String(i + k).padStart(6, '0')}`;
         return platform.system.ask(PASSPORT_KIND, passportIdOf(org, ref), 'issue', { subject_ref: ref, verification_id: `anchor_pro_verification_b${i + k}`, assurance: 'dal_2', consent_token_id: null, livemode: false, mocked: true }, { org, principal: 'system' });
       }));
     }
-    // Payroll's document with each payee's account, signed with payroll's key (docs/gaps.md#payouts).
-    const own = (await payoutInstructionFor(platform.system, org, run.id))!;
-    const doc = JSON.parse(own.document) as { total: number; lines: Array<Record<string, unknown> & { payee_ref: string }> };
-    doc.lines = doc.lines.map((l) => {
-      const i = Number(l.payee_ref.slice(4));
-      return { ...l, bank_code: '058', account_number: nuban('058', `${String(i).padStart(7, '0')}${tagOf(i)}`) };
-    });
-    const document = JSON.stringify(doc);
-    const key = await signingKey(stores.kv, org, 'test');
-    const env = { object: 'signed_payout_instruction' as const, algorithm: 'ed25519' as const, key_id: key.key_id, document, signature: sign(null, Buffer.from(document), createPrivateKey(key.private_pem)).toString('base64') };
-    const svc = payouts(platform);
+    await platform.system.settle();
+    const run = (await createRun(platform, maker, { period: '2026-01', run_type: 'regular' })) as { id: string };
+    await calculateRun(platform, maker, run.id);
+    await platform.system.ask(Run, run.id, 'submit', {}, maker);
+    await approveRun(platform, checker, run.id);
     const setupS = (performance.now() - t) / 1000;
-    results.push(absolute('set-up (100k payroll run executed, passports, signed instruction)', round(setupS, 1), 's', undefined, false, `${N.toLocaleString('en-US')} lines`));
+    results.push(absolute('set-up (payees with accounts imported, passports, payroll run calculated and approved)', round(setupS, 1), 's', undefined, false, `${N.toLocaleString('en-US')} lines`));
 
+    // Executing the run submits its signed instruction (accounts inside the signed bytes) by reaction.
     t = performance.now();
-    const instr = (await svc.submit(maker, env, 'route_multi_rail_payout_bench0000000000001', 'bench')) as { id: string; status: string };
-    if (instr.status !== 'received') throw new Error(`bench: instruction ${instr.status}`);
-    const intakeS = (performance.now() - t) / 1000;
-    await platform.system.ask('payout_funding_account', (await import('../../actors/payouts/index.ts')).fundingAccountIdOf(org, false), 'deposit', { amount: doc.total, livemode: false, reference: 'bench' }, maker);
-    await svc.makePlan(maker, instr.id, {}, 'route_multi_rail_route_plan_bench000000000001');
+    await executeRun(platform, maker, run.id);
+    const linkedId = derivedId(INSTRUCTION_PREFIX, [org, 'run_link', run.id]);
+    const first = await waitFor('the run link\u2019s submission', async () => {
+      const s = await platform.system.state<InstructionState>(INSTRUCTION_KIND, linkedId, org);
+      return s.status ? s : undefined;
+    });
+    const linkS = (performance.now() - t) / 1000;
+    if (first.status !== 'received') throw new Error(`bench: the run's instruction is ${first.status} (${first.quarantine_reason})`);
+    results.push(absolute('run executed -> its instruction received by payouts (reaction, signature and line checks)', round(linkS, 2), 's', undefined, false, `${first.line_count.toLocaleString('en-US')} lines, ${first.total} kobo`));
 
-    t = performance.now();
-    let dispatchedAt = 0;
-    await svc.execute(maker, instr.id);
-    let s: InstructionState;
-    for (;;) {
-      s = await platform.system.state<InstructionState>(INSTRUCTION_KIND, instr.id, org);
-      if (!dispatchedAt && s.dispatched >= N) dispatchedAt = performance.now() - t;
-      if (s.status !== 'executing') break;
-      if (performance.now() - t > 120_000) throw new Error(`bench: not final after 120 s (${s.settled_count + s.failed_count + s.held_count}/${N})`);
-      await new Promise((r) => setTimeout(r, 20));
+    // Later rounds: the run's lines re-signed under another instruction_ref (a new instruction).
+    const own = (await payoutInstructionFor(platform.system, org, run.id))!;
+    const key = await signingKey(stores.kv, org, 'test');
+    const ids = [linkedId];
+    for (let r = 2; r <= ROUNDS; r++) {
+      const doc = JSON.parse(own.document) as { instruction_ref: string };
+      doc.instruction_ref = `${doc.instruction_ref}:bench-round-${r}`;
+      const document = JSON.stringify(doc);
+      const env = { object: 'signed_payout_instruction' as const, algorithm: 'ed25519' as const, key_id: key.key_id, document, signature: sign(null, Buffer.from(document), createPrivateKey(key.private_pem)).toString('base64') };
+      const id = `route_multi_rail_payout_bench${String(r).padStart(12, '0')}`;
+      const got = (await svc.submit(maker, env, id, `bench-${r}`)) as { status: string; quarantine_reason: string | null };
+      if (got.status !== 'received') throw new Error(`bench: round ${r} instruction ${got.status} (${got.quarantine_reason})`);
+      ids.push(id);
     }
-    const finalS = (performance.now() - t) / 1000;
-    results.push(versus('execute -> every payout final (embedded)', round(finalS, 2), 's', 'dispatch alone (one payout actor per line, first attempt sent)', round(dispatchedAt / 1000, 2), 10, `${s.status}: ${s.settled_count} settled, ${s.failed_count} failed, ${s.held_count} held; intake of the signed 100k-line document ${round(intakeS, 2)} s`));
-    results[results.length - 1].pass = finalS <= 10;
+
+    const finals: number[] = [];
+    const dispatches: number[] = [];
+    const notes: string[] = [];
+    let s!: InstructionState;
+    const profiler = process.env.PAYOUTS_BENCH_PROFILE ? await startProfile() : undefined;
+    for (const [k, id] of ids.entries()) {
+      await platform.system.ask('payout_funding_account', fundingAccountIdOf(org, false), 'deposit', { amount: first.total, livemode: false, reference: `bench-${k + 1}` }, maker);
+      await svc.makePlan(maker, id, {}, `route_multi_rail_route_plan_bench${String(k + 1).padStart(12, '0')}`);
+      const before = { ...svc.answers };
+      t = performance.now();
+      let dispatchedAt = 0;
+      await svc.execute(maker, id);
+      for (;;) {
+        s = await platform.system.state<InstructionState>(INSTRUCTION_KIND, id, org);
+        if (!dispatchedAt && s.dispatched >= N) dispatchedAt = performance.now() - t;
+        if (s.status !== 'executing') break;
+        if (performance.now() - t > 300_000) throw new Error(`bench: not final after 300 s (${s.settled_count + s.failed_count + s.held_count}/${N})`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const finalMs = performance.now() - t;
+      finals.push(finalMs / 1000);
+      dispatches.push((dispatchedAt || finalMs) / 1000);
+      const a = svc.answers;
+      notes.push(`round ${k + 1}: ${round(finalMs / 1000, 2)} s (dispatch ${round((dispatchedAt || finalMs) / 1000, 2)} s; ${s.status}, ${s.settled_count} settled, ${s.failed_count} failed, ${s.held_count} held; rail answers ${a.settled - before.settled} settled, ${a.refused - before.refused} refused, ${a.timeout - before.timeout} timed out, ${a.pending - before.pending} pending; ${a.status_queries - before.status_queries} status queries)`);
+    }
+    if (profiler) await profiler(process.env.PAYOUTS_BENCH_PROFILE!);
+    for (const n of notes) console.log(`  payouts ${n}`);
+    // The slowest round is the figure (later rounds run with the earlier rounds' payouts in the heap).
+    const slowest = Math.max(...finals);
+    const spread = `rounds ${finals.map((x) => round(x, 2)).join(' / ')} s (min ${round(Math.min(...finals), 2)}, max ${round(slowest, 2)}); dispatch alone ${dispatches.map((x) => round(x, 2)).join(' / ')} s`;
+    results.push(versus('execute -> every payout final (embedded, slowest round)', round(slowest, 2), 's', 'first round', round(finals[0], 2), 10, spread));
+    results[results.length - 1].pass = slowest <= 10;
+    const timeouts = svc.answers.timeout;
+    results.push(absolute('rail time-outs (unknown, resolved by status query)', timeouts, 'payouts', undefined, false, `${svc.answers.status_queries} status queries over ${ROUNDS} round(s); expected ${Math.round(N * 0.005)} per round`));
+    if (timeouts < ROUNDS * Math.floor(N / 400) * 2) throw new Error(`bench: only ${timeouts} time-outs happened; the sandbox accounts 93/94 should time out`);
 
     const f = svc.failovers;
     const p95 = pct(f, 95);
@@ -117,8 +184,10 @@ export default async function payoutsBench(): Promise<BenchResult[]> {
       }
     }
     const twice = [...credits.values()].filter((n) => n > 1).length;
-    results.push(absolute('payees paid twice (rails\u2019 own books)', twice, 'payees', 0, false, `${credits.size} payees credited; ours settled ${s.settled_count}`));
-    if (credits.size !== s.settled_count) throw new Error(`bench: books credit ${credits.size} payees, we settled ${s.settled_count}`);
+    results.push(absolute('payees paid twice (rails\u2019 own books)', twice, 'payees', 0, false, `${credits.size} payouts credited over ${ROUNDS} round(s); ours settled ${s.settled_count} in the last`));
+    await platform.system.settle();
+    const runNow = await platform.system.state<{ status: string }>(Run, run.id, org);
+    results.push(absolute('payroll run after its instruction (payroll.run.completed by reaction)', runNow.status === 'completed' ? 1 : 0, 'completed', 1, false, runNow.status));
   } finally {
     await stopPlatform(platform);
   }

@@ -4,7 +4,7 @@
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */
 import type { ValidationEntry } from '../../../kernel/index.ts';
-import { checkProfileInputs, type ProfileInputs } from '../pay-profile.ts';
+import { bankAccountOf, checkBankAccount, checkProfileInputs, type BankAccount, type ProfileInputs } from '../pay-profile.ts';
 import { checkDates } from '../roster-entry.ts';
 
 export interface ImportRow {
@@ -12,6 +12,7 @@ export interface ImportRow {
   name: string | null;
   inputs: ProfileInputs;
   bank_identifier: string | null;
+  bank_account: BankAccount | null;
   starts_on: string;
   ends_on: string | null;
 }
@@ -24,6 +25,8 @@ export const MONEY_COLUMNS = [
 export const CSV_COLUMNS = [
   'payee_ref', 'name', ...MONEY_COLUMNS, 'currency', 'state_of_residence', 'nhf_contributing', 'nhia_enrolled',
   'pension_administrator', 'bank_identifier', 'starts_on', 'ends_on',
+  // The payee's bank account (docs/gaps.md#payouts): all three empty, or bank_code and account_number given.
+  'bank_code', 'account_number', 'account_name',
 ] as const;
 
 const REQUIRED_CSV = ['payee_ref', 'monthly_basic', 'state_of_residence', 'starts_on'];
@@ -78,6 +81,11 @@ export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[]
       o[b] = v === '' ? undefined : v === 'true' ? true : v === 'false' ? false : v;
     }
     for (const k of ['name', 'pension_administrator', 'bank_identifier', 'ends_on']) if (o[k] === '') o[k] = null;
+    const [bank_code, account_number, account_name] = [o.bank_code, o.account_number, o.account_name].map((v) => (typeof v === 'string' ? v.trim() : ''));
+    if (bank_code || account_number || account_name) o.bank_account = { bank_code, account_number, ...(account_name ? { account_name } : {}) };
+    delete o.bank_code;
+    delete o.account_number;
+    delete o.account_name;
     delete o.currency;
     return o;
   });
@@ -122,6 +130,7 @@ export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; en
   }
   if (r.name !== undefined && r.name !== null && typeof r.name !== 'string') bad('name', 'invalid_type', 'name must be a string.');
   if (r.bank_identifier !== undefined && r.bank_identifier !== null && (typeof r.bank_identifier !== 'string' || r.bank_identifier.length === 0)) bad('bank_identifier', 'invalid_type', 'bank_identifier must be a non-empty string.');
+  entries.push(...checkBankAccount(r.bank_account, index, `${at}/bank_account`));
   entries.push(...checkDates(r.starts_on, r.ends_on ?? null, index, at));
   if (entries.length) return { entries };
   return {
@@ -131,6 +140,7 @@ export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; en
       name: (r.name as string | null | undefined) ?? null,
       inputs,
       bank_identifier: (r.bank_identifier as string | null | undefined) ?? null,
+      bank_account: bankAccountOf(r.bank_account as BankAccount | null | undefined),
       starts_on: r.starts_on as string,
       ends_on: (r.ends_on as string | null | undefined) ?? null,
     },

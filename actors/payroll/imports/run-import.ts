@@ -80,7 +80,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
         const profileId = createdId(caller, PAY_PROFILE_PREFIX, `row ${i + j + 1}`);
         const entryId = createdId(caller, ROSTER_ENTRY_PREFIX, `row ${i + j + 1}`);
         await system.stores.kv.set(refKey(org, row.payee_ref), profileId);
-        await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, bank_identifier: row.bank_identifier, livemode: caller.livemode }, opts);
+        await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, bank_identifier: row.bank_identifier, ...(row.bank_account ? { bank_account: row.bank_account } : {}), livemode: caller.livemode }, opts);
         await system.ask(RosterEntry, entryId, 'create', { payee_ref: row.payee_ref, pay_profile_id: profileId, starts_on: row.starts_on, ends_on: row.ends_on, livemode: caller.livemode }, opts);
         return { index: i + j + 1, payee_ref: row.payee_ref, pay_profile_id: profileId, roster_entry_id: entryId };
       }));

@@ -6,6 +6,7 @@
  */
 import { LINE_ORDER, type PayeeInputs, type PayItem, type YearToDate } from '../engine/index.ts';
 import type { PayslipRecord } from './record.ts';
+import type { BankAccount } from '../pay-profile.ts';
 
 const MONEY = ['monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances', 'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest'] as const;
 const YTD_NUM = ['tax_year', 'payslips', 'gross', 'pension_employee', 'nhf', 'nhia_employee', 'paye', 'net'] as const;
@@ -22,6 +23,8 @@ export interface PayslipColumns {
   roster_entry_id: string[];
   pay_profile_id: string[];
   payee_ref: string[];
+  /** Each payslip's bank account, null when none; absent when no payslip of the batch had one. */
+  bank_account?: Array<BankAccount | null>;
   money: Record<(typeof MONEY)[number], number[]>;
   state_of_residence: string[];
   nhf_contributing: boolean[];
@@ -94,6 +97,8 @@ export function toColumns(records: readonly PayslipRecord[], from: number): Pays
     pushYtd(c.ytd_before, r.ytd_before);
     pushYtd(c.ytd_after, r.ytd_after);
     for (const a of r.amounts) c.amounts.push(a);
+    if (r.bank_account) (c.bank_account ??= new Array<BankAccount | null>(c.payee_ref.length - 1).fill(null)).push(r.bank_account);
+    else c.bank_account?.push(null);
     for (const k of TOTALS) c.totals[k].push(r[k]);
   }
   return c;
@@ -112,6 +117,7 @@ export function recordAt(c: PayslipColumns, i: number): PayslipRecord {
   return {
     n: c.from + i,
     roster_entry_id: c.roster_entry_id[i], pay_profile_id: c.pay_profile_id[i], payee_ref: c.payee_ref[i],
+    ...(c.bank_account?.[i] ? { bank_account: c.bank_account[i]! } : {}),
     payee,
     items: c.items?.[i] ?? [],
     regular: c.regular ? c.regular[i] === 1 : true,

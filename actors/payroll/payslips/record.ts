@@ -5,6 +5,7 @@
  * changes, spec 9), so a read recomputes them and `replay` checks the amounts still agree. Keeping
  * 100,000 payslips this way costs a few hundred bytes each, not kilobytes.
  */
+import type { BankAccount } from '../pay-profile.ts';
 import { LINE_ORDER, type LineCode, type PayeeInputs, type PayItem, type PayslipComputation, type PayslipOptions, type YearToDate } from '../engine/index.ts';
 
 export interface PayslipRecord {
@@ -13,6 +14,8 @@ export interface PayslipRecord {
   roster_entry_id: string;
   pay_profile_id: string;
   payee_ref: string;
+  /** The payee's bank account when the payslip was calculated; absent when none was on file (docs/gaps.md#payouts). */
+  bank_account?: BankAccount;
   payee: PayeeInputs;
   /** One-off items paid on the payslip (reference irregular pay); [] for a regular payslip. */
   items: PayItem[];
@@ -34,6 +37,7 @@ export interface PayeeRef {
   roster_entry_id: string;
   pay_profile_id: string;
   payee_ref: string;
+  bank_account?: BankAccount;
 }
 
 const POS = new Map<LineCode, number>(LINE_ORDER.map((c, i) => [c, i]));
@@ -46,6 +50,7 @@ export function recordOf(n: number, who: PayeeRef, c: PayslipComputation): Paysl
     roster_entry_id: who.roster_entry_id,
     pay_profile_id: who.pay_profile_id,
     payee_ref: who.payee_ref,
+    ...(who.bank_account ? { bank_account: { bank_code: who.bank_account.bank_code, account_number: who.bank_account.account_number, account_name: who.bank_account.account_name ?? null } } : {}),
     payee: c.inputs.payee,
     items: c.inputs.items,
     regular: c.inputs.regular,

@@ -33,6 +33,8 @@ export interface GatheredPayee {
   who: PayeeRef;
   payee: PayeeInputs;
   has_bank_identifier: boolean;
+  /** Whether any payee of the run has a bank account (the run's instruction is then paid by reaction). */
+  run_pays_by_account?: boolean;
   options: Required<PayslipOptions>;
 }
 
@@ -141,12 +143,14 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
       return;
     }
     payees.push({
-      who: { roster_entry_id: e.id, pay_profile_id: p.id, payee_ref: e.payee_ref },
+      who: { roster_entry_id: e.id, pay_profile_id: p.id, payee_ref: e.payee_ref, ...(p.bank_account ? { bank_account: p.bank_account } : {}) },
       payee: { ...p.inputs, months_employed: monthsEmployed(e, taxYear) },
-      has_bank_identifier: p.bank_identifier !== null,
+      has_bank_identifier: p.bank_identifier !== null || (p.bank_account ?? null) !== null,
       options: { items: mine, regular, income_month: incomeMonth },
     });
   });
+  const byAccount = payees.some((g) => g.who.bank_account);
+  if (byAccount) for (const g of payees) g.run_pays_by_account = true;
   return { payees, ytd, findings };
 }
 

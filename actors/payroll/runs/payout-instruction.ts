@@ -76,7 +76,10 @@ export function payoutDocument(run: RunState, payslips: readonly PayslipRecord[]
   for (const p of payslips) {
     if (p.net <= 0) continue;
     total += p.net;
-    lines.push(JSON.stringify({ line: lines.length + 1, payslip_id: payslipId(run.id, p.n), pay_profile_id: p.pay_profile_id, payee_ref: p.payee_ref, amount: p.net }));
+    // The payee's account is inside the signed bytes (docs/gaps.md#payouts); a line without one is held by payouts.
+    const a = p.bank_account;
+    const account = a ? { bank_code: a.bank_code, account_number: a.account_number, ...(a.account_name ? { account_name: a.account_name } : {}) } : {};
+    lines.push(JSON.stringify({ line: lines.length + 1, payslip_id: payslipId(run.id, p.n), pay_profile_id: p.pay_profile_id, payee_ref: p.payee_ref, amount: p.net, ...account }));
   }
   const instruction_ref = `${run.id}:net_pay`;
   const head = JSON.stringify({
