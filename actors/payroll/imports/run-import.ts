@@ -19,7 +19,8 @@ const CHUNK = 2_000;
 /** Rows per import: keeps the import's one journal event well under a JetStream message (the
  * request size limit allows fewer JSON rows anyway); a larger payroll imports in several requests. */
 export const MAX_IMPORT_ROWS = 5_000;
-const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
+/** Which pay profile holds a payee_ref in an organisation (the roster's uniqueness). */
+export const refKey = (org: string, ref: string) => `payroll:payee_ref:${org}:${ref}`;
 
 export async function runImport(system: ActorSystem, caller: Caller, body: ImportBody): Promise<unknown> {
   const { org } = caller;
@@ -41,7 +42,11 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     const { row, entries: bad } = normaliseRow(raw[i], i + 1);
     entries.push(...bad);
     if (!row) continue;
-    if (seen.has(row.payee_ref) || (await system.stores.kv.get(refKey(org, row.payee_ref))) !== undefined) {
+    // A payee_ref this very import made before its answer was lost (same Idempotency-Key, same row)
+    // is the import resuming, not a duplicate: its records are made again under the same ids.
+    const existing = await system.stores.kv.get(refKey(org, row.payee_ref));
+    const resumed = existing !== undefined && caller.idempotencyKey !== undefined && existing === createdId(caller, PAY_PROFILE_PREFIX, `row ${rows.length + 1}`);
+    if (seen.has(row.payee_ref) || (existing !== undefined && !resumed)) {
       entries.push({ index: i + 1, severity: 'error', code: 'duplicate_payee_ref', detail: `payee_ref ${row.payee_ref} is already on the roster or earlier in this import.`, field: `/rows/${i}/payee_ref` });
       continue;
     }
