@@ -171,7 +171,7 @@ export default async function run(): Promise<BenchResult[]> {
   const rounds = noop.map((n, i) => `${round(verify[i]!.rps / n.rps, 2)}x (per CPU-s ${round(verify[i]!.perCpu / n.perCpu, 2)}x)`).join(', ');
   return [
     compared('identity verification POST (resolved, passport made)', median(verify.map((v) => v.rps)), 'req/s', 'no-op idempotent POST', median(noop.map((n) => n.rps)), 0.25, `rounds: ${rounds}; ${CONNECTIONS} connections, ${SECONDS}s each`),
-    compared('identity verification POST per server CPU-second', median(verify.map((v) => v.perCpu)), 'req/CPU-s', 'no-op idempotent POST', median(noop.map((n) => n.perCpu)), 0.25),
+    compared('identity verification POST per server CPU-second (informative)', median(verify.map((v) => v.perCpu)), 'req/CPU-s', 'no-op idempotent POST', median(noop.map((n) => n.perCpu))),
     await gateReads(),
   ];
 }
