@@ -9,6 +9,8 @@ export { ApiError, CATALOGUE, assertNever, conflict, derivedId, hasPrefix, isApi
 export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
 export { route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';
+export { attemptTimers } from './attempts.ts';
+export type { AttemptFacts, AttemptStatus } from './attempts.ts';
 export { canonicalJson, contentHash, sha256 } from './canonical.ts';
 export { AUTHENTICATOR, CREDENTIAL_HEADERS } from './authentication.ts';
 export type { Authenticator } from './authentication.ts';

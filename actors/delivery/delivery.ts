@@ -24,7 +24,7 @@
  * otherwise   create, attempt, record_attempt, attempt_lost, abandon      (stale or repeated)     unchanged
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { assertNever, attemptTimers, conflict } from '../../kernel/index.ts';
 
 /** Spec 6.3, 8: the retries, in seconds after the failure they follow. */
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = [10, 60, 300, 1800, 7200, 18000, 36000, 72000];
@@ -174,19 +174,7 @@ export const WebhookDelivery = defineActor({
       },
     },
   ],
-  timers(s: DeliveryState): TimerWish[] {
-    switch (s.status) {
-      case 'retrying':
-        return [{ name: 'retry', dueAt: s.next_attempt_at!, command: 'attempt', payload: { attempt: s.attempts + 1 } }];
-      case 'in_flight':
-        return s.attempt_started_at === null ? [] : [{ name: 'watchdog', dueAt: s.attempt_started_at + ATTEMPT_WATCHDOG_MS, command: 'attempt_lost', payload: { attempt: s.attempts } }];
-      case 'delivered':
-      case 'failed':
-        return [];
-      default:
-        return assertNever(s.status);
-    }
-  },
+  timers: (s: DeliveryState): TimerWish[] => attemptTimers(s, ATTEMPT_WATCHDOG_MS),
   indexes(s: DeliveryState): IndexEntry[] {
     if (!s.seed) return [];
     return [

@@ -26,7 +26,7 @@
  * otherwise   create, attempt, record_attempt, attempt_lost (stale or repeated)     -                unchanged
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { assertNever, attemptTimers, conflict } from '../../kernel/index.ts';
 import { DELIVERY_PREFIX } from './ids.ts';
 
 export const DELIVERY_STATUSES = ['in_flight', 'retrying', 'delivered', 'failed'] as const;
@@ -167,19 +167,7 @@ export const ChannelDelivery = defineActor({
     }
   },
   view: (s: DeliveryState) => deliveryView(s),
-  timers(s: DeliveryState): TimerWish[] {
-    switch (s.status) {
-      case 'retrying':
-        return [{ name: 'retry', dueAt: s.next_attempt_at!, command: 'attempt', payload: { attempt: s.attempts + 1 } }];
-      case 'in_flight':
-        return s.attempt_started_at === null ? [] : [{ name: 'watchdog', dueAt: s.attempt_started_at + ATTEMPT_WATCHDOG_MS, command: 'attempt_lost', payload: { attempt: s.attempts } }];
-      case 'delivered':
-      case 'failed':
-        return [];
-      default:
-        return assertNever(s.status);
-    }
-  },
+  timers: (s: DeliveryState): TimerWish[] => attemptTimers(s, ATTEMPT_WATCHDOG_MS),
   indexes(s: DeliveryState): IndexEntry[] {
     if (!s.seed) return [];
     const k = sortKeyTime(s.created_at);
