@@ -9,65 +9,24 @@
  *    not one: nothing was sent, the client moves to the next gateway as a load balancer would).
  * Processes and leases run on wall time; the waits below are bounded by deadlines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
-import { freePort, jsonCall, type JsonReply } from '../../support/node-http.ts';
+import { jsonCall, type JsonReply } from '../../support/node-http.ts';
+import { NodeProcesses, type Proc } from './node-processes.ts';
 import { DEFAULT_SHARDS } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
-import { clusterTestStores, natsUrl, redisUrl, testNamespace } from '../../support/stores.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const namespace = testNamespace('failover');
 const TALLIES = 24;
 const WORKERS = 12;
 
-interface Proc {
-  id: string;
-  port: number;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  up: boolean;
-}
-const procs: Proc[] = [];
+const nodes = new NodeProcesses(namespace, 'test/cluster/node-main.ts', { logDir: process.env.FAILOVER_LOG_DIR });
+const procs = nodes.procs;
+const startNode = (id: string): Promise<Proc> => nodes.start(id);
 
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  const cleanup = await clusterTestStores(new ManualClock(), { namespace, ephemeral: true });
-  await cleanup.close();
-}, 60_000);
-
-
-async function startNode(id: string): Promise<Proc> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/cluster/node-main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), STORE_NAMESPACE: namespace, NODE_ID: id, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const p: Proc = { id, port, child, exited, up: false };
-  procs.push(p);
-  let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
-  if (process.env.FAILOVER_LOG_DIR) {
-    const log = createWriteStream(`${process.env.FAILOVER_LOG_DIR}/${id}.log`);
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
-  }
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      if (String(d).includes('listening')) resolve();
-    });
-    void exited.then((code) => reject(new Error(`${id} exited (${code}) before listening: ${err.slice(-2000)}`)));
-  });
-  p.up = true;
-  return p;
-}
+afterAll(() => nodes.stopAll(), 60_000);
 
 type Reply = JsonReply;
 

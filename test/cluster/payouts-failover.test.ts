@@ -7,60 +7,26 @@
  * payouts agree with them: the settlement's reconciliation finds no exception.
  * Processes and leases run on wall time; the waits below are bounded by deadlines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { shardOf } from '../../runtime/cluster/index.ts';
-import { freePort, jsonCall, type JsonReply } from '../../support/node-http.ts';
+import { jsonCall, type JsonReply } from '../../support/node-http.ts';
+import { NodeProcesses } from './node-processes.ts';
 import type { ClusterStores } from '../../stores/index.ts';
-import { clusterTestStores, natsUrl, redisUrl, testNamespace } from '../../support/stores.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { INSTRUCTION_KIND, nuban, PAYOUTS_POLICY, sandboxRails } from '../../actors/payouts/index.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const namespace = testNamespace('payouts_failover');
 const LINES = Number(process.env.PAYOUTS_FAILOVER_LINES ?? 10_000);
 /** The policy's waiting times x 0.01: answer time-out 0.6 s, status queries from 0.6 s, not-located window 18 s, tally 0.3 s. */
 const TIME_SCALE = '0.01';
 
-interface Proc {
-  id: string;
-  port: number;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  up: boolean;
-}
-const procs: Proc[] = [];
+const nodes = new NodeProcesses(namespace, 'test/cluster/payouts-node-main.ts', { nodeArgs: ['--max-semi-space-size=64'], env: { PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' } });
+const procs = nodes.procs;
+const startNode = (id: string) => nodes.start(id);
 
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  const cleanup = await clusterTestStores(new ManualClock(), { namespace, ephemeral: true });
-  await cleanup.close();
-}, 60_000);
-
-async function startNode(id: string): Promise<Proc> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'test/cluster/payouts-node-main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl(), REDIS_URL: redisUrl(), STORE_NAMESPACE: namespace, NODE_ID: id, PORT: String(port), PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const p: Proc = { id, port, child, exited, up: false };
-  procs.push(p);
-  let err = '';
-  child.stderr!.on('data', (d) => (err = (err + String(d)).slice(-4000)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      if (String(d).includes('listening')) resolve();
-    });
-    void exited.then((code) => reject(new Error(`${id} exited (${code}) before listening: ${err}`)));
-  });
-  p.up = true;
-  return p;
-}
+afterAll(() => nodes.stopAll(), 60_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
