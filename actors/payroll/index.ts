@@ -17,6 +17,7 @@ export { Run, type RunState, type RunStatus, type RunType, type PayoutOutcome } 
 export { PayProfile } from './pay-profile.ts';
 export { RosterEntry } from './roster-entry.ts';
 export { authorityIdFor, type InstructionSetData } from './runs/instruction-set.ts';
+export { REMITTANCE_DIRECTORY, type RemittanceDirectory, type RemittanceLevy } from './runs/remittance-directory.ts';
 export {
   payoutDocument, payoutInstructionFor, publicKey, signedInstruction, signingKey, verifyPayoutInstruction, realmOf,
   type PublicKeyRecord, type Realm, type SignedPayoutInstruction, type Verification,
@@ -31,8 +32,11 @@ export { simulateRun } from './runs/simulate-run.ts';
 export { approveRun } from './runs/approve-run.ts';
 export { executeRun } from './runs/execute-run.ts';
 export { runState } from './runs/run-state.ts';
-export { loadPayslips } from './payslips/storage.ts';
-export { computePayslip, findPack } from './engine/index.ts';
+export { loadPayslips, remittanceBasis } from './payslips/storage.ts';
+export type { PayslipRecord } from './payslips/record.ts';
+export { computePayslip, findPack, LINE_ORDER } from './engine/index.ts';
+// The organisation's maker-checker threshold (spec 8), which remittance approval applies as well.
+export { employerSettings } from './runs/gather.ts';
 
 const runEvent = (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'run', schemaVersion: 1, kind: 'payroll_run', on, description, specGap });
 

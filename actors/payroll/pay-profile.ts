@@ -10,6 +10,12 @@
  *
  * An optional bank_account (docs/gaps.md#payouts) is checked for format here and signed into the
  * payout instruction through the payslip that records it.
+ *
+ * PAYE goes to the State of residence fixed on 1 January of the tax year (ng-payroll-2026.md 8;
+ * ng-payouts-remittance.md 2). The profile keeps each State with the date it holds from: a PATCH
+ * of state_of_residence holds from `state_of_residence_since` (default: the day it is recorded,
+ * Lagos time), and a date reaching back replaces what was recorded after it (a correction). A run
+ * computes with the State in force on 1 January of its tax year (stateOnFirstOfJanuary).
  */
 import { defineActor, iso } from '../../runtime/index.ts';
 import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
@@ -32,6 +38,8 @@ export interface PayProfileState {
   bank_identifier: string | null;
   /** Where net pay is paid (docs/gaps.md#payouts): carried on the payslip and signed into the payout instruction. */
   bank_account: BankAccount | null;
+  /** Each State of residence with the date it holds from, oldest first ('' = from before any date). Absent on older snapshots. */
+  residence?: ResidenceEntry[];
   created_at: number;
   updated_at: number;
 }
@@ -45,7 +53,27 @@ export interface ProfileFields {
   livemode: boolean;
 }
 
-export type ProfilePatch = Partial<ProfileInputs> & { name?: string | null; bank_identifier?: string | null; bank_account?: BankAccount | null };
+export type ProfilePatch = Partial<ProfileInputs> & { name?: string | null; bank_identifier?: string | null; bank_account?: BankAccount | null; state_of_residence_since?: string };
+
+export interface ResidenceEntry {
+  state: string;
+  /** YYYY-MM-DD from which the State holds; '' for the State the profile was created with. */
+  since: string;
+}
+
+/** The day of an instant in Lagos (UTC+1, no daylight saving). */
+const lagosDay = (at: number): string => new Date(at + 3_600_000).toISOString().slice(0, 10);
+
+const residenceOf = (s: PayProfileState): ResidenceEntry[] => s.residence ?? [{ state: s.inputs.state_of_residence, since: '' }];
+
+/** The State of residence on 1 January of a tax year; for a payee recorded only later that year, the first State recorded. */
+export function stateOnFirstOfJanuary(s: PayProfileState, taxYear: number): string {
+  const day = `${taxYear}-01-01`;
+  const entries = residenceOf(s);
+  let state = entries[0].state;
+  for (const e of entries) if (e.since <= day) state = e.state;
+  return state;
+}
 
 /** A payee's bank account: a CBN bank code and a 10-digit NUBAN (reference ng-payouts-remittance.md 3.3). */
 export interface BankAccount {
@@ -111,9 +139,12 @@ export const PayProfile = defineActor({
       return [{ type: 'pay_profile.created', ...cmd }];
     },
     update(s: PayProfileState, cmd: ProfilePatch): Event[] {
-      const { name, bank_identifier, bank_account, ...inputs } = cmd;
+      const { name, bank_identifier, bank_account, state_of_residence_since, ...inputs } = cmd;
       const merged = { ...s.inputs, ...inputs };
       const bad = [...checkProfileInputs(merged), ...checkBankAccount(bank_account)];
+      if (state_of_residence_since !== undefined && inputs.state_of_residence === undefined) {
+        bad.push({ index: 1, severity: 'error', code: 'state_of_residence_required', detail: 'state_of_residence_since says from when a new state_of_residence holds: send both.', field: '/state_of_residence_since' });
+      }
       if (bad.length) refuse(bad);
       return [{ type: 'pay_profile.updated', changes: cmd }];
     },
@@ -121,11 +152,17 @@ export const PayProfile = defineActor({
   evolve(s: PayProfileState, e: Event, meta): PayProfileState {
     switch (e.type) {
       case 'pay_profile.created':
-        return { ...s, livemode: e.livemode, payee_ref: e.payee_ref, name: e.name ?? null, inputs: e.inputs, bank_identifier: e.bank_identifier ?? null, bank_account: bankAccountOf(e.bank_account), created_at: meta.at, updated_at: meta.at };
+        return { ...s, livemode: e.livemode, payee_ref: e.payee_ref, name: e.name ?? null, inputs: e.inputs, bank_identifier: e.bank_identifier ?? null, bank_account: bankAccountOf(e.bank_account), residence: [{ state: e.inputs.state_of_residence, since: '' }], created_at: meta.at, updated_at: meta.at };
       case 'pay_profile.updated': {
-        const { name, bank_identifier, bank_account, ...inputs } = e.changes;
+        const { name, bank_identifier, bank_account, state_of_residence_since, ...inputs } = e.changes;
+        let residence = residenceOf(s);
+        if (inputs.state_of_residence !== undefined) {
+          const since = state_of_residence_since ?? lagosDay(meta.at);
+          residence = [...residence.filter((r) => r.since < since), { state: inputs.state_of_residence, since }];
+        }
         return {
           ...s,
+          residence,
           name: name === undefined ? s.name : name,
           bank_identifier: bank_identifier === undefined ? s.bank_identifier : bank_identifier,
           bank_account: bank_account === undefined ? (s.bank_account ?? null) : bankAccountOf(bank_account),
@@ -157,6 +194,7 @@ export function payProfileView(s: PayProfileState) {
     annual_life_assurance_premium: ngn(i.annual_life_assurance_premium),
     annual_mortgage_interest: ngn(i.annual_mortgage_interest),
     state_of_residence: i.state_of_residence,
+    state_of_residence_history: residenceOf(s).map((r) => ({ state_of_residence: r.state, since: r.since || null })),
     nhf_contributing: i.nhf_contributing,
     nhia_enrolled: i.nhia_enrolled,
     pension_administrator: i.pension_administrator ?? null,

@@ -24,6 +24,7 @@ import { createRun } from './runs/create-run.ts';
 import { executeRun } from './runs/execute-run.ts';
 import { glExportOf } from './runs/gl-export.ts';
 import { instructionSetView } from './runs/instruction-set.ts';
+import { REMITTANCE_DIRECTORY } from './runs/remittance-directory.ts';
 import { payoutInstructionFor } from './runs/payout-instruction.ts';
 import { pinnedPack, runState } from './runs/run-state.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './runs/run.ts';
@@ -68,6 +69,7 @@ const ProfileFields = {
   annual_life_assurance_premium: Type.Optional(Money({ minimum: 0 })),
   annual_mortgage_interest: Type.Optional(Money({ minimum: 0 })),
   state_of_residence: Type.Optional(Type.String({ pattern: '^NG-[A-Z]{2}$' })),
+  state_of_residence_since: Type.Optional(Type.String({ format: 'date', description: 'With state_of_residence on PATCH: the day from which it holds (default: today, Lagos time). A day on or before 1 January of a tax year corrects that year\'s PAYE State.' })),
   nhf_contributing: Type.Optional(Type.Boolean()),
   nhia_enrolled: Type.Optional(Type.Boolean()),
   pension_administrator: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
@@ -273,7 +275,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => {
       const s = await runState(req.platform, callerOf(req), req.params.run_id);
       if (!s.instruction_set) throw new ApiError('conflict', `Run ${s.id} is ${s.status}; its instruction set is built when it executes.`);
-      return instructionSetView(s.instruction_set, s.livemode, pinnedPack(s), s.pay_date);
+      return instructionSetView(s.instruction_set, s.livemode, pinnedPack(s), s.pay_date, req.platform.services.get(REMITTANCE_DIRECTORY));
     },
   }),
   route({

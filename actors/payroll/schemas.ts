@@ -175,7 +175,11 @@ export const PayProfileSchema = strict({
   name: Nullable(Type.String()),
   monthly_basic: Money, monthly_housing: Money, monthly_transport: Money, monthly_other_allowances: Money,
   annual_rent_paid: Money, annual_life_assurance_premium: Money, annual_mortgage_interest: Money,
-  state_of_residence: Type.String(),
+  state_of_residence: Type.String({ description: 'The State of residence now; a run routes PAYE by the State in force on 1 January of its tax year (state_of_residence_history).' }),
+  state_of_residence_history: Type.Array(strict({
+    state_of_residence: Type.String(),
+    since: Nullable(Type.String({ format: 'date', description: 'The day from which it holds; null for the State the profile was created with.' })),
+  }, 'A State of residence and the day from which it holds, oldest first.')),
   nhf_contributing: Type.Boolean(),
   nhia_enrolled: Type.Boolean(),
   pension_administrator: Nullable(Type.String()),

@@ -21,7 +21,7 @@ import type { ActorSystem } from '../../../runtime/index.ts';
 import { isApiError } from '../../../kernel/index.ts';
 import { fullYearToDate, type EmployerInputs, type PayeeInputs, type PayItem, type PayslipOptions, type YearToDate } from '../engine/index.ts';
 import { DEFAULT_EMPLOYER, Employer, employerIdFor, type EmployerSettings } from '../employer.ts';
-import { PayProfile, type PayProfileState } from '../pay-profile.ts';
+import { PayProfile, stateOnFirstOfJanuary, type PayProfileState } from '../pay-profile.ts';
 import type { PayeeRef, PayslipRecord } from '../payslips/record.ts';
 import { loadPayslips } from '../payslips/storage.ts';
 import { RosterEntry, monthsEmployed, type RosterEntryState } from '../roster-entry.ts';
@@ -144,7 +144,8 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
     }
     payees.push({
       who: { roster_entry_id: e.id, pay_profile_id: p.id, payee_ref: e.payee_ref, ...(p.bank_account ? { bank_account: p.bank_account } : {}) },
-      payee: { ...p.inputs, months_employed: monthsEmployed(e, taxYear) },
+      // PAYE follows the State of residence fixed on 1 January of the tax year (pay-profile.ts)
+      payee: { ...p.inputs, state_of_residence: stateOnFirstOfJanuary(p, taxYear), months_employed: monthsEmployed(e, taxYear) },
       has_bank_identifier: p.bank_identifier !== null || (p.bank_account ?? null) !== null,
       options: { items: mine, regular, income_month: incomeMonth },
     });

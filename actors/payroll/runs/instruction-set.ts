@@ -8,6 +8,7 @@ import { dueDates, dueIf, LINE_ORDER, taxAuthority, type LineCode, type RulePack
 import { INSTRUCTION_SET_PREFIX, RUN_PREFIX } from '../payroll-ids.ts';
 import { ngn } from '../naira.ts';
 import { codeTotals, type PayslipRecord } from '../payslips/record.ts';
+import type { RemittanceDirectory } from './remittance-directory.ts';
 
 export const AUTHORITY_PREFIX = 'remit_authority_rail_obligation_';
 export type LevyCode = 'nhf' | 'nsitf' | 'itf' | 'nhia';
@@ -88,13 +89,17 @@ export function buildInstructionSet(runId: string, period: string, pack: RulePac
 }
 
 /**
- * The set as the API shows it: each line with its remittance due date for the run's pay date
- * under the pinned pack (reference 8), null where the levy does not apply (nothing to remit) or
- * the pack gives no date.
+ * The set as the API shows it: each line with its remittance due date for the run's pay date,
+ * null where the levy does not apply (nothing to remit) or the calendar gives no date. Authority
+ * names and due dates come from the remittance area's data (its RemittanceDirectory) when it is
+ * mounted, the one source; otherwise from the pinned pack (reference 8).
  */
-export function instructionSetView(s: InstructionSetData, livemode: boolean, pack: RulePack, payDate: string) {
-  const due = dueDates(pack, payDate);
-  const levyDue: Record<LevyCode, string | null> = { nhf: due.nhf, nsitf: due.nsitf, itf: due.itf, nhia: due.nhia };
+export function instructionSetView(s: InstructionSetData, livemode: boolean, pack: RulePack, payDate: string, directory?: RemittanceDirectory) {
+  const packDue = dueDates(pack, payDate);
+  const due: Record<LevyCode | 'paye' | 'pension', string | null> = directory
+    ? { paye: directory.dueDate('paye', payDate), pension: directory.dueDate('pension', payDate), nhf: directory.dueDate('nhf', payDate), nsitf: directory.dueDate('nsitf', payDate), itf: directory.dueDate('itf', payDate), nhia: directory.dueDate('nhia', payDate) }
+    : { paye: packDue.paye, pension: packDue.pension, nhf: packDue.nhf, nsitf: packDue.nsitf, itf: packDue.itf, nhia: packDue.nhia };
+  const authorityName = (jurisdiction: string) => directory?.payeAuthority(jurisdiction)?.name ?? taxAuthority(pack, jurisdiction);
   return {
     id: s.id,
     object: 'instruction_set' as const,
@@ -102,9 +107,9 @@ export function instructionSetView(s: InstructionSetData, livemode: boolean, pac
     mocked: false,
     run_id: s.run_id,
     period: s.period,
-    paye: s.paye.map((p) => ({ authority_id: p.authority_id, jurisdiction: p.jurisdiction, authority_name: taxAuthority(pack, p.jurisdiction), amount: ngn(p.amount), payee_count: p.payee_count, due_date: due.paye, reconciliation_reference: p.reconciliation_reference })),
+    paye: s.paye.map((p) => ({ authority_id: p.authority_id, jurisdiction: p.jurisdiction, authority_name: authorityName(p.jurisdiction), amount: ngn(p.amount), payee_count: p.payee_count, due_date: due.paye, reconciliation_reference: p.reconciliation_reference })),
     pension: s.pension.map((p) => ({ administrator_id: p.administrator_id, employee_amount: ngn(p.employee_amount), employer_amount: ngn(p.employer_amount), amount: ngn(p.amount), due_date: dueIf(p.amount, due.pension), reconciliation_reference: p.reconciliation_reference })),
-    levies: s.levies.map((l) => ({ code: l.code, amount: ngn(l.amount), due_date: dueIf(l.amount, levyDue[l.code]), reconciliation_reference: l.reconciliation_reference })),
+    levies: s.levies.map((l) => ({ code: l.code, amount: ngn(l.amount), due_date: dueIf(l.amount, due[l.code]), reconciliation_reference: l.reconciliation_reference })),
     totals: { total: ngn(s.total) },
   };
 }

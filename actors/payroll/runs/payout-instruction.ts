@@ -1,15 +1,16 @@
 /**
  * Signed payout instructions (spec 1 rule 10: "payout instructions arrive signed from payroll").
  *
- * Design: Ed25519 (node:crypto), one key pair per organisation and realm (test / live). The private
- * key never leaves payroll; the public key is published under its key id, so the payouts area
- * verifies with nothing secret. The signature covers the canonical bytes of the instruction
+ * Design: Ed25519 with payroll's own key per organisation and realm (kernel/signing.ts, shared with
+ * remittance's key); the public key is published under its key id, so the payouts area verifies
+ * with nothing secret. The signature covers the canonical bytes of the instruction
  * document (fixed key order, JSON), which names the organisation, realm, run and every net-pay
  * line; the document is rebuilt from the executed run's payslips, so it needs no copy of its own.
  * A receiver accepts an instruction only when the signature verifies under the key id it names,
  * and that key belongs to the submitting organisation and realm (verifyPayoutInstruction).
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { publicKey as areaPublicKey, realmOf, type PublicKeyRecord, type Realm, type SigningKey, signingKey as areaSigningKey, signWith, verifySigned } from '../../../kernel/index.ts';
 import type { KeyValueStore } from '../../../stores/index.ts';
 import type { ActorSystem } from '../../../runtime/index.ts';
 import { payslipId } from '../payroll-ids.ts';
@@ -17,48 +18,18 @@ import type { PayslipRecord } from '../payslips/record.ts';
 import { remittanceBasis } from '../payslips/storage.ts';
 import { Run, type PayoutSeal, type RunState } from './run.ts';
 
-export type Realm = 'test' | 'live';
-export const realmOf = (livemode: boolean): Realm => (livemode ? 'live' : 'test');
+export { realmOf, type PublicKeyRecord, type Realm };
 
-interface StoredKey {
-  key_id: string;
-  org: string;
-  realm: Realm;
-  private_pem: string;
-  public_pem: string;
-}
+/** The area whose key signs payroll's instructions (kernel/signing.ts). */
+const AREA = 'payroll';
 
-export interface PublicKeyRecord {
-  key_id: string;
-  org: string;
-  realm: Realm;
-  algorithm: 'ed25519';
-  public_pem: string;
-}
-
-const privateKeyName = (org: string, realm: Realm) => `payroll:signing_key:${org}:${realm}`;
-const publicKeyName = (keyId: string) => `payroll:signing_public:${keyId}`;
-
-/** The organisation's key for a realm, made on first use (setIfAbsent: one key even under races). */
-export async function signingKey(kv: KeyValueStore, org: string, realm: Realm): Promise<StoredKey> {
-  const existing = await kv.get<StoredKey>(privateKeyName(org, realm));
-  if (existing) return existing;
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const public_pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const key: StoredKey = {
-    key_id: `pkey_${createHash('sha256').update(public_pem).digest('hex').slice(0, 24)}`,
-    org, realm,
-    private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    public_pem,
-  };
-  if (!(await kv.setIfAbsent(privateKeyName(org, realm), key))) return (await kv.get<StoredKey>(privateKeyName(org, realm)))!;
-  const pub: PublicKeyRecord = { key_id: key.key_id, org, realm, algorithm: 'ed25519', public_pem };
-  await kv.set(publicKeyName(key.key_id), pub);
-  return key;
+/** The organisation's payroll key for a realm, made on first use (setIfAbsent: one key even under races). */
+export async function signingKey(kv: KeyValueStore, org: string, realm: Realm): Promise<SigningKey> {
+  return areaSigningKey(kv, AREA, org, realm);
 }
 
 export async function publicKey(kv: KeyValueStore, keyId: string): Promise<PublicKeyRecord | undefined> {
-  return kv.get<PublicKeyRecord>(publicKeyName(keyId));
+  return areaPublicKey(kv, AREA, keyId);
 }
 
 export interface PayoutDocument {
@@ -99,7 +70,7 @@ export async function sealPayout(kv: KeyValueStore, run: RunState, payslips: rea
     instruction_ref: doc.instruction_ref,
     algorithm: 'ed25519',
     key_id: key.key_id,
-    signature: sign(null, bytes, createPrivateKey(key.private_pem)).toString('base64'),
+    signature: signWith(key, doc.bytes),
     digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
     line_count: doc.line_count,
     total: doc.total,
@@ -137,16 +108,8 @@ export type Verification =
  * over the exact bytes, and the document's own organisation, realm, totals and line count agree.
  */
 export async function verifyPayoutInstruction(kv: KeyValueStore, env: SignedPayoutInstruction, org: string, realm: Realm): Promise<Verification> {
-  const pub = await publicKey(kv, env.key_id);
-  if (!pub) return { valid: false, reason: 'unknown_key' };
-  if (pub.org !== org || pub.realm !== realm) return { valid: false, reason: 'organisation_mismatch' };
-  let ok = false;
-  try {
-    ok = env.algorithm === 'ed25519' && verify(null, Buffer.from(env.document), createPublicKey(pub.public_pem), Buffer.from(env.signature, 'base64'));
-  } catch {
-    ok = false;
-  }
-  if (!ok) return { valid: false, reason: 'signature_invalid' };
+  const check = await verifySigned(kv, AREA, env, org, realm);
+  if (!check.valid) return check;
   const doc = JSON.parse(env.document) as { org: string; realm: Realm; run_id: string; total: number; line_count: number; instruction_ref: string; lines: Array<{ line: number; payslip_id: string; pay_profile_id: string; payee_ref: string; amount: number }> };
   if (doc.org !== org || doc.realm !== realm) return { valid: false, reason: 'organisation_mismatch' };
   let sum = 0;

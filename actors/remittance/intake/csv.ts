@@ -1,0 +1,160 @@
+/**
+ * An instruction set as a CSV file (spec 4.9 POST /v1/remittance/imports, source external_file;
+ * the columns are not shown by the spec: docs/gaps.md, "Remittance: intake, authorities,
+ * obligations"). RFC 4180: a header row naming the columns (any order), then one row per line:
+ *
+ *   section                  paye | pension | levy | total (exactly one total row: the file's control total)
+ *   jurisdiction             paye: ISO 3166-2:NG State of residence
+ *   authority_id             paye: optional, the State IRS's id
+ *   administrator_id         pension: the PFA (code, id or official name)
+ *   administrator_name       pension: optional
+ *   code                     levy: nhf | nsitf | itf | nhia
+ *   employee_amount          pension: optional, minor units
+ *   employer_amount          pension: optional, minor units
+ *   amount                   every row, an integer count of minor units (a fraction is refused)
+ *   currency                 ISO 4217 (NGN)
+ *   payee_count              optional integer
+ *   reconciliation_reference every row but total
+ *
+ * Every failing row is named in the report (spec 2.1); a file with any failing row makes no set.
+ */
+import type { MoneyValue, ValidationEntry } from '../../../kernel/index.ts';
+import { LEVY_CODES, type LevyCode } from '../authorities/index.ts';
+import type { Lines } from './validate.ts';
+
+export const MAX_CSV_ROWS = 2_000;
+export const CSV_COLUMNS = ['section', 'jurisdiction', 'authority_id', 'administrator_id', 'administrator_name', 'code', 'employee_amount', 'employer_amount', 'amount', 'currency', 'payee_count', 'reconciliation_reference'] as const;
+type Column = (typeof CSV_COLUMNS)[number];
+
+/** RFC 4180 records (quoted fields, doubled quotes, CRLF or LF); an unterminated quote is reported. */
+export function parseCsv(text: string): { rows: string[][]; error: string | null } {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  let i = 0;
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  while (i < src.length) {
+    const ch = src[i];
+    if (quoted) {
+      if (ch === '"') {
+        if (src[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+      } else field += ch;
+      i++;
+      continue;
+    }
+    if (ch === '"' && field === '') quoted = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      row.push(field);
+      field = '';
+      if (row.length > 1 || row[0] !== '') rows.push(row);
+      row = [];
+      if (ch === '\r' && src[i + 1] === '\n') i++;
+    } else field += ch;
+    i++;
+  }
+  if (quoted) return { rows, error: 'The file ends inside a quoted field.' };
+  row.push(field);
+  if (row.length > 1 || row[0] !== '') rows.push(row);
+  return { rows, error: null };
+}
+
+const INT = /^-?\d+$/;
+
+export function linesFromCsv(text: string): { lines: Lines | null; entries: ValidationEntry[]; rowCount: number } {
+  const { rows, error } = parseCsv(text);
+  const entries: ValidationEntry[] = [];
+  const fail = (index: number, code: string, detail: string, field?: string) => entries.push({ index, severity: 'error', code, detail, ...(field ? { field } : {}) });
+  if (error) fail(rows.length + 1, 'csv_unreadable', error);
+  if (rows.length === 0) {
+    fail(1, 'csv_empty', 'The file has no header row.');
+    return { lines: null, entries, rowCount: 0 };
+  }
+  const header = rows[0].map((h) => h.trim().toLowerCase());
+  const col = new Map<string, number>();
+  header.forEach((h, i) => col.set(h, i));
+  for (const h of header) if (!(CSV_COLUMNS as readonly string[]).includes(h)) fail(1, 'unknown_column', `Column ${h} is not one of ${CSV_COLUMNS.join(', ')}.`);
+  for (const required of ['section', 'amount', 'currency'] as const) if (!col.has(required)) fail(1, 'missing_column', `The header has no ${required} column.`);
+  const body = rows.slice(1);
+  if (body.length > MAX_CSV_ROWS) fail(1, 'too_many_rows', `At most ${MAX_CSV_ROWS} rows; the file has ${body.length}.`);
+  if (entries.length) return { lines: null, entries, rowCount: body.length };
+
+  const lines: Lines = { paye: [], pension: [], levies: [], totals: { total: { amount: 0, currency: 'NGN' } } };
+  let totals = 0;
+  body.forEach((r, i) => {
+    const index = i + 2; // the file's line number: the header is line 1
+    const get = (c: Column): string => (col.has(c) ? (r[col.get(c)!] ?? '').trim() : '');
+    const before = entries.length;
+    const money = (c: Column, required: boolean): MoneyValue | null => {
+      const v = get(c);
+      if (v === '') {
+        if (required) fail(index, 'missing_value', `${c} is required.`, `/${c}`);
+        return null;
+      }
+      if (!INT.test(v)) {
+        fail(index, /^-?\d*\.\d+$/.test(v) ? 'invalid_money_amount' : 'invalid_integer', `${c} must be an integer count of minor units; ${JSON.stringify(v)} is not (fractions are refused, never rounded).`, `/${c}`);
+        return null;
+      }
+      const n = Number(v);
+      if (!Number.isSafeInteger(n)) {
+        fail(index, 'invalid_integer', `${c} is out of range.`, `/${c}`);
+        return null;
+      }
+      return { amount: n, currency: get('currency') || 'NGN' };
+    };
+    const count = (): number | null => {
+      const v = get('payee_count');
+      if (v === '') return null;
+      if (!/^\d+$/.test(v)) {
+        fail(index, 'invalid_integer', 'payee_count must be a whole number.', '/payee_count');
+        return null;
+      }
+      return Number(v);
+    };
+    const ref = get('reconciliation_reference');
+    const section = get('section').toLowerCase();
+    const amount = money('amount', true);
+    if (!/^[A-Z]{3}$/.test(get('currency'))) fail(index, 'invalid_currency', 'currency must be an ISO 4217 code such as NGN.', '/currency');
+    if (section !== 'total' && ref === '') fail(index, 'missing_value', 'reconciliation_reference is required.', '/reconciliation_reference');
+    switch (section) {
+      case 'paye': {
+        const jurisdiction = get('jurisdiction');
+        if (jurisdiction === '') fail(index, 'missing_value', 'jurisdiction is required on a paye row.', '/jurisdiction');
+        const payee_count = count();
+        if (entries.length === before) lines.paye.push({ authority_id: get('authority_id') || null, jurisdiction, amount: amount!, payee_count, reconciliation_reference: ref });
+        break;
+      }
+      case 'pension': {
+        const administrator_id = get('administrator_id');
+        if (administrator_id === '') fail(index, 'missing_value', 'administrator_id is required on a pension row.', '/administrator_id');
+        const employee_amount = money('employee_amount', false);
+        const employer_amount = money('employer_amount', false);
+        const payee_count = count();
+        if (entries.length === before) lines.pension.push({ administrator_id, administrator_name: get('administrator_name') || null, employee_amount, employer_amount, amount: amount!, payee_count, reconciliation_reference: ref });
+        break;
+      }
+      case 'levy': {
+        const code = get('code').toLowerCase();
+        if (!(LEVY_CODES as readonly string[]).includes(code)) fail(index, 'invalid_levy_code', `code must be one of ${LEVY_CODES.join(', ')}.`, '/code');
+        if (entries.length === before) lines.levies.push({ code: code as LevyCode, amount: amount!, reconciliation_reference: ref });
+        break;
+      }
+      case 'total':
+        totals++;
+        if (entries.length === before) lines.totals = { total: amount! };
+        break;
+      default:
+        fail(index, 'invalid_section', `section must be paye, pension, levy or total; got ${JSON.stringify(section)}.`, '/section');
+    }
+  });
+  if (totals !== 1) fail(body.length + 1, 'total_row_count', `The file needs exactly one total row (its control total); it has ${totals}.`);
+  return { lines: entries.length ? null : lines, entries, rowCount: body.length };
+}

@@ -1,0 +1,124 @@
+/**
+ * What the intake routes do (spec 2.10, 3 "Remittance instruction set", 4.9): submit a set from
+ * outside (source external_api) or a CSV file (external_file), read a set's totals reconciled with
+ * its run, and the reads the remit part uses (an accepted set; a period's sets).
+ */
+import { ApiError, derivedId, type Caller, type MoneyValue, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
+import { Run, type RunState } from '../../payroll/index.ts';
+import { isDate } from '../authorities/index.ts';
+import { linesFromCsv } from './csv.ts';
+import { RemittanceImport } from './import.ts';
+import { IngestedInstructionSet, SET_PREFIX, setView, type IngestedInstructionSetView, type Receive, type SetState } from './instruction-set.ts';
+import { intakeService } from './service.ts';
+import type { Lines, Source } from './validate.ts';
+
+type MaybeNull<T> = T | null | undefined;
+export interface SubmittedInstructions {
+  paye: Array<{ authority_id?: MaybeNull<string>; jurisdiction: string; amount: MoneyValue; payee_count?: MaybeNull<number>; reconciliation_reference: string }>;
+  pension: Array<{ administrator_id: string; administrator_name?: MaybeNull<string>; employee_amount?: MaybeNull<MoneyValue>; employer_amount?: MaybeNull<MoneyValue>; amount: MoneyValue; payee_count?: MaybeNull<number>; reconciliation_reference: string }>;
+  levies: Array<{ code: Lines['levies'][number]['code']; amount: MoneyValue; reconciliation_reference: string }>;
+  totals: { total: MoneyValue };
+}
+
+export interface Submission {
+  period: string;
+  run_id?: string | null;
+  pay_date?: string;
+}
+
+function normalise(i: SubmittedInstructions): Lines {
+  return {
+    paye: i.paye.map((p) => ({ authority_id: p.authority_id ?? null, jurisdiction: p.jurisdiction, amount: p.amount, payee_count: p.payee_count ?? null, reconciliation_reference: p.reconciliation_reference })),
+    pension: i.pension.map((p) => ({ administrator_id: p.administrator_id, administrator_name: p.administrator_name ?? null, employee_amount: p.employee_amount ?? null, employer_amount: p.employer_amount ?? null, amount: p.amount, payee_count: p.payee_count ?? null, reconciliation_reference: p.reconciliation_reference })),
+    levies: i.levies.map((l) => ({ code: l.code, amount: l.amount, reconciliation_reference: l.reconciliation_reference })),
+    totals: { total: i.totals.total },
+  };
+}
+
+/** Refuses what cannot be validated at all (a submission with neither a run nor a pay date to count due dates from). */
+function checkSubmission(s: Submission): void {
+  const entries: ValidationEntry[] = [];
+  if (s.pay_date !== undefined && !isDate(s.pay_date)) entries.push({ index: 1, severity: 'error', code: 'invalid_date', detail: 'pay_date must be a calendar date YYYY-MM-DD.', field: '/pay_date' });
+  if (!s.run_id && s.pay_date === undefined) entries.push({ index: 1, severity: 'error', code: 'pay_date_required', detail: 'A set that names no run needs pay_date: its due dates count from it.', field: '/pay_date' });
+  if (entries.length) throw validationError(entries, 1);
+}
+
+async function receiveAndValidate(platform: Platform, caller: Caller, id: string, r: Receive, dedupeId: string | undefined): Promise<IngestedInstructionSetView> {
+  await platform.system.ask(IngestedInstructionSet, id, 'receive', r, { org: caller.org, requestId: caller.requestId, principal: caller.principal, dedupeId, noReply: true });
+  return intakeService(platform).validate(caller.org, id);
+}
+
+/** POST /v1/remittance/instruction_sets: received, validated, returned pending acceptance with its report. */
+export async function submitInstructionSet(platform: Platform, caller: Caller, body: Submission & { instructions: SubmittedInstructions }, id: string, dedupeId: string | undefined): Promise<IngestedInstructionSetView> {
+  checkSubmission(body);
+  return receiveAndValidate(platform, caller, id, { source: 'external_api', livemode: caller.livemode, period: body.period, run_id: body.run_id ?? null, pay_date: body.pay_date ?? null, import_id: null, lines: normalise(body.instructions) }, dedupeId);
+}
+
+/** POST /v1/remittance/imports: a CSV file; any failing row rejects the whole file and makes no set. */
+export async function importInstructionSet(platform: Platform, caller: Caller, body: Submission & { csv: string }, importId: string, dedupeId: string | undefined) {
+  checkSubmission(body);
+  const parsed = linesFromCsv(body.csv);
+  const setId = derivedId(SET_PREFIX, [caller.org, 'import', importId]);
+  if (parsed.lines) {
+    const r: Receive = { source: 'external_file' as Source, livemode: caller.livemode, period: body.period, run_id: body.run_id ?? null, pay_date: body.pay_date ?? null, import_id: importId, lines: parsed.lines };
+    await receiveAndValidate(platform, caller, setId, r, dedupeId && `${dedupeId}:set`);
+  }
+  const failedRows = new Set(parsed.entries.map((e) => e.index)).size;
+  const validation = { ...validationReport(parsed.rowCount, parsed.entries), error_count: failedRows };
+  return platform.system.ask(RemittanceImport, importId, 'record', {
+    livemode: caller.livemode, status: parsed.lines ? 'completed' : 'rejected', format: 'csv', row_count: parsed.rowCount, period: body.period, validation, instruction_set_id: parsed.lines ? setId : null,
+  }, { org: caller.org, requestId: caller.requestId, principal: caller.principal, dedupeId });
+}
+
+const sum = (xs: readonly MoneyValue[]) => xs.reduce((a, x) => a + x.amount, 0);
+const ngn = (amount: number): MoneyValue => ({ amount, currency: 'NGN' });
+
+/** GET .../totals: the set's sums by section, its declared total, and (for a run) the run's figures it must equal to the minor unit. */
+export async function setTotals(platform: Platform, org: string, s: SetState) {
+  const l = s.lines;
+  const lines = sum(l.paye.map((p) => p.amount)) + sum(l.pension.map((p) => p.amount)) + sum(l.levies.map((x) => x.amount));
+  let run: { run_id: string; total_deductions: MoneyValue; employer_contributions: MoneyValue; total: MoneyValue } | null = null;
+  if (s.run_id) {
+    try {
+      const r = await platform.system.state<RunState>(Run, s.run_id, org);
+      run = { run_id: r.id, total_deductions: ngn(r.totals.total_deductions), employer_contributions: ngn(r.totals.employer_contributions), total: ngn(r.totals.total_deductions + r.totals.employer_contributions) };
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.code !== 'not_found' && err.code !== 'organisation_mismatch')) throw err;
+    }
+  }
+  const levy = (code: string) => ngn(sum(l.levies.filter((x) => x.code === code).map((x) => x.amount)));
+  const declared = l.totals.total;
+  return {
+    object: 'instruction_set_totals' as const,
+    instruction_set_id: s.id,
+    livemode: s.livemode,
+    mocked: false,
+    paye: ngn(sum(l.paye.map((p) => p.amount))),
+    pension: ngn(sum(l.pension.map((p) => p.amount))),
+    pension_employee: ngn(sum(l.pension.map((p) => p.employee_amount ?? ngn(0)))),
+    pension_employer: ngn(sum(l.pension.map((p) => p.employer_amount ?? ngn(0)))),
+    levies: { nhf: levy('nhf'), nsitf: levy('nsitf'), itf: levy('itf'), nhia: levy('nhia') },
+    lines_total: ngn(lines),
+    total: declared,
+    run,
+    difference: run ? ngn(lines - run.total.amount) : ngn(lines - declared.amount),
+    reconciles: lines === declared.amount && (run === null || lines === run.total.amount),
+  };
+}
+
+/** The accepted set (spec 2.10) a remittance is made from; conflict when it is not accepted. */
+export async function acceptedInstructionSet(platform: Platform, caller: Caller, id: string): Promise<IngestedInstructionSetView> {
+  const s = await platform.system.state<SetState>(IngestedInstructionSet, id, caller.org);
+  if (s.status !== 'accepted') throw new ApiError('conflict', `Instruction set ${s.id} is ${s.status}; only an accepted set is remitted (nothing is committed until accepted).`, { reason: 'instruction_set_not_accepted' });
+  return setView(s);
+}
+
+/** Every set of the caller's organisation and realm for a period, every status, as the API shows them. */
+export async function instructionSetsFor(platform: Platform, caller: Caller, period: string): Promise<IngestedInstructionSetView[]> {
+  const out: IngestedInstructionSetView[] = [];
+  for await (const ids of platform.system.eachIds(IngestedInstructionSet, caller.org, `period:${period}`, 'asc')) {
+    const states = await Promise.all(ids.map((id) => platform.system.state<SetState>(IngestedInstructionSet, id, caller.org)));
+    for (const s of states) if (s.livemode === caller.livemode) out.push(setView(s));
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * Intake routes (spec 2.10, 3 "Remittance instruction set", 4.9): instruction sets submitted from
+ * outside or made from runs, their validation reports, totals, discrepancies, overrides with a
+ * published reason code, accept and reject; CSV imports; the published reason codes. Shapes the
+ * spec does not show are ours (docs/gaps.md, "Remittance: intake, authorities, obligations").
+ */
+import { ApiError, callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, parseListQuery, route, type RouteDef, type RouteRequest } from '../../../kernel/index.ts';
+import { IMPORT_PREFIX, RemittanceImport } from './import.ts';
+import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, type SetState } from './instruction-set.ts';
+import { importInstructionSet, setTotals, submitInstructionSet, type SubmittedInstructions } from './operations.ts';
+import { reasonCodeList } from './reason-codes.ts';
+import { intakeService } from './service.ts';
+import * as S from './schemas.ts';
+
+const M = 'remit';
+const P = '/v1/remittance';
+const GAP = 'Shape not shown by the spec; see docs/gaps.md ("Remittance: intake, authorities, obligations").';
+const setId = (req: RouteRequest) => idOf(req.params.instruction_set_id!, SET_PREFIX, 'instruction set');
+const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
+const setState = (req: RouteRequest) => req.platform.system.state<SetState>(IngestedInstructionSet, setId(req), req.org);
+
+export const routes: RouteDef[] = [
+  route({ method: 'GET', path: `${P}/instruction_sets`, auth: 'key', module: M, idempotent: false, query: S.SetListQuery,
+    summary: 'List ingested instruction sets, newest first; filter status and period.',
+    handler: (req) => {
+      const q = req.query;
+      const list = q.period ? (q.status ? `period:${q.period}:status:${q.status}` : `period:${q.period}`) : q.status ? `status:${q.status}` : 'all';
+      return listPage(req.platform.system, IngestedInstructionSet, req.org, list, q, 'desc');
+    } }),
+  route({ method: 'POST', path: `${P}/instruction_sets`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SubmitBody, specGap: GAP, errors: ['idempotency_key_reused', 'invalid_money_amount'],
+    summary: 'Submit an instruction set from outside (source external_api). It is received, every line validated, and returned pending acceptance with its validation report; nothing is committed until accepted.',
+    handler: (req) => submitInstructionSet(req.platform, callerOf(req), { ...req.body, instructions: req.body.instructions as unknown as SubmittedInstructions }, createdId(req, SET_PREFIX), createDedupe(req)) }),
+  route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}`, auth: 'key', module: M, idempotent: false,
+    summary: 'Retrieve an ingested instruction set with its instructions (each line with its authority and due date) and its validation report.',
+    handler: (req) => req.platform.system.get(IngestedInstructionSet, setId(req), req.org) }),
+  route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/totals`, auth: 'key', module: M, idempotent: false, specGap: GAP,
+    summary: 'The set\u2019s totals by section, its declared total and, for a run\u2019s set, the run\u2019s deductions plus employer contributions it reconciles to, to the minor unit.',
+    handler: async (req) => setTotals(req.platform, req.org, await setState(req)) }),
+  route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: GAP,
+    summary: 'The set\u2019s discrepancies in line order: open until overridden with a reason code.',
+    handler: async (req) => {
+      const s = await setState(req);
+      const { limit, after } = parseListQuery(req.query);
+      const from = after === undefined ? 0 : s.discrepancies.findIndex((d) => d.id === after) + 1;
+      if (after !== undefined && from === 0) return listEnvelope([], false);
+      return listEnvelope(s.discrepancies.slice(from, from + limit).map((d) => discrepancyView(s, d)), from + limit < s.discrepancies.length);
+    } }),
+  route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies/{discrepancy_id}`, auth: 'key', module: M, idempotent: false, specGap: GAP,
+    summary: 'Retrieve one discrepancy of the set.',
+    handler: async (req) => {
+      const s = await setState(req);
+      const id = idOf(req.params.discrepancy_id!, DISCREPANCY_PREFIX, 'discrepancy');
+      const d = setIdOfDiscrepancy(id) === s.id ? s.discrepancies.find((x) => x.id === id) : undefined;
+      if (!d) throw new ApiError('not_found', `No discrepancy with id ${id} on instruction set ${s.id}.`);
+      return discrepancyView(s, d);
+    } }),
+  route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies/{discrepancy_id}/override`, auth: 'key', module: M, idempotent: true, body: S.OverrideBody, specGap: GAP,
+    summary: 'Override an open discrepancy with a reason code from the published list (GET /v1/remittance/reason_codes); `other` needs a note. Only while the set is pending acceptance.',
+    handler: (req) => req.platform.system.ask(IngestedInstructionSet, setId(req), 'override', { discrepancy_id: idOf(req.params.discrepancy_id!, DISCREPANCY_PREFIX, 'discrepancy'), reason_code: req.body.reason_code, note: req.body.note ?? null }, ask(req)) }),
+  route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/accept`, auth: 'key', module: M, idempotent: true,
+    summary: 'Accept a set pending acceptance: refused (409) while any discrepancy is unresolved. Only now are its lines committed, as obligations.',
+    handler: async (req) => {
+      const id = setId(req);
+      await req.platform.system.ask(IngestedInstructionSet, id, 'accept', {}, ask(req));
+      // The obligations are recorded before the answer, so a reconciliation read after it counts
+      // them; the commit listener and the set's reminder do the same after a stop (idempotent).
+      await intakeService(req.platform).recordObligations(req.org, id);
+      return req.platform.system.get(IngestedInstructionSet, id, req.org);
+    } }),
+  route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/reject`, auth: 'key', module: M, idempotent: true, body: S.RejectBody, specGap: GAP,
+    summary: 'Reject a set pending acceptance; nothing of it is committed.',
+    handler: (req) => req.platform.system.ask(IngestedInstructionSet, setId(req), 'reject', { reason: req.body?.reason ?? null }, ask(req)) }),
+  route({ method: 'POST', path: `${P}/imports`, auth: 'key', module: M, idempotent: true, status: 201, body: S.ImportBody, specGap: GAP, errors: ['idempotency_key_reused'],
+    summary: 'Import an instruction set as a CSV file (source external_file). Every failing row is named; a file with any failing row is rejected whole and makes no set; otherwise the set is received and validated like a submitted one.',
+    handler: (req) => importInstructionSet(req.platform, callerOf(req), req.body, createdId(req, IMPORT_PREFIX), createDedupe(req)) }),
+  route({ method: 'GET', path: `${P}/imports/{import_id}`, auth: 'key', module: M, idempotent: false, specGap: GAP,
+    summary: 'Retrieve an import: status (completed or rejected), its validation report and the instruction set it made.',
+    handler: (req) => req.platform.system.get(RemittanceImport, idOf(req.params.import_id!, IMPORT_PREFIX, 'import'), req.org) }),
+  route({ method: 'GET', path: `${P}/reason_codes`, auth: 'key', module: M, idempotent: false, specGap: GAP,
+    summary: 'The published codes: discrepancy codes (block accept until overridden), warning codes, and the override reason codes an override must name.',
+    handler: async () => listEnvelope(reasonCodeList(), false) }),
+];
