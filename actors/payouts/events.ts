@@ -22,6 +22,8 @@ export const events: PublicEventDecl[] = [
   ev('route.payout.unknown', 'payout', 'payout.marked_unknown', 'A person marked a payout unknown; its rail\u2019s status query resolves it.'),
   ev('route.payout.settled', 'payout', 'payout.settled', 'A payout settled (the rail said 00, at once or by status query).'),
   ev('route.payout.failed', 'payout', 'payout.failed', 'A payout failed: every rail of its plan refused or failed it, or it was never sendable.'),
+  ev('route.payout.reversed', 'payout', 'payout.reversed', 'A settled payout was reversed: the payee\u2019s bank returned the credit (found on the rail\u2019s statement) or a person recorded a return the bank reported. The payee is not paid; the net pay is owed again.'),
+  ev('route.payout_instruction.payout_reversed', 'payout_instruction', 'instruction.payout_reversed', 'A payout of a final instruction was reversed: its progress and status follow, and its ledger posting returns the amount to the bank and the net pay to what is owed.'),
   ev('route.settlement.created', 'payout_settlement', 'settlement.created', 'A settlement and its receipt were made for a final instruction.'),
   ev('route.reconciliation.completed', 'payout_reconciliation', 'reconciliation.completed', 'A rail\u2019s statement was matched against our payouts; every mismatch is an exception.'),
   ev('route.funding_account.deposited', 'payout_funding_account', 'funding.deposited', 'A sandbox funding account was funded.'),

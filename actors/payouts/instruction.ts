@@ -19,22 +19,34 @@
  *                                                       every line final: all settled              + instruction.settled (ledger posting)     settled
  *                                                       some settled                               + instruction.partially_settled (posting)  partially_settled
  *                                                       none settled                               + instruction.failed                       failed
+ * executing                     record_reversal         (reaction) payout.reversed of a line       instruction.outcomes_recorded (reversed)   executing, or final
+ *                                                       not final yet or settled                   (+ the final event when it was the last)   as record_outcomes
+ * settled, partially_settled    record_reversal         (reaction) payout.reversed of a settled    instruction.payout_reversed (ledger        by the counts left:
+ *                                                       line                                       posting: the amount back in the bank,      partially_settled, or
+ *                                                                                                  net pay owed again)                        failed when none stands
+ * any                           record_reversal         the line is already reversed               - (nothing)                                same
  * executing                     tally_due               (timer) every tally interval               instruction.tally_due                      executing
  * executing                     mark_unknown, resolve   a person asks                              instruction.marked_unknown / .resolve_asked executing
  * received, funding_pending,    fail                    nothing was sent                           instruction.failed                         failed
  *   planned
  * executing                     fail                    -                                          refused: payouts in flight resolve by asking (409)
  * quarantined                   anything but reads      -                                          refused (409): never executed
+ *
+ * A reversed line counts as neither settled nor failed: the payee was credited and the credit came
+ * back (payout.ts header). While executing it only lowers what the final posting pays out; once the
+ * instruction is final its own event posts the return, naming the final posting as reverses_id. The
+ * payroll run keeps the outcome it was given (docs/gaps.md#payouts: a later return is shown on the
+ * instruction, its payout and the ledger, and the payee is paid by a later instruction).
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError } from '../../kernel/index.ts';
-import type { PostingRequest } from '../ledger/index.ts';
+import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import { INSTRUCTION_PREFIX } from './ids.ts';
 
 export type InstructionStatus = 'received' | 'quarantined' | 'funding_pending' | 'planned' | 'executing' | 'settled' | 'partially_settled' | 'failed';
 export const INSTRUCTION_STATUSES: readonly InstructionStatus[] = ['received', 'quarantined', 'funding_pending', 'planned', 'executing', 'settled', 'partially_settled', 'failed'];
 export type QuarantineReason = 'signature_invalid' | 'duplicate_instruction' | 'integrity_mismatch';
-export type LineOutcome = 'settled' | 'failed' | 'held';
+export type LineOutcome = 'settled' | 'failed' | 'held' | 'reversed';
 
 export interface FundingCheck {
   sufficient: boolean;
@@ -74,7 +86,7 @@ export interface InstructionState extends Submission {
   finished_at: number | null;
   failure_reason: string | null;
   dispatched: number;
-  /** One character per line: '.' not final yet, 's' settled, 'f' failed, 'h' held. */
+  /** One character per line: '.' not final yet, 's' settled, 'f' failed, 'h' held, 'r' reversed. */
   outcomes: string;
   settled_count: number;
   settled_amount: number;
@@ -82,6 +94,11 @@ export interface InstructionState extends Submission {
   failed_amount: number;
   held_count: number;
   held_amount: number;
+  /** Absent on states made before reversals existed: read as 0. */
+  reversed_count?: number;
+  reversed_amount?: number;
+  /** The event whose ledger posting paid the settled amount (a later return names that posting). */
+  posting_event_id?: string | null;
   tally_next_at: number | null;
 }
 
@@ -102,7 +119,8 @@ export type InstructionEvent =
   | { type: 'instruction.tally_due'; dispatched: number; tally_next_at: number }
   | { type: 'instruction.marked_unknown'; reason: string }
   | { type: 'instruction.resolve_asked' }
-  | { type: 'instruction.settled' | 'instruction.partially_settled'; run_id: string | null; source: 'run' | 'remit'; livemode: boolean; settled_amount: number; failed_amount: number; held_amount: number; ledger_posting?: PostingRequest }
+  | { type: 'instruction.payout_reversed'; line: number; amount: number; status_after: InstructionStatus; settled_amount: number; reversed_amount: number; ledger_posting?: PostingRequest }
+  | { type: 'instruction.settled' | 'instruction.partially_settled'; run_id: string | null; source: 'run' | 'remit'; livemode: boolean; settled_amount: number; failed_amount: number; held_amount: number; reversed_amount?: number; ledger_posting?: PostingRequest }
   | { type: 'instruction.failed'; run_id: string | null; source: 'run' | 'remit'; livemode: boolean; reason: string; settled_amount: 0; failed_amount: number; held_amount: number; before_execution: boolean };
 
 const conflictOf = (s: InstructionState, why: string) => new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}: ${why}.`, { status: s.status });
@@ -123,21 +141,73 @@ function paidPosting(s: InstructionState, settled: number): PostingRequest | und
   };
 }
 
+/** The money the bank got back for returned payouts: the net pay they paid is owed again (spec 2.3). */
+function returnedPosting(s: InstructionState, line: number, amount: number): PostingRequest {
+  return {
+    currency: s.currency,
+    lines: [{ account_code: 'asset.bank', debit: amount, credit: 0 }, { account_code: 'liability.net_pay', debit: 0, credit: amount }],
+    memo: `Payout of line ${line} of instruction ${s.id}${s.run_id ? ` (run ${s.run_id})` : ''} returned by the payee's bank: the amount is back, the net pay owed again`,
+    livemode: s.livemode,
+    reverses_id: s.posting_event_id ? postingIdFor(s.posting_event_id) : null,
+  };
+}
+
+/** A line may become final ('.' to any outcome), or a settled line reversed ('s' to 'r'). */
+const changes = (current: string | undefined, o: Outcome) => current === '.' || (current === 's' && o.outcome === 'reversed');
+
+/** The status the counts give a final instruction (spec 2.11): every line settled, some, or none. */
+function finalStatus(s: Pick<InstructionState, 'settled_count' | 'line_count'>): 'settled' | 'partially_settled' | 'failed' {
+  return s.settled_count === s.line_count ? 'settled' : s.settled_count === 0 ? 'failed' : 'partially_settled';
+}
+
 function applyOutcomes(s: InstructionState, outcomes: readonly Outcome[]): InstructionState {
   const sorted = [...outcomes].sort((a, b) => a.line - b.line);
   const parts: string[] = [];
   let at = 0;
-  const n = { ...s };
+  const n = { ...s, reversed_count: s.reversed_count ?? 0, reversed_amount: s.reversed_amount ?? 0 };
   for (const o of sorted) {
+    if (s.outcomes[o.line - 1] === 's') (n.settled_count--, (n.settled_amount -= o.amount)); // a settled line returned
     parts.push(s.outcomes.slice(at, o.line - 1), o.outcome[0]);
     at = o.line;
     if (o.outcome === 'settled') (n.settled_count++, (n.settled_amount += o.amount));
     else if (o.outcome === 'failed') (n.failed_count++, (n.failed_amount += o.amount));
+    else if (o.outcome === 'reversed') (n.reversed_count++, (n.reversed_amount += o.amount));
     else (n.held_count++, (n.held_amount += o.amount));
   }
   parts.push(s.outcomes.slice(at));
   n.outcomes = parts.join('');
   return n;
+}
+
+/** outcomes_recorded for the lines that change, and the final event when every line is then final. */
+function recordOutcomes(s: InstructionState, outcomes: readonly Outcome[]): InstructionEvent[] {
+  const seen = new Set<number>();
+  const fresh = outcomes.filter((o) => o.line >= 1 && o.line <= s.line_count && changes(s.outcomes[o.line - 1], o) && !seen.has(o.line) && (seen.add(o.line), true));
+  if (fresh.length === 0) return [];
+  const events: InstructionEvent[] = [{ type: 'instruction.outcomes_recorded', outcomes: fresh }];
+  const after = applyOutcomes(s, fresh);
+  if (after.settled_count + after.failed_count + after.held_count + after.reversed_count! < s.line_count) return events;
+  const common = { run_id: s.run_id, source: s.source, livemode: s.livemode, failed_amount: after.failed_amount, held_amount: after.held_amount, ...(after.reversed_count ? { reversed_amount: after.reversed_amount } : {}) };
+  const status = finalStatus(after);
+  if (status === 'failed') events.push({ type: 'instruction.failed', ...common, reason: after.reversed_count ? 'no payout stands settled (every credit was returned, failed or held)' : 'no payout settled', settled_amount: 0, before_execution: false });
+  else {
+    const posting = paidPosting(after, after.settled_amount);
+    events.push({ type: status === 'settled' ? 'instruction.settled' : 'instruction.partially_settled', ...common, settled_amount: after.settled_amount, ...(posting ? { ledger_posting: posting } : {}) });
+  }
+  return events;
+}
+
+/** A payout's return reaches its instruction by reaction (at least once, deduplicated): durable, whatever node dies. */
+function fromReversedPayout(): Reaction {
+  return {
+    from: 'payout',
+    events: ['payout.reversed'],
+    command: 'record_reversal',
+    target: (event) => {
+      const d = event.data as { instruction_id: string; line: number; amount: number };
+      return { id: d.instruction_id, payload: { line: d.line, amount: d.amount } };
+    },
+  };
 }
 
 export const PayoutInstruction = defineActor({
@@ -181,19 +251,14 @@ export const PayoutInstruction = defineActor({
     },
     record_outcomes(s: InstructionState, cmd: { outcomes: Outcome[] }): InstructionEvent[] {
       if (s.status !== 'executing') return [];
-      const seen = new Set<number>();
-      const fresh = cmd.outcomes.filter((o) => o.line >= 1 && o.line <= s.line_count && s.outcomes[o.line - 1] === '.' && !seen.has(o.line) && (seen.add(o.line), true));
-      if (fresh.length === 0) return [];
-      const events: InstructionEvent[] = [{ type: 'instruction.outcomes_recorded', outcomes: fresh }];
-      const after = applyOutcomes(s, fresh);
-      if (after.settled_count + after.failed_count + after.held_count < s.line_count) return events;
-      const common = { run_id: s.run_id, source: s.source, livemode: s.livemode, failed_amount: after.failed_amount, held_amount: after.held_amount };
-      if (after.settled_count === 0) events.push({ type: 'instruction.failed', ...common, reason: 'no payout settled', settled_amount: 0, before_execution: false });
-      else {
-        const posting = paidPosting(after, after.settled_amount);
-        events.push({ type: after.settled_count === s.line_count ? 'instruction.settled' : 'instruction.partially_settled', ...common, settled_amount: after.settled_amount, ...(posting ? { ledger_posting: posting } : {}) });
-      }
-      return events;
+      return recordOutcomes(s, cmd.outcomes);
+    },
+    record_reversal(s: InstructionState, cmd: { line: number; amount: number }): InstructionEvent[] {
+      const o: Outcome = { line: cmd.line, outcome: 'reversed', amount: cmd.amount };
+      if (s.status === 'executing') return recordOutcomes(s, [o]);
+      if ((s.status !== 'settled' && s.status !== 'partially_settled') || s.outcomes[cmd.line - 1] !== 's') return [];
+      const after = applyOutcomes(s, [o]);
+      return [{ type: 'instruction.payout_reversed', line: cmd.line, amount: cmd.amount, status_after: finalStatus(after), settled_amount: after.settled_amount, reversed_amount: after.reversed_amount!, ledger_posting: returnedPosting(s, cmd.line, cmd.amount) }];
     },
     tally_due(s: InstructionState, _cmd: unknown, ctx): InstructionEvent[] {
       if (s.status !== 'executing') return [];
@@ -238,14 +303,17 @@ export const PayoutInstruction = defineActor({
       case 'instruction.marked_unknown':
       case 'instruction.resolve_asked':
         return s;
+      case 'instruction.payout_reversed':
+        return { ...applyOutcomes(s, [{ line: e.line, outcome: 'reversed', amount: e.amount }]), status: e.status_after };
       case 'instruction.settled':
-        return { ...s, status: 'settled', finished_at: meta.at, tally_next_at: null };
+        return { ...s, status: 'settled', finished_at: meta.at, tally_next_at: null, posting_event_id: e.ledger_posting ? meta.eventId : null };
       case 'instruction.partially_settled':
-        return { ...s, status: 'partially_settled', finished_at: meta.at, tally_next_at: null };
+        return { ...s, status: 'partially_settled', finished_at: meta.at, tally_next_at: null, posting_event_id: e.ledger_posting ? meta.eventId : null };
       case 'instruction.failed':
         return { ...s, status: 'failed', finished_at: meta.at, tally_next_at: null, failure_reason: e.reason };
     }
   },
+  reactions: [fromReversedPayout()],
   timers(s: InstructionState): TimerWish[] {
     return s.status === 'executing' && s.tally_next_at !== null ? [{ name: 'tally', dueAt: s.tally_next_at, command: 'tally_due', payload: {} }] : [];
   },
@@ -301,6 +369,8 @@ export function instructionView(s: InstructionState) {
       settled_amount: money(s.settled_amount, s.currency),
       failed_amount: money(s.failed_amount, s.currency),
       held_amount: money(s.held_amount, s.currency),
+      reversed: s.reversed_count ?? 0,
+      reversed_amount: money(s.reversed_amount ?? 0, s.currency),
     },
     failure_reason: s.failure_reason,
     created_at: iso(s.created_at),

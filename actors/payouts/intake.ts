@@ -4,14 +4,17 @@
  * that passes the first two claims its derived idempotency_key, so a forged or broken copy can
  * never block the genuine one.
  * - signature_invalid: the key id is unknown, belongs to another organisation or realm, or the
- *   Ed25519 signature does not hold over the exact bytes (payroll's verifyPayoutInstruction);
+ *   Ed25519 signature does not hold over the exact bytes; a `run` document is checked against
+ *   payroll's key (verifyPayoutInstruction), a `remit` document against remittance's own key
+ *   (kernel/signing.ts), so neither area's key can stand in for the other's;
  * - integrity_mismatch: totals or line count disagree with the lines; a line's amount is not a
  *   positive whole number; an account fails its NUBAN check digit; a line disagrees with the run it
- *   names (the run's own signed seal, else its payslips line by line);
+ *   names (the run's own signed seal, else its payslips line by line); a remit line disagrees with
+ *   the remittance and leg it names (the check the remittance area registers, REMIT_INSTRUCTION_CHECK);
  * - duplicate_instruction: the idempotency_key (sha256 of organisation, realm and the document's
  *   instruction_ref: one net-pay instruction per run) was claimed by another instruction.
  */
-import { sha256, type Platform } from '../../kernel/index.ts';
+import { REMIT_INSTRUCTION_CHECK, sha256, type Platform, verifySigned } from '../../kernel/index.ts';
 import { parsePayslipId, payoutInstructionFor, realmOf, Run, type RunState, type SignedPayoutInstruction, verifyPayoutInstruction } from '../payroll/index.ts';
 import type { Submission, QuarantineReason } from './instruction.ts';
 import { isValidNuban, nubanInstitution } from './nuban.ts';
@@ -103,6 +106,26 @@ async function runFindings(platform: Platform, org: string, doc: InstructionDocu
   return out;
 }
 
+/** A remit document's lines against the remittance and leg it names (the remittance area's own check). */
+async function remitFindings(platform: Platform, org: string, doc: InstructionDocument): Promise<Finding[]> {
+  if (typeof doc.remittance_id !== 'string' || !doc.remittance_id) return [{ line: null, code: 'remittance_missing', detail: 'A remit instruction names no remittance_id.' }];
+  const checker = platform.services.get(REMIT_INSTRUCTION_CHECK);
+  if (!checker) return [{ line: null, code: 'remittance_unknown', detail: `The remittance ${doc.remittance_id} cannot be checked: the remittance area is not mounted.` }];
+  return checker.check(org, doc as unknown as Record<string, unknown>);
+}
+
+/** The signature of a document under the key of the area its source names. */
+async function verifyFor(platform: Platform, env: SignedPayoutInstruction, doc: InstructionDocument | undefined, org: string, realm: 'test' | 'live') {
+  if (doc?.source !== 'remit') return verifyPayoutInstruction(platform.stores.kv, env, org, realm);
+  const sig = await verifySigned(platform.stores.kv, 'remittance', env, org, realm);
+  if (!sig.valid) return sig;
+  if (doc.org !== org || doc.realm !== realm) return { valid: false as const, reason: 'organisation_mismatch' as const };
+  let sum = 0;
+  for (const l of doc.lines) sum += l.amount;
+  if (sum !== doc.total || doc.lines.length !== doc.line_count || doc.lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount <= 0)) return { valid: false as const, reason: 'integrity_mismatch' as const };
+  return { valid: true as const };
+}
+
 export interface IntakeVerdict {
   submission: Omit<Submission, 'tally_interval_ms'>;
   document: InstructionDocument | undefined;
@@ -115,10 +138,10 @@ export async function judge(platform: Platform, org: string, livemode: boolean, 
   const findings: Finding[] = [];
   let reason: QuarantineReason | null = null;
   let verified = false;
-  const v = await verifyPayoutInstruction(platform.stores.kv, env, org, realm).catch(() => ({ valid: false as const, reason: 'integrity_mismatch' as const }));
+  const v = await verifyFor(platform, env, doc, org, realm).catch(() => ({ valid: false as const, reason: 'integrity_mismatch' as const }));
   if (!v.valid && v.reason !== 'integrity_mismatch') {
     reason = 'signature_invalid';
-    findings.push({ line: null, code: v.reason, detail: v.reason === 'unknown_key' ? `Key ${env.key_id} is not a signing key of any area.` : v.reason === 'organisation_mismatch' ? `Key ${env.key_id} does not belong to this organisation and realm.` : 'The signature does not hold over the document bytes.' });
+    findings.push({ line: null, code: v.reason, detail: v.reason === 'unknown_key' ? `Key ${env.key_id} is not a signing key of the ${doc?.source === 'remit' ? 'remittance' : 'payroll'} area, which a ${doc?.source === 'remit' ? 'remit' : 'run'} instruction must be signed with.` : v.reason === 'organisation_mismatch' ? `Key ${env.key_id} does not belong to this organisation and realm.` : 'The signature does not hold over the document bytes.' });
   } else {
     verified = true;
     if (!v.valid || !doc) {
@@ -127,6 +150,8 @@ export async function judge(platform: Platform, org: string, livemode: boolean, 
     } else {
       findings.push(...lineFindings(doc));
       if (doc.source === 'run' || doc.source === undefined) findings.push(...(await runFindings(platform, org, doc, digest)));
+      else if (doc.source === 'remit') findings.push(...(await remitFindings(platform, org, doc)));
+      else findings.push({ line: null, code: 'source_unknown', detail: `The document's source ${String(doc.source)} is neither run nor remit.` });
       if (findings.length) reason = 'integrity_mismatch';
     }
   }

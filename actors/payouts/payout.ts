@@ -6,33 +6,63 @@
  * Attempts are recorded in the actor; each attempt's id is the reference sent to its rail, so the
  * same attempt sent again (after a node died mid-call) is never paid twice.
  *
+ * A rail's answer normally arrives within its call (a time-out is an answer: unknown). The answer
+ * time-out that catches a send lost with its node is watched per instruction, not by a reminder per
+ * payout: the instruction's tally reminder reads the lines still open once outcomes stop arriving
+ * and sends answer_overdue to those sending past their rail's time-out (service.ts tally), so the
+ * happy path costs no durable timer. Status queries keep their reminder per payout (few wait).
+ *
  * status            command         condition                                   events                                   next
  * ----------------  --------------  ------------------------------------------  ---------------------------------------  ---------
  * (none)            create          payee's passport not live, or no account    payout.held                              held
  * (none)            create          name enquiry named another holder           payout.failed (never sent)               failed
  * (none)            create          no rail of the plan reaches or allows it    payout.failed (never sent)               failed
  * (none)            create          -                                           payout.created, payout.attempt_started   sending
- * sending           record_answer   settled (00)                                payout.attempt_answered, payout.settled  settled
+ * sending           record_answer   settled (00)                                payout.settled (the answer's code)       settled
  * sending           record_answer   refused; a next rail and attempts left      payout.attempt_answered,                 sending
  *                                                                               payout.attempt_started (next rail)
  * sending           record_answer   refused; no rail or attempt left            payout.attempt_answered, payout.failed   failed
  * sending           record_answer   in progress (09)                            payout.attempt_answered                  pending
  * sending           record_answer   time-out / unknown code                     payout.attempt_answered                  unknown
- * sending           answer_overdue  (timer) no answer by the rail's time-out    payout.attempt_answered (no_answer)      unknown
+ * sending           answer_overdue  no answer by the rail's time-out (the       payout.attempt_answered (no_answer)      unknown
+ *                                   instruction's tally finds it; too early: -)
  * pending, unknown  query_due       (timer) next status query due               payout.status_query_due                  same
  * pending, unknown  record_status   settled                                     payout.status_answered, payout.settled   settled
  * pending, unknown  record_status   failed, or not located after the window     payout.status_answered, then as refused  sending / failed
  * pending, unknown  record_status   pending, or not located within the window   payout.status_answered                   same
+ * pending, unknown  record_status   reversed (credited, then returned)          payout.status_answered, then as refused  sending / failed
  * sending, pending  mark_unknown    a person says the outcome is unknown        payout.marked_unknown                    unknown
+ * settled           record_reversal the rail returned the credit (its statement) payout.reversed (by rail)                reversed
+ * settled           reverse         a person records a return the bank reported payout.reversed (by operator, reason)     reversed
+ * reversed          record_reversal -                                           - (nothing: the same return again)       reversed
+ * not settled       reverse,        -                                           refused (409): only a settled payout is   -
+ *                   record_reversal                                             reversed
  * any other         answers/queries stale attempt or final payout               - (nothing: late answers change nothing)
+ *
+ * A reversal (reference 3.4: a success can later become a reversal; NEFT returns unapplied items)
+ * means the payee's bank gave the money back: the payee is not paid, the amount is back with us and
+ * the net pay is owed again. It is final: a reversed payout is never sent again by itself (the
+ * account may be closed); the payee is paid by a later instruction, as a held one is. The
+ * instruction records it (payout_instruction.ts record_reversal) with the ledger posting.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError } from '../../kernel/index.ts';
 import { attemptIdOf, DISBURSEMENT_PREFIX, validationIdOf } from './ids.ts';
 
-export type PayoutStatus = 'held' | 'sending' | 'pending' | 'unknown' | 'settled' | 'failed';
-export type AttemptStatus = 'sending' | 'settled' | 'refused' | 'pending' | 'unknown' | 'failed';
-export const FINAL: ReadonlySet<PayoutStatus> = new Set(['held', 'settled', 'failed']);
+export type PayoutStatus = 'held' | 'sending' | 'pending' | 'unknown' | 'settled' | 'failed' | 'reversed';
+export type AttemptStatus = 'sending' | 'settled' | 'refused' | 'pending' | 'unknown' | 'failed' | 'reversed';
+export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['held', 'sending', 'pending', 'unknown', 'settled', 'failed', 'reversed'];
+export const FINAL: ReadonlySet<PayoutStatus> = new Set(['held', 'settled', 'failed', 'reversed']);
+
+export interface Reversal {
+  by: 'rail' | 'operator';
+  attempt_id: string;
+  code: string | null;
+  detail: string;
+  reason: string | null;
+  principal: string | null;
+  at: number;
+}
 
 export interface BankAccount {
   bank_code: string;
@@ -91,6 +121,8 @@ export interface PayoutState {
   updated_at: number;
   settled_at: number | null;
   failed_at: number | null;
+  /** Absent on states made before reversals existed: read as null. */
+  reversal?: Reversal | null;
 }
 
 export interface CreatePayout {
@@ -120,7 +152,7 @@ export interface Answer {
 
 export interface StatusResult {
   attempt_id: string;
-  status: 'settled' | 'failed' | 'pending' | 'not_found';
+  status: 'settled' | 'failed' | 'pending' | 'not_found' | 'reversed';
   code: string;
   detail: string;
 }
@@ -135,13 +167,21 @@ export type PayoutEvent =
   | { type: 'payout.status_query_due'; attempt_id: string; rail_id: string; reference: string; n: number; next_query_at: number }
   | { type: 'payout.status_answered'; attempt_id: string; status: AttemptStatus; code: string; detail: string }
   | { type: 'payout.marked_unknown'; attempt_id: string; reason: string }
-  | { type: 'payout.settled'; attempt_id: string; rail_id: string; amount: number; line: number; instruction_id: string };
+  /** code and detail: the rail's answer when the settlement is that answer (absent after a status answer, which carries them). */
+  | { type: 'payout.settled'; attempt_id: string; rail_id: string; amount: number; line: number; instruction_id: string; code?: string; detail?: string }
+  | { type: 'payout.reversed'; attempt_id: string; rail_id: string; amount: number; line: number; instruction_id: string; by: 'rail' | 'operator'; code: string | null; detail: string; reason: string | null; principal: string | null };
 
 function withAttempt(s: PayoutState, id: string, f: (a: Attempt) => Attempt): Attempt[] {
   return s.attempts.map((a) => (a.id === id ? f(a) : a));
 }
 
 const current = (s: PayoutState): Attempt | undefined => s.attempts[s.attempts.length - 1];
+
+/** When the current attempt's answer is overdue (its rail's time-out after sending); null unless sending. */
+export function answerDueAt(s: PayoutState): number | null {
+  const a = current(s);
+  return s.status === 'sending' && a && a.status === 'sending' ? a.sent_at + (s.timing.answer_timeout_ms[a.rail_id] ?? 60_000) : null;
+}
 
 export function queryDelay(t: PayoutTiming, n: number): number {
   return n <= 1 ? t.query_delays_ms.first : n <= t.query_delays_ms.fast_tries ? t.query_delays_ms.fast : t.query_delays_ms.slow;
@@ -161,6 +201,26 @@ function next(s: PayoutState, failedAttempt: Attempt, why: string): PayoutEvent[
 function started(s: Pick<PayoutState, 'id' | 'amount' | 'account'>, rail: string, n: number): PayoutEvent {
   const attempt_id = attemptIdOf(s.id, n);
   return { type: 'payout.attempt_started', attempt_id, n, rail_id: rail, reference: attempt_id, amount: s.amount, bank_code: s.account!.bank_code, account_number: s.account!.account_number };
+}
+
+const NO_TIMERS: TimerWish[] = [];
+
+function reversed(s: PayoutState, a: Attempt, r: Pick<Reversal, 'by' | 'code' | 'detail' | 'reason' | 'principal'>): PayoutEvent {
+  return { type: 'payout.reversed', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id, ...r };
+}
+
+const STATUSES = PAYOUT_STATUSES;
+const STATUS_LIST = Object.fromEntries(STATUSES.map((st) => [st, `status:${st}`])) as Record<PayoutStatus, string>;
+/** The list names of an instruction's payouts, made once per instruction (indexes() runs twice per commit). */
+const names = new Map<string, { lines: string; status: Record<PayoutStatus, string> }>();
+function listNames(instructionId: string): { lines: string; status: Record<PayoutStatus, string> } {
+  let n = names.get(instructionId);
+  if (!n) {
+    if (names.size >= 64) names.clear();
+    n = { lines: `instruction:${instructionId}`, status: Object.fromEntries(STATUSES.map((st) => [st, `instruction:${instructionId}:status:${st}`])) as Record<PayoutStatus, string> };
+    names.set(instructionId, n);
+  }
+  return n;
 }
 
 const refuse = (s: PayoutState, why: string) => new ApiError('conflict', `Payout ${s.id} is ${s.status}: ${why}.`);
@@ -194,7 +254,8 @@ export const Payout = defineActor({
       if (!a || a.id !== cmd.attempt_id || a.status !== 'sending' || s.status !== 'sending') return [];
       switch (cmd.outcome) {
         case 'settled':
-          return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'settled', code: cmd.code, detail: cmd.detail }, { type: 'payout.settled', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id }];
+          // One event: the answer is the settlement (the attempt takes its code and words).
+          return [{ type: 'payout.settled', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id, code: cmd.code, detail: cmd.detail }];
         case 'refused':
           return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'refused', code: cmd.code, detail: cmd.detail }, ...next(s, a, `refused ${cmd.code}`)];
         case 'pending':
@@ -205,9 +266,10 @@ export const Payout = defineActor({
           throw new ApiError('validation_failed', `Unknown rail outcome ${String((cmd as { outcome: unknown }).outcome)} at ${ctx.now}.`);
       }
     },
-    answer_overdue(s: PayoutState, cmd: { attempt_id: string }): PayoutEvent[] {
+    answer_overdue(s: PayoutState, cmd: { attempt_id: string }, ctx): PayoutEvent[] {
       const a = current(s);
-      if (!a || a.id !== cmd.attempt_id || s.status !== 'sending') return [];
+      const due = answerDueAt(s);
+      if (!a || a.id !== cmd.attempt_id || due === null || ctx.now < due) return [];
       return [{ type: 'payout.attempt_answered', attempt_id: a.id, status: 'unknown', code: 'no_answer', detail: `No answer from ${a.rail_id} within its time-out; the outcome is unknown until the status query answers.` }];
     },
     query_due(s: PayoutState, _cmd: unknown, ctx): PayoutEvent[] {
@@ -222,10 +284,23 @@ export const Payout = defineActor({
       const answered = (status: AttemptStatus): PayoutEvent => ({ type: 'payout.status_answered', attempt_id: a.id, status, code: cmd.code, detail: cmd.detail });
       if (cmd.status === 'settled') return [answered('settled'), { type: 'payout.settled', attempt_id: a.id, rail_id: a.rail_id, amount: s.amount, line: s.line, instruction_id: s.instruction_id }];
       if (cmd.status === 'failed') return [answered('failed'), ...next(s, a, `failed ${cmd.code} (status query)`)];
+      // Credited and then returned before we knew it settled: the money is back, as after a failure.
+      if (cmd.status === 'reversed') return [answered('reversed'), ...next(s, a, `reversed ${cmd.code} (status query)`)];
       if (cmd.status === 'not_found' && ctx.now - a.sent_at >= s.timing.not_found_is_failed_after_ms) {
         return [{ ...answered('failed'), detail: `${cmd.detail} Not located ${Math.round((ctx.now - a.sent_at) / 1000)} s after sending (policy window): not received.` } as PayoutEvent, ...next(s, a, `not located (${cmd.code})`)];
       }
       return [answered(s.status)];
+    },
+    record_reversal(s: PayoutState, cmd: { attempt_id: string; code: string; detail: string }, ctx): PayoutEvent[] {
+      if (s.status === 'reversed') return [];
+      const a = current(s);
+      if (s.status !== 'settled' || !a || a.id !== cmd.attempt_id) throw refuse(s, `the rail reports attempt ${cmd.attempt_id} returned, but only the settled attempt of a settled payout is reversed`);
+      return [reversed(s, a, { by: 'rail', code: cmd.code, detail: cmd.detail, reason: null, principal: ctx.principal ?? null })];
+    },
+    reverse(s: PayoutState, cmd: { reason: string }, ctx): PayoutEvent[] {
+      const a = current(s);
+      if (s.status !== 'settled' || !a) throw refuse(s, s.status === 'reversed' ? 'it was already reversed' : 'only a settled payout can be reversed');
+      return [reversed(s, a, { by: 'operator', code: null, detail: `Reversal recorded by ${ctx.principal ?? 'a person'}: ${cmd.reason}`, reason: cmd.reason, principal: ctx.principal ?? null })];
     },
     mark_unknown(s: PayoutState, cmd: { reason: string }): PayoutEvent[] {
       const a = current(s);
@@ -261,24 +336,30 @@ export const Payout = defineActor({
         return { ...s, updated_at: at, attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status: e.status, code: e.code, detail: e.detail, answered_at: at })) };
       case 'payout.marked_unknown':
         return { ...s, status: 'unknown', updated_at: at, next_query_at: at + queryDelay(s.timing, 1), attempts: withAttempt(s, e.attempt_id, (a) => ({ ...a, status: 'unknown', code: a.code ?? 'marked_unknown', detail: e.reason })) };
-      case 'payout.settled':
-        return { ...s, status: 'settled', settled_at: at, updated_at: at, next_query_at: null };
+      case 'payout.reversed': {
+        const reversal: Reversal = { by: e.by, attempt_id: e.attempt_id, code: e.code, detail: e.detail, reason: e.reason, principal: e.principal, at };
+        return { ...s, status: 'reversed', updated_at: at, reversal, attempts: withAttempt(s, e.attempt_id, (x) => ({ ...x, status: 'reversed' })) };
+      }
+      case 'payout.settled': {
+        const answered = e.code === undefined ? s.attempts : withAttempt(s, e.attempt_id, (a) => ({ ...a, status: 'settled', code: e.code!, detail: e.detail ?? null, answered_at: at }));
+        return { ...s, status: 'settled', settled_at: at, updated_at: at, next_query_at: null, attempts: answered };
+      }
     }
   },
   timers(s: PayoutState): TimerWish[] {
-    const a = current(s);
-    if (!a) return [];
-    if (s.status === 'sending') return [{ name: 'answer', dueAt: a.sent_at + (s.timing.answer_timeout_ms[a.rail_id] ?? 60_000), command: 'answer_overdue', payload: { attempt_id: a.id } }];
+    // Only a payout waiting for its status query has a reminder; the answer time-out is the instruction's (header).
     if ((s.status === 'pending' || s.status === 'unknown') && s.next_query_at !== null) return [{ name: 'query', dueAt: s.next_query_at, command: 'query_due', payload: {} }];
-    return [];
+    return NO_TIMERS;
   },
   indexes(s: PayoutState): IndexEntry[] {
     const key = sortKeyTime(s.created_at);
+    const line = String(s.line).padStart(9, '0');
+    const names = listNames(s.instruction_id);
     const out: IndexEntry[] = [
       { list: 'all', sortKey: key },
-      { list: `instruction:${s.instruction_id}`, sortKey: String(s.line).padStart(9, '0') },
-      { list: `status:${s.status}`, sortKey: key },
-      { list: `instruction:${s.instruction_id}:status:${s.status}`, sortKey: String(s.line).padStart(9, '0') },
+      { list: names.lines, sortKey: line },
+      { list: STATUS_LIST[s.status], sortKey: key },
+      { list: names.status[s.status], sortKey: line },
     ];
     if (s.validation) out.push({ list: 'validated', sortKey: key });
     return out;
@@ -315,6 +396,8 @@ export function payoutView(s: PayoutState) {
     created_at: iso(s.created_at),
     settled_at: s.settled_at === null ? null : iso(s.settled_at),
     failed_at: s.failed_at === null ? null : iso(s.failed_at),
+    reversed_at: s.reversal ? iso(s.reversal.at) : null,
+    reversal: s.reversal ? { by: s.reversal.by, attempt_id: s.reversal.attempt_id, code: s.reversal.code, detail: s.reversal.detail, reason: s.reversal.reason } : null,
   };
 }
 

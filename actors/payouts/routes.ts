@@ -134,6 +134,9 @@ export const routes: RouteDef[] = [
   route({ method: 'POST', path: `${P}/payouts/{payout_id}/resolve`, auth: 'key', module: M, idempotent: true, specGap: gap('The answer of resolve is'),
     summary: 'Ask the rail\u2019s status query now for an unknown or pending payout (409 otherwise); settled, failed (then the next rail) or still unknown.',
     handler: (req) => payoutsService(req.platform).resolvePayout(callerOf(req), payoutId(req)) }),
+  route({ method: 'POST', path: `${P}/payouts/{payout_id}/reverse`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('Reversing a payout is'),
+    summary: 'Record that a settled payout was returned by the payee\u2019s bank (a return the bank reported outside the rail\u2019s statement); 409 unless settled. The payee is then not paid, the net pay is owed again and the instruction\u2019s ledger posting is reversed for the amount.',
+    handler: (req) => req.platform.system.ask(Payout, payoutId(req), 'reverse', req.body, ask(req)) }),
   route({ method: 'GET', path: `${P}/payouts/{payout_id}/attempts`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The attempt record is'), summary: 'The payout\u2019s attempts, first first.',
     handler: async (req) => {
       const s = await payoutState(req);

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { listQueryWith, Money } from '../../kernel/index.ts';
 import { INSTRUCTION_STATUSES } from './instruction.ts';
+import { PAYOUT_STATUSES } from './payout.ts';
 
 export const SignedInstructionBody = Type.Object({
   object: Type.Optional(Type.Literal('signed_payout_instruction')),
@@ -29,7 +30,7 @@ export const RoutePlanListQuery = listQueryWith({ instruction_id: Type.Optional(
 export const ReasonBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false });
 export const PayoutListQuery = listQueryWith({
   instruction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  status: Type.Optional(Type.Union(['held', 'sending', 'pending', 'unknown', 'settled', 'failed'].map((s) => Type.Literal(s)))),
+  status: Type.Optional(Type.Union(PAYOUT_STATUSES.map((s) => Type.Literal(s)))),
 });
 export const SettlementBody = Type.Object({ instruction_id: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 export const ByInstructionQuery = listQueryWith({ instruction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) });

@@ -7,8 +7,11 @@
  *   payee's live passport read first), in chunks, recording progress so a successor resumes;
  * - sending: payout.attempt_started -> the rail's transfer -> record_answer;
  * - asking: payout.status_query_due (a reminder) -> the rail's status query -> record_status;
- * - outcomes: final payouts are reported to their instruction in batches; the instruction's tally
- *   reminder re-reads them, so a report lost with a node is made again;
+ * - outcomes: final payouts are reported to their instruction in batches, one batch in flight per
+ *   instruction (what arrives meanwhile waits for it, so a busy node sends fewer, larger batches);
+ *   the instruction's tally reminder re-reads them, so a report lost with a node is made again, and
+ *   tells a payout still sending past its rail's answer time-out that its answer is overdue (a send
+ *   lost with its node: payout.ts header);
  * - the payroll run link: submitting a run's instruction and carrying the outcome back.
  * Registered under PAYOUTS.
  */
@@ -21,7 +24,7 @@ import { fundingAccountIdOf, payoutIdOf, reconciliationIdOf, exceptionIdOf, SETT
 import { accountOf, documentKey, type InstructionDocument, judge, parseDocument } from './intake.ts';
 import { type FundingCheck, fundingCheckView, type InstructionState, type Outcome, PayoutInstruction } from './instruction.ts';
 import { nubanInstitution } from './nuban.ts';
-import { type AccountValidation, type CreatePayout, FINAL, Payout, type PayoutState, type PayoutTiming } from './payout.ts';
+import { type AccountValidation, answerDueAt, type CreatePayout, FINAL, Payout, type PayoutState, type PayoutTiming } from './payout.ts';
 import { ACTIVE_POLICY, railPolicy, type RailPolicy, timing, type Timing } from './policy.ts';
 import { type Rail, sandboxRails } from './providers/index.ts';
 import { type CreatePlan, RoutePlan, type RoutePlanState } from './route-plan.ts';
@@ -30,6 +33,8 @@ import { type RailTotal, Reconciliation, type ReconciliationException, Settlemen
 import { derivedId } from '../../kernel/index.ts';
 
 export const PAYOUTS = serviceKey<PayoutsService>('payouts');
+
+const NO_RAILS: string[] = [];
 
 const SYSTEM = 'system';
 
@@ -43,7 +48,8 @@ export class PayoutsService {
   readonly rails: Rail[];
   readonly timing: Timing;
   private readonly health = new Map<string, boolean[]>();
-  private readonly pending = new Map<string, { org: string; outcomes: Outcome[] }>();
+  /** Outcomes to report per instruction, and the report in flight (at most one each). */
+  private readonly reporting = new Map<string, { org: string; outcomes: Outcome[]; inFlight: Promise<void> | undefined }>();
   private flushScheduled = false;
   private readonly dispatching = new Set<string>();
   /** Outcomes counted at this node's last tally of each instruction. */
@@ -70,6 +76,7 @@ export class PayoutsService {
   }
 
   start(): void {
+    this.stopped = false;
     this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
   }
 
@@ -266,8 +273,20 @@ export class PayoutsService {
       const window = ACTIVE_POLICY.pack.instruction.dispatch_chunk;
       const opts = { org, principal: SYSTEM, lane: 'system' as const };
       const createOpts = { ...opts, dedupeId: 'create', noReply: true };
-      const passportRequired = ACTIVE_POLICY.pack.passport.required;
+      // The live-passport gate is for paying a person (the policy's basis; spec 4.3 gating): a
+      // remittance line pays an authority (a State IRS, a custodian, FMBN...), which has none.
+      const passportRequired = ACTIVE_POLICY.pack.passport.required && s.source === 'run';
       const lines = doc.lines;
+      // The rails of a line depend only on its institution and whether its amount fits each rail:
+      // one array per combination, shared by every payout that has it (not one per payout).
+      const railSets = new Map<string, string[]>();
+      const railsOf = (bankCode: string, amount: number): string[] => {
+        let mask = bankCode;
+        for (const p of policies) mask += amount > p.per_transfer_max ? '1' : '0';
+        let r = railSets.get(mask);
+        if (!r) railSets.set(mask, (r = order.filter((_, k) => eligible(policies[k], bankCode, amount))));
+        return r;
+      };
       const done = new Uint8Array(s.line_count);
       let next = s.dispatched;
       let mark = s.dispatched;
@@ -275,7 +294,7 @@ export class PayoutsService {
       let progress: Promise<unknown> = Promise.resolve();
       const one = async (l: (typeof lines)[number]) => {
         const account = accountOf(l);
-        const rails = account ? order.filter((_, k) => eligible(policies[k], account.bank_code, l.amount)) : [];
+        const rails = account ? railsOf(account.bank_code, l.amount) : NO_RAILS;
         const live = !passportRequired || gate.isLive(org, l.payee_ref);
         const validation = account && live && rails.length ? await this.nameEnquiry(rails[0], account) : null;
         const cmd: CreatePayout = {
@@ -397,20 +416,41 @@ export class PayoutsService {
   // Outcomes
 
   private report(org: string, instructionId: string, o: Outcome): void {
-    let p = this.pending.get(instructionId);
-    if (!p) this.pending.set(instructionId, (p = { org, outcomes: [] }));
-    p.outcomes.push(o);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => void this.platform.system.track(this.flush()).catch((err) => console.error('[payouts] reporting outcomes failed; the tally reminder reports them again', err)));
-    }
+    let r = this.reporting.get(instructionId);
+    if (!r) this.reporting.set(instructionId, (r = { org, outcomes: [], inFlight: undefined }));
+    r.outcomes.push(o);
+    if (!r.inFlight) this.scheduleFlush();
   }
 
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.platform.system.track(this.flush()));
+  }
+
+  /** Reports what is waiting for every instruction with no report in flight, and waits for those in flight. */
   async flush(): Promise<void> {
     this.flushScheduled = false;
-    const batches = [...this.pending.entries()];
-    this.pending.clear();
-    await Promise.all(batches.map(([id, { org, outcomes }]) => this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true })));
+    const waits: Promise<void>[] = [];
+    for (const [id, r] of this.reporting) {
+      if (r.inFlight) waits.push(r.inFlight);
+      else if (r.outcomes.length) waits.push((r.inFlight = this.reportNow(id, r)));
+      else this.reporting.delete(id);
+    }
+    await Promise.all(waits);
+  }
+
+  private async reportNow(id: string, r: { org: string; outcomes: Outcome[]; inFlight: Promise<void> | undefined }): Promise<void> {
+    const outcomes = r.outcomes;
+    r.outcomes = [];
+    try {
+      await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org: r.org, principal: SYSTEM, lane: 'system', noReply: true });
+    } catch (err) {
+      if (!this.stopped) console.error('[payouts] reporting outcomes failed; the tally reminder reports them again', err);
+    } finally {
+      r.inFlight = undefined;
+      if (r.outcomes.length) this.scheduleFlush();
+    }
   }
 
   /**
@@ -436,11 +476,23 @@ export class PayoutsService {
     const open: number[] = [];
     for (let i = s.outcomes.indexOf('.'); i !== -1; i = s.outcomes.indexOf('.', i + 1)) open.push(i + 1);
     const outcomes: Outcome[] = [];
+    const overdue: Array<{ id: string; attempt_id: string }> = [];
+    const now = this.platform.clock.now();
     for (let k = 0; k < open.length; k += 500) {
       const states = await Promise.all(open.slice(k, k + 500).map((line) => this.platform.system.state<PayoutState>(Payout, payoutIdOf(id, line), org).catch(() => undefined)));
-      for (const p of states) if (p && FINAL.has(p.status)) outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
+      for (const p of states) {
+        if (!p) continue;
+        if (FINAL.has(p.status)) outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
+        else {
+          const due = answerDueAt(p);
+          if (due !== null && due <= now) overdue.push({ id: p.id, attempt_id: p.attempts[p.attempts.length - 1].id });
+        }
+      }
     }
-    if (outcomes.length) await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org, principal: SYSTEM, lane: 'system', noReply: true } );
+    const opts = { org, principal: SYSTEM, lane: 'system' as const, noReply: true };
+    // The answer time-out of each payout still sending past it (a send lost with its node): unknown, then asked.
+    await Promise.all(overdue.map((o) => this.platform.system.ask(Payout, o.id, 'answer_overdue', { attempt_id: o.attempt_id }, { ...opts, dedupeId: `overdue:${o.attempt_id}` })));
+    if (outcomes.length) await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, opts);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -493,22 +545,17 @@ export class PayoutsService {
     } catch (e) {
       if (!isApiError(e) || e.code !== 'not_found') throw e;
     }
+    // Every line's payout by its derived id, not through the instruction's list: a list write is made
+    // after its commit, so a node killed in between leaves a payout off the list (a kill -9 test
+    // found 40 of 10,000 missing) while the payout itself is recorded.
     const ours = new Map<string, PayoutState>();
-    const byRail = new Map<string, RailTotal>();
-    let failed = 0;
-    let held = 0;
-    for await (const page of this.payoutsOf(caller.org, s.id)) {
-      for (const p of page) {
-        ours.set(p.id, p);
-        if (p.status === 'failed') failed++;
-        if (p.status === 'held') held++;
-        if (p.status !== 'settled') continue;
-        const a = p.attempts[p.attempts.length - 1];
-        const t = byRail.get(a.rail_id) ?? { rail_id: a.rail_id, count: 0, amount: 0 };
-        t.count++;
-        t.amount += p.amount;
-        byRail.set(a.rail_id, t);
-      }
+    for (let from = 1; from <= s.line_count; from += 500) {
+      const lines = Array.from({ length: Math.min(500, s.line_count - from + 1) }, (_, k) => from + k);
+      const states = await Promise.all(lines.map((line) => system.state<PayoutState>(Payout, payoutIdOf(s.id, line), caller.org).catch((e: unknown) => {
+        if (isApiError(e) && e.code === 'not_found') return undefined;
+        throw e;
+      })));
+      for (const p of states) if (p) ours.set(p.id, p);
     }
     const reconciliation_ids: string[] = [];
     let exceptionCount = 0;
@@ -527,6 +574,37 @@ export class PayoutsService {
       for (const e of entries) if (e.status === 'settled') settledTransfers.set(e.payout_id, [...(settledTransfers.get(e.payout_id) ?? []), e.reference]);
       perRail.push({ rail, entries });
     }
+    // A credit the rail's statement shows returned is a reversal of the payout that holds it settled
+    // (payout.ts record_reversal): recorded before anything is counted, so the settlement counts it.
+    let reversedNow = 0;
+    for (const { rail, entries } of perRail) {
+      for (const e of entries) {
+        const p = ours.get(e.payout_id)!;
+        if (e.status !== 'reversed' || p.status !== 'settled' || p.attempts[p.attempts.length - 1].id !== e.reference) continue;
+        await system.ask(Payout, p.id, 'record_reversal', { attempt_id: e.reference, code: e.code, detail: `The payee's bank returned the credit (${rail.id} statement, code ${e.code}).` }, { org: caller.org, principal: SYSTEM, lane: 'system', dedupeId: `reversal:${e.reference}` });
+        ours.set(p.id, await system.state<PayoutState>(Payout, p.id, caller.org));
+        reversedNow++;
+      }
+    }
+    const byRail = new Map<string, RailTotal>();
+    let failed = 0;
+    let held = 0;
+    let reversed = 0;
+    let settledCount = 0;
+    let settledAmount = 0;
+    for (const p of ours.values()) {
+      if (p.status === 'failed') failed++;
+      if (p.status === 'held') held++;
+      if (p.status === 'reversed') reversed++;
+      if (p.status !== 'settled') continue;
+      settledCount++;
+      settledAmount += p.amount;
+      const a = p.attempts[p.attempts.length - 1];
+      const t = byRail.get(a.rail_id) ?? { rail_id: a.rail_id, count: 0, amount: 0 };
+      t.count++;
+      t.amount += p.amount;
+      byRail.set(a.rail_id, t);
+    }
     for (const { rail, entries } of perRail) {
       const rid = reconciliationIdOf(id, rail.id);
       const exceptions: ReconciliationException[] = [];
@@ -538,9 +616,11 @@ export class PayoutsService {
         const p = ours.get(e.payout_id)!;
         const a = p.attempts.find((x) => x.id === e.reference);
         const weSettled = p.status === 'settled' && p.attempts[p.attempts.length - 1].id === e.reference;
+        const weReversed = p.status === 'reversed' && p.reversal?.attempt_id === e.reference;
         if (e.amount !== p.amount) add({ kind: 'amount_mismatch', payout_id: p.id, reference: e.reference, ours: String(p.amount), theirs: String(e.amount), detail: `The rail booked ${e.amount} kobo for a payout of ${p.amount}.` });
         else if (e.status === 'settled' && !weSettled) add({ kind: 'unknown_to_us', payout_id: p.id, reference: e.reference, ours: a ? `attempt ${a.status}` : 'no such attempt', theirs: 'settled', detail: 'The rail credited a transfer that our payout does not hold as its settled attempt.' });
         else if (e.status !== 'settled' && weSettled) add({ kind: 'missing_on_rail', payout_id: p.id, reference: e.reference, ours: 'settled', theirs: e.status, detail: 'We hold this attempt settled; the rail does not.' });
+        else if (e.status === 'reversed' && !weReversed) add({ kind: 'unknown_to_us', payout_id: p.id, reference: e.reference, ours: a ? `attempt ${a.status}` : 'no such attempt', theirs: 'reversed', detail: 'The rail returned a credit that our payout does not hold as its settled attempt.' });
         else matched++;
         if (e.status === 'settled' && (settledTransfers.get(p.id)?.length ?? 0) > 1 && settledTransfers.get(p.id)![0] === e.reference) {
           add({ kind: 'paid_twice', payout_id: p.id, reference: e.reference, ours: '1 payment', theirs: `${settledTransfers.get(p.id)!.length} settled transfers`, detail: `Payee paid more than once: ${settledTransfers.get(p.id)!.join(', ')}.` });
@@ -555,7 +635,9 @@ export class PayoutsService {
       reconciliation_ids.push(rid);
     }
     const by_rail = [...byRail.values()].sort((a, b) => a.rail_id.localeCompare(b.rail_id));
-    const body = { livemode: s.livemode, instruction_id: s.id, run_id: s.run_id, instruction_status: s.status, currency: s.currency, settled_count: s.settled_count, settled_amount: s.settled_amount, failed_count: failed, held_count: held, by_rail, reconciliation_ids, exception_count: exceptionCount };
+    // A return recorded just now reaches the instruction by reaction: its status is the one the counts give.
+    const status = reversedNow === 0 ? s.status : settledCount === s.line_count ? 'settled' : settledCount === 0 ? 'failed' : 'partially_settled';
+    const body = { livemode: s.livemode, instruction_id: s.id, run_id: s.run_id, instruction_status: status, currency: s.currency, settled_count: settledCount, settled_amount: settledAmount, failed_count: failed, held_count: held, reversed_count: reversed, by_rail, reconciliation_ids, exception_count: exceptionCount };
     return system.ask(Settlement, id, 'create', { ...body, receipt_digest: contentHash(body) }, { ...caller, dedupeId: `settle:${id}` });
   }
 

@@ -8,8 +8,9 @@
  * Reconciliation:  create                     -> reconciliation.completed (matched | exceptions)
  *
  * Exception kinds: missing_on_rail (we hold it settled, the rail has no settled transfer),
- * unknown_to_us (the rail settled a transfer whose attempt we do not hold settled), amount_mismatch,
- * paid_twice (one payout settled by more than one transfer).
+ * unknown_to_us (the rail settled, or returned, a transfer whose attempt we do not hold so),
+ * amount_mismatch, paid_twice (one payout settled by more than one transfer). A credit the
+ * statement shows returned is first recorded as the payout's reversal, then matched.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { RECONCILIATION_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
@@ -32,6 +33,8 @@ export interface SettlementState {
   settled_amount: number;
   failed_count: number;
   held_count: number;
+  /** Payouts reversed (credits returned) by the time the settlement was made; absent on older ones. */
+  reversed_count?: number;
   by_rail: RailTotal[];
   reconciliation_ids: string[];
   exception_count: number;
@@ -72,6 +75,7 @@ export function settlementView(s: SettlementState) {
     settled_amount: { amount: s.settled_amount, currency: s.currency },
     failed_count: s.failed_count,
     held_count: s.held_count,
+    reversed_count: s.reversed_count ?? 0,
     by_rail: s.by_rail.map((r) => ({ rail_id: r.rail_id, count: r.count, amount: { amount: r.amount, currency: s.currency } })),
     reconciliation_ids: s.reconciliation_ids,
     exception_count: s.exception_count,

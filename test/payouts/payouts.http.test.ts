@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/http.ts';
+import { PAYOUT_KIND, payoutIdOf, payouts as payoutsService } from '../../actors/payouts/index.ts';
 import { advanceUntil, fund, ik, livePassports, post, runWithAccounts } from './support.ts';
 
 let h: Harness;
@@ -99,6 +100,45 @@ describe('a time-out is unknown, never failed (spec 3 Individual payout)', () =>
     const a = await attempts(o, p.id);
     expect(a.map((t) => [t.rail_id, t.status])).toEqual([['route_multi_rail_rail_nip', 'failed'], ['route_multi_rail_rail_batch', 'settled']]);
   });
+
+  it('spec 3 Individual payout: a send lost with its node (attempt recorded, rail never called) becomes unknown at the rail\u2019s answer time-out through the instruction\u2019s tally, and only the status query moves it on', async () => {
+    const o = await h.register();
+    const x = await runWithAccounts(h, o, [{ ref: 'lost', tag: '10' }]);
+    await livePassports(h, o.org, ['lost']);
+    const r = await h.request('POST', '/v1/payouts/instructions', { key: o.key, idempotencyKey: ik('instr'), body: x.signed });
+    await fund(h, o.key, x.doc.total);
+    expect((await post(h, o.key, `/v1/payouts/instructions/${r.body.id}/plan`, { primary_rail_id: 'route_multi_rail_rail_nip', fallback_rail_ids: ['route_multi_rail_rail_batch'] })).status).toBe(201);
+    // The node that would send dies: its sender is gone while the instruction executes and the
+    // first attempt of line 1 is recorded (what dispatch records), and nothing calls the rail.
+    const svc = payoutsService(h.platform);
+    await svc.stop();
+    expect((await post(h, o.key, `/v1/payouts/instructions/${r.body.id}/execute`)).status).toBe(200);
+    const line = x.doc.lines[0];
+    const pid = payoutIdOf(r.body.id, 1);
+    await h.platform.system.ask(PAYOUT_KIND, pid, 'create', {
+      instruction_id: r.body.id, line: 1, payslip_id: line.payslip_id, payee_ref: 'lost', amount: line.amount, currency: 'NGN',
+      account: { bank_code: line.bank_code, account_number: line.account_number, account_name: null }, validation: null, passport_live: true,
+      rails: ['route_multi_rail_rail_nip', 'route_multi_rail_rail_batch'], max_attempts: 2,
+      timing: { answer_timeout_ms: { route_multi_rail_rail_nip: 60_000, route_multi_rail_rail_batch: 60_000 }, query_delays_ms: { first: 60_000, fast: 60_000, fast_tries: 3, slow: 3_600_000 }, not_found_is_failed_after_ms: 1_800_000 },
+      livemode: false, mocked: true,
+    }, { org: o.org, principal: 'system', dedupeId: 'create' });
+    svc.start(); // a survivor: dispatch resumes (line 1 is already made) and the tally watches
+    await h.platform.system.settle();
+    expect((await h.request('GET', `/v1/payouts/payouts/${pid}`, { key: o.key })).body.status).toBe('sending');
+    // Before the rail's 60 s answer time-out nothing is assumed.
+    await h.clock.advance(45_000);
+    await h.platform.system.settle();
+    expect((await h.request('GET', `/v1/payouts/payouts/${pid}`, { key: o.key })).body.status).toBe('sending');
+    await advanceUntil(h, async () => (await h.request('GET', `/v1/payouts/payouts/${pid}`, { key: o.key })).body.status !== 'sending', 15_000, 20);
+    const a1 = (await attempts(o, pid))[0];
+    expect(a1).toMatchObject({ rail_id: 'route_multi_rail_rail_nip', status: 'unknown', code: 'no_answer' });
+    // The rail never booked it: not located, and only after the policy window it counts as not received.
+    await advanceUntil(h, async () => (await h.request('GET', `/v1/payouts/payouts/${pid}`, { key: o.key })).body.status === 'settled', 600_000);
+    const all = await attempts(o, pid);
+    expect(all.map((t) => [t.rail_id, t.status])).toEqual([['route_multi_rail_rail_nip', 'failed'], ['route_multi_rail_rail_batch', 'settled']]);
+    await h.platform.system.settle();
+    expect((await instruction(o, r.body.id)).status).toBe('settled');
+  }, 180_000);
 
   it('mark_unknown then resolve on an instruction asks the rail for every waiting payout', async () => {
     const o = await h.register();

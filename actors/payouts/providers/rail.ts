@@ -28,7 +28,8 @@ export type SendAnswer =
   | { outcome: 'timeout'; code: string; detail: string };
 
 export interface StatusAnswer {
-  status: 'settled' | 'failed' | 'pending' | 'not_found';
+  /** reversed: it settled and the payee's bank returned the credit (reference 3.4: success -> reversed). */
+  status: 'settled' | 'failed' | 'pending' | 'not_found' | 'reversed';
   code: string;
   detail: string;
 }
@@ -46,7 +47,8 @@ export interface StatementEntry {
   currency: string;
   bank_code: string;
   account_number: string;
-  status: 'settled' | 'failed' | 'pending';
+  /** reversed: it settled and the payee's bank returned the credit afterwards. */
+  status: 'settled' | 'failed' | 'pending' | 'reversed';
   code: string;
   booked_at: number;
 }

@@ -15,10 +15,13 @@
  *   95           instant_interbank    slow: answers 09 in progress; settles (00) at resolve time
  *   96           batch_transfer       refused 91 (returned item); others settle
  *   97           wallet               refused 61 (transfer limit exceeded); others settle
+ *   98           every rail           settles at once (00); the payee's bank returns the credit at resolve
+ *                                     time: the statement and the status query then say reversed (RV)
  *   other        every rail           settles at once (00)
  *
  * Resolve time is the booking time plus `resolveAfterMs`. `latencyMs` delays every answer by a
- * real timer after booking (the bench's simulated rail latency); 0 answers at once.
+ * real timer after booking (the bench's simulated rail latency), one timer per millisecond shared
+ * by the calls ending in it; 0 answers at once.
  */
 import type { IndexStore, KeyValueStore } from '../../../stores/index.ts';
 import { sortKeyTime } from '../../../runtime/index.ts';
@@ -34,8 +37,8 @@ interface Booked {
   bank_code: string;
   account_number: string;
   booked_at: number;
-  /** What the transfer becomes (settled or failed) and from when; until then it is pending. */
-  becomes: 'settled' | 'failed';
+  /** What the transfer becomes (settled, failed, or reversed after settling) and from when; until then it is pending (settled, for one returned later). */
+  becomes: 'settled' | 'failed' | 'reversed';
   code: string;
   resolves_at: number;
   /** How the first answer was given. */
@@ -50,19 +53,32 @@ export const SANDBOX_TEST_ACCOUNTS: Record<RailKind, TestAccount[]> = {
     { serial_ends_with: '93', behaviour: 'times out; the status query later reports 00 settled' },
     { serial_ends_with: '94', behaviour: 'times out; the status query later reports 91 failed' },
     { serial_ends_with: '95', behaviour: 'slow: 09 in progress, then 00 settled' },
+    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
   ],
   batch_transfer: [
     { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
     { serial_ends_with: '96', behaviour: 'refused 91 returned item' },
+    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
   ],
   wallet: [
     { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
     { serial_ends_with: '97', behaviour: 'refused 61 transfer limit exceeded' },
+    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
   ],
 };
 
 const ALL_SETTLE: TestAccount = { serial_ends_with: 'any other', behaviour: 'settles at once (00)' };
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Simulated latency waits, by the millisecond they end: calls ending in the same millisecond share one timer. */
+const waits = new Map<number, Promise<void>>();
+function sleep(ms: number): Promise<void> {
+  const end = Math.ceil(performance.now() + ms);
+  let w = waits.get(end);
+  if (!w) {
+    w = new Promise<void>((r) => setTimeout(() => (waits.delete(end), r()), end - performance.now()));
+    waits.set(end, w);
+  }
+  return w;
+}
 
 export interface SandboxRailOptions {
   resolveAfterMs: number;
@@ -100,11 +116,12 @@ export class SandboxRail implements Rail {
   }
 
   /** What this rail does with an account (the table above). */
-  private behaviour(accountNumber: string): { answer: SendAnswer; becomes: 'settled' | 'failed'; code: string; delayed: boolean } {
+  private behaviour(accountNumber: string): { answer: SendAnswer; becomes: 'settled' | 'failed' | 'reversed'; code: string; delayed: boolean } {
     const tag = accountNumber.slice(7, 9);
     const kind = this.policy.kind;
     const refuse = (code: string, detail: string) => ({ answer: { outcome: 'refused' as const, code, detail }, becomes: 'failed' as const, code, delayed: false });
     if (tag === '92') return refuse('07', 'Invalid account.');
+    if (tag === '98') return { answer: { outcome: 'settled', code: '00', detail: 'Approved or completed successfully.' }, becomes: 'reversed', code: 'RV', delayed: true };
     if (kind === 'instant_interbank') {
       if (tag === '91') return refuse('91', 'Beneficiary bank not available.');
       if (tag === '93') return { answer: { outcome: 'timeout', code: '97', detail: 'Timeout waiting for response from destination.' }, becomes: 'settled', code: '00', delayed: true };
@@ -122,20 +139,27 @@ export class SandboxRail implements Rail {
       reference: t.reference, org: t.org, payout_id: t.payout_id, amount: t.amount, currency: t.currency, bank_code: t.bank_code, account_number: t.account_number,
       booked_at: now, becomes: b.becomes, code: b.code, resolves_at: b.delayed ? now + this.opts.resolveAfterMs : now, answered: b.answer.outcome,
     };
+    // The statement lists a transfer before its booking is written, so a node killed between the two
+    // writes can leave a listed reference with no booking (the statement skips it), never a booking
+    // the statement does not show (which a kill -9 test found: payouts settled by a later status
+    // query with no line on the rail's statement).
+    await this.indexes.apply([{ op: 'put', list: this.list(t.org), id: t.reference, sortKey: sortKeyTime(now) }]);
     const first = await this.kv.setIfAbsent(this.key(t.reference), booked);
-    if (first) await this.indexes.apply([{ op: 'put', list: this.list(t.org), id: t.reference, sortKey: `${sortKeyTime(now)}` }]);
     if (this.opts.latencyMs > 0) await sleep(this.opts.latencyMs);
     if (first) return b.answer;
-    // The same reference again (reference 3.1 code 26/94: do not pay again): the original's state.
+    // The same reference again (reference 3.1 code 26/94: do not pay again): the original's state,
+    // listed again at its own booking time.
     const original = (await this.kv.get<Booked>(this.key(t.reference)))!;
+    await this.indexes.apply([{ op: 'put', list: this.list(t.org), id: t.reference, sortKey: sortKeyTime(original.booked_at) }]);
     const s = this.state(original, now);
     if (s.status === 'settled') return { outcome: 'settled', code: '00', detail: 'Duplicate reference: the original transfer settled.' };
     if (s.status === 'failed') return { outcome: 'refused', code: original.code, detail: 'Duplicate reference: the original transfer failed.' };
+    if (s.status === 'reversed') return { outcome: 'refused', code: original.code, detail: 'Duplicate reference: the original transfer was returned by the payee\u2019s bank.' };
     return { outcome: 'pending', code: '26', detail: 'Duplicate reference: the original transfer is in progress.' };
   }
 
   private state(b: Booked, now: number): { status: StatementEntry['status']; code: string } {
-    if (now < b.resolves_at) return { status: 'pending', code: b.answered === 'pending' ? '09' : '01' };
+    if (now < b.resolves_at) return b.answered === 'settled' ? { status: 'settled', code: '00' } : { status: 'pending', code: b.answered === 'pending' ? '09' : '01' };
     return { status: b.becomes, code: b.code };
   }
 
@@ -144,7 +168,7 @@ export class SandboxRail implements Rail {
     const b = await this.kv.get<Booked>(this.key(reference));
     if (!b) return { status: 'not_found', code: '25', detail: 'Unable to locate record.' };
     const s = this.state(b, now);
-    const detail = s.status === 'settled' ? 'Approved or completed successfully.' : s.status === 'failed' ? 'The transfer failed; nothing was debited.' : 'Status unknown, please wait for settlement report.';
+    const detail = s.status === 'settled' ? 'Approved or completed successfully.' : s.status === 'failed' ? 'The transfer failed; nothing was debited.' : s.status === 'reversed' ? 'Credited, then returned by the payee\u2019s bank: the amount is back with the sender.' : 'Status unknown, please wait for settlement report.';
     return { ...s, detail };
   }
 
