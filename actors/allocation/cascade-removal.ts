@@ -20,7 +20,7 @@ import { STANDING_DISPUTED, STANDING_KIND, STANDING_LAPSED, STANDING_TERMINATED 
 import { PASSPORT_ENDED, PASSPORT_KIND } from '../identity/index.ts';
 import { IntegrityFlag } from './integrity-flag.ts';
 import { workerActorId } from './worker.ts';
-import { WorkOrder } from './work-order.ts';
+import { pendingList, WorkOrder } from './work-order.ts';
 import { Assignment } from './assignment.ts';
 
 export const CASCADE_REMOVAL = serviceKey<CascadeRemoval>('allocation-cascade-removal');
@@ -33,13 +33,16 @@ export interface Removal {
   event_id: string;
 }
 
-/** The removal an event calls for, if any. */
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** The removal an event calls for, if any (every event of the feed passes here). */
 export function removalOf(entry: FeedEntry): Removal | undefined {
   const dot = entry.stream.indexOf('.');
   const kind = entry.stream.slice(0, dot);
   const e = entry.event;
   const d = (e.data ?? {}) as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
   let worker: string | undefined;
   let reason: Removal['reason'] | undefined;
   let occupation: string | undefined;
@@ -77,21 +80,36 @@ export class CascadeRemoval {
     const { system } = this.platform;
     // The list shrinks as offers are withdrawn: read it whole first, then withdraw.
     const all: string[] = [];
-    for await (const ids of system.eachIds(WorkOrder, r.org, `pending_worker:${workerActorId(r.org, r.worker_id)}`)) all.push(...ids);
-    let n = 0;
-    {
-      for (const id of all) {
-        await system.ask(WorkOrder, id, 'withdraw_worker', { worker_id: r.worker_id, reason: r.reason, ...(r.occupation_code ? { occupation_code: r.occupation_code } : {}) }, { org: r.org, principal: 'system', lane: 'system', noReply: true, dedupeId: `cascade:${r.event_id}:${id}` });
-        n++;
-      }
-    }
+    for await (const ids of system.eachIds(WorkOrder, r.org, pendingList(r.org, r.worker_id))) all.push(...ids);
+    const withdraw = { worker_id: r.worker_id, reason: r.reason, ...(r.occupation_code ? { occupation_code: r.occupation_code } : {}) };
+    // Each work order is its own actor: their withdrawals run side by side (spec 8's 60 s is for all
+    // of a worker's cascades; a worker may be in thousands), IN_FLIGHT at a time.
+    await inParallel(all, (id) => system.ask(WorkOrder, id, 'withdraw_worker', withdraw, { org: r.org, principal: 'system', lane: 'system', noReply: true, dedupeId: `cascade:${r.event_id}:${id}` }));
     // ... and cancels their unstarted assignments (spec 6).
     const unstarted: string[] = [];
     for await (const ids of system.eachIds(Assignment, r.org, `unstarted_worker:${workerActorId(r.org, r.worker_id)}`)) unstarted.push(...ids);
-    for (const id of unstarted) {
-      await system.ask(Assignment, id, 'cancel_for_removal', { reason: r.reason }, { org: r.org, principal: 'system', lane: 'system', noReply: true, dedupeId: `cascade:${r.event_id}:${id}` });
-      n++;
-    }
-    return n;
+    await inParallel(unstarted, (id) => system.ask(Assignment, id, 'cancel_for_removal', { reason: r.reason }, { org: r.org, principal: 'system', lane: 'system', noReply: true, dedupeId: `cascade:${r.event_id}:${id}` }));
+    return all.length + unstarted.length;
   }
+}
+
+/** Commands to distinct actors in flight at once; the first failure is thrown once all settled (the feed retries the entry). */
+const IN_FLIGHT = 128;
+
+async function inParallel(ids: readonly string[], send: (id: string) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, ids.length) }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++];
+        try {
+          await send(id);
+        } catch (e) {
+          failure ??= e;
+        }
+      }
+    }),
+  );
+  if (failure !== undefined) throw failure;
 }

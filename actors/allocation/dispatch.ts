@@ -9,7 +9,7 @@ import { ApiError, type Caller, type Platform, type ValidationEntry, validationE
 import { credentialEligibility } from '../credentials/index.ts';
 import { engagementStanding } from '../engagements/index.ts';
 import { identityGate } from '../identity/index.ts';
-import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate } from './ranking.ts';
+import { byRank, type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
 import { offerView, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
@@ -25,21 +25,23 @@ export interface OpenWorkOrder {
   cascade_width?: number;
 }
 
-interface Gates {
+export interface Gates {
   isLive(org: string, subject: string): boolean;
   isCurrent(org: string, worker: string): boolean;
   eligibility(org: string, subject: string, occupation: string | null, claims: readonly string[]): CandidateFacts['credentials'];
 }
 
+/** A module's face, or undefined when the module is not mounted. */
+function safe<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The other modules' reads; a module not mounted on this platform passes nobody (closed by default). */
 export function moduleGates(platform: Platform): Gates {
-  const safe = <T>(f: () => T): T | undefined => {
-    try {
-      return f();
-    } catch {
-      return undefined;
-    }
-  };
   const identity = safe(() => identityGate(platform));
   const standing = safe(() => engagementStanding(platform));
   const creds = safe(() => credentialEligibility(platform));
@@ -57,16 +59,26 @@ export function moduleGates(platform: Platform): Gates {
 
 const svc = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
 
-/** Every candidate near the point, gated and scored. */
-function rankAround(platform: Platform, org: string, f: Pick<WorkOrderFacts, 'location' | 'search_radius_metres' | 'occupation_code' | 'claim_codes'>, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
-  const g = moduleGates(platform);
-  const s = svc(platform);
-  const now = platform.clock.now();
-  const near = s.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
-  const facts: CandidateFacts[] = near.map((n) => {
-    const last = s.lastReadingAt(org, n.worker_id);
-    const settled = s.assignmentsOf(org, n.worker_id);
-    return {
+/** What a ranking reads, each a read of memory on this node: the supply map's nearest-N query, presence, reliability and the gates. */
+export interface RankingSources {
+  nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): readonly { worker_id: string; distance_metres: number }[];
+  lastReadingAt(org: string, workerId: string): number | undefined;
+  assignmentsOf(org: string, workerId: string): { completed: number; failed: number };
+  gates: Gates;
+}
+
+export type RankingAsk = Pick<WorkOrderFacts, 'location' | 'search_radius_metres' | 'occupation_code' | 'claim_codes'>;
+
+/** Every candidate near the point, gated and scored (the bench measures this beside the bare nearest-N query). */
+export function rankWith(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
+  const g = src.gates;
+  const near = src.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
+  const facts: CandidateFacts[] = new Array(near.length);
+  for (let i = 0; i < near.length; i++) {
+    const n = near[i];
+    const last = src.lastReadingAt(org, n.worker_id);
+    const settled = src.assignmentsOf(org, n.worker_id);
+    facts[i] = {
       worker_id: n.worker_id,
       distance_metres: n.distance_metres,
       passport_live: g.isLive(org, n.worker_id),
@@ -76,8 +88,62 @@ function rankAround(platform: Platform, org: string, f: Pick<WorkOrderFacts, 'lo
       failed: settled.failed,
       presence_age_seconds: last === undefined ? Infinity : Math.max(0, (now - last) / 1000),
     };
-  });
+  }
   return rank(facts, f.search_radius_metres, weights);
+}
+
+export interface Offerable {
+  worker_id: string;
+  rank: number;
+  score: number;
+}
+
+/**
+ * The ranking a work order opens with: the same gates in the same order as rankWith, each asked
+ * only while the candidate still passes (a worker without a live passport is not asked about),
+ * and the same score and order, without the per-factor breakdown GET .../ranking shows. A test
+ * holds it equal to rankWith.
+ */
+export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { candidates: Offerable[]; excluded: number } {
+  const g = src.gates;
+  const near = src.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
+  const kept: { worker_id: string; score: number; distance_metres: number }[] = [];
+  const facts: CandidateFacts = { worker_id: '', distance_metres: 0, passport_live: true, engagement_current: true, credentials: null, completed: 0, failed: 0, presence_age_seconds: 0 };
+  const needsCredentials = f.occupation_code !== null || f.claim_codes.length > 0;
+  for (let i = 0; i < near.length; i++) {
+    const n = near[i];
+    const w = n.worker_id;
+    if (!g.isLive(org, w) || !g.isCurrent(org, w)) continue;
+    const credentials = needsCredentials ? g.eligibility(org, w, f.occupation_code, f.claim_codes) : null;
+    if (credentials && !credentials.eligible) continue;
+    const last = src.lastReadingAt(org, w);
+    const settled = src.assignmentsOf(org, w);
+    facts.worker_id = w;
+    facts.distance_metres = n.distance_metres;
+    facts.credentials = credentials;
+    facts.completed = settled.completed;
+    facts.failed = settled.failed;
+    facts.presence_age_seconds = last === undefined ? Infinity : Math.max(0, (now - last) / 1000);
+    kept.push({ worker_id: w, score: scoreOf(facts, f.search_radius_metres, weights), distance_metres: roundScore(n.distance_metres) });
+  }
+  kept.sort(byRank);
+  const candidates: Offerable[] = new Array(kept.length);
+  for (let i = 0; i < kept.length; i++) candidates[i] = { worker_id: kept[i].worker_id, rank: i + 1, score: kept[i].score };
+  return { candidates, excluded: near.length - kept.length };
+}
+
+function sourcesOf(platform: Platform): RankingSources {
+  const s = svc(platform);
+  return {
+    nearest: (o, lat, lng, r, n) => s.nearest(o, lat, lng, r, n),
+    lastReadingAt: (o, w) => s.lastReadingAt(o, w),
+    assignmentsOf: (o, w) => s.assignmentsOf(o, w),
+    gates: moduleGates(platform),
+  };
+}
+
+function rankAround(platform: Platform, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
+  return rankWith(sourcesOf(platform), platform.clock.now(), org, f, weights);
 }
 
 export async function openWorkOrder(platform: Platform, caller: Caller, id: string, body: OpenWorkOrder, dedupeId: string | undefined): Promise<unknown> {
@@ -125,8 +191,8 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     weight_set: { version: w.version, content_hash: ACTIVE_WEIGHTS.hash },
     livemode: caller.livemode,
   };
-  const { ranked, excluded } = rankAround(platform, caller.org, facts);
-  return platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates: ranked.map((r) => ({ worker_id: r.worker_id, rank: r.rank, score: r.score })), excluded_count: excluded.length }, { ...caller, dedupeId });
+  const { candidates, excluded } = rankForOpen(sourcesOf(platform), now, caller.org, facts);
+  return platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates, excluded_count: excluded }, { ...caller, dedupeId });
 }
 
 /** GET .../ranking: the ranking as it stands now around the work order, every factor shown. */

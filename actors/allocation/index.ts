@@ -10,19 +10,35 @@ import { activePolicy } from './policy.ts';
 import { SandboxNetworkCrossCheck, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 import { routes, service } from './routes.ts';
 import { dispatchRoutes } from './dispatch-routes.ts';
+import { withDeviceAccess, withDeviceSockets } from './device-access.ts';
+import { DeviceCredential } from './device-credential.ts';
+import { DEVICE_REVOCATIONS, DeviceRevocations } from './device-revocations.ts';
+import { deviceRoutes } from './device-routes.ts';
 import { CASCADE_REMOVAL, CascadeRemoval } from './cascade-removal.ts';
 import { WorkOrder } from './work-order.ts';
 import { Assignment } from './assignment.ts';
 import { ALLOCATION, AllocationService } from './service.ts';
 import { heartbeatSocket } from './socket.ts';
+import { supplySocket } from './supply-feed.ts';
 import { Worker } from './worker.ts';
 
 export { Worker, IntegrityFlag, AllocationService };
 export { HEARTBEAT_SOCKET_PATH } from './socket.ts';
+export { SUPPLY_SOCKET_PATH, supplyFeed, type SupplyWorker } from './supply-feed.ts';
+export { DEVICE_SCOPES } from './device-credentials.ts';
+export { DEVICE_CREDENTIAL_PREFIX } from './device-credential.ts';
+/** The ranking over given sources, for the allocation bench beside the bare supply query. */
+export { rankWith, rankForOpen, type RankingSources, type Gates } from './dispatch.ts';
+export { WorkOrder, Assignment };
+export { WORK_ORDER_PREFIX } from './work-order.ts';
+export { assignmentIdOf } from './assignments.ts';
+export { ACTIVE_WEIGHTS } from './weights.ts';
 export { INTEGRITY_FLAG_PREFIX, EXTERNAL_EXCLUSIONS, type ExternalExclusion } from './worker.ts';
 export { activePolicy, loadPolicies, type PolicyPack, type LoadedPolicy } from './policy.ts';
 export { SupplyIndex, type Neighbour } from './supply-index.ts';
 export { SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason } from './supply-map.ts';
+export { SupplyReplica, type SupplyUpdate } from './supply-replica.ts';
+export { SupplyBus } from './supply-bus.ts';
 export { distanceMetres } from './geo.ts';
 export { NETWORK_TEST_VALUES, type NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
 export type { HeartbeatReceipt, SupplyState } from './service.ts';
@@ -33,22 +49,27 @@ export const allocation = (platform: Platform): AllocationService => service(pla
 
 export const area: Area = {
   name: 'allocation',
-  kinds: [Worker, IntegrityFlag, WorkOrder, Assignment],
-  routes: [...routes, ...dispatchRoutes],
+  kinds: [Worker, IntegrityFlag, WorkOrder, Assignment, DeviceCredential],
+  // A worker's device credential reaches only its own worker's routes (spec 4.7; device-access.ts).
+  routes: withDeviceAccess([...routes, ...dispatchRoutes, ...deviceRoutes]),
   events,
-  sockets: [heartbeatSocket],
+  sockets: withDeviceSockets(heartbeatSocket, [supplySocket]),
   start(platform) {
     const version = platform.config.ALLOCATION_POLICY_VERSION;
     const network: NetworkCrossCheckProvider = new SandboxNetworkCrossCheck();
     const s = new AllocationService(platform, activePolicy(version || undefined), network);
     platform.services.provide(ALLOCATION, s);
     s.start();
+    const revocations = new DeviceRevocations(platform);
+    platform.services.provide(DEVICE_REVOCATIONS, revocations);
+    revocations.start();
     const removal = new CascadeRemoval(platform);
     platform.services.provide(CASCADE_REMOVAL, removal);
     removal.start();
   },
   async stop(platform) {
     await platform.services.remove(CASCADE_REMOVAL)?.stop();
+    await platform.services.remove(DEVICE_REVOCATIONS)?.stop();
     platform.services.remove(ALLOCATION)?.stop();
   },
 };

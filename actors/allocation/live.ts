@@ -1,33 +1,38 @@
 /**
- * Soft state per worker, kept beside the supply map: the worker actor's committed state (mirrored
- * from its commits), the recent accepted readings, and the latest report. Heartbeats read and
- * write it without a journal; it is rebuilt from the actor and the ReadingStore after a restart.
+ * Soft state per worker on the node whose heartbeat path takes their batches: the recent accepted
+ * readings and the latest report (heartbeats read and write them without a journal), beside a
+ * copy of the worker actor's committed state. The actor is the one place that state lives: the
+ * copy is replaced by the committed state of each commit (never re-evolved here), and in a cluster
+ * it is read again when the supply replica has heard of a newer version (service.ts). Rebuilt from
+ * the actor and the ReadingStore after a restart.
  */
 import type { Clock } from '../../runtime/index.ts';
-import type { ReadingStore, StoredEvent } from '../../stores/index.ts';
+import type { ReadingStore } from '../../stores/index.ts';
 import type { Presence } from './presence.ts';
 import type { PolicyPack } from './policy.ts';
 import { RecentReadings } from './recent-readings.ts';
+import type { CommittedFacts } from './supply-replica.ts';
 import type { WorkerDirectory } from './worker-directory.ts';
-import { Worker, stateAt, type WorkerEvent, type WorkerState } from './worker.ts';
+import { stateAt, type WorkerState } from './worker.ts';
 
 /** Entries are keyed by organisation and the caller's worker_id (the supply map and timers use the same pair). */
 export interface LiveWorker {
+  /** LiveWorkers.keyOf(org, workerId), also the supply replica's key of the worker. */
+  key: string;
   org: string;
   /** The caller's reference (spec 4.7). */
   workerId: string;
   /** The Worker actor id, which is also the ReadingStore key (worker-directory.ts). */
   id: string;
+  /** The actor's committed state as of its version `state.version` (read it, never change it). */
   state: WorkerState;
   recent: RecentReadings;
   /** recorded_at (ms, clamped to arrival) of the latest accepted reading. */
   lastReportAt: number | undefined;
-  /** Presence last computed (what the supply map holds); undefined before the first. */
-  presence: Presence | undefined;
+  /** What the supply replica takes of `state` (made once per version, by the service). */
+  committed: CommittedFacts | undefined;
   /** Presence last sent to the worker actor to record. */
   presenceSent: Presence | undefined;
-  /** Flags decided but not yet mirrored by the worker actor (flag id -> suspends). */
-  closedFlags: Map<string, boolean>;
   /** What the worker was at an instant (made once per entry: no closure per batch). */
   stateAt(at: number): { availability: WorkerState['availability']; onAssignment: boolean };
 }
@@ -93,37 +98,30 @@ export class LiveWorkers {
     while (this.dirty.delete(k)) state = await this.workers.state(org, workerId);
     const last = recent.size ? Math.min(recent.latest, now) : undefined;
     const lw: LiveWorker = {
+      key: k,
       org,
       workerId,
       id: state.id,
       state,
       recent,
       lastReportAt: last,
-      presence: undefined,
+      committed: undefined,
       presenceSent: state.presence,
-      closedFlags: new Map(),
       stateAt: (at) => stateAt(lw.state, at),
     };
     this.byKey.set(k, lw);
     return lw;
   }
 
-  /** Mirror a worker commit; returns the entry when one is held. */
-  mirror(org: string, workerId: string, events: StoredEvent[]): LiveWorker | undefined {
+  /** Takes a worker's committed state (newer versions only); returns the entry when one is held. */
+  mirror(org: string, workerId: string, state: WorkerState): LiveWorker | undefined {
     const k = key(org, workerId);
     const lw = this.byKey.get(k);
     if (!lw) {
       if (this.loading.has(k)) this.dirty.add(k);
       return undefined;
     }
-    let s = lw.state;
-    for (const e of events) {
-      s = Worker.evolve(s, e.data as WorkerEvent, { at: e.at, version: e.version, eventId: e.id, org: e.org });
-      if (e.type === 'worker.integrity_flag_closed') lw.closedFlags.delete((e.data as { flag_id: string }).flag_id);
-    }
-    lw.state = s;
-    // an overlay matters only while the actor lags: drop it once it no longer concerns the state
-    for (const [flag, suspends] of lw.closedFlags) if (flag !== s.open_flag_id && (!suspends || s.suspended_by === flag)) lw.closedFlags.delete(flag);
+    if ((state.version ?? 0) >= (lw.state.version ?? 0)) (lw.state = state), (lw.committed = undefined);
     return lw;
   }
 

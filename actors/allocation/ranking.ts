@@ -62,6 +62,73 @@ export function factorValues(c: CandidateFacts, radiusMetres: number, w: WeightS
   };
 }
 
+/** The factors of a weight set in its own key order (the order rank() sums them in), computed once per set. */
+const factorOrder = new WeakMap<WeightSet, { names: Factor[]; weights: Float64Array }>();
+function orderOf(w: WeightSet) {
+  let o = factorOrder.get(w);
+  if (!o) {
+    const names = Object.keys(w.factors) as Factor[];
+    o = { names, weights: Float64Array.from(names.map((f) => w.factors[f])) };
+    factorOrder.set(w, o);
+  }
+  return o;
+}
+
+/**
+ * A candidate's score as rank() computes it (the same factors summed in the same order, then
+ * rounded), without the per-factor breakdown: what opening a work order needs. A test holds the
+ * two equal.
+ */
+export function scoreOf(c: CandidateFacts, radiusMetres: number, w: WeightSet): number {
+  const claims = c.credentials?.claims;
+  let evidence = 1;
+  let freshness = 1;
+  if (claims && claims.length) {
+    let e = 0;
+    let f = 0;
+    for (let i = 0; i < claims.length; i++) {
+      const x = claims[i];
+      e += x.evidence_class ? (w.evidence_class_scores[x.evidence_class] ?? 0) : 0;
+      f += clamp(x.freshness);
+    }
+    evidence = e / claims.length;
+    freshness = f / claims.length;
+  }
+  const { names, weights } = orderOf(w);
+  let score = 0;
+  for (let i = 0; i < names.length; i++) {
+    let v: number;
+    switch (names[i]) {
+      case 'distance':
+        v = clamp(1 - c.distance_metres / radiusMetres);
+        break;
+      case 'evidence':
+        v = evidence;
+        break;
+      case 'freshness':
+        v = freshness;
+        break;
+      case 'reliability':
+        v = clamp((c.completed + w.reliability_prior * w.reliability_prior_weight) / (c.completed + c.failed + w.reliability_prior_weight));
+        break;
+      case 'presence':
+        v = clamp(c.presence_age_seconds <= w.presence_full_within_seconds ? 1 : w.presence_full_within_seconds / c.presence_age_seconds);
+        break;
+      default:
+        v = 0;
+    }
+    score += v * weights[i];
+  }
+  return round(score);
+}
+
+/** The order of rank(): higher score first; ties by (rounded) distance, then worker_id. */
+export function byRank(a: { score: number; distance_metres: number; worker_id: string }, b: { score: number; distance_metres: number; worker_id: string }): number {
+  return b.score - a.score || a.distance_metres - b.distance_metres || (a.worker_id < b.worker_id ? -1 : 1);
+}
+
+export { round as roundScore };
+
 export function gateOf(c: CandidateFacts): { because: string; detail: string } | null {
   if (!c.passport_live) return { because: 'passport_not_live', detail: 'The worker holds no live passport (identity module).' };
   if (!c.engagement_current) return { because: 'engagement_not_current', detail: 'No engagement with this organisation is executed and current.' };
@@ -94,7 +161,7 @@ export function rank(candidates: readonly CandidateFacts[], radiusMetres: number
     ranked.push({ worker_id: c.worker_id, rank: 0, score: round(score), distance_metres: round(c.distance_metres), factors });
   }
   // Higher score first; ties by distance, then worker_id, so the order is total and repeatable.
-  ranked.sort((a, b) => b.score - a.score || a.distance_metres - b.distance_metres || (a.worker_id < b.worker_id ? -1 : 1));
+  ranked.sort(byRank);
   ranked.forEach((r, i) => (r.rank = i + 1));
   return { ranked, excluded };
 }

@@ -1,10 +1,11 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef, validationError } from '../../kernel/index.ts';
+import { callerOf, idOf, isApiError, listQueryWith, parseListQuery, type Platform, route, type RouteDef, validationError } from '../../kernel/index.ts';
+import { assertWorkerSetsAvailability } from './device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
-import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
+import { INTEGRITY_FLAG_PREFIX, Worker, workerActorId } from './worker.ts';
 
 const MODULE = 'match';
 
@@ -55,9 +56,12 @@ export const routes: RouteDef[] = [
     module: MODULE,
     idempotent: false,
     body: AvailabilityBody,
-    summary: 'Set the availability of a worker (the worker owns it); the only way availability changes.',
+    summary: 'Set the availability of a worker with the worker\u2019s own device credential (the worker owns it; an organisation key is refused); the only way availability changes.',
     specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps.md#allocation.',
-    handler: (req) => service(req.platform).setAvailability(req.params.worker_id, req.body.availability, callerOf(req)),
+    handler: (req) => {
+      assertWorkerSetsAvailability(req.principal); // spec 4.7; the device's worker is checked by withDeviceAccess
+      return service(req.platform).setAvailability(req.params.worker_id, req.body.availability, callerOf(req));
+    },
   }),
   route({
     method: 'GET',
@@ -104,7 +108,20 @@ export const routes: RouteDef[] = [
     idempotent: true,
     body: AdjudicateBody,
     summary: 'Decide an open integrity flag: upheld (suspends only with more than one independent signal) or dismissed (the worker returns).',
-    handler: (req) => req.platform.system.ask(IntegrityFlag, idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag'), 'adjudicate', req.body, callerOf(req)),
+    handler: async (req) => {
+      const id = idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag');
+      const flag = (await req.platform.system.ask(IntegrityFlag, id, 'adjudicate', req.body, callerOf(req))) as { worker_id: string; status: 'upheld' | 'dismissed'; suspends: boolean };
+      // The decision reaches the worker before the answer does, so a signal sent after this answer
+      // opens a new flag (spec 3) rather than landing on the decided one. The service's commit
+      // listener and the reaction send the same command later: a no-op then.
+      try {
+        await req.platform.system.ask(Worker, workerActorId(req.org, flag.worker_id), 'close_flag', { flag_id: id, outcome: flag.status, suspends: flag.suspends }, { org: req.org, principal: 'system', lane: 'system' });
+      } catch (e) {
+        // a worker still held under the old record scheme: adoption applies the decision (worker-directory.ts)
+        if (!isApiError(e) || e.code !== 'not_found') throw e;
+      }
+      return flag;
+    },
   }),
   route({
     method: 'GET',

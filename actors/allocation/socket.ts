@@ -5,10 +5,12 @@
  * path of POST /v1/allocation/heartbeats. A refusal comes back as an error frame (the gateway's).
  * A msgpack batch of the common valid shape is decoded in one pass (msgpack-batch.ts); any other
  * frame goes through msgpackr (after the structure check of msgpack-frame.ts) and parseBatch, the
- * REST body check. A truncated or malformed frame answers 400 invalid_request.
+ * REST body check. A truncated or malformed frame answers 400 invalid_request. A device credential
+ * sends only its own worker's batches, and its frames stop when it is revoked (device-access.ts).
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../kernel/index.ts';
+import { deviceMayActFor } from './device-access.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { checkMsgpackFrame } from './msgpack-frame.ts';
 import { service } from './routes.ts';
@@ -36,7 +38,17 @@ export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = 
     const s = service(ctx.platform);
     const caller = callerOf(ctx);
     const fast = frame.binary ? decodeMsgpackBatch(frame.data, s.policy.pack.heartbeat.max_readings_per_batch) : undefined;
-    const receipt = fast ? await s.ingest(fast, caller) : await s.heartbeats(readBody(frame), caller);
+    let receipt;
+    if (fast) {
+      deviceMayActFor(ctx.platform, ctx.principal, fast.workerId);
+      receipt = await s.ingest(fast, caller);
+    } else {
+      const body = readBody(frame);
+      // A device sends only its own worker's batches (spec 4.7); a batch without a readable worker_id is parseBatch's 400.
+      const worker = (body as { worker_id?: unknown } | null)?.worker_id;
+      if (ctx.principal.kind === 'device') deviceMayActFor(ctx.platform, ctx.principal, typeof worker === 'string' ? worker : ctx.principal.worker!);
+      receipt = await s.heartbeats(body, caller);
+    }
     return frame.binary ? packr.pack(receipt) : JSON.stringify(receipt);
   },
 };

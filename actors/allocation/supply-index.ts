@@ -54,6 +54,8 @@ export interface Neighbour {
 const GEO_CACHE_LIMIT = 200_000;
 const RAD = Math.PI / 180;
 const RING_CACHE_LIMIT = 100_000;
+/** nearest() reads every worker of a map holding at most this many times its limit. */
+const SMALL_MAP_PER_LIMIT = 4;
 
 export class SupplyIndex {
   private readonly slotOf = new Map<string, number>();
@@ -139,6 +141,10 @@ export class SupplyIndex {
    */
   nearest(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
     if (limit <= 0 || this.slotOf.size === 0) return [];
+    // A map holding no more than a few times `limit` workers: one pass over them costs less than
+    // the rings (and the rings would end in the full-scan path anyway); the cost stays bounded by
+    // the query's own size, and the ranking is the same, so the answer is too.
+    if (this.slotOf.size <= SMALL_MAP_PER_LIMIT * limit) return this.scanAll(lat, lng, radiusMetres, limit, accept);
     const cq = cosLat(lat);
     const aMax = metresToA(radiusMetres);
     const heapA: number[] = [];
@@ -336,8 +342,7 @@ export class SupplyIndex {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.before(A[p], S[p], A[i], S[i])) break;
-      [A[p], A[i]] = [A[i], A[p]];
-      [S[p], S[i]] = [S[i], S[p]];
+      swap(A, S, p, i);
       i = p;
     }
   }
@@ -354,14 +359,22 @@ export class SupplyIndex {
       if (l < n && this.before(A[m], S[m], A[l], S[l])) m = l;
       if (r < n && this.before(A[m], S[m], A[r], S[r])) m = r;
       if (m === i) break;
-      [A[m], A[i]] = [A[i], A[m]];
-      [S[m], S[i]] = [S[i], S[m]];
+      swap(A, S, m, i);
       i = m;
     }
   }
 }
 
 const cmp = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+function swap(A: number[], S: number[], i: number, j: number): void {
+  const a = A[i];
+  A[i] = A[j];
+  A[j] = a;
+  const s = S[i];
+  S[i] = S[j];
+  S[j] = s;
+}
 
 /** Distance from the centre to the nearest edge, in a local flat frame (fine at cell scale). */
 function inradius(lat: number, lng: number, boundary: number[][]): number {

@@ -26,7 +26,7 @@
  * closed  offer, accept, decline, fill, expire, cancel                  409 conflict
  * closed  expire_offers, withdraw_worker                               -                                              (same)
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';
 import { workerActorId } from './worker.ts';
 
@@ -41,6 +41,22 @@ export const GAP_REASONS = ['no_eligible_supply', 'every_offer_declined_or_expir
 export type GapReason = (typeof GAP_REASONS)[number];
 
 /** An offer's id names its work order: the work order's suffix, then the offer's number. */
+/**
+ * The `pending_worker:` list of a worker (their actor id, derived by a digest): every commit of a
+ * work order names the lists of its pending workers, so the names are kept rather than digested
+ * again on each commit (a worker is pending in up to thousands of work orders).
+ */
+const pendingLists = new BoundedMap<string, { org: string; list: string }>(200_000);
+export function pendingList(org: string, workerId: string): string {
+  // Keyed by the worker_id alone (the state's own string, its hash kept by V8): no key is built per
+  // call. Two organisations sharing a worker_id take turns in the entry; the org check keeps them apart.
+  const hit = pendingLists.get(workerId);
+  if (hit !== undefined && hit.org === org) return hit.list;
+  const list = `pending_worker:${workerActorId(org, workerId)}`;
+  pendingLists.set(workerId, { org, list });
+  return list;
+}
+
 export const offerIdOf = (workOrderId: string, n: number) => `${OFFER_PREFIX}${workOrderId.slice(WORK_ORDER_PREFIX.length)}${n}`;
 const WO_SUFFIX = 22;
 export const workOrderIdOfOffer = (offerId: string) => `${WORK_ORDER_PREFIX}${offerId.slice(OFFER_PREFIX.length, OFFER_PREFIX.length + WO_SUFFIX)}`;
@@ -133,10 +149,13 @@ function cascade(s0: WorkOrderState, events: WorkOrderEvent[], now: number): Wor
   let s = s0;
   for (const e of events) s = evolveWorkOrder(s, e, now);
   if (s.status !== 'open') return events;
-  const out = [...events];
   // A wave keeps cascade_width offers pending while the headcount is not filled; the first to
   // accept take the places, and the rest are withdrawn when the last place is taken.
-  const want = s.accepted < s.headcount ? s.cascade_width - pendingOf(s).length : 0;
+  const pending = pendingOf(s).length;
+  const want = s.accepted < s.headcount ? s.cascade_width - pending : 0;
+  // Nothing to offer and offers still pending (a withdrawal from a wide wave): the events stand.
+  if (want <= 0 && pending > 0) return events;
+  const out = [...events];
   let next = s.next;
   let made = 0;
   const asked = new Set(s.offers.map((o) => o.worker_id));
@@ -156,8 +175,20 @@ function withdrawAll(s: WorkOrderState, reason: string): WorkOrderEvent[] {
   return pendingOf(s).map((o) => ({ type: 'offer.withdrawn' as const, offer_id: o.id, worker_id: o.worker_id, reason }));
 }
 
+/** The offers with one of them patched (a plain loop: evolve runs on every commit of a cascade). */
+function withOffer(offers: OfferRecord[], id: string, patch: Partial<OfferRecord>): OfferRecord[] {
+  const out = new Array<OfferRecord>(offers.length);
+  for (let i = 0; i < offers.length; i++) out[i] = offers[i].id === id ? { ...offers[i], ...patch } : offers[i];
+  return out;
+}
+
+function countOffers(offers: readonly OfferRecord[], status: OfferStatus): number {
+  let n = 0;
+  for (let i = 0; i < offers.length; i++) if (offers[i].status === status) n++;
+  return n;
+}
+
 function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): WorkOrderState {
-  const setOffer = (id: string, patch: Partial<OfferRecord>) => s.offers.map((o) => (o.id === id ? { ...o, ...patch } : o));
   switch (e.type) {
     case 'work_order.opened': {
       const { type: _t, ...facts } = e;
@@ -172,13 +203,13 @@ function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): Work
       };
     }
     case 'offer.accepted':
-      return { ...s, accepted: s.accepted + 1, offers: setOffer(e.offer_id, { status: 'accepted', decided_at: at }) };
+      return { ...s, accepted: s.accepted + 1, offers: withOffer(s.offers, e.offer_id, { status: 'accepted', decided_at: at }) };
     case 'offer.declined':
-      return { ...s, offers: setOffer(e.offer_id, { status: 'declined', decided_at: at, reason: e.reason }) };
+      return { ...s, offers: withOffer(s.offers, e.offer_id, { status: 'declined', decided_at: at, reason: e.reason }) };
     case 'offer.expired':
-      return { ...s, offers: setOffer(e.offer_id, { status: 'expired', decided_at: at, reason: 'offer_timeout' }) };
+      return { ...s, offers: withOffer(s.offers, e.offer_id, { status: 'expired', decided_at: at, reason: 'offer_timeout' }) };
     case 'offer.withdrawn':
-      return { ...s, offers: setOffer(e.offer_id, { status: 'withdrawn', decided_at: at, reason: e.reason }), removed: e.reason === 'headcount_filled' || e.reason === 'work_order_closed' || s.removed.includes(e.worker_id) ? s.removed : [...s.removed, e.worker_id] };
+      return { ...s, offers: withOffer(s.offers, e.offer_id, { status: 'withdrawn', decided_at: at, reason: e.reason }), removed: e.reason === 'headcount_filled' || e.reason === 'work_order_closed' || s.removed.includes(e.worker_id) ? s.removed : [...s.removed, e.worker_id] };
     case 'work_order.filled':
       return { ...s, status: 'filled', closed_reason: e.by === 'headcount' ? 'headcount_filled' : 'filled_by_dispatcher', closed_at: at };
     case 'work_order.unfilled':
@@ -278,7 +309,6 @@ export const WorkOrder = defineActor({
   },
   evolve: (s: WorkOrderState, e: WorkOrderEvent, meta) => evolveWorkOrder(s, e, meta.at),
   view: (s: WorkOrderState) => {
-    const count = (st: OfferStatus) => s.offers.filter((o) => o.status === st).length;
     return {
       id: s.id,
       object: 'work_order',
@@ -295,7 +325,7 @@ export const WorkOrder = defineActor({
       accepted_count: s.accepted,
       offer_timeout_seconds: s.offer_timeout_seconds,
       cascade_width: s.cascade_width,
-      cascade: { candidates: s.candidates.length, excluded_near: s.excluded_count, offered: s.offers.length, pending: count('pending'), accepted: count('accepted'), declined: count('declined'), expired: count('expired'), withdrawn: count('withdrawn') },
+      cascade: { candidates: s.candidates.length, excluded_near: s.excluded_count, offered: s.offers.length, pending: countOffers(s.offers, 'pending'), accepted: countOffers(s.offers, 'accepted'), declined: countOffers(s.offers, 'declined'), expired: countOffers(s.offers, 'expired'), withdrawn: countOffers(s.offers, 'withdrawn') },
       weight_set: s.weight_set,
       closed_reason: s.closed_reason,
       supply_gap: s.status === 'unfilled' ? { reason: s.closed_reason } : null,
@@ -317,7 +347,7 @@ export const WorkOrder = defineActor({
       { list: `status:${s.status}`, sortKey: k },
     ];
     // Cascade removal finds a worker's live cascades here (spec 6), without scanning work orders.
-    for (const w of new Set(pendingOf(s).map((o) => o.worker_id))) lists.push({ list: `pending_worker:${workerActorId(s.org, w)}`, sortKey: k });
+    for (const w of new Set(pendingOf(s).map((o) => o.worker_id))) lists.push({ list: pendingList(s.org, w), sortKey: k });
     return lists;
   },
 });

@@ -16,11 +16,12 @@
  * set_assignment    on_assignment differs                          worker.assignment_changed            on_assignment, history
  * record_presence   presence differs from the recorded one         worker.presence_changed              presence
  * report_drift      no drift recorded since availability changed   worker.availability_drift_detected   drift_reported
- * report_signals    no open flag (or it was decided meanwhile)     worker.integrity_flag_opened         open_flag_id, sources
+ * report_signals    no open flag                                   worker.integrity_flag_opened         open_flag_id, sources
  * report_signals    open flag, a source not yet reported to it     worker.integrity_signals_reported    sources
  * report_signals    every source already reported                  -                                    -
  * close_flag        flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
  * close_flag        flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
+ * close_flag        neither open nor a suspension still to record  -                                    -
  * exclude           reason not already held                        worker.excluded                      exclusions + reason
  * readmit           reason held                                    worker.readmitted                    exclusions - reason
  * any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
@@ -74,6 +75,8 @@ export interface WorkerState {
   assignments?: { completed: number; failed: number };
   created_at: number;
   updated_at: number;
+  /** The version of the last event applied (absent in older snapshots until the next event); the supply replica orders committed facts by it. */
+  version?: number;
 }
 
 export interface WireSignal {
@@ -162,9 +165,8 @@ export const Worker = defineActor({
     report_drift(s: WorkerState, cmd: { reported: AvailabilityState; recorded: AvailabilityState; recorded_at: string }): WorkerEvent[] {
       return s.drift_reported ? [] : [{ type: 'worker.availability_drift_detected', ...cmd }];
     },
-    report_signals(s: WorkerState, cmd: { worker_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean; closed_flags?: string[] }, ctx): WorkerEvent[] {
-      // a flag already decided (its decision not yet recorded here) gathers nothing more
-      const open = s.open_flag_id !== null && !(cmd.closed_flags ?? []).includes(s.open_flag_id);
+    report_signals(s: WorkerState, cmd: { worker_id: string; signals: WireSignal[]; livemode: boolean; mocked: boolean }, ctx): WorkerEvent[] {
+      const open = s.open_flag_id !== null;
       const seen = new Set(open ? s.open_flag_sources : []);
       const fresh: WireSignal[] = [];
       for (const sig of cmd.signals) if (!seen.has(sig.source)) seen.add(sig.source), fresh.push(sig);
@@ -183,18 +185,19 @@ export const Worker = defineActor({
       return [{ type: 'worker.assignment_settled', assignment_id: cmd.assignment_id, outcome: cmd.outcome }];
     },
     close_flag(s: WorkerState, cmd: { flag_id: string; outcome: 'upheld' | 'dismissed'; suspends: boolean }): WorkerEvent[] {
-      if (s.open_flag_id !== cmd.flag_id && !cmd.suspends) return [];
+      // sent twice (by the service at the decision and by the reaction): the second changes nothing
+      if (s.open_flag_id !== cmd.flag_id && (!cmd.suspends || s.suspended_by === cmd.flag_id)) return [];
       return [{ type: 'worker.integrity_flag_closed', ...cmd }];
     },
   },
   evolve(s: WorkerState, e: WorkerEvent, meta): WorkerState {
-    const base = { ...s, updated_at: meta.at, created_at: s.created_at || meta.at };
+    const base = { ...s, updated_at: meta.at, created_at: s.created_at || meta.at, version: meta.version };
     switch (e.type) {
       case 'worker.registered':
         return { ...base, worker_id: e.worker_id, livemode: e.livemode };
       case 'worker.adopted':
         // the record as it was: adoption is not a change the API shows (updated_at stays)
-        return { ...s, ...e.facts, worker_id: e.worker_id };
+        return { ...s, ...e.facts, worker_id: e.worker_id, version: meta.version };
       case 'worker.availability_changed':
         return {
           ...base,

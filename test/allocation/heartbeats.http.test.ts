@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEARTBEAT_SOCKET_PATH, allocation } from '../../actors/allocation/index.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
-import { connect, heartbeats, LAGOS, makeAvailable, reading, storedReadings, workerId } from './support.ts';
+import { connect, heartbeats, LAGOS, makeAvailable, reading, setAvailability, storedReadings, workerId } from './support.ts';
 
 const policy = activePolicy().pack;
 let h: Harness;
@@ -42,7 +42,7 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     await h.clock.advance(5_000);
     const whileAvailable = h.clock.now();
     await h.clock.advance(5_000);
-    await h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'unavailable' } });
+    await setAvailability(h, w, 'unavailable');
     await h.clock.advance(5_000);
     const now = h.clock.now();
     const r = await heartbeats(h, { worker_id: w, readings: [reading(now - 1000), reading(whileAvailable)] });
@@ -160,7 +160,7 @@ describe('presence and the supply map, by the clock (spec 2.8)', () => {
     await h.clock.advance(1000);
     await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
     expect(await inMap(w)).toBe(true);
-    const r = await h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'unavailable' } });
+    const r = await setAvailability(h, w, 'unavailable');
     expect(r.body.supply).toMatchObject({ in_map: false, excluded_because: 'not_available' });
     expect(await inMap(w)).toBe(false);
   });

@@ -65,6 +65,23 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
     }
   });
 
+  it('identical to brute force where the map holds few workers for the limit (one pass over them)', () => {
+    const rnd = rng(11);
+    const ix = new SupplyIndex(9, 5);
+    for (let i = 0; i < 600; i++) ix.upsert(`f${i}`, 6.45 + rnd() * 0.01, 3.39 + rnd() * 0.01);
+    for (let i = 0; i < 100; i++) ix.remove(`f${Math.floor(rnd() * 600)}`);
+    const placed = placedIn(ix, idsOf('f', 600));
+    expect(placed).toHaveLength(ix.size);
+    for (let q = 0; q < 200; q++) {
+      const lat = 6.44 + rnd() * 0.03;
+      const lng = 3.38 + rnd() * 0.03;
+      // limits at which the map is small (>= size / 4) and at which the rings run
+      const limit = [200, 150, 20, 1][q % 4];
+      const radius = [300, 1000, 5000][q % 3];
+      expect(ix.nearest(lat, lng, radius, limit)).toEqual(bruteForce(placed, lat, lng, radius, limit));
+    }
+  });
+
   it('ties are broken by worker id, nearest first', () => {
     const ix = new SupplyIndex(9, 5);
     ix.upsert('b', 6.5, 3.4);

@@ -10,7 +10,7 @@ import { newId } from '../../kernel/index.ts';
 import { encodeSnapshot } from '../../runtime/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';
 import { startHarness, type Harness, type Registered } from '../../support/http.ts';
-import { heartbeats, LAGOS, makeAvailable, reading, workerId } from './support.ts';
+import { deviceKey, heartbeats, LAGOS, makeAvailable, reading, setAvailability, workerId } from './support.ts';
 
 let h: Harness;
 let other: Registered;
@@ -32,7 +32,7 @@ describe('a worker_id is the caller\u2019s own reference (spec 2.8, 4.7)', () =>
     const a = { key: h.key, org: h.org, at: { latitude: LAGOS.latitude + 0.001, longitude: LAGOS.longitude, accuracy_metres: 5 } };
     const b = { key: other.key, org: other.org, at: { latitude: LAGOS.latitude + 0.02, longitude: LAGOS.longitude, accuracy_metres: 5 } };
     for (const o of [a, b]) {
-      const r = await h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'available' }, key: o.key });
+      const r = await setAvailability(h, w, 'available', o.key);
       expect(r.status, r.text).toBe(200);
       expect(r.body).toMatchObject({ object: 'worker_availability', worker_id: w, availability: 'available' });
     }
@@ -59,7 +59,7 @@ describe('a worker_id is the caller\u2019s own reference (spec 2.8, 4.7)', () =>
     expect((await svc.readings(b.org, w, 0, Infinity)).map((r) => r.data.position?.latitude)).toEqual([b.at.latitude]);
 
     // availability: one organisation's change leaves the other's worker as it was
-    const off = await h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'unavailable' }, key: a.key });
+    const off = await setAvailability(h, w, 'unavailable', a.key);
     expect(off.body).toMatchObject({ worker_id: w, availability: 'unavailable', supply: { in_map: false, excluded_because: 'not_available' } });
     const readB = await h.request('GET', `/v1/allocation/availability/${w}`, { key: b.key });
     expect(readB.status).toBe(200);
@@ -168,8 +168,9 @@ describe('records kept under the old scheme (actor id = the raw worker_id) are a
     const w = workerId();
     await writeOldScheme(h.org, w, [{ type: 'worker.availability_changed', availability: 'unavailable', previous: null, livemode: false }]);
     await h.platform.stores.readings.append(w, [{ recordedAt: h.clock.now() - 1000, data: { position: null, connectivity: 'poor', availability: null, battery_percent: null, mock_location_detected: null, device_integrity_attested: null } }]);
+    const device = await deviceKey(h, w);
     const [x, y] = await Promise.all([
-      h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'available' } }),
+      h.request('PUT', `/v1/allocation/availability/${w}`, { body: { availability: 'available' }, key: device }),
       h.request('GET', `/v1/allocation/availability/${w}`),
     ]);
     expect([x.status, y.status]).toEqual([200, 200]);

@@ -22,7 +22,8 @@ const LINES = Number(process.env.PAYOUTS_FAILOVER_LINES ?? 10_000);
 /** The policy's waiting times x 0.01: answer time-out 0.6 s, status queries from 0.6 s, not-located window 18 s, tally 0.3 s. */
 const TIME_SCALE = '0.01';
 
-const nodes = new NodeProcesses(namespace, 'test/cluster/payouts-node-main.ts', { nodeArgs: ['--max-semi-space-size=64'], env: { PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' } });
+/** PAYOUTS_FAILOVER_LOG_DIR=<dir>: each node's output in <dir>/<node>.log (diagnosis). */
+const nodes = new NodeProcesses(namespace, 'test/cluster/payouts-node-main.ts', { nodeArgs: ['--max-semi-space-size=64'], env: { PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' }, logDir: process.env.PAYOUTS_FAILOVER_LOG_DIR });
 const procs = nodes.procs;
 const startNode = (id: string) => nodes.start(id);
 
@@ -31,30 +32,41 @@ afterAll(() => nodes.stopAll(), 60_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
 
-/** A request to a live node, retried on another with the same Idempotency-Key (a load balancer's behaviour). */
+/**
+ * A request to a live node, retried on another with the same Idempotency-Key (a load balancer's
+ * behaviour) while it answers 5xx, for up to three minutes (a busy machine slows a node; a count of
+ * attempts ran out while one was starved).
+ */
 async function call(method: string, path: string, apiKey: string, body?: unknown): Promise<JsonReply> {
   const ik = method === 'POST' ? `pf-${process.pid}-${++seq}` : undefined;
+  const deadline = performance.now() + 180_000;
   for (let attempt = 0; ; attempt++) {
     const live = procs.filter((p) => p.up);
     const p = live[attempt % live.length];
+    const last = performance.now() > deadline;
     try {
       const r = await jsonCall(p.port, method, path, { 'service-api-key': apiKey, ...(ik ? { 'idempotency-key': ik } : {}) }, body, { agent: false, timeoutMs: 120_000 });
-      if (r.status < 500 || attempt >= 20) return r;
-      console.warn(`[payouts failover] ${method} ${path} on ${p.id}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}; retried`);
+      if (r.status < 500 || last) return r;
+      if (attempt % 10 === 0) console.warn(`[payouts failover] ${method} ${path} on ${p.id}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}; retried`);
     } catch (e) {
-      if (attempt >= 20) throw e;
-      console.warn(`[payouts failover] ${method} ${path} on ${p.id}: ${(e as Error).message}; retried`);
+      if (last) throw e;
+      if (attempt % 10 === 0) console.warn(`[payouts failover] ${method} ${path} on ${p.id}: ${(e as Error).message}; retried`);
     }
-    await sleep(250);
+    await sleep(Math.min(2_000, 250 * (attempt + 1)));
   }
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, limitMs: number): Promise<T> {
+async function until<T>(what: string, f: () => Promise<T | undefined>, limitMs: number, progress?: () => string): Promise<T> {
   const t = performance.now();
+  let told = t;
   for (;;) {
     const v = await f();
     if (v !== undefined) return v;
-    if (performance.now() - t > limitMs) throw new Error(`${what}: not within ${limitMs / 1000} s`);
+    if (performance.now() - t > limitMs) throw new Error(`${what}: not within ${limitMs / 1000} s${progress ? ` (${progress()})` : ''}`);
+    if (progress && performance.now() - told > 15_000) {
+      told = performance.now();
+      console.log(`[payouts failover] waiting ${((told - t) / 1000).toFixed(0)} s for ${what}: ${progress()}`);
+    }
     await sleep(200);
   }
 }
@@ -69,15 +81,19 @@ const payeeRow = (i: number) => ({
 });
 
 /**
- * Opt-in (PAYOUTS_FAILOVER_TEST=1): it runs three node processes for 8 to 11 minutes. Alone on the
- * machine it passed (465 s); inside the whole suite on two cores the instruction did not finish
- * within 600 s after the kill, which is not yet explained (a stall after failover, or only
- * starvation): until it is, it must not decide whether the suite passes.
+ * Opt-in (PAYOUTS_FAILOVER_TEST=1): it passed in two whole-suite runs and alone, but in a third
+ * whole-suite run dispatch stopped after the kill (3,507 of 10,000 dispatched, the machine idle)
+ * and did not resume within 600 s; until that stall is found it must not decide the suite. It once ran 8 to 11
+ * minutes and did not finish inside the whole suite: the nodes' 3 s shard leases lapsed whenever a
+ * node was starved of CPU (the lease churn then failed or delayed the asks in flight), and every
+ * payout carried a 0.6 s answer reminder that fired under load before the rail's answer was
+ * recorded, sending thousands of payouts through unknown and a status query. The nodes now hold
+ * 10 s leases (payouts-node-main.ts) and the answer time-out is watched per instruction
+ * (actors/payouts/payout.ts header).
  */
-const optedIn = process.env.PAYOUTS_FAILOVER_TEST === '1';
-if (!optedIn) console.warn('[payouts-failover] skipped: set PAYOUTS_FAILOVER_TEST=1 to run the three-node kill -9 test of a 10,000-line instruction.');
+const enabled = process.env.PAYOUTS_FAILOVER_TEST === '1';
 
-describe.runIf(optedIn)('payouts failover on loopback: three node processes (spec 8, DESIGN "Sharding")', () => {
+describe.runIf(enabled)('payouts failover on loopback: three node processes (spec 8, DESIGN "Sharding")', () => {
   let stores: ClusterStores;
   let apiKey = '';
   let org = '';
@@ -100,24 +116,35 @@ describe.runIf(optedIn)('payouts failover on loopback: three node processes (spe
     // 250 rows a request: an import whose forwarded creates time out on a loaded machine answers 503
     // after creating some rows, and its retry is then refused duplicate_payee_ref (the payroll import
     // is not resumable), so each request is kept small.
-    for (let from = 0; from < LINES; from += 250) {
-      const rows = Array.from({ length: Math.min(250, LINES - from) }, (_, k) => payeeRow(from + k));
-      const r = await call('POST', '/v1/payroll/imports', apiKey, { format: 'json', rows, employer: { headcount: LINES, turnover_50m_or_more: true, maker_checker_threshold: m(1e15) } });
-      expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(201);
-      expect(r.body.status, JSON.stringify(r.body.validation).slice(0, 500)).toBe('completed');
-    }
-    for (let from = 0; from < LINES; from += 1_000) {
+    // Four imports at a time: each waits mostly on round trips between the nodes and the stores.
+    const starts = Array.from({ length: Math.ceil(LINES / 250) }, (_, k) => k * 250);
+    const importer = async () => {
+      for (let from = starts.shift(); from !== undefined; from = starts.shift()) {
+        const rows = Array.from({ length: Math.min(250, LINES - from) }, (_, k) => payeeRow(from + k));
+        const r = await call('POST', '/v1/payroll/imports', apiKey, { format: 'json', rows, employer: { headcount: LINES, turnover_50m_or_more: true, maker_checker_threshold: m(1e15) } });
+        expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(201);
+        expect(r.body.status, JSON.stringify(r.body.validation).slice(0, 500)).toBe('completed');
+      }
+    };
+    await Promise.all([importer(), importer(), importer(), importer()]);
+    const stamp = (what: string) => console.log(`[payouts failover] ${what} at ${((performance.now() - began) / 1000).toFixed(1)} s`);
+    stamp('payees imported');
+    await Promise.all(Array.from({ length: Math.ceil(LINES / 1_000) }, async (_, n) => {
+      const from = n * 1_000;
       const r = await call('POST', '/v1/test_payouts/passports', apiKey, { payee_refs: Array.from({ length: Math.min(1_000, LINES - from) }, (_, k) => `p${from + k}`) });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-    }
+    }));
+    stamp('passports issued');
     const created = await call('POST', '/v1/payroll/runs', apiKey, { period: '2026-01', run_type: 'regular' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const runId = created.body.id as string;
     for (const step of ['calculate', 'submit', 'approve', 'execute']) {
       const r = await call('POST', `/v1/payroll/runs/${runId}/${step}`, apiKey, {});
       expect(r.status, `${step}: ${JSON.stringify(r.body).slice(0, 500)}`).toBe(200);
+      stamp(`run ${step}`);
     }
     const setupS = (performance.now() - began) / 1000;
+    console.log(`[payouts failover] set-up ${setupS.toFixed(1)} s`);
 
     // Executing the run submitted its signed instruction (accounts inside the signed bytes) by reaction.
     const instr = await until('the run\u2019s instruction', async () => (await call('GET', `/v1/payouts/instructions?run_id=${runId}`, apiKey)).body.data?.[0], 60_000);
@@ -133,32 +160,37 @@ describe.runIf(optedIn)('payouts failover on loopback: three node processes (spe
     const executedAt = performance.now();
     const ex = await call('POST', `/v1/payouts/instructions/${instr.id}/execute`, apiKey, {});
     expect(ex.status, JSON.stringify(ex.body)).toBe(200);
+    let seen: { progress: Record<string, unknown> } | undefined;
+    const shown = () => JSON.stringify(seen?.progress ?? {});
     const atKill = await until('a third of the lines dispatched', async () => {
-      const b = (await call('GET', `/v1/payouts/instructions/${instr.id}`, apiKey)).body;
+      const b = (seen = (await call('GET', `/v1/payouts/instructions/${instr.id}`, apiKey)).body);
       return b.progress.dispatched >= LINES / 3 ? b : undefined;
-    }, 300_000);
+    }, 300_000, shown);
     owner.up = false;
     owner.child.kill('SIGKILL');
     const killedAt = performance.now();
     expect(atKill.status).toBe('executing');
     const done = await until('every payout final', async () => {
-      const b = (await call('GET', `/v1/payouts/instructions/${instr.id}`, apiKey)).body;
+      const b = (seen = (await call('GET', `/v1/payouts/instructions/${instr.id}`, apiKey)).body);
       return b.status !== 'executing' ? b : undefined;
-    }, 600_000);
+    }, 600_000, shown);
     const doneAt = performance.now();
     const finalS = (doneAt - executedAt) / 1000;
     expect(done).toMatchObject({ status: 'settled', progress: { settled: LINES, failed: 0, held: 0 } });
 
     // The rails' own books, read from the shared store (not through a node): one credit per payout.
     const credits = new Map<string, number>();
-    let failedOnRail = 0;
+    const refusedOnInstant = new Set<string>();
+    const serial91Credits: string[] = [];
     const rails = sandboxRails(PAYOUTS_POLICY.pack.rails, stores.kv, stores.indexes, { resolveAfterMs: 1, latencyMs: 0 });
     for (const rail of rails) {
       for (let after: string | undefined; ; ) {
         const page = await rail.statement(org, { after, limit: 1_000 }, Date.now());
         for (const e of page.entries) {
-          if (e.status === 'settled') credits.set(e.payout_id, (credits.get(e.payout_id) ?? 0) + 1);
-          else failedOnRail++;
+          if (e.status === 'settled') {
+            credits.set(e.payout_id, (credits.get(e.payout_id) ?? 0) + 1);
+            if (e.account_number.slice(7, 9) === '91') serial91Credits.push(rail.id);
+          } else if (rail.id === 'route_multi_rail_rail_nip') refusedOnInstant.add(e.payout_id);
         }
         if (!page.hasMore || page.entries.length === 0) break;
         after = page.entries[page.entries.length - 1].reference;
@@ -166,7 +198,13 @@ describe.runIf(optedIn)('payouts failover on loopback: three node processes (spe
     }
     expect(credits.size).toBe(LINES);
     expect([...credits.values()].filter((n) => n !== 1)).toEqual([]);
-    expect(failedOnRail).toBeGreaterThanOrEqual(Math.floor(LINES / 50)); // the refusals of serial 91 on the instant rail
+    // Serial 91 is refused by the instant rail: each of those payees was paid on a fallback rail, most
+    // after a refusal on the instant rail (one whose first send died with the killed node, before
+    // reaching the rail, failed over after its status query instead).
+    const serial91 = Array.from({ length: LINES }, (_, i) => i).filter((i) => i % 50 === 7).length;
+    expect(serial91Credits).toHaveLength(serial91);
+    expect(serial91Credits.filter((r) => r === 'route_multi_rail_rail_nip')).toEqual([]);
+    expect(refusedOnInstant.size).toBeGreaterThanOrEqual(Math.floor(serial91 * 0.9));
 
     // Our payouts agree: the settlement's reconciliation against each rail's statement finds nothing.
     const settlement = await call('POST', '/v1/payouts/settlements', apiKey, { instruction_id: instr.id });

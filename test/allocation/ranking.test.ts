@@ -1,0 +1,60 @@
+/**
+ * The ranking a work order opens with (dispatch rankForOpen) and the explained ranking of GET
+ * .../ranking (rankWith) agree (spec 4.7: the ranking is one thing, read two ways): the same
+ * candidates pass the same gates, with the same scores in the same order.
+ */
+import { describe, expect, it } from 'vitest';
+import { rankForOpen, rankWith, type RankingSources } from '../../actors/allocation/dispatch.ts';
+import { ACTIVE_WEIGHTS } from '../../actors/allocation/weights.ts';
+import { rng } from '../../support/rng.ts';
+
+function sources(seed: number, n: number): RankingSources {
+  const r = rng(seed);
+  const workers = Array.from({ length: n }, (_, i) => ({
+    worker_id: `w${i}`,
+    // ties of distance and of score happen: the order must still agree
+    distance_metres: r() < 0.2 ? 1000 : Math.floor(r() * 5000 * 1000) / 1000,
+    live: r() < 0.85,
+    current: r() < 0.85,
+    eligible: r() < 0.8,
+    claims: Array.from({ length: Math.floor(r() * 3) }, (_, k) => ({ code: `c${k}`, freshness: r() * 1.2 - 0.1, evidence_class: r() < 0.2 ? null : ['e1_claimed', 'e2_attested', 'e3_documented', 'e4_verified_with_issuer', 'e5_demonstrated'][Math.floor(r() * 5)]! })),
+    last: r() < 0.1 ? undefined : 1_000_000 - Math.floor(r() * 120_000),
+    settled: { completed: Math.floor(r() * 10), failed: Math.floor(r() * 3) },
+  }));
+  const by = new Map(workers.map((w) => [w.worker_id, w]));
+  return {
+    nearest: (_o, _la, _ln, _r, limit) => [...workers].sort((a, b) => a.distance_metres - b.distance_metres).slice(0, limit),
+    lastReadingAt: (_o, w) => by.get(w)!.last,
+    assignmentsOf: (_o, w) => by.get(w)!.settled,
+    gates: {
+      isLive: (_o, w) => by.get(w)!.live,
+      isCurrent: (_o, w) => by.get(w)!.current,
+      eligibility: (_o, w, occupation, claims) => {
+        if (!occupation && !claims.length) return null;
+        const x = by.get(w)!;
+        return { eligible: x.eligible, reasons: x.eligible ? [] : [{ code: 'licence_missing', detail: 'none' }], claims: x.claims };
+      },
+    },
+  };
+}
+
+describe('ranking for opening a work order (spec 4.7)', () => {
+  for (const [name, ask] of [
+    ['with an occupation (every gate)', { occupation_code: 'ng-8322', claim_codes: [] as string[] }],
+    ['with claims only', { occupation_code: null, claim_codes: ['c0', 'c1'] as string[] }],
+    ['with no credential requirement', { occupation_code: null, claim_codes: [] as string[] }],
+  ] as const) {
+    it(`the work order opens with the explained ranking's candidates, scores and order, ${name}`, () => {
+      for (let seed = 1; seed <= 25; seed++) {
+        const src = sources(seed, 260);
+        const f = { location: { latitude: 6.5, longitude: 3.4, radius_metres: 300 }, search_radius_metres: 5000, ...ask };
+        const explained = rankWith(src, 1_000_000, 'org_x', f, ACTIVE_WEIGHTS.set);
+        const lean = rankForOpen(src, 1_000_000, 'org_x', f, ACTIVE_WEIGHTS.set);
+        expect(lean.candidates).toEqual(explained.ranked.map((c) => ({ worker_id: c.worker_id, rank: c.rank, score: c.score })));
+        expect(lean.excluded).toBe(explained.excluded.length);
+        expect(lean.candidates.length).toBeGreaterThan(0);
+        expect(lean.excluded).toBeGreaterThan(0);
+      }
+    });
+  }
+});
