@@ -55,7 +55,11 @@ export class Api {
   post(path, body, idempotencyKey) { return this.call('POST', path, { body, idempotencyKey }); }
 
   async signIn(email, password) {
-    const session = await this.call('POST', '/v1/sessions', { body: { email, password }, credential: 'none' });
+    return this.enter(await this.call('POST', '/v1/sessions', { body: { email, password }, credential: 'none' }));
+  }
+
+  /** With a session in hand: who is signed in, and the console's key made from the session. */
+  async enter(session) {
     this.creds = { session: session.token, expires_at: session.expires_at };
     try {
       const me = await this.call('GET', '/v1/me', { credential: 'session' });
@@ -67,6 +71,18 @@ export class Api {
       this.creds = null;
       throw e;
     }
+  }
+
+  /** A single-use ticket that opens one WebSocket as this person (a browser cannot send a header on an upgrade). */
+  socketTicket() { return this.call('POST', '/v1/account/socket_tickets', { credential: 'session' }); }
+
+  /** Invites a person to the organisation; the answer's token (shown once) is theirs to accept with. */
+  invite(email, name, idempotencyKey) { return this.post('/v1/invitations', { email, name }, idempotencyKey); }
+
+  /** Accepts an invitation (no credential): the person is made and signed in with the session it answers. */
+  async acceptInvitation(token, password, name) {
+    const accepted = await this.call('POST', '/v1/invitations/accept', { body: name ? { token, password, name } : { token, password }, credential: 'none' });
+    return this.enter(accepted.session);
   }
 
   async signOut() {

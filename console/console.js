@@ -4,10 +4,13 @@ import { Api, MoneyFormat, esc } from '/console/api.js';
 import { SupplyMap } from '/console/supply-map.js';
 import { Queues } from '/console/queues.js';
 import { Deliveries } from '/console/deliveries.js';
+import { People } from '/console/people.js';
 
 const $ = (s) => document.querySelector(s);
 const api = new Api();
 let views;
+/** Made once: its form's listener outlives a sign-out. */
+let people;
 
 async function enter() {
   $('#sign-in-view').hidden = true;
@@ -20,6 +23,7 @@ async function enter() {
     supply: new SupplyMap(api, { mapBox: $('#map'), settings: $('#map-settings'), legend: $('#legend'), table: $('#workers tbody'), count: $('#worker-count'), live: $('[data-testid=live-status]'), workOrders: $('#work-orders') }),
     queues: new Queues(api, { flags: $('#flags'), exceptions: $('#exceptions'), runs: $('#runs') }, money),
     deliveries: new Deliveries(api, { endpoints: $('#endpoints'), deliveries: $('#deliveries') }),
+    people: (people ??= new People(api, { form: $('#invite'), list: $('#invitations') })),
   };
   views.supply.start();
   show(new URLSearchParams(location.search).get('tab') ?? 'supply');
@@ -31,6 +35,7 @@ function show(tab) {
   if (tab === 'supply') views.supply.map?.resize();
   if (tab === 'queues') views.queues.refresh();
   if (tab === 'deliveries') views.deliveries.refresh();
+  if (tab === 'people') views.people.refresh();
 }
 
 function leave(message) {
@@ -41,6 +46,8 @@ function leave(message) {
   $('#who').textContent = '';
   $('#sign-in-view').hidden = false;
   $('#sign-in [data-role=error]').textContent = message ?? '';
+  $('#accept-invitation [data-role=error]').textContent = '';
+  $('#invite [data-role=result]').textContent = '';
 }
 
 api.onExpired = () => {
@@ -61,6 +68,19 @@ $('#sign-in').addEventListener('submit', async (e) => {
     err.innerHTML = esc(x.message);
   }
 });
+$('#accept-invitation').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const f = e.currentTarget;
+  const err = f.querySelector('[data-role=error]');
+  err.textContent = '';
+  try {
+    await api.acceptInvitation(f.elements.token.value.trim(), f.elements.password.value, f.elements.name.value.trim() || undefined);
+    f.reset();
+    await enter();
+  } catch (x) {
+    err.innerHTML = esc(x.message);
+  }
+});
 $('#sign-out').addEventListener('click', async () => {
   await api.signOut();
   leave();
@@ -68,5 +88,6 @@ $('#sign-out').addEventListener('click', async () => {
 for (const b of document.querySelectorAll('nav button')) b.addEventListener('click', () => show(b.dataset.tab));
 $('[data-action=refresh-queues]').addEventListener('click', () => views.queues.refresh());
 $('[data-action=refresh-deliveries]').addEventListener('click', () => views.deliveries.refresh());
+$('[data-action=refresh-people]').addEventListener('click', () => views.people.refresh());
 
 if (api.signedIn && api.me) enter().catch((e) => leave(e.message));

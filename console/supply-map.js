@@ -1,25 +1,20 @@
 // The supply map: the organisation's workers as H3 cells over a MapLibre map, coloured by
-// availability and presence. Every figure is read from the public API:
-//   GET /v1/allocation/supply                      eligible workers near the centre, with positions
-//   GET /v1/allocation/events?starting_after=...   what changed (availability, presence, flags)
-//   GET /v1/allocation/availability/{worker_id}    a changed worker's availability, presence, supply state and cell
-//   GET /v1/allocation/work_orders?status=open     open work orders: geofence (location.radius_metres) and cascade counts
-//   GET /v1/allocation/work_orders/{id}/offers     each drawn work order's offers (worker, status, rank)
-//   GET /v1/allocation/work_orders?status=unfilled recent supply gaps with supply_gap.reason
-// Live by polling (every POLL_MS): the platform's WebSocket carries device heartbeats only and a
-// browser cannot send its credential header on an upgrade (docs/gaps.md#console).
+// availability and presence, with open work orders (geofence, cascade and offers) and supply gaps.
+// Live over the platform's WebSocket (docs/gaps.md#console): the page mints a single-use ticket
+// with the person's session (POST /v1/account/socket_tickets), opens
+// /v1/allocation/supply/stream?ticket=..., and asks with the cursor of the last batch it read;
+// the platform answers as soon as a worker, a work order or its cascade changes (a snapshot marked
+// resync first, and again whenever the page fell behind). Nothing is polled; a dropped socket is
+// reopened with a new ticket after a short wait.
 import * as maplibregl from '/console/maplibre-gl.mjs';
 import { cellToBoundary, getResolution, latLngToCell } from '/console/h3-js.es.js';
 import { esc } from '/console/api.js';
 
-export const POLL_MS = 2000;
-const REFRESH_PER_TICK = 50;
-const EVENT_PAGES_PER_TICK = 20;
-const WORK_ORDER_PROBE_MS = 30_000;
-/** Open work orders read per tick (newest first) and, of those, whose offers are read. */
-const WORK_ORDERS_PER_TICK = 100;
-const OFFERS_PER_TICK = 20;
-const GAPS_PER_TICK = 25;
+export const SUPPLY_SOCKET_PATH = '/v1/allocation/supply/stream';
+/** Waits before reopening a dropped socket (doubling, at most the last). */
+const RECONNECT_MS = [500, 1000, 2000, 5000, 10000];
+/** Supply gaps shown (newest first). */
+const GAPS_SHOWN = 25;
 /** The cascade counts of a work order's `cascade`, in the order shown. */
 export const CASCADE_COUNTS = ['offered', 'pending', 'accepted', 'declined', 'expired', 'withdrawn'];
 export const GEOFENCE = { open: { label: 'open work order: geofence', color: '#1f6fd1' }, gap: { label: 'supply gap (closed unfilled): geofence', color: '#d2363a' } };
@@ -63,17 +58,18 @@ export class SupplyMap {
     this.api = api;
     this.els = els;
     this.workers = new Map();
-    this.pending = new Set();
-    this.cursor = undefined;
     this.resolution = 9;
-    this.timer = undefined;
-    this.workOrdersCheckedAt = -Infinity;
-    this.workOrdersServed = undefined;
+    this.cursor = null;
+    this.ws = undefined;
+    this.failures = 0;
+    this.openOrders = new Map();
+    this.gapOrders = new Map();
     this.workOrders = [];
     this.gaps = [];
     this.offers = new Map();
+    this.workOrdersServed = undefined;
     this.settings = this.loadSettings();
-    this.ticks = 0;
+    this.batches = 0;
   }
 
   loadSettings() {
@@ -107,7 +103,7 @@ export class SupplyMap {
       this.map?.setStyle(this.style());
       this.map?.once('styledata', () => this.addLayers());
       this.map?.jumpTo({ center: [this.settings.longitude, this.settings.latitude] });
-      this.tick();
+      this.resubscribe();
     });
     this.els.legend.innerHTML = CATEGORIES.map((c) => `<li><span class="swatch" style="background:${c.color}"></span>${esc(c.label)}</li>`).join('')
       + Object.values(GEOFENCE).map((g) => `<li><span class="swatch ring" style="border-color:${g.color}"></span>${esc(g.label)}</li>`).join('');
@@ -133,14 +129,126 @@ export class SupplyMap {
       this.els.mapBox.dataset.mapState = 'failed';
       this.els.mapBox.textContent = `The map could not start (it needs WebGL): ${e.message}. The worker table still updates.`;
     }
-    this.tick();
+    this.connect();
   }
 
   stop() {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.stopped = true;
+    const ws = this.ws;
+    this.ws = undefined;
+    ws?.close(1000, 'signed out');
     this.map?.remove();
+  }
+
+  status(text, error = false) {
+    this.els.live.textContent = text;
+    this.els.live.classList.toggle('error', error);
+    this.els.live.dataset.state = error ? 'error' : this.ws?.readyState === 1 ? 'live' : 'connecting';
+  }
+
+  /** Opens the socket with a fresh ticket; asks from the cursor held (a snapshot when none). */
+  async connect() {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.status('Connecting to the supply feed...');
+    let token;
+    try {
+      token = (await this.api.socketTicket()).token;
+    } catch (e) {
+      return this.retry(`The supply feed could not start: ${e.message}`);
+    }
+    if (this.stopped) return;
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${SUPPLY_SOCKET_PATH}?ticket=${encodeURIComponent(token)}`;
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.failures = 0;
+      this.ask();
+    };
+    ws.onmessage = (m) => this.receive(m.data);
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      this.ws = undefined;
+      this.retry(`The supply feed closed${e.reason ? `: ${e.reason}` : ''}; reconnecting.`);
+    };
+  }
+
+  retry(text) {
+    if (this.stopped) return;
+    this.status(text, true);
+    const wait = RECONNECT_MS[Math.min(this.failures++, RECONNECT_MS.length - 1)];
+    this.timer = setTimeout(() => this.connect(), wait);
+  }
+
+  /** Asks for what changed after the cursor held (with where the map looks, for the first snapshot). */
+  ask() {
+    const { latitude, longitude, radius } = this.settings;
+    const near = this.cursor === null && Number.isFinite(latitude) && Number.isFinite(longitude) && radius >= 1 && radius <= 100000 ? { latitude, longitude, radius_metres: radius } : undefined;
+    this.ws?.send(JSON.stringify(near ? { after: this.cursor, near } : { after: this.cursor }));
+  }
+
+  /** The map moved: a fresh snapshot around it. */
+  resubscribe() {
+    this.cursor = null;
+    if (this.ws?.readyState === 1) this.ws.close(1000, 'resubscribing');
+    else this.connect();
+  }
+
+  receive(text) {
+    let b;
+    try {
+      b = JSON.parse(text);
+    } catch {
+      return this.status('The supply feed sent something unreadable.', true);
+    }
+    if (b.error) {
+      this.status(`The supply feed refused a request: ${b.error.message}`, true);
+      this.timer = setTimeout(() => this.ask(), RECONNECT_MS[RECONNECT_MS.length - 1]);
+      return;
+    }
+    this.apply(b);
+    this.cursor = b.cursor;
+    this.batches++;
+    const changed = b.workers.length + b.work_orders.length;
+    if (b.resync || changed) this.lastChange = new Date();
+    this.status(`Live: pushed over the platform's WebSocket${b.resync ? ` (snapshot: ${b.reason})` : ''}; last change ${this.lastChange ? this.lastChange.toLocaleTimeString() : 'none yet'}.${b.truncated ? ' Only the first workers of a large organisation are shown.' : ''}`);
+    this.draw();
+    this.ask();
+  }
+
+  /** A batch: a snapshot replaces what the page holds; changes replace the records they name. */
+  apply(b) {
+    if (b.resync) {
+      this.workers.clear();
+      this.openOrders.clear();
+      this.gapOrders.clear();
+    }
+    for (const r of b.workers) {
+      if (r.removed) {
+        this.workers.delete(r.worker_id);
+        continue;
+      }
+      const w = this.worker(r.worker_id);
+      Object.assign(w, r);
+      if (r.cell) {
+        w.lastCell = r.cell;
+        this.resolution = getResolution(r.cell);
+      }
+    }
+    for (const wo of b.work_orders) {
+      this.openOrders.delete(wo.id);
+      this.gapOrders.delete(wo.id);
+      if (wo.status === 'open') this.openOrders.set(wo.id, wo);
+      else if (wo.status === 'unfilled') this.gapOrders.set(wo.id, wo);
+    }
+    const newest = (a, c) => (a.created_at < c.created_at ? 1 : a.created_at > c.created_at ? -1 : 0);
+    this.workOrders = [...this.openOrders.values()].sort(newest);
+    this.gaps = [...this.gapOrders.values()].sort((a, c) => ((a.closed_at ?? '') < (c.closed_at ?? '') ? 1 : -1)).slice(0, GAPS_SHOWN);
+    for (const id of [...this.gapOrders.keys()]) if (!this.gaps.some((g) => g.id === id)) this.gapOrders.delete(id);
+    this.offers = new Map(this.workOrders.map((wo) => [wo.id, wo.offers ?? []]));
+    this.workOrdersServed = true;
   }
 
   addLayers() {
@@ -158,115 +266,6 @@ export class SupplyMap {
     this.draw();
   }
 
-  async tick() {
-    clearTimeout(this.timer);
-    try {
-      await this.readSupply();
-      await this.readEvents();
-      await this.refreshChanged();
-      await this.readWorkOrders();
-      this.ticks++;
-      this.els.live.textContent = `Live: reads the API every ${POLL_MS / 1000} s (polling; last read ${new Date().toLocaleTimeString()}).`;
-      this.els.live.classList.remove('error');
-    } catch (e) {
-      this.els.live.textContent = `Last read failed: ${e.message}`;
-      this.els.live.classList.add('error');
-    }
-    this.draw();
-    if (!this.stopped) this.timer = setTimeout(() => this.tick(), POLL_MS);
-  }
-
-  async readSupply() {
-    const { latitude, longitude, radius } = this.settings;
-    const page = await this.api.get(`/v1/allocation/supply?latitude=${latitude}&longitude=${longitude}&radius_metres=${radius}&limit=100`);
-    const seen = new Set();
-    for (const n of page.data) {
-      seen.add(n.worker_id);
-      const w = this.worker(n.worker_id);
-      w.latitude = n.latitude;
-      w.longitude = n.longitude;
-      if (w.in_map !== true || w.availability === undefined) this.pending.add(n.worker_id);
-    }
-    // a worker that left the nearest list may have left supply: read its state again
-    for (const [id, w] of this.workers) if (w.nearest && !seen.has(id)) this.pending.add(id);
-    for (const [id, w] of this.workers) w.nearest = seen.has(id);
-  }
-
-  async readEvents() {
-    for (let i = 0; i < EVENT_PAGES_PER_TICK; i++) {
-      const page = await this.api.get(`/v1/allocation/events?limit=100${this.cursor ? `&starting_after=${encodeURIComponent(this.cursor)}` : ''}`);
-      for (const ev of page.data) {
-        const id = ev.data?.worker_id;
-        if (typeof id === 'string') this.pending.add(id);
-        this.cursor = ev.id;
-      }
-      if (!page.has_more) return;
-    }
-  }
-
-  async refreshChanged() {
-    const batch = [...this.pending].slice(0, REFRESH_PER_TICK);
-    await Promise.all(batch.map(async (id) => {
-      this.pending.delete(id);
-      try {
-        const r = await this.api.get(`/v1/allocation/availability/${encodeURIComponent(id)}`);
-        const w = this.worker(id);
-        w.availability = r.availability;
-        w.on_assignment = r.on_assignment;
-        w.presence = r.presence;
-        w.in_map = r.supply?.in_map;
-        w.excluded_because = r.supply?.excluded_because ?? null;
-        if (r.supply?.cell) {
-          w.cell = r.supply.cell;
-          this.resolution = getResolution(r.supply.cell);
-        }
-      } catch (e) {
-        if (e.status !== 404) this.pending.add(id);
-      }
-    }));
-  }
-
-  /**
-   * Open work orders (geofence and cascade counts), the offers of the newest OFFERS_PER_TICK, and
-   * the newest supply gaps, every tick. A deployment without work orders (404) is asked again
-   * every WORK_ORDER_PROBE_MS only.
-   */
-  async readWorkOrders() {
-    const now = Date.now();
-    if (this.workOrdersServed === false && now - this.workOrdersCheckedAt < WORK_ORDER_PROBE_MS) return;
-    this.workOrdersCheckedAt = now;
-    let open;
-    let gaps;
-    try {
-      [open, gaps] = await Promise.all([
-        this.api.get(`/v1/allocation/work_orders?status=open&limit=${WORK_ORDERS_PER_TICK}`),
-        this.api.get(`/v1/allocation/work_orders?status=unfilled&limit=${GAPS_PER_TICK}`),
-      ]);
-    } catch (e) {
-      this.workOrders = [];
-      this.gaps = [];
-      if (e.status === 404) {
-        this.workOrdersServed = false;
-        this.workOrdersNote = 'Work orders are not served by this deployment (GET /v1/allocation/work_orders answered 404): no cascades or supply gaps to draw.';
-      } else this.workOrdersNote = `Work orders could not be read: ${e.message}`;
-      return;
-    }
-    this.workOrdersServed = true;
-    this.workOrdersNote = undefined;
-    this.workOrders = open.data;
-    this.workOrdersMore = open.has_more;
-    this.gaps = gaps.data;
-    const offers = new Map();
-    await Promise.all(open.data.slice(0, OFFERS_PER_TICK).map(async (wo) => {
-      try {
-        offers.set(wo.id, (await this.api.get(`/v1/allocation/work_orders/${encodeURIComponent(wo.id)}/offers`)).data);
-      } catch (e) {
-        offers.set(wo.id, { error: e.message });
-      }
-    }));
-    this.offers = offers;
-  }
-
   drawWorkOrders() {
     const cascadeText = (c) => CASCADE_COUNTS.map((k) => `${k} ${c?.[k] ?? 0}`).join(', ');
     const features = [
@@ -281,17 +280,11 @@ export class SupplyMap {
     this.els.mapBox.dataset.geofences = String(features.length);
     this.els.mapBox.dataset.geofenceIds = features.map((f) => f.properties.id).join(' ');
     const el = this.els.workOrders;
-    if (this.workOrdersNote) {
-      el.innerHTML = `<p class="muted">${esc(this.workOrdersNote)}</p>`;
-      return;
-    }
     if (this.workOrdersServed === undefined) return;
     const where = (wo) => `geofence ${esc(wo.location.radius_metres)} m around ${esc(wo.location.latitude.toFixed(5))}, ${esc(wo.location.longitude.toFixed(5))}`;
     const offersOf = (wo) => {
       const list = this.offers.get(wo.id);
-      if (!list) return '<p class="muted">offers: read for the newest ' + OFFERS_PER_TICK + ' open work orders only</p>';
-      if (list.error) return `<p class="error">offers could not be read: ${esc(list.error)}</p>`;
-      if (!list.length) return '<p class="muted">no offers</p>';
+      if (!list || !list.length) return '<p class="muted">no offers</p>';
       return `<table class="compact offers"><thead><tr><th>offered to</th><th>rank</th><th>status</th></tr></thead><tbody>${list.map((o) => `<tr data-offer="${esc(o.id)}" data-status="${esc(o.status)}" title="${esc(o.id)}"><td>${esc(o.worker_id)}</td><td>${esc(o.rank)}</td><td>${esc(o.status)}${o.reason ? ` <span class="muted">(${esc(o.reason)})</span>` : ''}</td></tr>`).join('')}</tbody></table>`;
     };
     const openHtml = this.workOrders.map((wo) => `
@@ -318,10 +311,11 @@ export class SupplyMap {
     return w;
   }
 
+  /** Where the worker is drawn: their cell in the map, else where they were last seen in it. */
   cellOf(w) {
-    if (w.cell && getResolution(w.cell) === this.resolution && w.in_map) return w.cell;
+    if (w.cell) return w.cell;
     if (typeof w.latitude === 'number') return latLngToCell(w.latitude, w.longitude, this.resolution);
-    return w.cell ?? null;
+    return w.lastCell ?? null;
   }
 
   draw() {

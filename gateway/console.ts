@@ -3,7 +3,8 @@
  * /console/{file} its scripts and styles and the published dist files of the libraries it uses
  * (maplibre-gl, h3-js), read from node_modules when first asked for, so there is no build step and
  * nothing to install beyond `npm ci`. No credential: the page signs a person in with POST
- * /v1/sessions and calls only the public API. Not part of the API, so not in the OpenAPI document.
+ * /v1/sessions (or POST /v1/invitations/accept) and calls only the public API, its supply map
+ * over the platform's WebSocket with a ticket minted from the session. Not part of the API, so not in the OpenAPI document.
  * Only the files named here are served (a name is never turned into a path).
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   'supply-map.js': { file: page('supply-map.js'), type: JS },
   'queues.js': { file: page('queues.js'), type: JS },
   'deliveries.js': { file: page('deliveries.js'), type: JS },
+  'people.js': { file: page('people.js'), type: JS },
   'console.css': { file: page('console.css'), type: 'text/css; charset=utf-8' },
   'maplibre-gl.mjs': { file: maplibre('maplibre-gl.mjs'), type: JS },
   'maplibre-gl-worker.mjs': { file: maplibre('maplibre-gl-worker.mjs'), type: JS },

@@ -114,6 +114,9 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
         if (m.scope !== null && !principal.scopes.has(m.scope)) {
           throw new ApiError('forbidden', `This request needs the scope ${m.scope}, which the credential does not carry.`);
         }
+        if (principal.kind === 'device' && m.def.devices !== true) {
+          throw new ApiError('forbidden', `A worker's device credential acts only for its worker's heartbeats, availability, offers and assignment steps; ${m.def.method} ${m.def.path} needs an organisation key.`);
+        }
       }
 
       const rawBody = readBody(w);

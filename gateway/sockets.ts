@@ -1,8 +1,13 @@
 /**
  * WebSocket endpoints (platform.areas[*].sockets). The upgrade is authenticated like a request
  * (same credential headers; the socket's `module:write` scope, since a device sends data on it), so
- * a refused upgrade gets the same status and error body as a refused request. Each frame gets a
- * fresh request id; an error becomes an error frame of the same shape as an error body.
+ * a refused upgrade gets the same status and error body as a refused request. A browser, which
+ * cannot set a header on an upgrade, sends instead a single-use ticket minted with a person's
+ * session as the query parameter `ticket` (docs/gaps.md#accounts): it is handed to the
+ * Authenticator under SOCKET_TICKET_FIELD, a name no request header reaches it under (the transport
+ * copies only CREDENTIAL_HEADERS), so a ticket opens an upgrade and nothing else. Neither this file
+ * nor the transport logs a URL. Each frame gets a fresh request id; an error becomes an error frame
+ * of the same shape as an error body.
  *
  * A connection's rules (SocketDef: `frames`, `limits`; docs/gaps.md#gateway), checked before a
  * frame is copied (admit) or after the area refused it (message):
@@ -16,7 +21,7 @@
  *   the badFramesPerConnection-th bad one     its error frame, then close 1008
  *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
-import { ApiError, AUTHENTICATOR, newId, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
 import type { SocketReply, SocketRoute } from './wire.ts';
 
@@ -33,6 +38,22 @@ const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_TOO_BIG = 1009;
 
 export const socketScope = (def: SocketDef) => `${def.module}:write`;
+
+/** Where the upgrade's ticket is handed to the Authenticator (actors/accounts/socket-tickets.ts: the same string). */
+export const SOCKET_TICKET_FIELD = 'service-socket-ticket';
+/** A ticket is a prefixed secret of a few dozen characters; anything far longer is not one. */
+const TICKET_MAX = 128;
+
+/** The credential of an upgrade: its headers, or its `ticket` query parameter (not both). */
+function credentialOf(req: { query: string; headers: Readonly<Record<string, string>> }): Readonly<Record<string, string>> {
+  if (!req.query.includes('ticket=')) return req.headers;
+  const tickets = new URLSearchParams(req.query).getAll('ticket');
+  if (tickets.length !== 1 || !tickets[0] || tickets[0].length > TICKET_MAX) throw new ApiError('unauthenticated', 'Send one socket ticket as ?ticket=<token> (POST /v1/account/socket_tickets).');
+  if (Object.keys(req.headers).some((h) => (CREDENTIAL_HEADERS as readonly string[]).includes(h))) {
+    throw new ApiError('unauthenticated', 'The upgrade carries a credential header and a socket ticket; send one.');
+  }
+  return { [SOCKET_TICKET_FIELD]: tickets[0] };
+}
 
 /** One connection's state: who it is, its limits, and what it has spent of them. */
 interface Session {
@@ -63,7 +84,7 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
       async authenticate(req) {
         const requestId = newId('req_');
         try {
-          const principal = await authenticator.authenticate('key', req.headers);
+          const principal = await authenticator.authenticate('key', credentialOf(req));
           const scope = socketScope(def);
           if (!principal.scopes.has(scope)) throw new ApiError('forbidden', `This socket needs the scope ${scope}, which the credential does not carry.`);
           const limits = def.limits?.(platform) ?? DEFAULT_SOCKET_LIMITS;

@@ -72,6 +72,12 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
    * id; 409 unless GET). Each becomes a documented response at the code's catalogue status.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * Set on the routes a worker's device credential may call (spec 4.7: its worker's heartbeats,
+   * availability, offers and assignment steps); the area checks the worker the request acts for.
+   * The gateway refuses a device credential on every other route with 403 forbidden.
+   */
+  devices?: boolean;
   handler: (req: RouteRequest<Static<B>, Static<Q>>) => Promise<RouteResult | unknown>;
 }
 

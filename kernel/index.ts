@@ -31,5 +31,7 @@ export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';
 export { ACTIONS, ALL_SCOPES, MODULES, isModule, moduleScope, requiredScope } from './scopes.ts';
 export type { ModuleInfo, Principal } from './scopes.ts';
+export { publicKey, realmOf, REMIT_INSTRUCTION_CHECK, signingKey, signWith, verifySigned } from './signing.ts';
+export type { PublicKeyRecord, Realm, RemitInstructionCheck, SignatureCheck, SignedEnvelope, SignedLineFinding, SigningKey } from './signing.ts';
 export { Services, serviceKey } from './services.ts';
 export type { ServiceKey } from './services.ts';

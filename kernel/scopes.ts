@@ -7,14 +7,17 @@
  */
 
 export interface Principal {
-  kind: 'api_key' | 'access_token' | 'session';
-  /** api_key_..., the token's client id, or the session's account id. */
+  /** `device`: a worker's device credential (spec 4.7), bound to one worker and scoped to what a device does. */
+  kind: 'api_key' | 'access_token' | 'session' | 'device';
+  /** api_key_..., the token's client id, the session's account id, or the device credential's id. */
   id: string;
   org: string;
   livemode: boolean;
   scopes: ReadonlySet<string>;
   /** The account behind a session. */
   account?: string;
+  /** The one worker (worker_id, a subject_ref) a device credential acts for (spec 4.7); absent otherwise. */
+  worker?: string;
 }
 
 export interface ModuleInfo {

@@ -39,12 +39,16 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   // setup: one worker record per device, then the sockets
   const base = makeDevices(o.devices, runId, o.city, random);
   let b = bar('workers', base.length);
-  await makeAvailable(o.targets, key, base.map((d) => d.workerId), metrics, () => b.increment());
+  const deviceKeys = await makeAvailable(o.targets, key, base.map((d) => d.workerId), metrics, () => b.increment());
   b.stop();
+  // A socket per device authenticates with that device's own credential; sockets shared by several
+  // devices are the organisation's relay and use its key (docs/gaps.md#allocation: a heartbeat never
+  // changes availability, so a relay may send them).
+  const ownSockets = o.sockets >= base.length;
   const sockets = Array.from({ length: o.sockets }, (_, i) => {
     const t = o.targets[i % o.targets.length];
     const url = `${t.protocol === 'https:' ? 'wss' : 'ws'}://${t.host}${HEARTBEAT_SOCKET_PATH}`;
-    return new DeviceSocket(url, key, metrics, o.encoding);
+    return new DeviceSocket(url, ownSockets ? deviceKeys.get(base[i].workerId)! : key, metrics, o.encoding);
   });
   b = bar('sockets', sockets.length);
   await pool(sockets, 50, (s) => s.connect(), () => b.increment());
@@ -54,7 +58,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   // dispatchers: a share of the workers made eligible through the identity and engagements APIs
   let dispatch: Dispatch | undefined;
   if (o.dispatchers > 0) {
-    dispatch = new Dispatch(o.targets, key, runId, metrics, random, o);
+    dispatch = new Dispatch(o.targets, key, runId, metrics, random, o, (w) => deviceKeys.get(w));
     b = bar('eligible', Math.round(base.length * o.eligibleShare));
     await dispatch.setup(base.map((d) => d.workerId), () => b.increment());
     b.stop();

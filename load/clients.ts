@@ -1,6 +1,6 @@
 /**
- * API clients of the load: the organisation's setup (registration or LOAD_API_KEY, one worker
- * record per device) and readers of lists and records at a fixed rate. Dispatchers: dispatch.ts.
+ * API clients of the load: the organisation's setup (registration or LOAD_API_KEY, one device
+ * credential and one worker record per device) and readers of lists and records at a fixed rate. Dispatchers: dispatch.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { Metrics } from './metrics.ts';
@@ -43,14 +43,29 @@ export async function pool<T>(items: readonly T[], width: number, fn: (x: T, i: 
   }));
 }
 
-/** Makes each device's worker available (PUT /v1/allocation/availability/{worker_id}). */
-export async function makeAvailable(targets: URL[], key: string, workerIds: string[], metrics: Metrics, tick: () => void): Promise<void> {
+/**
+ * Gives each device its worker's device credential (POST /v1/allocation/device_credentials, issued
+ * by the organisation) and makes the worker available with it, as the worker's own device does
+ * (PUT /v1/allocation/availability/{worker_id}; spec 4.7: an organisation key cannot). Returns
+ * each worker's device credential.
+ */
+export async function makeAvailable(targets: URL[], key: string, workerIds: string[], metrics: Metrics, tick: () => void): Promise<Map<string, string>> {
+  const devices = new Map<string, string>();
+  const run = randomBytes(6).toString('hex');
   await pool(workerIds, 64, async (w, i) => {
-    const due = performance.now();
-    const r = await call(targets[i % targets.length], 'PUT', `/v1/allocation/availability/${encodeURIComponent(w)}`, key, { availability: 'available' });
+    const target = targets[i % targets.length];
+    let due = performance.now();
+    const issued = await call(target, 'POST', '/v1/allocation/device_credentials', key, { worker_id: w, name: 'load tool device' }, `load-device-${run}-${i}`);
+    metrics.record('POST device_credentials', due, issued.status === 201 ? undefined : String(issued.body?.error?.code ?? issued.status));
+    if (issued.status !== 201) throw new Error(`device credential of ${w}: ${issued.status} ${JSON.stringify(issued.body)}`);
+    const device = issued.body.key as string;
+    devices.set(w, device);
+    due = performance.now();
+    const r = await call(target, 'PUT', `/v1/allocation/availability/${encodeURIComponent(w)}`, device, { availability: 'available' });
     metrics.record('PUT availability', due, r.status === 200 ? undefined : String(r.body?.error?.code ?? r.status));
     if (r.status !== 200) throw new Error(`availability of ${w}: ${r.status} ${JSON.stringify(r.body)}`);
   }, tick);
+  return devices;
 }
 
 /** Readers: list and record reads an API client makes, at `rate` a second over all targets. */

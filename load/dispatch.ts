@@ -6,10 +6,10 @@
  * execute, activate) with one employer of the run. During the run the dispatchers open work orders
  * (--work-order-rate a second over all of them, open loop) around eligible devices' positions,
  * follow the offers of the work orders they opened (GET .../offers) and accept each pending offer
- * as the worker would (POST /v1/allocation/offers/{id}/accept). The tool's own tally of work orders
- * filled (accepts reaching the headcount) is compared with the platform's count of work orders
- * filled (GET /v1/allocation/work_orders?status=filled, paged; the count before the run is
- * subtracted). A deployment without work orders (404) is reported and the dispatchers stand down.
+ * as the worker would, with the worker's device credential (POST /v1/allocation/offers/{id}/accept).
+ * The tool's own tally of work orders filled (accepts reaching the headcount) is compared with the
+ * platform's count of work orders filled (GET /v1/allocation/work_orders?status=filled, paged; the
+ * count before the run is subtracted). A deployment without work orders (404) is reported and the dispatchers stand down.
  */
 import { randomBytes } from 'node:crypto';
 import { call, pool, type Answer } from './clients.ts';
@@ -99,6 +99,8 @@ export class Dispatch {
     private readonly metrics: Metrics,
     private readonly random: () => number,
     private readonly o: { dispatchers: number; eligibleShare: number; workOrderRate: number },
+    /** The worker's device credential: a worker accepts their own offer with it (spec 4.7). */
+    private readonly deviceKeyOf: (workerId: string) => string | undefined = () => undefined,
   ) {
     this.outcome = { served: false, note: '', dispatchers: o.dispatchers, eligible: 0, eligibleFailed: 0, opened: 0, filled: 0, unfilled: 0, gapReasons: {}, openAtEnd: 0, offersAccepted: 0 };
     for (let i = 0; i < o.dispatchers; i++) this.followed.push([]);
@@ -108,9 +110,9 @@ export class Dispatch {
     return this.targets[i % this.targets.length];
   }
 
-  private async timed(name: string, i: number, method: string, path: string, body?: unknown, ok = [200, 201]): Promise<Answer> {
+  private async timed(name: string, i: number, method: string, path: string, body?: unknown, ok = [200, 201], key = this.key): Promise<Answer> {
     const due = performance.now();
-    const r = await call(this.target(i), method, path, this.key, body, method === 'POST' ? idem('dispatch') : undefined);
+    const r = await call(this.target(i), method, path, key, body, method === 'POST' ? idem('dispatch') : undefined);
     this.metrics.record(name, due, ok.includes(r.status) ? undefined : codeOf(r));
     return r;
   }
@@ -241,11 +243,11 @@ export class Dispatch {
     try {
       const r = await this.timed('GET work_order offers', d, 'GET', `/v1/allocation/work_orders/${w.id}/offers`);
       if (r.status !== 200) return;
-      const pending = (r.body.data as { id: string; status: string }[]).filter((o) => o.status === 'pending' && !w.offers.has(o.id));
-      // each worker accepts their offer as soon as the device sees it
+      const pending = (r.body.data as { id: string; status: string; worker_id: string }[]).filter((o) => o.status === 'pending' && !w.offers.has(o.id));
+      // each worker accepts their offer with their device's credential as soon as the device sees it
       await Promise.all(pending.map(async (o) => {
         w.offers.add(o.id);
-        const a = await this.timed('POST offers/{id}/accept', d, 'POST', `/v1/allocation/offers/${o.id}/accept`, undefined, [200, 409]);
+        const a = await this.timed('POST offers/{id}/accept', d, 'POST', `/v1/allocation/offers/${o.id}/accept`, undefined, [200, 409], this.deviceKeyOf(o.worker_id) ?? this.key);
         if (a.status === 200) {
           w.accepted++;
           this.outcome.offersAccepted++;

@@ -19,6 +19,11 @@ interface Route {
   reaction: Reaction;
 }
 
+interface Next {
+  index: number;
+  target: { id: string; payload: unknown };
+}
+
 export class ReactionDispatcher {
   private readonly byKind = new Map<string, Route[]>();
   private readonly any: Route[] = [];
@@ -65,7 +70,19 @@ export class ReactionDispatcher {
   /** Entries finished; stop() waits for the entry in hand only, and the rest is read again next time. */
   private async handle(entries: FeedEntry[]): Promise<number> {
     let done = 0;
-    while (done < entries.length && !this.stopped && (await this.dispatch(entries[done]))) done++;
+    while (done < entries.length && !this.stopped) {
+      const entry = entries[done];
+      const dot = entry.stream.indexOf('.');
+      const kind = entry.stream.slice(0, dot);
+      const routes = this.routesOf(kind);
+      if (routes.length !== 0) {
+        // Most entries give no route a target: they are passed over without a promise each.
+        const source = { kind, id: entry.stream.slice(dot + 1) };
+        const first = this.nextTarget(entry, source, routes, 0);
+        if (first !== undefined && !(await this.dispatch(entry, source, routes, first))) break;
+      }
+      done++;
+    }
     return done;
   }
 
@@ -73,12 +90,18 @@ export class ReactionDispatcher {
     return this.reader.stopping;
   }
 
-  /** False when the dispatcher stopped before every reaction to the entry was applied. */
-  private async dispatch(entry: FeedEntry): Promise<boolean> {
-    const dot = entry.stream.indexOf('.');
-    const source = { kind: entry.stream.slice(0, dot), id: entry.stream.slice(dot + 1) };
-    const routes = [...(this.byKind.get(source.kind) ?? []), ...this.any];
-    for (const { def, reaction } of routes) {
+  /** A kind's routes and then those of every kind ('*'), made once per kind rather than per entry. */
+  private readonly routesByKind = new Map<string, readonly Route[]>();
+  private routesOf(kind: string): readonly Route[] {
+    let routes = this.routesByKind.get(kind);
+    if (routes === undefined) this.routesByKind.set(kind, (routes = [...(this.byKind.get(kind) ?? []), ...this.any]));
+    return routes;
+  }
+
+  /** The first route from `from` on that has a target for the entry, with that target. */
+  private nextTarget(entry: FeedEntry, source: { kind: string; id: string }, routes: readonly Route[], from: number): Next | undefined {
+    for (let i = from; i < routes.length; i++) {
+      const { def, reaction } = routes[i];
       if (def.kind === source.kind && reaction.from === '*') continue; // a kind never reacts to itself through '*'
       if (reaction.events !== '*' && !reaction.events.includes(entry.event.type)) continue;
       let target: ReturnType<Reaction['target']>;
@@ -88,7 +111,20 @@ export class ReactionDispatcher {
         this.log(`reaction ${def.kind}.${reaction.command} could not pick a target for ${entry.event.id}`, e);
         continue;
       }
-      if (target && !(await this.deliver(def, reaction.command, target, entry))) return false;
+      if (target) return { index: i, target };
+    }
+    return undefined;
+  }
+
+  /**
+   * Delivers `next` and then each later route's target, in route order (a target is picked only
+   * after the previous delivery). False when the dispatcher stopped before every reaction to the
+   * entry was applied.
+   */
+  private async dispatch(entry: FeedEntry, source: { kind: string; id: string }, routes: readonly Route[], next: Next): Promise<boolean> {
+    for (let n: Next | undefined = next; n !== undefined; n = this.nextTarget(entry, source, routes, n.index + 1)) {
+      const { def, reaction } = routes[n.index];
+      if (!(await this.deliver(def, reaction.command, n.target, entry))) return false;
     }
     return true;
   }

@@ -138,6 +138,7 @@ export class ActorSystem {
   /** Active actors, one map per kind (no key building on the hot path). */
   private readonly cells = new Map<AnyActorDef, Map<string, Cell>>();
   private cellCount = 0;
+  private shedding = false;
   private readonly listeners = new Set<(c: Committed) => void>();
   private readonly tracked = new Set<Promise<unknown>>();
   private readonly scheduler: ReminderScheduler;
@@ -726,14 +727,24 @@ export class ActorSystem {
     if (!cell.running && !cell.queued && cell.mailbox.size === 0) this.drop(cell);
   }
 
+  /**
+   * Above maxActive, passivates idle actors (oldest first) down to 1/64 below it, one pass at a
+   * time: a pass per new actor, each copying every cell, made a full system quadratic.
+   */
   private async shed(): Promise<void> {
-    const excess = this.cellCount - this.limits.maxActive;
-    let n = 0;
-    for (const cell of [...this.allCells()]) {
-      if (n >= excess) break;
-      if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
-      n++;
-      await this.passivate(cell);
+    if (this.shedding) return;
+    this.shedding = true;
+    try {
+      const floor = this.limits.maxActive - Math.ceil(this.limits.maxActive / 64);
+      const victims: Cell[] = [];
+      for (const cell of this.allCells()) {
+        if (this.cellCount - victims.length <= floor) break;
+        if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
+        victims.push(cell);
+      }
+      for (const cell of victims) await this.passivate(cell);
+    } finally {
+      this.shedding = false;
     }
   }
 

@@ -13,13 +13,18 @@ import { ApiError, type Auth, CREDENTIAL_HEADERS, type Principal } from '../../k
 import type { KeyValueStore } from '../../stores/index.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { digest } from './secrets.ts';
+import { redeemTicket, SOCKET_TICKET_FIELD, type TicketRecord } from './socket-tickets.ts';
 
 export type Realm = 'test' | 'live';
 
 export type CredentialRecord =
   | { type: 'api_key'; digest: string; id: string; org: string; realm: Realm; scopes: string[] }
   | { type: 'access_token'; digest: string; id: string; org: string; realm: Realm; scopes: string[]; expires_at: number }
-  | { type: 'session'; digest: string; id: string; account: string; org: string; expires_at: number };
+  | { type: 'session'; digest: string; id: string; account: string; org: string; expires_at: number }
+  /** A worker's device credential (spec 4.7), issued by the allocation area through device-secrets.ts. */
+  | { type: 'device'; digest: string; id: string; org: string; realm: Realm; worker: string; scopes: string[] }
+  /** A signed-in person's single-use WebSocket ticket (socket-tickets.ts). */
+  | TicketRecord;
 
 const key = (d: string) => `cred:${d}`;
 
@@ -74,6 +79,12 @@ function principalOf(rec: CredentialRecord): Principal {
     case 'access_token':
       p = { kind: rec.type, id: rec.id, org: rec.org, livemode: rec.realm === 'live', scopes: new Set(rec.scopes) };
       break;
+    case 'device':
+      // Bound to one worker; the allocation area refuses it for any other worker (spec 4.7).
+      p = { kind: 'device', id: rec.id, org: rec.org, livemode: rec.realm === 'live', scopes: new Set(rec.scopes), worker: rec.worker };
+      break;
+    case 'socket_ticket':
+      throw unauthenticated('A socket ticket opens one WebSocket upgrade; it is not a credential for requests.');
     case 'session':
       // A signed-in person acts for the organisation on the session endpoints; scopes do not apply there.
       p = { kind: 'session', id: rec.id, org: rec.org, livemode: false, scopes: new Set(), account: rec.account };
@@ -105,7 +116,8 @@ async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialReco
 
 /**
  * Resolves the credential a route needs. 'key': an API key (Service-Api-Key or Authorization:
- * Bearer, the same credential, spec 5.1) or an access token (Bearer, spec 5.3). 'session': a
+ * Bearer, the same credential, spec 5.1), an access token (Bearer, spec 5.3) or a worker's device
+ * credential (sent the same ways; spec 4.7, docs/gaps.md#allocation). 'session': a
  * Service-Session only; an API key is refused with 401 (spec 5.4).
  */
 export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude<Auth, 'none'>, headers: Readonly<Record<string, string>>): Promise<Principal> {
@@ -117,6 +129,12 @@ export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude
     if (rec.expires_at <= now) throw unauthenticated('The session has expired; sign in again (POST /v1/sessions).');
     return principalOf(rec);
   }
+  // handed over by the gateway for a WebSocket upgrade only (socket-tickets.ts)
+  const ticket = headers[SOCKET_TICKET_FIELD];
+  if (ticket !== undefined) {
+    const rec = await lookup(kv, ticket);
+    return redeemTicket(kv, now, rec?.type === 'socket_ticket' ? rec : undefined, (d) => removeCredential(kv, d));
+  }
   const fromHeader = headers[API_KEY] || undefined;
   const fromBearer = bearer(headers);
   if (fromHeader && fromBearer && fromHeader !== fromBearer) {
@@ -125,7 +143,7 @@ export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude
   const secret = fromHeader ?? fromBearer;
   if (!secret) throw unauthenticated('No credential: send an API key in Service-Api-Key or Authorization: Bearer <key>.');
   const rec = await lookup(kv, secret);
-  if (!rec || rec.type === 'session') throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
+  if (!rec || rec.type === 'session' || rec.type === 'socket_ticket') throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
   if (rec.type === 'access_token' && rec.expires_at <= now) throw unauthenticated('The access token has expired; request a new one (POST /v1/oauth/token).');
   return principalOf(rec);
 }

@@ -3,6 +3,7 @@ import { AUTHENTICATOR, type Area } from '../../kernel/index.ts';
 import { Account } from './account.ts';
 import { ApiKey } from './api-key.ts';
 import { authenticate } from './credentials.ts';
+import { Invitation } from './invitation.ts';
 import { OAuthClient } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
 import { routes } from './routes.ts';
@@ -13,6 +14,8 @@ export { ALL_SCOPES, CREDENTIAL_HEADERS } from '../../kernel/index.ts';
 export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
 export { recordSupportAccess } from './support.ts';
 export { issueKey, revokeKey } from './keys.ts';
+/** Device credentials' secrets (spec 4.7); the allocation area issues and revokes the credentials. */
+export { storeDeviceSecret, dropDeviceSecret, DEVICE_KEY_PREFIX, type DeviceSecretFor } from './device-secrets.ts';
 /** Who is behind a credential, for maker-checker in payroll today and remittance approvals later. */
 export { personBehind } from './persons.ts';
 export { SESSION_TTL_MS } from './sessions.ts';
@@ -20,7 +23,7 @@ export { Organisation, Account, ApiKey, OAuthClient, SupportAccess };
 
 export const area: Area = {
   name: 'accounts',
-  kinds: [Organisation, Account, ApiKey, OAuthClient, SupportAccess],
+  kinds: [Organisation, Account, ApiKey, OAuthClient, SupportAccess, Invitation],
   routes,
   events: [
     {

@@ -7,7 +7,9 @@ import { grantToken } from './oauth.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { register } from './registration.ts';
 import * as S from './schemas.ts';
-import { signIn } from './sessions.ts';
+import { mintTicket, signIn } from './sessions.ts';
+import { SOCKET_TICKET_TTL_MS } from './socket-tickets.ts';
+import { acceptInvitation, INVITATION_TTL_MS, invite, listInvitations } from './invitations.ts';
 import { listSupportAccess } from './support.ts';
 
 
@@ -132,6 +134,54 @@ export const routes: RouteDef[] = [
     summary: 'Revoke an API key from a signed-in session.',
     specGap: 'Response not shown: the ApiKey.',
     handler: (req) => revokeKey(req.platform, sessionCaller(req), req.params.id),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/invitations',
+    auth: 'key',
+    module: 'iam',
+    idempotent: true,
+    body: S.InviteBody,
+    response: S.InvitationCreatedSchema,
+    summary: `Invite a person to the organisation by email; the token (shown once) lets them accept within ${INVITATION_TTL_MS / 86_400_000} days. 409 when the email already has an account.`,
+    specGap: 'Not shown: how a second person joins an organisation. See docs/gaps.md#accounts.',
+    handler: (req) => invite(req.platform, callerOf(req), req.body),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/invitations',
+    auth: 'key',
+    module: 'iam',
+    idempotent: false,
+    query: ListQuery,
+    response: S.InvitationListSchema,
+    summary: 'The organisation\'s invitations, newest first (never their tokens).',
+    specGap: 'Not shown; see docs/gaps.md#accounts.',
+    handler: (req) => listInvitations(req.platform, req.org, req.query),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/invitations/accept',
+    auth: 'none',
+    module: null,
+    idempotent: false,
+    body: S.AcceptInvitationBody,
+    response: S.InvitationAcceptanceSchema,
+    summary: 'Accept an invitation with its token and a password: the person becomes an account of the inviting organisation and is signed in (a session).',
+    specGap: 'Not shown; see docs/gaps.md#accounts. An unknown, used or expired token answers 401 like a wrong credential.',
+    errors: ['unauthenticated'],
+    handler: (req) => acceptInvitation(req.platform, req.body, req.requestId),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/account/socket_tickets',
+    auth: 'session',
+    module: null,
+    idempotent: false,
+    response: S.SocketTicketSchema,
+    summary: `A single-use ticket, valid ${SOCKET_TICKET_TTL_MS / 1000} s, that opens one WebSocket upgrade as the signed-in person (a browser cannot send a credential header on an upgrade): pass it as ?ticket= on the socket's URL.`,
+    specGap: 'Not shown: how a browser authenticates a WebSocket. See docs/gaps.md#accounts.',
+    handler: (req) => mintTicket(req.platform, principalOf(req)),
   }),
   route({
     method: 'POST',

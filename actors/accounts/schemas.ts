@@ -124,5 +124,65 @@ export const CurrencyListSchema = Type.Composite([ListEnvelopeSchema(CurrencySch
   description: `Spec 2.1: response shape not shown. ISO 4217 as published ${CURRENCY_DATA_PUBLISHED}.`,
 });
 
+export const SocketTicketSchema = Type.Object(
+  {
+    object: Type.Literal('socket_ticket'),
+    livemode: Type.Boolean(),
+    mocked: Type.Boolean(),
+    token: Type.String({ description: 'Shown once (an idempotent replay answers null); opens one WebSocket upgrade as ?ticket=<token>, then stops working.' }),
+    expires_at: Timestamp,
+  },
+  { 'x-spec-gap': true },
+);
+
+export const InviteBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254, description: 'The person to invite; not yet an account of any organisation.' }),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Their name, which they may change when they accept.' }),
+  },
+  { additionalProperties: false, 'x-spec-gap': true },
+);
+
+export const AcceptInvitationBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 512, description: 'The invitation\'s token, as the inviter passed it on.' }),
+    password: Type.String({ minLength: 1, maxLength: 1000, description: 'At least 10 characters, not common, not containing your email or names.' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false, 'x-spec-gap': true },
+);
+
+export const InvitationSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^inv_' }),
+    object: Type.Literal('invitation'),
+    livemode: Type.Boolean(),
+    mocked: Type.Boolean(),
+    email: Type.String({ format: 'email' }),
+    name: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('accepted')]),
+    invited_by: Type.Union([Type.String(), Type.Null()], { description: 'The person who invited (an account, or the OAuth client behind a token).' }),
+    expires_at: Timestamp,
+    accepted_at: Type.Union([Timestamp, Type.Null()]),
+    created_at: Timestamp,
+  },
+  { 'x-spec-gap': true },
+);
+
+export const InvitationCreatedSchema = Type.Composite([InvitationSchema, Type.Object({ token: Type.String({ description: 'Shown once (an idempotent replay answers null): the invitee accepts with it.' }) })]);
+export const InvitationListSchema = ListEnvelopeSchema(InvitationSchema);
+
+export const InvitationAcceptanceSchema = Type.Object(
+  {
+    object: Type.Literal('invitation_acceptance'),
+    livemode: Type.Boolean(),
+    mocked: Type.Boolean(),
+    organisation: OrganisationDetail,
+    account: AccountDetail,
+    session: SessionSchema,
+  },
+  { 'x-spec-gap': true },
+);
+
 export const ApiKeyListSchema = ListEnvelopeSchema(ApiKeySchema);
 export const SupportAccessListSchema = ListEnvelopeSchema(SupportAccessSchema);

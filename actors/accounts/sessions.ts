@@ -3,11 +3,12 @@
  * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps.md#accounts). Sign-in answers
  * an unknown email and a wrong password identically, after the same amount of hashing.
  */
-import { ApiError, newId, type Platform } from '../../kernel/index.ts';
+import { ApiError, newId, type Platform, type Principal } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
 import { Account, type AccountState } from './account.ts';
 import { putCredential } from './credentials.ts';
 import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';
+import { SOCKET_TICKET_PREFIX, SOCKET_TICKET_TTL_MS, type SocketTicketView } from './socket-tickets.ts';
 
 export const SESSION_TTL_MS = 12 * 3600_000;
 
@@ -42,4 +43,13 @@ export async function signIn(platform: Platform, email: string, password: string
   const ok = await verifyPassword(password, hash);
   if (!known || !state?.password || !ok) throw new ApiError('unauthenticated', 'The email or password is not correct.');
   return openSession(platform, known.account, known.org);
+}
+
+/** A single-use WebSocket ticket of the signed-in person (socket-tickets.ts; docs/gaps.md#accounts). */
+export async function mintTicket(platform: Platform, session: Principal): Promise<SocketTicketView> {
+  if (session.kind !== 'session' || !session.account) throw new ApiError('unauthenticated', 'A socket ticket is minted with a signed-in session (Service-Session).');
+  const token = newSecret(SOCKET_TICKET_PREFIX);
+  const expires = platform.clock.now() + SOCKET_TICKET_TTL_MS;
+  await putCredential(platform.stores.kv, { type: 'socket_ticket', digest: digest(token), id: session.id, account: session.account, org: session.org, expires_at: expires }, SOCKET_TICKET_TTL_MS);
+  return { object: 'socket_ticket', livemode: false, mocked: false, token, expires_at: iso(expires) };
 }

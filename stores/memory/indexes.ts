@@ -21,14 +21,22 @@ class BlockedList {
   }
 
   insert(c: string): void {
-    if (this.blocks.length === 0) {
-      this.blocks.push([c]);
+    const blocks = this.blocks;
+    if (blocks.length === 0) {
+      blocks.push([c]);
       return;
     }
-    const b = Math.min(this.blockFor(c), this.blocks.length - 1);
-    const block = this.blocks[b];
+    // Most lists are kept by time or sequence, so a new member usually goes last: one comparison.
+    const lastBlock = blocks[blocks.length - 1];
+    if (lastBlock[lastBlock.length - 1] < c) {
+      if (lastBlock.length < this.blockSize) lastBlock.push(c);
+      else blocks.push([c]);
+      return;
+    }
+    const b = Math.min(this.blockFor(c), blocks.length - 1);
+    const block = blocks[b];
     block.splice(search(block, c), 0, c);
-    if (block.length > this.blockSize) this.blocks.splice(b + 1, 0, block.splice(block.length >> 1));
+    if (block.length > this.blockSize) blocks.splice(b + 1, 0, block.splice(block.length >> 1));
   }
 
   delete(c: string): void {
@@ -95,14 +103,14 @@ export class MemoryIndexes implements IndexStore {
         if (op.op === 'remove') continue;
         this.lists.set(op.list, (l = new BlockedList(this.blockSize)));
       }
+      const c = op.op === 'put' ? composite(op.sortKey, op.id) : undefined;
       const prev = l.byId.get(op.id);
       if (prev !== undefined) {
-        if (op.op === 'put' && prev === composite(op.sortKey, op.id)) continue;
+        if (prev === c) continue;
         l.delete(prev);
         l.byId.delete(op.id);
       }
-      if (op.op === 'put') {
-        const c = composite(op.sortKey, op.id);
+      if (c !== undefined) {
         l.insert(c);
         l.byId.set(op.id, c);
       } else if (l.size === 0) this.lists.delete(op.list);

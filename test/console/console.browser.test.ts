@@ -1,9 +1,11 @@
 /**
  * The operator console in headless Chromium (DESIGN "operator console"; docs/gaps.md#console):
  * a person signs in with a session, sees workers appear on the supply map while a simulated device
- * sends heartbeats over the platform's WebSocket, adjudicates an integrity flag, and approves a
- * payroll run as a second person after the preparer was refused; deliveries are replayed. Every
- * action is the page's own call of the public API; the test checks the API's records afterwards.
+ * sends heartbeats over the platform's WebSocket (the page follows by the supply feed's push over
+ * its own WebSocket, never polling), adjudicates an integrity flag, invites a second person who
+ * joins with the invitation's token and approves a payroll run after the preparer was refused;
+ * deliveries are replayed. Every action is the page's own call of the public API; the test checks
+ * the API's records afterwards.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,14 +13,11 @@ import { join } from 'node:path';
 import { latLngToCell } from 'h3-js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../actors/accounts/account.ts';
-import { hashPassword } from '../../actors/accounts/secrets.ts';
-import { emailKey } from '../../actors/accounts/sessions.ts';
 import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
-import { newId } from '../../kernel/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { connect, type TestSocket } from '../../support/ws.ts';
 import { dispatchKit, type Point } from '../allocation/dispatch-support.ts';
+import { deviceKey, makeAvailable, setAvailability } from '../allocation/support.ts';
 import { calculatedRun, importPayees, post } from '../payroll/support.ts';
 import { haveChromium, launch, mustHaveChromium, OUTPUT } from './browser.ts';
 
@@ -30,7 +29,8 @@ let h: Harness;
 let browser: Browser;
 let page: Page;
 let receiver: Server;
-let device: TestSocket;
+/** Each worker's device: a heartbeat socket opened with the worker's own device credential (spec 4.7). */
+const devices = new Map<string, TestSocket>();
 let kit: ReturnType<typeof dispatchKit>;
 let ik = 0;
 const idem = () => `ik-console-${process.pid}-${++ik}`;
@@ -48,16 +48,28 @@ function reading(at: number, latitude: number, longitude: number, over: Record<s
   };
 }
 
-/** One heartbeat batch over the device socket; the receipt frame back. */
+/** One heartbeat batch over the worker's device socket; the receipt frame back. */
 async function beat(worker: string, readings: unknown[]) {
+  let device = devices.get(worker);
+  if (!device) devices.set(worker, (device = await connect(`http://127.0.0.1:${h.port}${HEARTBEAT_SOCKET_PATH}`, { 'service-api-key': await deviceKey(h, worker) })));
   device.send(JSON.stringify({ worker_id: worker, readings }));
   return JSON.parse((await device.next()).text);
 }
 
+/** The worker makes themself available with their device credential (spec 4.7). */
 async function available(worker: string) {
-  const r = await h.request('PUT', `/v1/allocation/availability/${worker}`, { body: { availability: 'available' } });
-  expect(r.status, r.text).toBe(200);
+  await makeAvailable(h, worker);
   await h.clock.advance(1000); // readings after the worker became available
+}
+
+/** The page's calls of the platform's HTTP API under /v1/allocation (the supply map must make none: it is pushed). */
+function allocationReads(): string[] {
+  const seen: string[] = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/v1/allocation/')) seen.push(`${r.method()} ${u.pathname}`);
+  });
+  return seen;
 }
 
 async function signIn(email: string, password: string) {
@@ -73,12 +85,6 @@ async function signOut() {
   await page.waitForSelector('#sign-in-view:not([hidden])', { timeout: WAIT });
 }
 
-/** A second person of the harness organisation. No public endpoint adds one (docs/gaps.md#console), so the test makes the account as registration does. */
-async function secondPerson(email: string, password: string) {
-  const account = newId(Account.prefix);
-  await h.platform.system.ask(Account, account, 'register', { email, name: 'Bisi Checker', password: await hashPassword(password) }, { org: h.org, requestId: newId('req_'), principal: account });
-  await h.platform.stores.kv.set(emailKey(email), { account, org: h.org });
-}
 
 describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
@@ -88,13 +94,12 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (e) => console.error('[console page error]', e.message));
     page.on('console', (m) => m.type() === 'error' && console.error('[console page]', m.text()));
-    device = await connect(`http://127.0.0.1:${h.port}${HEARTBEAT_SOCKET_PATH}`, { 'service-api-key': h.key });
     receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   }, 60_000);
 
   afterAll(async () => {
-    device?.close();
+    for (const d of devices.values()) d.close();
     await browser?.close();
     if (receiver) await new Promise((r) => receiver.close(r));
     await h?.close();
@@ -129,8 +134,10 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await available(moving);
     await available(resting);
     await page.waitForSelector('#map[data-map-state=ready]', { timeout: WAIT });
+    await page.waitForSelector('[data-testid=live-status][data-state=live]', { timeout: WAIT });
     const loads: string[] = [];
     page.on('load', () => loads.push(page.url()));
+    const reads = allocationReads();
 
     const r1 = await beat(moving, [reading(h.clock.now() - 500, LAGOS.latitude, LAGOS.longitude)]);
     expect(r1.accepted_count, JSON.stringify(r1)).toBe(1);
@@ -149,15 +156,18 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await expect.poll(() => page.textContent(`tr[data-worker="${moving}"]`), { timeout: WAIT }).toContain(second);
 
     // the other worker goes unavailable: its colour changes
-    const off = await h.request('PUT', `/v1/allocation/availability/${resting}`, { body: { availability: 'unavailable' } });
+    const off = await setAvailability(h, resting, 'unavailable');
     expect(off.status, off.text).toBe(200);
     await page.waitForSelector(`tr[data-worker="${resting}"][data-category=unavailable]`, { timeout: WAIT });
     expect(loads).toEqual([]);
+    // every change reached the page over its WebSocket: it read nothing of allocation over HTTP
+    expect(reads).toEqual([]);
+    expect(await page.textContent('[data-testid=live-status]')).toContain('WebSocket');
     expect(await page.textContent('[data-testid=work-orders]')).toMatch(/work order/i);
     await page.screenshot({ path: join(OUTPUT, 'supply-map.png') });
   });
 
-  it('supply map: an open work order appears with its geofence and cascade state (counts and offers), a supply gap with its reason, updated by polling', async () => {
+  it('supply map: an open work order appears with its geofence and cascade state (counts and offers), a supply gap with its reason, pushed over the WebSocket', async () => {
     // eligible workers (live passport, current engagement) near a point inside the map's view
     const P: Point = { latitude: 6.56, longitude: 3.36 };
     const a = await kit.worker(P, 200);
@@ -176,6 +186,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     expect(gap).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'no_eligible_supply' } });
 
     await page.click('nav button[data-tab=supply]');
+    const reads = allocationReads();
     const card = `[data-work-order="${wo.id}"]`;
     await page.waitForSelector(card, { timeout: WAIT });
     expect(await page.getAttribute(card, 'data-geofence-radius')).toBe('800');
@@ -197,6 +208,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     expect((await kit.post(`/v1/allocation/offers/${offers[0]!.id}/decline`)).status).toBe(200);
     await page.waitForSelector(`[data-supply-gap="${wo.id}"][data-reason=every_offer_declined_or_expired]`, { timeout: WAIT });
     await expect.poll(() => page.locator(card).count(), { timeout: WAIT }).toBe(0);
+    expect(reads).toEqual([]);
   });
 
   it('queues: an open integrity flag is adjudicated from the page (outcome, reason, accepted signals); an empty reason is refused with the API\'s message', async () => {
@@ -279,7 +291,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await expect.poll(() => page.locator(card).count(), { timeout: WAIT }).toBe(0);
   });
 
-  it('queues: the preparer\'s approval of a run above the maker-checker threshold is refused with the API\'s message; a second person signed in approves it', async () => {
+  it('queues: the preparer\'s approval of a run above the maker-checker threshold is refused with the API\'s message; a second person the preparer invites from the console joins with the token and approves it', async () => {
     await importPayees(h, h.key, [{ payee_ref: 'emp-c1', monthly_basic: 40_000_000, monthly_housing: 10_000_000, monthly_transport: 5_000_000, monthly_other_allowances: 0, state_of_residence: 'NG-LA', nhf_contributing: true }], { headcount: 12, turnover_50m_or_more: false, maker_checker_threshold: 100 });
     const prepared = await calculatedRun(h, h.key, '2026-03');
     expect((await post(h, h.key, `/v1/payroll/runs/${prepared.id}/submit`)).status).toBe(200);
@@ -293,10 +305,25 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toMatch(/maker-checker/);
     expect((await h.request('GET', `/v1/payroll/runs/${prepared.id}`)).body.status).toBe('pending_approval');
 
-    await signOut();
+    // the preparer invites a second person (POST /v1/invitations) and passes on the token shown once
     const checker = { email: `checker.${process.pid}@example.ng`, password: 'amber-lagoon-42-ferry' };
-    await secondPerson(checker.email, checker.password);
-    await signIn(checker.email, checker.password);
+    await page.click('nav button[data-tab=people]');
+    await page.fill('#invite input[name=email]', checker.email);
+    await page.fill('#invite input[name=name]', 'Bisi Checker');
+    await page.click('#invite button[type=submit]');
+    const token = (await (await page.waitForSelector('#invite [data-role=token]', { timeout: WAIT })).textContent())!;
+    expect(token).toMatch(/^invt_/);
+    await page.waitForSelector('#invitations tr[data-status=pending]', { timeout: WAIT });
+    await page.screenshot({ path: join(OUTPUT, 'people-invited.png') });
+    await signOut();
+    // the checker joins from the sign-in page with the token and a password of their own
+    await page.fill('#accept-invitation input[name=token]', token);
+    await page.fill('#accept-invitation input[name=password]', checker.password);
+    await page.click('#accept-invitation button[type=submit]');
+    await page.waitForSelector('#app:not([hidden])', { timeout: WAIT });
+    expect(await page.textContent('[data-testid=who]')).toContain(checker.email);
+    const invitations = (await h.request('GET', '/v1/invitations')).body.data;
+    expect(invitations.find((i: { email: string }) => i.email === checker.email)).toMatchObject({ status: 'accepted' });
     await page.click('nav button[data-tab=queues]');
     await page.waitForSelector(card, { timeout: WAIT });
     await page.click(`${card} button[type=submit]`);
