@@ -9,6 +9,7 @@ import { area as identity } from './identity/index.ts';
 import { area as ledger } from './ledger/index.ts';
 import { area as payroll } from './payroll/index.ts';
 import { area as payouts } from './payouts/index.ts';
+import { area as remittance } from './remittance/index.ts';
 import { area as sourcing } from './sourcing/index.ts';
 
 export const areas: Area[] = [
@@ -21,5 +22,6 @@ export const areas: Area[] = [
   ledger,
   payroll,
   payouts,
+  remittance,
   sourcing,
 ];

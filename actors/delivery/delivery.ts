@@ -23,7 +23,7 @@
  * retrying    replay          -                                           409 conflict
  * otherwise   create, attempt, record_attempt, attempt_lost, abandon      (stale or repeated)     unchanged
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { assertNever, attemptTimers, conflict } from '../../kernel/index.ts';
 
 /** Spec 6.3, 8: the retries, in seconds after the failure they follow. */
@@ -94,6 +94,19 @@ function settle(state: DeliveryState, outcome: AttemptOutcome, now: number): Del
 }
 
 export const endpointList = (endpointId: string) => `endpoint:${endpointId}`;
+
+/**
+ * Deliveries the event feed's own create already applied on this node (feed.ts; an ask is
+ * answered only after its commit): the reaction to endpoint.delivery_assigned, the durable
+ * hand-over for an asker that stopped before creating, has nothing left to do for them and sends
+ * no second ask. Only an applied create is remembered, and only here: one that did not complete on
+ * this node (it failed, the node restarted, another node reads the feed) is still made by the
+ * reaction.
+ */
+const createdHere = new BoundedMap<string, true>(65_536);
+export function markCreatedHere(deliveryId: string): void {
+  createdHere.set(deliveryId, true);
+}
 const seqKey = (n: number) => n.toString().padStart(15, '0');
 
 export const WebhookDelivery = defineActor({
@@ -170,6 +183,7 @@ export const WebhookDelivery = defineActor({
       command: 'create',
       target: (e) => {
         const d = e.data as { delivery_id: string; seed: DeliverySeed };
+        if (createdHere.delete(d.delivery_id)) return undefined; // applied already (see createdHere)
         return { id: d.delivery_id, payload: d.seed };
       },
     },

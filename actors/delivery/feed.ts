@@ -19,7 +19,7 @@ import { isModule, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
-import { WebhookDelivery } from './delivery.ts';
+import { markCreatedHere, WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
@@ -164,7 +164,7 @@ export class EventFeed {
           cmd ??= { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body: JSON.stringify(env), position: p.position };
           enqueued.push(later(system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts).then((a) => {
             const assigned = a as Assignment | null;
-            return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, quiet) : undefined;
+            return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, quiet).then(() => markCreatedHere(assigned.delivery_id)) : undefined;
           })));
         }
       }

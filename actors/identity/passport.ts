@@ -27,7 +27,7 @@
  * Every passport event carries subject_ref and `live` after it, so a read model can follow the
  * journal feed without the state (gate.ts).
  */
-import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
+import { BoundedMap, defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';
 import { PASSPORT_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, levelRank, policyVersion } from './policy.ts';
@@ -90,6 +90,20 @@ export interface IssuePassport {
 export const RECENT_VERIFICATIONS = 20;
 
 export const isLive = (s: PassportState): boolean => s.issued && s.holds.length === 0;
+
+/**
+ * Verifications whose passport issue the service's own ask already applied on this node
+ * (service.ts issuePassport): the ask is answered only after its commit, so the reaction to
+ * verification.resolved, the safety net for a node that stopped before asking, has nothing left to
+ * do for them and sends no second ask. Only an applied issue is remembered, and only here: a
+ * verification whose issue did not complete on this node (it failed, the node restarted, another
+ * node reads the feed) is still issued by the reaction.
+ */
+const issuedHere = new BoundedMap<string, true>(65_536);
+const issuedKey = (org: string, verificationId: string) => `${org}\u0000${verificationId}`;
+export function markIssuedHere(org: string, verificationId: string): void {
+  issuedHere.set(issuedKey(org, verificationId), true);
+}
 
 function gate(s: PassportState, liveAfter: boolean): Gate {
   return { subject_ref: s.subject_ref, passport_id: s.id, live: liveAfter };
@@ -222,6 +236,7 @@ export const Passport = defineActor({
       events: ['verification.resolved'],
       command: 'issue',
       target(e, src) {
+        if (issuedHere.delete(issuedKey(e.org, src.id))) return undefined; // applied already (see issuedHere)
         const d = e.data as { subject_ref: string; passport_id: string; assurance_reached: AssuranceLevel; consent_token_id: string | null; livemode: boolean; mocked: boolean };
         return { id: d.passport_id, payload: { subject_ref: d.subject_ref, verification_id: src.id, assurance: d.assurance_reached, consent_token_id: d.consent_token_id, livemode: d.livemode, mocked: d.mocked } satisfies IssuePassport };
       },

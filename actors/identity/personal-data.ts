@@ -10,7 +10,7 @@
  * titles and diacritics removed (reference 1.5: order varies, middle names go missing), so a name
  * is never kept in clear either.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import type { IdentityPolicy } from './policy.ts';
 
 export const NIN = /^\d{11}$/;
@@ -34,9 +34,17 @@ export function mask(value: string, keep = 4): string {
   return `${'*'.repeat(Math.max(0, value.length - keep))}${tail}`;
 }
 
+/** Each pack's honorifics as a set, made once per pack (a pack never changes). */
+const honorifics = new WeakMap<IdentityPolicy, ReadonlySet<string>>();
+function titlesOf(pack: IdentityPolicy): ReadonlySet<string> {
+  let t = honorifics.get(pack);
+  if (t === undefined) honorifics.set(pack, (t = new Set(pack.matching.honorifics)));
+  return t;
+}
+
 /** Case-folded name tokens without diacritics and honorifics (reference 1.5). */
 export function nameTokens(fullName: string, pack: IdentityPolicy): string[] {
-  const titles = new Set(pack.matching.honorifics);
+  const titles = titlesOf(pack);
   return [
     ...new Set(
       fullName
@@ -69,7 +77,12 @@ export function compareNames(claimed: readonly string[], record: readonly string
 
 /** Keyed digests under one key per platform (kept in the key-value store, or IDENTITY_DIGEST_KEY). */
 export class Digester {
-  constructor(private readonly key: Buffer) {}
+  /** Imported once: an HMAC keyed with raw bytes imports them again on every digest. */
+  private readonly key: KeyObject;
+
+  constructor(key: Buffer) {
+    this.key = createSecretKey(key);
+  }
 
   static generateKey(): string {
     return randomBytes(32).toString('base64');

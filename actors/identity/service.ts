@@ -11,7 +11,7 @@ import type { SourceResult } from './evidence.ts';
 import { PassportGate } from './gate.ts';
 import { passportIdOf } from './ids.ts';
 import { candidateIdOf, MergeCandidate } from './merge-candidate.ts';
-import { Passport } from './passport.ts';
+import { markIssuedHere, Passport } from './passport.ts';
 import type { CheckKind } from './policy.ts';
 import { type IdentitySource, sandboxSources } from './providers/index.ts';
 import { Vault } from './vault.ts';
@@ -72,6 +72,7 @@ export class IdentityService {
       { subject_ref: s.subject_ref, verification_id: s.id, assurance: s.assurance_reached, consent_token_id: s.consent_token_id, livemode: s.livemode, mocked: s.mocked },
       { ...caller, dedupeId: `issue:${s.id}` },
     );
+    markIssuedHere(s.org, s.id);
     // A blocklisting that landed while the sources were being asked still holds the new passport.
     const pid = passportIdOf(s.org, s.subject_ref);
     const active = await this.platform.system.listIds(BlocklistEntry, s.org, `active_subject:${pid}`, { limit: 100, order: 'asc' });

@@ -44,53 +44,57 @@ export interface Plan {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** planChecks' helpers, at module level: a closure made per request is named by tsx each time. */
+function refuse(bad: ValidationEntry[], field: string, code: string, detail: string): void {
+  bad.push({ index: 1, severity: 'error', code, detail, field });
+}
+
+function ask(sources: readonly IdentitySource[], queries: Plan['queries'], checks: Set<CheckKind>, check: CheckKind, identifier: string, kept: boolean): void {
+  const source = sources.find((s) => s.check === check);
+  if (!source) throw new ApiError('unavailable', `No ${check} source is configured.`);
+  queries.push({ source, check, identifier, kept });
+  checks.add(check);
+}
+
 /** Format checks (reference 1.1: 11 digits, no checksum; vNIN 2+12+2; phones to E.164). Throws 400 naming every bad field. */
 export function planChecks(req: VerificationRequest, sources: readonly IdentitySource[], now: number): Plan {
   const c = req.claims ?? {};
   const bad: ValidationEntry[] = [];
-  const refuse = (field: string, code: string, detail: string) => bad.push({ index: 1, severity: 'error', code, detail, field });
   let target: AssuranceLevel | undefined;
   if (req.target_assurance !== undefined) {
-    if (NOT_DELIVERED[req.target_assurance]) refuse('/target_assurance', 'assurance_not_delivered', NOT_DELIVERED[req.target_assurance]!);
-    else if (!DELIVERED_LEVELS.includes(req.target_assurance as AssuranceLevel)) refuse('/target_assurance', 'invalid_enum', 'target_assurance must be one of dal_0, dal_1, dal_2 (dal_3 and dal_4 are not delivered).');
+    if (NOT_DELIVERED[req.target_assurance]) refuse(bad, '/target_assurance', 'assurance_not_delivered', NOT_DELIVERED[req.target_assurance]!);
+    else if (!DELIVERED_LEVELS.includes(req.target_assurance as AssuranceLevel)) refuse(bad, '/target_assurance', 'invalid_enum', 'target_assurance must be one of dal_0, dal_1, dal_2 (dal_3 and dal_4 are not delivered).');
     else target = req.target_assurance as AssuranceLevel;
   }
   const queries: Plan['queries'] = [];
   const checks = new Set<CheckKind>();
-  const sourceFor = (check: CheckKind) => sources.find((s) => s.check === check);
-  const ask = (check: CheckKind, identifier: string, kept: boolean) => {
-    const source = sourceFor(check);
-    if (!source) throw new ApiError('unavailable', `No ${check} source is configured.`);
-    queries.push({ source, check, identifier, kept });
-    checks.add(check);
-  };
   if (c.government_identifier !== undefined) {
     const v = String(c.government_identifier).trim();
-    if (NIN.test(v)) ask('government_identifier', v, true);
-    else if (VNIN.test(v)) ask('government_identifier', v.toUpperCase(), false);
-    else refuse('/claims/government_identifier', 'invalid_format', 'government_identifier must be an 11-digit NIN or a 16-character vNIN (2 letters, 12 digits, 2 letters).');
+    if (NIN.test(v)) ask(sources, queries, checks, 'government_identifier', v, true);
+    else if (VNIN.test(v)) ask(sources, queries, checks, 'government_identifier', v.toUpperCase(), false);
+    else refuse(bad, '/claims/government_identifier', 'invalid_format', 'government_identifier must be an 11-digit NIN or a 16-character vNIN (2 letters, 12 digits, 2 letters).');
   }
   if (c.bank_identifier !== undefined) {
     const v = String(c.bank_identifier).trim();
-    if (BVN.test(v)) ask('bank_identifier', v, true);
-    else refuse('/claims/bank_identifier', 'invalid_format', 'bank_identifier must be an 11-digit BVN.');
+    if (BVN.test(v)) ask(sources, queries, checks, 'bank_identifier', v, true);
+    else refuse(bad, '/claims/bank_identifier', 'invalid_format', 'bank_identifier must be an 11-digit BVN.');
   }
   if (c.phone !== undefined) {
     const v = normalisePhone(String(c.phone));
-    if (v) ask('contactability', v, true);
-    else refuse('/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.');
+    if (v) ask(sources, queries, checks, 'contactability', v, true);
+    else refuse(bad, '/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.');
   }
   if (c.date_of_birth !== undefined) {
     const d = String(c.date_of_birth);
     const t = Date.parse(`${d}T00:00:00Z`);
-    if (!DATE.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) refuse('/claims/date_of_birth', 'invalid_date', 'date_of_birth must be a date, YYYY-MM-DD.');
-    else if (t > now) refuse('/claims/date_of_birth', 'in_the_future', 'date_of_birth cannot be in the future.');
+    if (!DATE.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) refuse(bad, '/claims/date_of_birth', 'invalid_date', 'date_of_birth must be a date, YYYY-MM-DD.');
+    else if (t > now) refuse(bad, '/claims/date_of_birth', 'in_the_future', 'date_of_birth cannot be in the future.');
   }
-  if (c.full_name !== undefined && nameTokens(String(c.full_name), ACTIVE_POLICY.pack).length === 0) refuse('/claims/full_name', 'invalid_format', 'full_name must hold at least one name.');
+  if (c.full_name !== undefined && nameTokens(String(c.full_name), ACTIVE_POLICY.pack).length === 0) refuse(bad, '/claims/full_name', 'invalid_format', 'full_name must hold at least one name.');
   const matchable = checks.has('government_identifier') || checks.has('bank_identifier');
   if (matchable && c.full_name !== undefined) checks.add('name_match');
   if (matchable && c.date_of_birth !== undefined) checks.add('date_of_birth_match');
-  if (!bad.length && queries.length === 0) refuse('/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.');
+  if (!bad.length && queries.length === 0) refuse(bad, '/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.');
   if (bad.length) throw validationError(bad, 1);
   return { checks: [...checks], queries, target };
 }
@@ -139,12 +143,25 @@ export interface ClaimMatcher {
 }
 
 export function clearMatcher(claims: Claims): ClaimMatcher {
-  const pack = ACTIVE_POLICY.pack;
-  const claimed = claims.full_name ? nameTokens(claims.full_name, pack) : null;
-  return {
-    name: (n) => (claimed ? compareNames(claimed, nameTokens(n, pack), pack) : null),
-    dateOfBirth: (d) => (claims.date_of_birth ? d === claims.date_of_birth : null),
-  };
+  return new ClearMatcher(claims);
+}
+
+/** A class rather than an object of closures: made once per verification, its methods shared. */
+class ClearMatcher implements ClaimMatcher {
+  private readonly claimed: string[] | null;
+
+  constructor(private readonly claims: Claims) {
+    this.claimed = claims.full_name ? nameTokens(claims.full_name, ACTIVE_POLICY.pack) : null;
+  }
+
+  name(n: string): NameMatch | null {
+    const pack = ACTIVE_POLICY.pack;
+    return this.claimed ? compareNames(this.claimed, nameTokens(n, pack), pack) : null;
+  }
+
+  dateOfBirth(d: string): boolean | null {
+    return this.claims.date_of_birth ? d === this.claims.date_of_birth : null;
+  }
 }
 
 export function digestMatcher(claims: VaultEntry['claims'], digests: Digester): ClaimMatcher {
@@ -155,30 +172,42 @@ export function digestMatcher(claims: VaultEntry['claims'], digests: Digester): 
   };
 }
 
+/** One result of a source's answer (a module function: a closure per request is named by tsx each time). */
+function result(source: string, check: CheckKind, status: SourceResult['status'], finding: string, now: number, reference: string | null = null, readyAt: number | null = null, answeredAt: number | null = now): SourceResult {
+  return { reference, ready_at: readyAt, answered_at: answeredAt, source, check, status, finding };
+}
+
+const MATCH_CHECKS = ['name_match', 'date_of_birth_match'] as const;
+
 /** The results one answer gives: the source's own check, and name and date-of-birth matches it allows. */
 export function resultsOf(source: IdentitySource, check: CheckKind, answer: SourceAnswer, wanted: readonly CheckKind[], match: ClaimMatcher, now: number): SourceResult[] {
-  const base = { reference: null, ready_at: null, answered_at: now };
-  const dependents = check === 'contactability' ? [] : (['name_match', 'date_of_birth_match'] as const).filter((c) => wanted.includes(c));
-  const all = (status: SourceResult['status'], finding: string, extra: Partial<SourceResult> = {}): SourceResult[] =>
-    [check, ...dependents].map((c) => ({ ...base, source: source.id, check: c, status, finding, ...extra }));
+  const dependents: CheckKind[] = [];
+  if (check !== 'contactability') for (const c of MATCH_CHECKS) if (wanted.includes(c)) dependents.push(c);
+  const out: SourceResult[] = [];
   switch (answer.status) {
     case 'silent':
-      return all('silent', 'silent', { answered_at: null });
+      out.push(result(source.id, check, 'silent', 'silent', now, null, null, null));
+      for (const c of dependents) out.push(result(source.id, c, 'silent', 'silent', now, null, null, null));
+      return out;
     case 'deferred':
-      return all('deferred', 'awaiting_answer', { reference: answer.reference, ready_at: answer.ready_at, answered_at: null });
+      out.push(result(source.id, check, 'deferred', 'awaiting_answer', now, answer.reference, answer.ready_at, null));
+      for (const c of dependents) out.push(result(source.id, c, 'deferred', 'awaiting_answer', now, answer.reference, answer.ready_at, null));
+      return out;
     case 'not_found':
-      return [{ ...base, source: source.id, check, status: 'failed', finding: check === 'contactability' ? 'unreachable' : 'not_found' }, ...dependents.map((c) => ({ ...base, source: source.id, check: c, status: 'failed' as const, finding: 'no_record' }))];
+      out.push(result(source.id, check, 'failed', check === 'contactability' ? 'unreachable' : 'not_found', now));
+      for (const c of dependents) out.push(result(source.id, c, 'failed', 'no_record', now));
+      return out;
     case 'found': {
-      const out: SourceResult[] = [{ ...base, source: source.id, check, status: 'passed', finding: check === 'contactability' ? 'reachable' : 'found' }];
+      out.push(result(source.id, check, 'passed', check === 'contactability' ? 'reachable' : 'found', now));
       const by = answer.fields ? source.id : 'identity_match';
       for (const c of dependents) {
         if (c === 'name_match') {
           const m = answer.fields ? answer.fields.name : answer.record ? match.name(answer.record.full_name) : null;
           const pass = m === 'exact' || m === 'match';
-          out.push({ ...base, source: by, check: c, status: pass ? 'passed' : 'failed', finding: pass ? (m as string) : m === null ? 'no_record' : `name_${m}` });
+          out.push(result(by, c, pass ? 'passed' : 'failed', pass ? (m as string) : m === null ? 'no_record' : `name_${m}`, now));
         } else {
           const dob = answer.fields ? answer.fields.date_of_birth : answer.record?.date_of_birth ? match.dateOfBirth(answer.record.date_of_birth) : null;
-          out.push({ ...base, source: by, check: c, status: dob ? 'passed' : 'failed', finding: dob ? 'match' : dob === null ? 'no_record' : 'date_of_birth_mismatch' });
+          out.push(result(by, c, dob ? 'passed' : 'failed', dob ? 'match' : dob === null ? 'no_record' : 'date_of_birth_mismatch', now));
         }
       }
       return out;

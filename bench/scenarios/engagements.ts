@@ -17,132 +17,21 @@
  * processes on a shared machine do not move; each round's ratios are printed as the round ends.
  * BENCH_CPU_PROF=<dir> writes a .cpuprofile of the server over each round's execution run.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { Agent, request } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadPinning, runLoad, type LoadSpec, type Req } from '../http-load.ts';
+import { profiled, timedCpu } from '../profile.ts';
+import { apiCaller } from '../api-call.ts';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
 
-const SELF = fileURLToPath(import.meta.url);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const EXECUTIONS_PER_ROUND = Number(process.env.BENCH_EXECUTIONS ?? 1500);
 
-interface Req {
-  method: 'GET' | 'POST';
-  path: string;
-  body?: string;
-  uniqueKey?: boolean;
-}
-interface LoadSpec {
-  port: number;
-  key: string;
-  /** A fixed list to send once each (executions), or one request repeated for `seconds`. */
-  list?: Req[];
-  repeat?: Req;
-  seconds: number;
-  connections: number;
-}
-interface LoadResult {
-  requests: number;
-  seconds: number;
-  rps: number;
-  non2xx: number;
-  sample: string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load generator (child process)
-
-async function load(spec: LoadSpec): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
-  let done = 0;
-  let non2xx = 0;
-  let sample = '';
-  let seq = 0;
-  const send = (r: Req) =>
-    new Promise<void>((resolve, reject) => {
-      const headers: Record<string, string> = { 'service-api-key': spec.key };
-      if (r.body !== undefined) headers['content-type'] = 'application/json';
-      if (r.uniqueKey) headers['idempotency-key'] = `bench-${process.pid}-${seq++}`;
-      const q = request({ host: '127.0.0.1', port: spec.port, method: r.method, path: r.path, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          done++;
-          if ((res.statusCode ?? 0) >= 300) {
-            non2xx++;
-            if (!sample) sample = `${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`;
-          }
-          resolve();
-        });
-      });
-      q.on('error', reject);
-      if (r.body !== undefined) q.end(r.body);
-      else q.end();
-    });
-  const start = performance.now();
-  if (spec.list) {
-    let next = 0;
-    const list = spec.list;
-    await Promise.all(Array.from({ length: spec.connections }, async () => {
-      while (next < list.length) await send(list[next++]);
-    }));
-  } else {
-    const until = start + spec.seconds * 1000;
-    await Promise.all(Array.from({ length: spec.connections }, async () => {
-      while (performance.now() < until) await send(spec.repeat!);
-    }));
-  }
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return { requests: done, seconds, rps: done / seconds, non2xx, sample };
-}
-
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const pinned = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
-  const args = [...process.execArgv, SELF, '--load'];
-  const child = pinned ? spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin!.end(JSON.stringify(spec));
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load child exited ${code}`)))));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Server and scenario (this process)
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const PROFILE_DIR = process.env.BENCH_CPU_PROF;
-
-/** Server CPU-seconds (this process) spent by `work`, and its result. */
-async function timedCpu<T>(work: () => Promise<T>): Promise<{ out: T; cpu: number }> {
-  const before = process.cpuUsage();
-  const out = await work();
-  const d = process.cpuUsage(before);
-  return { out, cpu: (d.user + d.system) / 1e6 };
-}
-
-/** Runs `work` under the inspector's CPU profiler when BENCH_CPU_PROF names a directory. */
-async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
-  if (!PROFILE_DIR) return work();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await work();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 
 export default async function engagementsBench(): Promise<BenchResult[]> {
   const { areas } = await import('../../actors/index.ts');
@@ -155,16 +44,7 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
   const platform = await createPlatform({ areas: [...areas, noopArea], stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
   const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${gw.port}`;
-  let ik = 0;
-  const call = async (method: string, path: string, body?: unknown, key?: string) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (key) headers['service-api-key'] = key;
-    if (method === 'POST') headers['idempotency-key'] = `prep-${process.pid}-${++ik}`;
-    const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const j = (await r.json()) as any;
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
-    return j;
-  };
+  const call = apiCaller(base);
   const reg = await call('POST', '/v1/registrations', { organisation_name: 'Bench Engagements Ltd', name: 'Bench Owner', email: `rail${process.pid}@example.ng`, password: 'bench-violet-kettle-77' });
   const key: string = reg.api_key.key;
   const org: string = reg.organisation.id;
@@ -267,7 +147,7 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
   await gw.close(0);
   await stopPlatform(platform);
   const spread = (xs: number[]) => `rounds ${xs.map((x) => Math.round(x)).join(', ')}`;
-  const pin = spawnSync('taskset', ['-c', '1', 'true']).status === 0 ? 'load pinned to core 1' : 'load not pinned (no taskset)';
+  const pin = loadPinning();
   return [
     compared('instrument executions with sealing', round(median(rows.exec)), 'req/s', 'no-op idempotent POST', round(median(rows.noop)), 0.25, `${spread(rows.exec)} vs ${spread(rows.noop)}; ${notes.map((x) => x.split(',')[0]).join('; ')}; ${CONNECTIONS} connections, ${pin}`),
     compared('instrument executions with sealing per server CPU-second (informative)', round(median(rows.execCpu)), 'req/CPU-s', 'no-op idempotent POST', round(median(rows.noopCpu)), undefined, `${spread(rows.execCpu)} vs ${spread(rows.noopCpu)} (the run and the feed work it left)`),
@@ -276,11 +156,3 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes('--load')) {
-  let input = '';
-  process.stdin.on('data', (c) => (input += c));
-  process.stdin.on('end', async () => {
-    process.stdout.write(JSON.stringify(await load(JSON.parse(input) as LoadSpec)));
-    process.exit(0);
-  });
-}

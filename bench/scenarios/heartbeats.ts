@@ -359,14 +359,22 @@ function firstLine<T>(p: ChildProcess): Promise<T> {
   });
 }
 
+/** Each worker sets their availability with their own device credential (spec 4.7: an organisation key cannot). */
 async function makeAvailable(port: number, key: string, from: number, count: number) {
   let next = from;
   const lane = async () => {
     while (next < from + count) {
       const w = next++;
+      const issued = await fetch(`http://127.0.0.1:${port}/v1/allocation/device_credentials`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-api-key': key, 'idempotency-key': `bench-device-${process.pid}-${w}` },
+        body: JSON.stringify({ worker_id: workerName(w) }),
+      });
+      if (issued.status !== 201) throw new Error(`device credential ${issued.status}: ${await issued.text()}`);
+      const device = ((await issued.json()) as { key: string }).key;
       const r = await fetch(`http://127.0.0.1:${port}/v1/allocation/availability/${workerName(w)}`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json', 'service-api-key': key },
+        headers: { 'content-type': 'application/json', 'service-api-key': device },
         body: JSON.stringify({ availability: 'available' }),
       });
       if (r.status !== 200) throw new Error(`availability ${r.status}: ${await r.text()}`);

@@ -9,6 +9,7 @@
  * PAYROLL_BENCH_PAYEES overrides the payee count for a quick run.
  */
 import { absolute, compared, round, type BenchResult } from '../report.ts';
+import { payeeRow } from '../payees.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { createPlatform, stopPlatform, type Caller } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
@@ -21,27 +22,7 @@ const N = Number(process.env.PAYROLL_BENCH_PAYEES ?? 100_000);
 const STATES = ['NG-LA', 'NG-FC', 'NG-OG', 'NG-RI', 'NG-KD', 'NG-KN', 'NG-OY', 'NG-EN'];
 const PFAS = ['pfa_stanbic', 'pfa_arm', 'pfa_leadway', 'pfa_premium', 'pfa_fidelity'];
 
-function row(i: number) {
-  const basic = 5_000_000 + ((i * 7_919) % 400_000_000);
-  const m = (amount: number) => ({ amount, currency: 'NGN' });
-  return {
-    payee_ref: `emp-${String(i).padStart(6, '0')}`,
-    monthly_basic: m(basic),
-    monthly_housing: m(Math.floor(basic / 2)),
-    monthly_transport: m(Math.floor(basic * 0.3)),
-    monthly_other_allowances: m(i % 3 === 0 ? 0 : Math.floor(basic * 0.2)),
-    annual_rent_paid: m(i % 2 ? 120_000_000 + i : 0),
-    annual_life_assurance_premium: m(0),
-    annual_mortgage_interest: m(0),
-    state_of_residence: STATES[i % STATES.length],
-    nhf_contributing: i % 4 !== 0,
-    nhia_enrolled: i % 10 === 0,
-    pension_administrator: PFAS[i % PFAS.length],
-    bank_identifier: String(1_000_000_000 + i),
-    starts_on: '2025-01-01',
-    ends_on: null,
-  };
-}
+const row = (i: number) => payeeRow(i, STATES, PFAS);
 
 export default async function payrollBench(): Promise<BenchResult[]> {
   let peak = process.memoryUsage().rss;
@@ -50,8 +31,8 @@ export default async function payrollBench(): Promise<BenchResult[]> {
   const stores = createMemoryStores({ now: () => clock.now() });
   const platform = await createPlatform({ areas: [ledger, payroll], stores, clock });
   const org = 'org_bench_payroll';
-  const maker: Caller = { org, livemode: false, principal: 'api_key_maker' };
-  const checker: Caller = { org, livemode: false, principal: 'api_key_checker' };
+  const maker: Caller = { org, livemode: false, principal: 'bench_maker' };
+  const checker: Caller = { org, livemode: false, principal: 'bench_checker' };
   const results: BenchResult[] = [];
   try {
     let t = performance.now();

@@ -49,6 +49,10 @@ describe('declared response schemas match real responses (OpenAPI; spec 2.1, 4.1
     const fromSession = await call('POST', '/v1/account/api_keys', { session, body: { name: 'third' } });
     await call('POST', `/v1/account/api_keys/${fromSession.id}/revoke`, { session });
     await call('POST', `/v1/api_keys/${made.id}/revoke`, { key: k });
+    const invited = await call('POST', '/v1/invitations', { key: k, body: { email: `schema-2-${process.pid}@example.com`, name: 'Bola Ade' } });
+    await call('GET', '/v1/invitations?limit=5', { key: k });
+    await call('POST', '/v1/invitations/accept', { body: { token: invited.token, password: 'another long passphrase 2026' } });
+    await call('POST', '/v1/account/socket_tickets', { session });
     const client = await issueClient(h.platform, { org: reg.organisation.id, name: 'c', scopes: ['run:read', 'run:approve'] });
     const token = await call('POST', '/v1/oauth/token', { body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.client_secret } });
     await recordSupportAccess(h.platform, { org: reg.organisation.id, action: 'GET /v1/payroll/runs', purpose: 'schema test', staff: 'staff_1' });

@@ -1,0 +1,35 @@
+/**
+ * CPU measurement the benches share: this process's CPU-seconds spent by a piece of work, and a
+ * CPU profile of it (written as <BENCH_CPU_PROF>/<name>.cpuprofile, for Chrome DevTools) when the
+ * BENCH_CPU_PROF environment variable names a directory.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+
+export const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+/** CPU-seconds (this process) spent while `work` ran, and its result. */
+export async function timedCpu<T>(work: () => Promise<T>): Promise<{ out: T; cpu: number }> {
+  const before = process.cpuUsage();
+  const out = await work();
+  const d = process.cpuUsage(before);
+  return { out, cpu: (d.user + d.system) / 1e6 };
+}
+
+/** Runs `work` under the inspector's CPU profiler when BENCH_CPU_PROF names a directory. */
+export async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
