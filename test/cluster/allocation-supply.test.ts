@@ -131,7 +131,7 @@ describe('one supply map for the cluster: three node processes (DESIGN "The supp
     // heartbeats land on node A only
     for (const [i, w] of workers.entries()) {
       const r = await ok(a, 'POST', '/v1/allocation/heartbeats', { worker_id: w, readings: [reading(Date.now() - 200, north(100 * (i + 1)))] });
-      expect(r).toMatchObject({ accepted_count: 1, presence: 'reporting' });
+      expect(r, JSON.stringify(r.rejections)).toMatchObject({ accepted_count: 1, presence: 'reporting' });
     }
     const near = async (p: Proc) => ((await ok(p, 'GET', `/v1/allocation/supply?latitude=${CENTRE.latitude}&longitude=${CENTRE.longitude}&radius_metres=2000`)).data as { worker_id: string }[]).map((n) => n.worker_id);
     // B and C hold no soft state of these workers: they see them through the cluster's supply map
