@@ -15,6 +15,16 @@
  *
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
  * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
+ *
+ * Effects after a takeover: a commit's effects are written after its append, so a node killed in
+ * between leaves the events durable and their list or timer writes undone (a timer lost so breaks
+ * every chain of reminders an area keeps, such as a payout instruction's tally). A node that took
+ * a shard over from a lapsed lease (Placement.recoverSince) therefore, when it activates an actor
+ * whose journal after its snapshot holds events since then, writes that actor's list memberships
+ * and timers again from the state before those events to the state now; a timer already held with
+ * the same due time, command and payload is left alone. Commit listeners are not told again (they
+ * start outbound work; an area's own reminders recover it). A snapshot is written only after its
+ * commit's effects, so events it covers need nothing.
  */
 import type { IndexPage, Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
@@ -47,6 +57,8 @@ export interface Committed {
 export interface Placement {
   isLocal(kind: string, id: string): boolean;
   forward(kind: string, id: string, call: RemoteCall): Promise<unknown>;
+  /** For an actor of a shard taken over from a lapsed lease: the earliest event time whose effects may be missing (header). */
+  recoverSince?(kind: string, id: string): number | undefined;
 }
 
 export type RemoteCall =
@@ -440,19 +452,43 @@ export class ActorSystem {
       }
       const snapVersion = version;
       const events = await this.stores.journal.read(key, version);
+      const since = events.length && (def.indexes || def.timers) ? this.placement?.recoverSince?.(def.kind, id) : undefined;
+      let recoverFrom: { state: unknown; existed: boolean } | undefined;
       for (const e of events) {
+        if (since !== undefined && !recoverFrom && e.at >= since) recoverFrom = { state, existed: org !== undefined };
         org ??= e.org;
         state = def.evolve(state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org });
         version = e.version;
         if (e.dedupe) dedupe.push(e.dedupe);
       }
       cell.snapVersion = snapVersion;
+      if (recoverFrom && org !== undefined) await this.recoverEffects(def, id, org, recoverFrom.state, recoverFrom.existed, state);
     }
     cell.state = state;
     cell.version = version;
     cell.org = org;
     cell.dedupe = remember(undefined, dedupe.slice(-this.limits.dedupeMemory), this.limits.dedupeMemory);
     cell.ready = true;
+  }
+
+  /** Effects after a takeover (header): list memberships and timers written again, each failure logged. */
+  private async recoverEffects(def: AnyActorDef, id: string, org: string, before: unknown, existedBefore: boolean, state: unknown): Promise<void> {
+    try {
+      const ops = indexOps(def, id, org, before, state, existedBefore);
+      if (ops.length) await this.stores.indexes.apply(ops);
+      const timers = timerOps(def, id, org, before, state, existedBefore);
+      for (const key of timers.cancel) await this.stores.reminders.cancel(key);
+      // every timer the state wishes, not only those that changed: a put lost with the old owner
+      // may be one an earlier event asked for
+      for (const r of timerOps(def, id, org, undefined, state, false).put) {
+        const held = await this.stores.reminders.get(r.key);
+        if (held && held.dueAt === r.dueAt && held.command === r.command && JSON.stringify(held.payload) === JSON.stringify(r.payload)) continue;
+        await this.stores.reminders.put(r);
+        this.scheduler.poke(r.dueAt);
+      }
+    } catch (e) {
+      this.log(`recovering the effects of ${def.kind}.${id} after a takeover failed`, e);
+    }
   }
 
   private schedule(cell: Cell): void {

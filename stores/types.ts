@@ -92,6 +92,8 @@ export interface Reminder {
 
 export interface ReminderStore {
   put(reminder: Reminder): Promise<void>;
+  /** The reminder now held under `key`, if any (effects recovery after a takeover compares it). */
+  get(key: string): Promise<Reminder | undefined>;
   cancel(key: string): Promise<void>;
   /** Due reminders (dueAt <= now), earliest first, at most `limit`. */
   due(now: number, limit: number): Promise<Reminder[]>;

@@ -86,6 +86,8 @@ export class ShardLeases {
   private readonly members = new Map<string, Member>();
   private readonly held = new Map<number, Held>();
   private readonly freeSince = new Map<number, number>();
+  /** Local time this node last took each shard over from a lease that lapsed (not one released to it). */
+  private readonly takeovers = new Map<number, number>();
   private tickTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private watchStop: (() => void) | undefined;
@@ -135,6 +137,14 @@ export class ShardLeases {
   holds(shard: number): boolean {
     const h = this.held.get(shard);
     return !!h && !h.releasing && h.sentAt + this.timings.ttlMs - this.timings.marginMs > this.now();
+  }
+
+  /**
+   * When this node last took the shard over from a lease that lapsed rather than was released
+   * (runtime/system.ts "Effects after a takeover"); undefined when it never did.
+   */
+  takenOverAt(shard: number): number | undefined {
+    return this.takeovers.get(shard);
   }
 
   /** The node whose lease on the shard is valid, as far as this node has seen. */
@@ -287,6 +297,8 @@ export class ShardLeases {
       const revision = s ? await this.kv.update(`s.${shard}`, value, s.revision) : await this.kv.create(`s.${shard}`, value);
       this.held.set(shard, { revision, sentAt, releasing: false });
       this.freeSince.delete(shard);
+      // A lease still on the bucket lapsed (its holder died or was cut off); a released one is deleted.
+      if (s) this.takeovers.set(shard, sentAt);
       this.hooks.gained(shard);
     } catch {
       // Another node won the compare-and-set; the watch tells us who.

@@ -30,6 +30,8 @@ import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply }
 
 /** NATS's default max_payload, used until the server's INFO says otherwise. */
 const DEFAULT_MAX_PAYLOAD = 1 << 20;
+/** How long after its append a starved node may still be writing a commit's effects (recoverSince). */
+const RECOVERY_SLACK_MS = 60_000;
 
 /** How a request learns its owner died before answering. */
 const OWNER_LAPSED = new Error('the owner lapsed before answering');
@@ -117,6 +119,19 @@ export class ClusterNode implements Placement {
 
   isLocal(kind: string, id: string): boolean {
     return this.system !== undefined && this.leases.holds(shardOf(kind, id, this.shards));
+  }
+
+  /**
+   * The earliest event time whose effects may be missing for an actor of a shard this node took
+   * over from a lapsed lease: the previous holder committed only while its lease was valid (at most
+   * a lease lifetime before the takeover, with the clock margin), and wrote each commit's effects
+   * right after it, which a busy node may take seconds to do (RECOVERY_SLACK_MS).
+   */
+  recoverSince(kind: string, id: string): number | undefined {
+    const at = this.leases.takenOverAt(shardOf(kind, id, this.shards));
+    if (at === undefined) return undefined;
+    const { ttlMs, marginMs } = this.leases.timings;
+    return at - ttlMs - marginMs - RECOVERY_SLACK_MS;
   }
 
   /** Streams (journal `${kind}.${id}`) whose shard this node serves. */

@@ -66,6 +66,11 @@ export class RedisReminders implements ReminderStore {
     await this.redis.multi().hset(this.data, r.key, pack(r)).hset(this.gen, r.key, r.generation).zadd(this.due_, r.dueAt, r.key).exec();
   }
 
+  async get(key: string): Promise<Reminder | undefined> {
+    const b = await this.redis.hgetBuffer(this.data, key);
+    return b ? (unpack(b) as Reminder) : undefined;
+  }
+
   async cancel(key: string): Promise<void> {
     await this.redis.multi().hdel(this.data, key).hdel(this.gen, key).zrem(this.due_, key).exec();
   }

@@ -16,6 +16,10 @@ export class MemoryReminders implements ReminderStore {
     this.push(r);
   }
 
+  async get(key: string): Promise<Reminder | undefined> {
+    return this.live.get(key);
+  }
+
   async cancel(key: string): Promise<void> {
     this.live.delete(key);
   }

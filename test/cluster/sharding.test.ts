@@ -79,6 +79,10 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     await cluster!.crash(victim);
     const took = await until(() => cluster!.fullyOwned(survivors), 5_000);
     expect(took).toBeLessThan(5_000);
+    // taken over from a lapsed lease, which the new owner remembers (runtime/system.ts "Effects after a takeover")
+    const heir = survivors.find((m) => m.node.isLocal(Counter.kind, 'ctr_x'))!;
+    expect(heir.node.leases.takenOverAt(shardOf(Counter.kind, 'ctr_x', TEST_SHARDS))).toBeGreaterThan(0);
+    expect(heir.node.recoverSince(Counter.kind, 'ctr_x')).toBeLessThan(Date.now());
     // The new owner rebuilt the actor from snapshot + journal and carries on from version 8.
     await survivors[0].system.ask(Counter, 'ctr_x', 'add', { n: 100 }, { org: ORG });
     expect(await survivors[1].system.get(Counter, 'ctr_x', ORG)).toMatchObject({ total: 128 });
@@ -122,6 +126,8 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     expect(leaving.node.leases.heldShards()).toEqual([]);
     // Handed over, not left to lapse: a release racing a renewal once kept its lease to the end.
     expect(await until(() => cluster!.fullyOwned(ms.slice(0, 2)), 5_000)).toBeLessThan(1_000);
+    // a shard handed over is not a takeover: nothing of its actors is written again on activation
+    for (const m of ms.slice(0, 2)) for (const shard of m.node.leases.heldShards()) expect(m.node.leases.takenOverAt(shard)).toBeUndefined();
     for (const id of ids) expect(await ms[0].system.get(Counter, id, ORG)).toMatchObject({ total: 30 });
     for (const id of ids) expect(versionsOf(await ms[0].stores.journal.read(`test_counter.${id}`, 0))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
   });

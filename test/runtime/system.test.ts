@@ -221,6 +221,68 @@ describe('reminders: durable timers (DESIGN "Reminders"; STYLE "Time is injected
   });
 });
 
+describe('effects after a takeover (runtime/system.ts header; DESIGN "Sharding")', () => {
+  /**
+   * The journal as a node killed between an append and its effects leaves it: the events of
+   * ctr_dead (opened, then armed an hour ahead, then closed) are durable; no list membership and
+   * no reminder was written. `at` is when they were committed.
+   */
+  async function diedAfterAppend(stores: Stores, clock: ManualClock, id: string, at: number): Promise<void> {
+    const ev = (version: number, data: CounterEvent): StoredEvent => ({ version, id: `evt_${id}_${version}`, type: data.type, data, at, org: ORG });
+    await stores.journal.append(`${Counter.kind}.${id}`, 0, [ev(1, { type: 'counter.opened' }), ev(2, { type: 'counter.armed', dueAt: clock.now() + HOUR, label: 'lost' }), ev(3, { type: 'counter.closed' })]);
+  }
+
+  /** A placement serving every actor here, which took every shard over from a lapsed lease at `since` (or never). */
+  const placement = (since: number | undefined) => ({
+    isLocal: () => true,
+    forward: async () => {
+      throw new Error('every actor is local');
+    },
+    recoverSince: () => since,
+  });
+
+  const listed = async (stores: Stores, list: string) => (await stores.indexes.page(`${ORG}/${Counter.kind}/${list}`, { limit: 10, order: 'asc' })).ids;
+
+  it('an actor whose last events came after the takeover gets its lost timer and list memberships back on activation, and the timer fires', async () => {
+    const { system, clock, stores } = await boot();
+    await diedAfterAppend(stores, clock, 'ctr_dead', clock.now());
+    system.setPlacement(placement(clock.now() - 1000));
+    expect(await stores.reminders.get(`${Counter.kind}.ctr_dead.alarm`)).toBeUndefined();
+    expect((await system.get(Counter, 'ctr_dead', ORG)) as { status: string }).toMatchObject({ status: 'closed' });
+    expect(await stores.reminders.get(`${Counter.kind}.ctr_dead.alarm`)).toMatchObject({ dueAt: clock.now() + HOUR, command: 'ring' });
+    expect(await listed(stores, 'all')).toEqual(['ctr_dead']);
+    expect(await listed(stores, 'status:closed')).toEqual(['ctr_dead']);
+    expect(await listed(stores, 'status:open')).toEqual([]);
+    await clock.advance(2 * HOUR);
+    await system.settle();
+    expect(((await system.get(Counter, 'ctr_dead', ORG)) as { rings: string[] }).rings).toEqual(['lost']);
+  });
+
+  it('a timer still held as the state wishes it is left alone (its generation, and so its claim, stand)', async () => {
+    const { system, clock, stores } = await boot();
+    await system.ask(Counter, 'ctr_kept', 'open', {}, { org: ORG });
+    await system.ask(Counter, 'ctr_kept', 'arm', { dueAt: clock.now() + HOUR, label: 'kept' }, { org: ORG });
+    const held = await stores.reminders.get(`${Counter.kind}.ctr_kept.alarm`);
+    const after = await crashAndRestart({ system, clock, stores });
+    after.system.setPlacement(placement(clock.now() - 1000));
+    await after.system.get(Counter, 'ctr_kept', ORG);
+    expect(await stores.reminders.get(`${Counter.kind}.ctr_kept.alarm`)).toEqual(held);
+  });
+
+  it('nothing is written again for events before the takeover window, nor on a shard that was handed over (no recoverSince)', async () => {
+    const { system, clock, stores } = await boot();
+    await diedAfterAppend(stores, clock, 'ctr_old', clock.now() - 10_000);
+    await diedAfterAppend(stores, clock, 'ctr_handed', clock.now());
+    system.setPlacement(placement(clock.now() - 1000));
+    await system.get(Counter, 'ctr_old', ORG);
+    system.setPlacement(placement(undefined));
+    await system.get(Counter, 'ctr_handed', ORG);
+    expect(await stores.reminders.get(`${Counter.kind}.ctr_old.alarm`)).toBeUndefined();
+    expect(await stores.reminders.get(`${Counter.kind}.ctr_handed.alarm`)).toBeUndefined();
+    expect(await listed(stores, 'all')).toEqual([]);
+  });
+});
+
 describe('reactions: at least once, applied once (DESIGN "Reactions")', () => {
   let failuresLeft = 0;
   interface TallyState { org: string; seen: string[] }
