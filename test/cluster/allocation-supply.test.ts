@@ -128,9 +128,11 @@ describe('one supply map for the cluster: three node processes (DESIGN "The supp
   });
 
   it('heartbeats on A, a work order opened on B, its ranking on C sees every worker; kill -9 of the work order\u2019s owner mid-cascade: the cascade goes on with no offer lost or doubled', async () => {
-    // heartbeats land on node A only
+    // heartbeats land on node A only; each reading is recorded now, after its worker became
+    // available (the last worker's availability is committed a moment before: a reading dated
+    // before it is outside the collection window, spec 2.8)
     for (const [i, w] of workers.entries()) {
-      const r = await ok(a, 'POST', '/v1/allocation/heartbeats', { worker_id: w, readings: [reading(Date.now() - 200, north(100 * (i + 1)))] });
+      const r = await ok(a, 'POST', '/v1/allocation/heartbeats', { worker_id: w, readings: [reading(Date.now(), north(100 * (i + 1)))] });
       expect(r, JSON.stringify(r.rejections)).toMatchObject({ accepted_count: 1, presence: 'reporting' });
     }
     const near = async (p: Proc) => ((await ok(p, 'GET', `/v1/allocation/supply?latitude=${CENTRE.latitude}&longitude=${CENTRE.longitude}&radius_metres=2000`)).data as { worker_id: string }[]).map((n) => n.worker_id);
