@@ -58,17 +58,25 @@ export class ReminderScheduler implements TimerHost {
     await this.firing;
   }
 
+  /**
+   * Pages through the due reminders. One another node holds stays where it is, so the next page
+   * starts after those: a full page of them (a dead node's claims last reminderLeaseMs) would
+   * otherwise come back at every read, holding back every later reminder while the pass spun.
+   */
   private async fireAll(now: number): Promise<void> {
+    let heldElsewhere = 0;
     for (;;) {
-      const due = await this.store.due(now, this.limits.reminderBatch);
+      const due = await this.store.due(now, this.limits.reminderBatch, heldElsewhere);
       if (due.length === 0) return;
-      await Promise.all(due.map((r) => this.fire(r, now)));
+      const fired = await Promise.all(due.map((r) => this.fire(r, now)));
+      for (const f of fired) if (!f) heldElsewhere++;
       if (due.length < this.limits.reminderBatch) return;
     }
   }
 
-  private async fire(r: Reminder, now: number): Promise<void> {
-    if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return;
+  /** False when another node holds the reminder's claim. */
+  private async fire(r: Reminder, now: number): Promise<boolean> {
+    if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return false;
     try {
       await this.system.ask(r.kind, r.id, r.command, r.payload, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
       await this.store.complete(r);
@@ -80,6 +88,7 @@ export class ReminderScheduler implements TimerHost {
         await this.store.postpone(r, now + this.limits.reminderRetryMs);
       }
     }
+    return true;
   }
 
   private async arm(): Promise<void> {

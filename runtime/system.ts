@@ -485,6 +485,7 @@ export class ActorSystem {
         if (held && held.dueAt === r.dueAt && held.command === r.command && JSON.stringify(held.payload) === JSON.stringify(r.payload)) continue;
         await this.stores.reminders.put(r);
         this.scheduler.poke(r.dueAt);
+        this.log(`timer ${r.name} of ${def.kind}.${shownId(id)} written again after a takeover (${held ? 'it was held as an earlier wish' : 'it was missing'})`);
       }
     } catch (e) {
       this.log(`recovering the effects of ${def.kind}.${id} after a takeover failed`, e);

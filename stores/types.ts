@@ -95,8 +95,8 @@ export interface ReminderStore {
   /** The reminder now held under `key`, if any (effects recovery after a takeover compares it). */
   get(key: string): Promise<Reminder | undefined>;
   cancel(key: string): Promise<void>;
-  /** Due reminders (dueAt <= now), earliest first, at most `limit`. */
-  due(now: number, limit: number): Promise<Reminder[]>;
+  /** Due reminders (dueAt <= now), earliest first, at most `limit`, after the first `skip` of them. */
+  due(now: number, limit: number, skip?: number): Promise<Reminder[]>;
   /** Claim a due reminder for `leaseMs` so one node fires it; false when another holds it. */
   claim(reminder: Reminder, leaseMs: number): Promise<boolean>;
   /** Remove it after it fired, unless it was replaced since (generation differs). */

@@ -75,9 +75,9 @@ export class RedisReminders implements ReminderStore {
     await this.redis.multi().hdel(this.data, key).hdel(this.gen, key).zrem(this.due_, key).exec();
   }
 
-  async due(now: number, limit: number): Promise<Reminder[]> {
+  async due(now: number, limit: number, skip = 0): Promise<Reminder[]> {
     if (limit <= 0) return [];
-    const keys = await this.redis.zrangebyscore(this.due_, '-inf', now, 'LIMIT', 0, limit);
+    const keys = await this.redis.zrangebyscore(this.due_, '-inf', now, 'LIMIT', skip, limit);
     if (keys.length === 0) return [];
     const blobs = await this.redis.hmgetBuffer(this.data, ...keys);
     const out: Reminder[] = [];

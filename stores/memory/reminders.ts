@@ -24,18 +24,18 @@ export class MemoryReminders implements ReminderStore {
     this.live.delete(key);
   }
 
-  async due(now: number, limit: number): Promise<Reminder[]> {
+  async due(now: number, limit: number, skip = 0): Promise<Reminder[]> {
     this.prune();
     // A heap is only ordered at its root, so copy out the due ones in order without popping.
     const out: Reminder[] = [];
     const taken: Reminder[] = [];
-    while (out.length < limit && this.heap.length && this.heap[0].dueAt <= now) {
+    while (out.length < skip + limit && this.heap.length && this.heap[0].dueAt <= now) {
       const r = this.pop()!;
       taken.push(r);
       if (this.isLive(r)) out.push(r);
     }
     for (const r of taken) if (this.isLive(r)) this.push(r);
-    return out;
+    return out.slice(skip);
   }
 
   async claim(r: Reminder, leaseMs: number): Promise<boolean> {

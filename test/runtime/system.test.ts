@@ -207,6 +207,25 @@ describe('reminders: durable timers (DESIGN "Reminders"; STYLE "Time is injected
     expect(((await system.get(Counter, 'ctr_y', ORG)) as { rings: string[] }).rings).toEqual(['replaced']);
   });
 
+  it('reminders another node holds do not hold back later due ones: the pass pages past them (DESIGN "Reminders")', async () => {
+    const { system, clock, stores } = await boot({ limits: { reminderBatch: 2 } });
+    for (const [id, m] of [['ctr_ha', 0], ['ctr_hb', 1], ['ctr_hc', 2]] as const) {
+      await system.ask(Counter, id, 'open', {}, { org: ORG });
+      await system.ask(Counter, id, 'arm', { dueAt: clock.now() + HOUR + m, label: id }, { org: ORG });
+    }
+    // the two earliest are claimed by another node (one that died holding them, say)
+    const held = await stores.reminders.due(clock.now() + HOUR + 1, 2);
+    for (const r of held) expect(await stores.reminders.claim(r, 2 * HOUR)).toBe(true);
+    await clock.advance(HOUR + 10);
+    await system.settle();
+    const rings = async (id: string) => ((await system.get(Counter, id, ORG)) as { rings: string[] }).rings;
+    expect([await rings('ctr_ha'), await rings('ctr_hb'), await rings('ctr_hc')]).toEqual([[], [], ['ctr_hc']]);
+    // once those claims lapse, this node fires them
+    await clock.advance(2 * HOUR);
+    await system.settle();
+    expect([await rings('ctr_ha'), await rings('ctr_hb')]).toEqual([['ctr_ha'], ['ctr_hb']]);
+  });
+
   it('reminders of several actors fire in due order as the clock passes them', async () => {
     const { system, clock } = await boot();
     const order: string[] = [];

@@ -140,6 +140,19 @@ describe(`reminders (${storeFamily()})`, () => {
     expect((await stores.reminders.due(t + 1000, 1)).map((r) => r.name)).toEqual(['early']);
     expect(await stores.reminders.due(t + 50, 10)).toEqual([]);
     expect((await stores.reminders.due(t + 100, 10))[0]).toEqual(rem('early', t + 100));
+    // a page after the first `skip` due ones (the scheduler steps over those another node holds)
+    expect((await stores.reminders.due(t + 1000, 1, 1)).map((r) => r.name)).toEqual(['mid']);
+    expect((await stores.reminders.due(t + 1000, 10, 2)).map((r) => r.name)).toEqual(['late']);
+    expect(await stores.reminders.due(t + 250, 10, 2)).toEqual([]);
+  });
+
+  it('get - the reminder held under a key, as put, until it is cancelled', async () => {
+    const t = clock.now();
+    expect(await stores.reminders.get('thing.a.g')).toBeUndefined();
+    await stores.reminders.put(rem('g', t + 100));
+    expect(await stores.reminders.get('thing.a.g')).toEqual(rem('g', t + 100));
+    await stores.reminders.cancel('thing.a.g');
+    expect(await stores.reminders.get('thing.a.g')).toBeUndefined();
   });
 
   it('put again replaces, cancel removes', async () => {
