@@ -1,3 +1,7 @@
+import type { ActorSystem } from '../runtime/index.ts';
+import type { Caller } from '../kernel/index.ts';
+import { MAX_IMPORT_ROWS, runImport } from '../actors/payroll/index.ts';
+
 /**
  * The synthetic payee the payroll-fed benches import (payroll, remittance): salaries spread by a
  * fixed stride, half paying rent, a share without NHF or with NHIA, each in one of the given
@@ -23,4 +27,16 @@ export function payeeRow(i: number, states: readonly string[], pfas: readonly st
     starts_on: '2025-01-01',
     ends_on: null,
   };
+}
+
+/** Imports payees 0..n-1 (`row(i)`) in imports of MAX_IMPORT_ROWS, each refused unless completed. */
+export async function importPayees(system: ActorSystem, caller: Caller, n: number, row: (i: number) => unknown): Promise<void> {
+  for (let from = 0; from < n; from += MAX_IMPORT_ROWS) {
+    const imp = (await runImport(system, caller, {
+      format: 'json',
+      rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, n - from) }, (_, i) => row(from + i)),
+      employer: { headcount: n, turnover_50m_or_more: true, maker_checker_threshold: 0 },
+    })) as { status: string };
+    if (imp.status !== 'completed') throw new Error(`bench import ${imp.status}`);
+  }
 }

@@ -9,13 +9,13 @@
  * PAYROLL_BENCH_PAYEES overrides the payee count for a quick run.
  */
 import { absolute, compared, round, type BenchResult } from '../report.ts';
-import { payeeRow } from '../payees.ts';
+import { importPayees, payeeRow } from '../payees.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { createPlatform, stopPlatform, type Caller } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as ledger, balancesByCode } from '../../actors/ledger/index.ts';
 import {
-  approveRun, area as payroll, calculateRun, computePayslip, createRun, executeRun, findPack, loadPayslips, MAX_IMPORT_ROWS, Run, runImport, runState, simulateRun,
+  approveRun, area as payroll, calculateRun, computePayslip, createRun, executeRun, findPack, loadPayslips, MAX_IMPORT_ROWS, Run, runState, simulateRun,
 } from '../../actors/payroll/index.ts';
 
 const N = Number(process.env.PAYROLL_BENCH_PAYEES ?? 100_000);
@@ -36,14 +36,7 @@ export default async function payrollBench(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   try {
     let t = performance.now();
-    for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
-      const imp = (await runImport(platform.system, maker, {
-        format: 'json',
-        rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, N - from) }, (_, i) => row(from + i)),
-        employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 },
-      })) as { status: string };
-      if (imp.status !== 'completed') throw new Error(`bench import ${imp.status}`);
-    }
+    await importPayees(platform.system, maker, N, row);
     const importS = (performance.now() - t) / 1000;
     await platform.system.settle(); // let the reaction dispatcher pass the import's events first
     results.push(absolute('import (set-up: pay profiles + roster entries)', round(importS, 2), 's', undefined, false, `${N.toLocaleString('en-US')} payees in imports of ${MAX_IMPORT_ROWS}`));

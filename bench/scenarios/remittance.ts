@@ -12,11 +12,11 @@
  * REMITTANCE_BENCH_PAYEES overrides the payee count for a quick run.
  */
 import { absolute, compared, round, type BenchResult } from '../report.ts';
-import { payeeRow } from '../payees.ts';
+import { importPayees, payeeRow } from '../payees.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { createPlatform, stopPlatform, type Caller } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
-import { approveRun, area as payroll, calculateRun, computePayslip, createRun, executeRun, findPack, loadPayslips, MAX_IMPORT_ROWS, Run, runImport, runState } from '../../actors/payroll/index.ts';
+import { approveRun, area as payroll, calculateRun, computePayslip, createRun, executeRun, findPack, loadPayslips, Run, runState } from '../../actors/payroll/index.ts';
 import { area as remittance, authorities, INSTRUCTION_SET_KIND, runSetIdOf, type IngestedInstructionSetView } from '../../actors/remittance/index.ts';
 
 const N = Number(process.env.REMITTANCE_BENCH_PAYEES ?? 100_000);
@@ -45,14 +45,7 @@ export default async function remittanceBench(): Promise<BenchResult[]> {
   let reportEntries = 0;
   try {
     let t = performance.now();
-    for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
-      const imp = (await runImport(platform.system, maker, {
-        format: 'json',
-        rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, N - from) }, (_, i) => row(from + i)),
-        employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 },
-      })) as { status: string };
-      if (imp.status !== 'completed') throw new Error(`bench import ${imp.status}`);
-    }
+    await importPayees(platform.system, maker, N, row);
     await platform.system.settle();
     results.push(absolute('import (set-up: pay profiles + roster entries)', round((performance.now() - t) / 1000, 2), 's', undefined, false, `${N.toLocaleString('en-US')} payees over ${STATES.length} States and ${PFAS.length} PFAs`));
 
