@@ -488,7 +488,7 @@ export class ActorSystem {
         this.log(`timer ${r.name} of ${def.kind}.${shownId(id)} written again after a takeover (${held ? 'it was held as an earlier wish' : 'it was missing'})`);
       }
     } catch (e) {
-      this.log(`recovering the effects of ${def.kind}.${id} after a takeover failed`, e);
+      this.log(`recovering the effects of ${def.kind}.${shownId(id)} after a takeover failed`, e);
     }
   }
 
