@@ -41,6 +41,9 @@ function show(tab) {
 function leave(message) {
   views?.supply.stop();
   views = undefined;
+  // what the person who left was shown goes with them: the next person never sees, nor acts on, a
+  // card rendered for another session (their views render afresh on entering)
+  for (const s of ['#flags', '#exceptions', '#runs', '#endpoints', '#deliveries', '#invitations', '#work-orders', '#workers tbody', '#legend']) $(s).replaceChildren();
   $('#app').hidden = true;
   $('#sign-out').hidden = true;
   $('#who').textContent = '';

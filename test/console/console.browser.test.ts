@@ -316,6 +316,8 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await page.waitForSelector('#invitations tr[data-status=pending]', { timeout: WAIT });
     await page.screenshot({ path: join(OUTPUT, 'people-invited.png') });
     await signOut();
+    // what the preparer was shown leaves with them: the next person acts only on cards rendered for them
+    expect(await page.$(card)).toBeNull();
     // the checker joins from the sign-in page with the token and a password of their own
     await page.fill('#accept-invitation input[name=token]', token);
     await page.fill('#accept-invitation input[name=password]', checker.password);
