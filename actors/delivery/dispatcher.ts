@@ -5,10 +5,19 @@
  * number in flight, so one dead receiver (every attempt waiting out its 5 s) cannot take the
  * capacity of the others. Each attempt is tracked by the actor system, so `system.settle()` waits
  * for in-flight HTTP before a test moves the manual clock.
+ *
+ * The queue is not capped: a burst of events waits its turn and is sent as the receiver answers.
+ * What bounds it is the attempt's watchdog (delivery.ts): an attempt still queued when its answer
+ * could no longer come back before the watchdog fires is not sent; the watchdog counts it as a
+ * timeout and the retry ladder takes over (spec 6.3). So a queued attempt is never sent after its
+ * delivery moved on (no second send of a superseded attempt), and no signature older than the
+ * watchdog leaves (spec 6.2's receivers refuse one older than five minutes). A queued attempt holds
+ * ids only; the bytes are read from the delivery when it is sent, and an attempt the delivery no
+ * longer has in flight is dropped then.
  */
 import type { Platform } from '../../kernel/index.ts';
 import { allowsPrivateNetworks } from './address-policy.ts';
-import { WebhookDelivery, type AttemptOutcome } from './delivery.ts';
+import { ATTEMPT_WATCHDOG_MS, type AttemptOutcome, type DeliveryState, WebhookDelivery } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
 import { systemResolve, WEBHOOK_RESOLVER } from './resolve.ts';
 import { post, RECEIVER_TIMEOUT_MS } from './sender.ts';
@@ -21,22 +30,27 @@ export interface AttemptJob {
   attempt: number;
   /** Commit time of delivery.attempt_started: the attempt's own instant, which it signs. */
   at: number;
-  body: string;
 }
 
 export interface DispatcherOptions {
   /** Attempts in flight per endpoint. */
   perEndpoint: number;
-  /** Attempts waiting per endpoint; beyond it an attempt is left to the watchdog reminder. */
-  queueLimit: number;
   timeoutMs: number;
+  /** The delivery's watchdog (delivery.ts ATTEMPT_WATCHDOG_MS): an attempt that cannot be answered before it is left to it. */
+  watchdogMs: number;
 }
 
-export const DEFAULT_DISPATCHER: DispatcherOptions = { perEndpoint: 16, queueLimit: 10_000, timeoutMs: RECEIVER_TIMEOUT_MS };
+export const DEFAULT_DISPATCHER: DispatcherOptions = { perEndpoint: 16, timeoutMs: RECEIVER_TIMEOUT_MS, watchdogMs: ATTEMPT_WATCHDOG_MS };
+
+/** Attempts left to the watchdog are logged at most once a minute per endpoint, with their count. */
+const LEFT_LOG_EVERY_MS = 60_000;
 
 interface Lane {
   active: number;
   queue: Array<{ job: AttemptJob; done: () => void }>;
+  /** Attempts left to the watchdog since the last log line, and when that line was written. */
+  left: number;
+  loggedAt: number;
 }
 
 export class AttemptDispatcher {
@@ -53,11 +67,7 @@ export class AttemptDispatcher {
   submit(job: AttemptJob): void {
     if (this.stopped) return;
     let lane = this.lanes.get(job.endpointId);
-    if (!lane) this.lanes.set(job.endpointId, (lane = { active: 0, queue: [] }));
-    if (lane.queue.length >= this.opts.queueLimit) {
-      console.error(`[delivery] attempt queue of ${job.endpointId} is full; ${job.deliveryId} attempt ${job.attempt} is left to its watchdog`);
-      return;
-    }
+    if (!lane) this.lanes.set(job.endpointId, (lane = { active: 0, queue: [], left: 0, loggedAt: -Infinity }));
     const l = lane;
     const p = new Promise<void>((done) => {
       l.queue.push({ job, done });
@@ -84,6 +94,11 @@ export class AttemptDispatcher {
   private pump(endpointId: string, lane: Lane): void {
     while (lane.active < this.opts.perEndpoint && lane.queue.length > 0) {
       const { job, done } = lane.queue.shift()!;
+      if (!this.answerable(job)) {
+        this.leftToWatchdog(endpointId, lane);
+        done();
+        continue;
+      }
       lane.active++;
       void this.attempt(job).finally(() => {
         lane.active--;
@@ -94,17 +109,36 @@ export class AttemptDispatcher {
     }
   }
 
+  /** Whether the attempt's answer can still come back before its watchdog fires. */
+  private answerable(job: AttemptJob): boolean {
+    return this.platform.clock.now() - job.at + this.opts.timeoutMs < this.opts.watchdogMs;
+  }
+
+  private leftToWatchdog(endpointId: string, lane: Lane): void {
+    lane.left++;
+    const now = this.platform.clock.now();
+    if (now - lane.loggedAt < LEFT_LOG_EVERY_MS) return;
+    console.error(`[delivery] ${lane.left} attempt(s) to ${endpointId} waited too long in its queue to be answered before their watchdog; they are left to it (a timeout, then the retry ladder)`);
+    lane.left = 0;
+    lane.loggedAt = now;
+  }
+
   private async attempt(job: AttemptJob): Promise<void> {
     const { system } = this.platform;
     const opts = { org: job.org, principal: 'system', lane: 'system' as const, noReply: true };
     try {
-      const endpoint = await system.state<EndpointState>(WebhookEndpoint, job.endpointId, job.org);
+      const [endpoint, delivery] = await Promise.all([
+        system.state<EndpointState>(WebhookEndpoint, job.endpointId, job.org),
+        system.state<DeliveryState>(WebhookDelivery, job.deliveryId, job.org),
+      ]);
+      // The delivery moved on while this attempt waited (its watchdog fired): never sent twice.
+      if (delivery.status !== 'in_flight' || delivery.attempts !== job.attempt || !delivery.seed) return;
       if (endpoint.status === 'disabled') {
         await system.ask(WebhookDelivery, job.deliveryId, 'abandon', { attempt: job.attempt }, opts);
         return;
       }
       const now = job.at;
-      const body = Buffer.from(job.body, 'utf8');
+      const body = Buffer.from(delivery.seed.body, 'utf8');
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
       const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? systemResolve;

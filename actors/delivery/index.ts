@@ -12,7 +12,7 @@ import { routes } from './routes.ts';
 import { DELIVERY, DeliveryService } from './service.ts';
 
 export { EventCatalogue, renderCatalogue, type CatalogueEntry } from './catalogue.ts';
-export { RETRY_SCHEDULE_SECONDS, type DeliveryStatus, type Fault } from './delivery.ts';
+export { ATTEMPT_WATCHDOG_MS, RETRY_SCHEDULE_SECONDS, type DeliveryStatus, type Fault } from './delivery.ts';
 export { DEFAULT_TEST_EVENT_TYPE, PREVIOUS_SECRET_LIFETIME_MS } from './endpoint.ts';
 export type { EventEnvelope } from './envelope.ts';
 export { SIGNATURE_HEADER } from './webhook-signature.ts';

@@ -74,7 +74,7 @@ export class DeliveryService implements TimerHost {
     const started = c.events.find((e) => e.type === 'delivery.attempt_started');
     if (!started) return;
     const s = c.state as DeliveryState;
-    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: s.seed!.endpoint_id, attempt: s.attempts, at: started.at, body: s.seed!.body });
+    this.dispatcher.submit({ org: c.org, deliveryId: c.id, endpointId: s.seed!.endpoint_id, attempt: s.attempts, at: started.at });
   }
 }
 

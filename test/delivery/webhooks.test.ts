@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RETRY_SCHEDULE_SECONDS } from '../../actors/delivery/index.ts';
+import { ATTEMPT_WATCHDOG_MS, RETRY_SCHEDULE_SECONDS } from '../../actors/delivery/index.ts';
 import { FakeRun, call, signatureCount, startPlatform, startReceiver, stopKeepingStores, verifies, type Receiver, type TestPlatform } from './support.ts';
 
 const A = { org: 'org_Aaaaaaaaaaaaaaaaaaaaaa' };
@@ -298,5 +298,30 @@ describe('faults (spec 2.12 last_fault)', () => {
     expect(hang.received.length).toBeLessThanOrEqual(2);
     await settle();
     expect(hang.received).toHaveLength(6);
+  });
+
+  it('an attempt still queued when its watchdog fires is never sent: the watchdog counts it a timeout and the retry ladder sends it once (spec 6.1, 6.3)', async () => {
+    tp = await startPlatform({ config: { WEBHOOK_RECEIVER_TIMEOUT_MS: '800', WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' } });
+    // The first request hangs (the one slot is held for 800 ms of real time); every later one is answered.
+    const r = await receiver((_req, n) => (n === 1 ? 'hang' : 200));
+    const ep = await createEndpoint(r.url, ['run.created']);
+    const start = tp.clock.now();
+    await run('run_fake_1', 'create');
+    await run('run_fake_2', 'create');
+    for (let i = 0; i < 400 && r.received.length === 0; i++) await new Promise((res) => setTimeout(res, 5));
+    expect(r.received).toHaveLength(1); // the second waits in the endpoint's queue behind the hanging one
+    // Both watchdogs fire while the second attempt still waits; then the ladder's retries go out.
+    await tp.clock.advance(ATTEMPT_WATCHDOG_MS + 1);
+    await settle();
+    await tp.clock.advance(RETRY_SCHEDULE_SECONDS[0] * 1000);
+    await settle();
+    const sent = r.received.map((x) => ({ run: x.body.data.id as string, t: Number(x.signature.split(',')[0].slice(2)) }));
+    const first = sent[0].run;
+    const second = first === 'run_fake_1' ? 'run_fake_2' : 'run_fake_1';
+    const retryAt = Math.floor((start + ATTEMPT_WATCHDOG_MS + RETRY_SCHEDULE_SECONDS[0] * 1000) / 1000);
+    // The hung attempt, then each delivery's second attempt; the queued first attempt never left.
+    expect(sent.filter((x) => x.run === second)).toEqual([{ run: second, t: retryAt }]);
+    expect(sent.filter((x) => x.run === first)).toEqual([{ run: first, t: Math.floor(start / 1000) }, { run: first, t: retryAt }]);
+    for (const d of await deliveries(ep.id)) expect(d).toMatchObject({ attempts: 2, last_status: 200, last_fault: null });
   });
 });
