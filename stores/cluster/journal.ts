@@ -16,6 +16,7 @@ import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type Stored
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pack, unpack } from './codec.ts';
 import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { FeedMessages } from './feed-messages.ts';
 import { isHashedSubject, nameOf, subjectOf } from './names.ts';
 
 /** Positions per stream message: the most events one append may carry. */
@@ -28,6 +29,8 @@ const WALK_LIMIT = 32;
 const TIP_CACHE = 50_000;
 /** Direct gets in flight per feed read round. */
 const FEED_PARALLEL = 128;
+/** Feed messages kept for the node's other readers (feed-messages.ts). */
+const FEED_MESSAGES_KEPT = 16_384;
 
 interface Tip {
   version: number;
@@ -37,6 +40,12 @@ interface Tip {
 /** A stored commit: [version of its first event, sequence of the subject's previous message, events, name of a hashed subject]. */
 type Commit = [first: number, prev: number, events: StoredEvent[], name?: string];
 const commitOf = (m: StoredMsg): Commit => unpack(m.data) as Commit;
+/** A feed message as the readers use it: decoded once, shared by the node's readers. */
+interface FeedMessage {
+  seq: number;
+  name: string;
+  events: StoredEvent[];
+}
 const lastVersion = (c: Commit): number => c[0] + c[2].length - 1;
 
 export interface JournalNames {
@@ -51,6 +60,7 @@ export class JetStreamJournal implements Journal {
   private notifyQueued = false;
   private outbox: Array<() => void> = [];
   private closed = false;
+  private readonly feedMessages = new FeedMessages<FeedMessage>((seq) => this.feedMessage(seq), FEED_MESSAGES_KEPT);
 
   constructor(
     private readonly nc: NatsConnection,
@@ -118,19 +128,24 @@ export class JetStreamJournal implements Journal {
     let seq = Math.max(1, Math.floor(afterPosition / EVENTS_PER_MESSAGE));
     while (out.length < limit) {
       const want = Math.min(FEED_PARALLEL, limit - out.length);
-      const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.get({ seq: seq + i })));
+      const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.feedMessages.get(seq + i)));
       for (const m of batch) {
         if (!m) return out;
-        const commit = commitOf(m);
-        const name = commit[3] ?? nameOf(this.names.prefix, m.subject);
-        commit[2].forEach((event, i) => {
+        m.events.forEach((event, i) => {
           const position = m.seq * EVENTS_PER_MESSAGE + i;
-          if (position > afterPosition && out.length < limit) out.push({ position, stream: name, event });
+          if (position > afterPosition && out.length < limit) out.push({ position, stream: m.name, event });
         });
       }
       seq += want;
     }
     return out;
+  }
+
+  private async feedMessage(seq: number): Promise<FeedMessage | null> {
+    const m = await this.get({ seq });
+    if (!m) return null;
+    const commit = commitOf(m);
+    return { seq: m.seq, name: commit[3] ?? nameOf(this.names.prefix, m.subject), events: commit[2] };
   }
 
   onAppend(listener: () => void): () => void {
