@@ -15,10 +15,12 @@
  * nodes those commits happen on (each node's commit listener, one clock: this process).
  * Target p99 <= 500 ms; the ratio to the spec's 60 s is printed.
  * BENCH_WORK_ORDERS, BENCH_REVOCATIONS override sizes (BENCH_WORK_ORDERS / 50 workers).
+ * BENCH_CPU_PROF=<dir> writes a .cpuprofile of the revocations (the three nodes share this process).
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { apiCaller } from '../api-call.ts';
+import { profiled } from '../profile.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
 
 const WORK_ORDERS = Number(process.env.BENCH_WORK_ORDERS ?? 10_000);
@@ -161,6 +163,7 @@ export default async function allocationClusterBench(): Promise<BenchResult[]> {
     );
     const latencies: number[] = [];
     try {
+      await profiled('cascade-removal-cluster', async () => {
       for (const w of revoked) {
         const finished = new Promise<number>((resolve) => pending.set(w, { start: 0, offers: 1000, assignment: false, done: resolve }));
         await call('POST', '/v1/identity/blocklist_entries', { subject_ref: w, reason: 'bench revocation' }, key);
@@ -168,6 +171,7 @@ export default async function allocationClusterBench(): Promise<BenchResult[]> {
         latencies.push(ms);
         for (const n of nodes) await n.platform.system.settle();
       }
+      });
     } finally {
       for (const off of listeners) off();
     }
