@@ -308,8 +308,10 @@ describe('faults (spec 2.12 last_fault)', () => {
     const start = tp.clock.now();
     await run('run_fake_1', 'create');
     await run('run_fake_2', 'create');
-    for (let i = 0; i < 400 && r.received.length === 0; i++) await new Promise((res) => setTimeout(res, 5));
+    // Both deliveries made (their first attempts started now) and the first sent.
+    for (let i = 0; i < 400 && (r.received.length === 0 || (await deliveries(ep.id)).length < 2); i++) await new Promise((res) => setTimeout(res, 5));
     expect(r.received).toHaveLength(1); // the second waits in the endpoint's queue behind the hanging one
+    expect((await deliveries(ep.id)).map((d: { attempts: number }) => d.attempts)).toEqual([1, 1]);
     // Both watchdogs fire while the second attempt still waits; then the ladder's retries go out.
     await tp.clock.advance(ATTEMPT_WATCHDOG_MS + 1);
     await settle();
