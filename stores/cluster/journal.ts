@@ -61,6 +61,8 @@ export class JetStreamJournal implements Journal {
   private outbox: Array<() => void> = [];
   private closed = false;
   private readonly feedMessages = new FeedMessages<FeedMessage>((seq) => this.feedMessage(seq), FEED_MESSAGES_KEPT);
+  /** The highest stream sequence known to exist (own appends, the append watcher, feed reads). */
+  private highestSeq = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -106,6 +108,7 @@ export class JetStreamJournal implements Journal {
       throw new VersionConflictError(stream, expectedVersion, actual.version);
     }
     this.remember(stream, { version: expectedVersion + events.length, seq });
+    this.saw(seq);
     this.notify();
   }
 
@@ -126,8 +129,13 @@ export class JetStreamJournal implements Journal {
   async readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]> {
     const out: FeedEntry[] = [];
     let seq = Math.max(1, Math.floor(afterPosition / EVENTS_PER_MESSAGE));
+    // Messages up to the highest sequence seen are fetched side by side; beyond it the read probes
+    // one message, then twice as many each round while they exist. At the tail a read round thus
+    // costs one get that finds nothing, not FEED_PARALLEL of them (readers are poked at every append).
+    let probe = 1;
     while (out.length < limit) {
-      const want = Math.min(FEED_PARALLEL, limit - out.length);
+      const known = this.highestSeq - seq + 1;
+      const want = Math.min(FEED_PARALLEL, limit - out.length, known > 0 ? known : probe);
       const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.feedMessages.get(seq + i)));
       for (const m of batch) {
         if (!m) return out;
@@ -137,6 +145,7 @@ export class JetStreamJournal implements Journal {
         });
       }
       seq += want;
+      if (known <= 0) probe = Math.min(FEED_PARALLEL, probe * 2);
     }
     return out;
   }
@@ -144,6 +153,7 @@ export class JetStreamJournal implements Journal {
   private async feedMessage(seq: number): Promise<FeedMessage | null> {
     const m = await this.get({ seq });
     if (!m) return null;
+    this.saw(m.seq);
     const commit = commitOf(m);
     return { seq: m.seq, name: commit[3] ?? nameOf(this.names.prefix, m.subject), events: commit[2] };
   }
@@ -236,8 +246,15 @@ export class JetStreamJournal implements Journal {
       const messages = await consumer.consume({ max_messages: 1024 });
       stop = () => messages.stop();
       this.notify(); // appends made while the consumer was being created
-      for await (const _ of messages) this.notify();
+      for await (const m of messages) {
+        this.saw(m.seq);
+        this.notify();
+      }
     })().catch(() => {});
+  }
+
+  private saw(seq: number): void {
+    if (seq > this.highestSeq) this.highestSeq = seq;
   }
 
   private unwatch(): void {

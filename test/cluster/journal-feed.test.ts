@@ -1,0 +1,54 @@
+/**
+ * Reading the journal's feed over JetStream (stores/cluster/journal.ts readFeed; DESIGN "Sharding"):
+ * a node reads what every node appended, in order and whole, however little it has seen itself; and
+ * at the tail, where every node's readers are poked at each append, a read that finds nothing new
+ * costs one direct get, not a round of them.
+ */
+import { afterEach, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../runtime/index.ts';
+import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
+import { clusterTestStores, testNamespace } from '../../support/stores.ts';
+
+const clock = new ManualClock();
+const opened: ClusterStores[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0).reverse()) await s.close();
+});
+
+const ev = (version: number): StoredEvent => ({ version, id: `evt_${version}`, type: 't.happened', data: { n: version }, at: clock.now(), org: 'org_a' });
+
+async function twoNodes(): Promise<[ClusterStores, ClusterStores]> {
+  const namespace = testNamespace('feed');
+  const a = await clusterTestStores(clock, { namespace, ephemeral: false });
+  const b = await clusterTestStores(clock, { namespace, ephemeral: true });
+  opened.push(a, b);
+  return [a, b];
+}
+
+it("feed - a node reads every message another node appended, in order and whole, in pages, though it saw none of them (DESIGN 'Sharding')", async () => {
+  const [a, b] = await twoNodes();
+  for (let v = 1; v <= 300; v++) await a.journal.append(`thing.${v % 7}`, Math.floor((v - 1) / 7), [ev(Math.floor((v - 1) / 7) + 1)]);
+  const all = await b.journal.readFeed(0, 1000);
+  expect(all).toHaveLength(300);
+  expect(all.every((f, i) => i === 0 || f.position > all[i - 1].position)).toBe(true);
+  const paged: number[] = [];
+  for (let after = 0; ; ) {
+    const page = await b.journal.readFeed(after, 37);
+    if (page.length === 0) break;
+    paged.push(...page.map((f) => f.position));
+    after = page[page.length - 1].position;
+  }
+  expect(paged).toEqual(all.map((f) => f.position));
+  // one more append by the other node is found by the next read from the tail
+  await a.journal.append('thing.x', 0, [ev(1)]);
+  expect((await b.journal.readFeed(all[all.length - 1].position, 10)).map((f) => f.stream)).toEqual(['thing.x']);
+});
+
+it("feed - at the tail a read that finds nothing new asks for one message, not a round of them (DESIGN 'Sharding')", async () => {
+  const [a] = await twoNodes();
+  for (let v = 1; v <= 5; v++) await a.journal.append('thing.a', v - 1, [ev(v)]);
+  const tail = (await a.journal.readFeed(0, 100)).at(-1)!.position;
+  const gets = vi.spyOn(a.journal as unknown as { get(q: unknown): Promise<unknown> }, 'get');
+  expect(await a.journal.readFeed(tail, 512)).toEqual([]);
+  expect(gets).toHaveBeenCalledTimes(1);
+});
