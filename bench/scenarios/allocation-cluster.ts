@@ -164,13 +164,13 @@ export default async function allocationClusterBench(): Promise<BenchResult[]> {
     const latencies: number[] = [];
     try {
       await profiled('cascade-removal-cluster', async () => {
-      for (const w of revoked) {
-        const finished = new Promise<number>((resolve) => pending.set(w, { start: 0, offers: 1000, assignment: false, done: resolve }));
-        await call('POST', '/v1/identity/blocklist_entries', { subject_ref: w, reason: 'bench revocation' }, key);
-        const ms = await Promise.race([finished, new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`cascade removal of ${w} did not finish in 60 s: ${JSON.stringify({ ...pending.get(w), done: undefined })}`)), 60_000))]);
-        latencies.push(ms);
-        for (const n of nodes) await n.platform.system.settle();
-      }
+        for (const w of revoked) {
+          const finished = new Promise<number>((resolve) => pending.set(w, { start: 0, offers: 1000, assignment: false, done: resolve }));
+          await call('POST', '/v1/identity/blocklist_entries', { subject_ref: w, reason: 'bench revocation' }, key);
+          const ms = await Promise.race([finished, new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`cascade removal of ${w} did not finish in 60 s: ${JSON.stringify({ ...pending.get(w), done: undefined })}`)), 60_000))]);
+          latencies.push(ms);
+          for (const n of nodes) await n.platform.system.settle();
+        }
       });
     } finally {
       for (const off of listeners) off();
