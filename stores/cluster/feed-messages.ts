@@ -1,39 +1,65 @@
 /**
  * The journal's recent messages by stream sequence, shared by every feed reader of one node
- * (stores/cluster/journal.ts readFeed). Each node runs several readers of the whole feed (its read
- * models, and the cluster's single readers it holds), and they read the same tail within moments of
- * each other: without this each of them fetched and decoded every message for itself, one direct
- * get each. A sequence's message never changes once written (nothing is deleted from the stream),
- * so a fetched message is kept as it is; a sequence not written yet (null) is not kept, and neither
- * is a failed fetch, so a later read asks again. Concurrent reads of one sequence share one fetch.
- * Bounded: the oldest sequences are let go first, and a reader that far behind fetches for itself.
+ * (stores/cluster/journal.ts readFeed), and the highest sequence the node knows to exist. Each node
+ * runs several readers of the whole feed (its read models, and the cluster's single readers it
+ * holds), and they read the same tail within moments of each other: without this each of them
+ * fetched and decoded every message for itself, one direct get each.
+ *
+ * Only a sequence known to exist (at most `highest`, which the node learns from its own appends,
+ * its append watcher and its reads) is shared and kept: its message never changes once written
+ * (nothing is deleted from the stream). A sequence beyond it is fetched by the reader alone, since
+ * the answer may be "not written yet" only for a request made before the write: a reader poked by
+ * that write must not be handed an earlier reader's stale null (it would stop short of the message
+ * and wait for the next append). Found, it becomes known and kept. A failed fetch is not kept.
+ * Concurrent reads of one known sequence share one fetch. Bounded: the oldest sequences are let go
+ * first, and a reader that far behind fetches for itself.
  */
 export class FeedMessages<T> {
   private readonly held = new Map<number, Promise<T | null>>();
+  private top = 0;
 
   constructor(
     private readonly fetch: (seq: number) => Promise<T | null>,
     private readonly limit: number,
   ) {}
 
+  /** The highest sequence known to exist. */
+  get highest(): number {
+    return this.top;
+  }
+
+  /** A sequence known to exist (an append acknowledged, a message seen by the watcher). */
+  saw(seq: number): void {
+    if (seq > this.top) this.top = seq;
+  }
+
   get(seq: number): Promise<T | null> {
+    if (seq > this.top) return this.probe(seq);
     const kept = this.held.get(seq);
     if (kept) return kept;
     const p = this.fetch(seq);
-    this.held.set(seq, p);
-    if (this.held.size > this.limit) this.held.delete(this.held.keys().next().value!);
-    p.then(
-      (m) => {
-        if (m === null && this.held.get(seq) === p) this.held.delete(seq);
-      },
-      () => {
-        if (this.held.get(seq) === p) this.held.delete(seq);
-      },
-    );
+    this.keep(seq, p);
+    p.catch(() => {
+      if (this.held.get(seq) === p) this.held.delete(seq);
+    });
     return p;
   }
 
   get size(): number {
     return this.held.size;
+  }
+
+  private async probe(seq: number): Promise<T | null> {
+    const m = await this.fetch(seq);
+    if (m !== null) {
+      this.saw(seq);
+      if (!this.held.has(seq)) this.keep(seq, Promise.resolve(m));
+    }
+    return m;
+  }
+
+  private keep(seq: number, p: Promise<T | null>): void {
+    this.held.set(seq, p);
+    if (this.held.size > this.limit) this.held.delete(this.held.keys().next().value!);
   }
 }

@@ -61,8 +61,6 @@ export class JetStreamJournal implements Journal {
   private outbox: Array<() => void> = [];
   private closed = false;
   private readonly feedMessages = new FeedMessages<FeedMessage>((seq) => this.feedMessage(seq), FEED_MESSAGES_KEPT);
-  /** The highest stream sequence known to exist (own appends, the append watcher, feed reads). */
-  private highestSeq = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -108,7 +106,7 @@ export class JetStreamJournal implements Journal {
       throw new VersionConflictError(stream, expectedVersion, actual.version);
     }
     this.remember(stream, { version: expectedVersion + events.length, seq });
-    this.saw(seq);
+    this.feedMessages.saw(seq);
     this.notify();
   }
 
@@ -134,7 +132,7 @@ export class JetStreamJournal implements Journal {
     // costs one get that finds nothing, not FEED_PARALLEL of them (readers are poked at every append).
     let probe = 1;
     while (out.length < limit) {
-      const known = this.highestSeq - seq + 1;
+      const known = this.feedMessages.highest - seq + 1;
       const want = Math.min(FEED_PARALLEL, limit - out.length, known > 0 ? known : probe);
       const batch = await Promise.all(Array.from({ length: want }, (_, i) => this.feedMessages.get(seq + i)));
       for (const m of batch) {
@@ -153,7 +151,6 @@ export class JetStreamJournal implements Journal {
   private async feedMessage(seq: number): Promise<FeedMessage | null> {
     const m = await this.get({ seq });
     if (!m) return null;
-    this.saw(m.seq);
     const commit = commitOf(m);
     return { seq: m.seq, name: commit[3] ?? nameOf(this.names.prefix, m.subject), events: commit[2] };
   }
@@ -247,14 +244,10 @@ export class JetStreamJournal implements Journal {
       stop = () => messages.stop();
       this.notify(); // appends made while the consumer was being created
       for await (const m of messages) {
-        this.saw(m.seq);
+        this.feedMessages.saw(m.seq);
         this.notify();
       }
     })().catch(() => {});
-  }
-
-  private saw(seq: number): void {
-    if (seq > this.highestSeq) this.highestSeq = seq;
   }
 
   private unwatch(): void {
