@@ -40,13 +40,13 @@ interface Tip {
 /** A stored commit: [version of its first event, sequence of the subject's previous message, events, name of a hashed subject]. */
 type Commit = [first: number, prev: number, events: StoredEvent[], name?: string];
 const commitOf = (m: StoredMsg): Commit => unpack(m.data) as Commit;
+const lastVersion = (c: Commit): number => c[0] + c[2].length - 1;
 /** A feed message as the readers use it: decoded once, shared by the node's readers. */
 interface FeedMessage {
   seq: number;
   name: string;
   events: StoredEvent[];
 }
-const lastVersion = (c: Commit): number => c[0] + c[2].length - 1;
 
 export interface JournalNames {
   stream: string;
