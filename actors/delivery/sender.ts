@@ -1,15 +1,15 @@
 /**
- * One outbound webhook POST over node:http(s): the exact bytes, a hard time limit (spec 6.1, 8:
- * the receiver answers within 5 s), and a fault classified as spec 2.12 names them. Keep-alive
- * agents are shared so repeated deliveries to one receiver reuse connections. Nothing is sent to
- * an internal address (address-policy.ts): the URL is checked on every attempt, and a host name
- * is resolved and checked before the attempt and again at connect (resolve.ts).
+ * One outbound webhook POST over http(s): the exact bytes, a hard time limit (spec 6.1, 8: the
+ * receiver answers within 5 s), and a fault classified as spec 2.12 names them. Connections are
+ * kept alive and shared, so repeated deliveries to one receiver reuse them (connections.ts).
+ * Nothing is sent to an internal address (address-policy.ts): the URL is checked on every attempt,
+ * and a host name is resolved and checked before the attempt and again at connect (resolve.ts).
  */
-import http from 'node:http';
-import https from 'node:https';
 import { isIP } from 'node:net';
+import type { SecureContextOptions } from 'node:tls';
 import { BoundedMap } from '../../runtime/index.ts';
 import { urlRefusal } from './address-policy.ts';
+import { type Answer, exchange, type Origin } from './connections.ts';
 import type { Fault } from './delivery.ts';
 import { checkedAddresses, guardedLookup, InternalAddressError, type Resolve } from './resolve.ts';
 
@@ -23,13 +23,9 @@ export interface SendOptions {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only). */
   allowPrivate: boolean;
   resolve: Resolve;
+  /** Extra trust anchors for https receivers (tests only); the system's otherwise. */
+  ca?: SecureContextOptions['ca'];
 }
-
-/** Kept apart by the setting, so a socket opened under the development setting is never reused without it. */
-const agents = {
-  strict: { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) },
-  development: { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) },
-};
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
 
@@ -46,12 +42,39 @@ const failure = (err: NodeJS.ErrnoException): SendResult =>
   err instanceof InternalAddressError ? { status: null, fault: 'refused connection', refused: err.message } : { status: null, fault: classify(err) };
 
 interface Route {
-  secure: boolean;
-  host: string;
-  /** An IP literal: no DNS; the URL check has judged the address itself. */
-  literal: boolean;
-  port: number;
-  path: string;
+  /** `literal`: an IP literal, so no DNS; the URL check has judged the address itself. */
+  origin: Origin;
+  /** The request line and the headers every attempt to this URL sends. */
+  head: string;
+}
+
+const USER_AGENT = 'workforce-platform-webhooks/1';
+/** RFC 9110 5.1 and 5.5: a header name is a token; a value holds no CR, LF or NUL. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+
+function routeOf(u: URL, host: string): Route {
+  const secure = u.protocol === 'https:';
+  const literal = isIP(host) !== 0;
+  const port = Number(u.port) || (secure ? 443 : 80);
+  const authority = (host.includes(':') ? `[${host}]` : host) + (u.port ? `:${port}` : '');
+  const head = `POST ${u.pathname + u.search} HTTP/1.1\r\nhost: ${authority}\r\ncontent-type: application/json\r\nuser-agent: ${USER_AGENT}\r\n`;
+  return { origin: { secure, host, literal, port }, head };
+}
+
+/** The whole request: the route's head, the length, the attempt's own headers, the body. */
+function requestBytes(route: Route, body: Buffer, headers: Record<string, string>): Buffer {
+  let head = `${route.head}content-length: ${body.length}\r\n`;
+  for (const name in headers) {
+    const value = headers[name];
+    if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new TypeError(`invalid webhook request header ${JSON.stringify(name)}`);
+    head += `${name}: ${value}\r\n`;
+  }
+  head += '\r\n';
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(head, 'latin1') + body.length);
+  const n = bytes.write(head, 0, 'latin1');
+  body.copy(bytes, n);
+  return bytes;
 }
 
 interface Target {
@@ -70,8 +93,7 @@ function target(url: string): Target {
     const refusal = { strict: urlRefusal(url, false)?.detail ?? null, development: urlRefusal(url, true)?.detail ?? null };
     const u = URL.canParse(url) ? new URL(url) : null;
     const host = u ? u.hostname.replace(/^\[|\]$/g, '') : '';
-    const secure = u?.protocol === 'https:';
-    const route = u && host ? { secure, host, literal: isIP(host) !== 0, port: Number(u.port) || (secure ? 443 : 80), path: u.pathname + u.search } : null;
+    const route = u && host && (u.protocol === 'http:' || u.protocol === 'https:') ? routeOf(u, host) : null;
     targets.set(url, (t = { refusal, route }));
   }
   return t;
@@ -81,44 +103,59 @@ export function post(url: string, body: Buffer, headers: Record<string, string>,
   const { refusal, route } = target(url);
   const why = opts.allowPrivate ? refusal.development : refusal.strict;
   if (why !== null || route === null) return Promise.resolve({ status: null, fault: 'refused connection', refused: why ?? 'url is not an http(s) URL.' });
-  const { secure, host, literal, port, path } = route;
-  const mod = secure ? https : http;
-  const pool = opts.allowPrivate ? agents.development : agents.strict;
-  return new Promise((resolve) => {
-    let done = false;
-    let req: http.ClientRequest | undefined;
-    const finish = (r: SendResult) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
+  return new Promise((resolve) => new Attempt(route, requestBytes(route, body, headers), opts, resolve));
+}
+
+/**
+ * One attempt from resolution to its status, under one time limit. A class rather than closures:
+ * an attempt is made per delivery, and its methods are shared.
+ */
+class Attempt implements Answer {
+  private done = false;
+  private exchange: { abandon(): void } | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly route: Route,
+    private readonly request: Buffer,
+    private readonly opts: SendOptions,
+    private readonly resolve: (r: SendResult) => void,
+  ) {
     // The time limit covers the resolution before the attempt too.
-    const timer = setTimeout(() => {
-      finish({ status: null, fault: 'timeout' });
-      req?.destroy();
-    }, opts.timeoutMs);
-    const send = () => {
-      if (done) return;
-      req = mod.request({
-        host,
-        port,
-        path,
-        method: 'POST',
-        agent: secure ? pool.https : pool.http,
-        lookup: guardedLookup(opts.allowPrivate, opts.resolve),
-        headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'workforce-platform-webhooks/1', ...headers },
-      }, (res) => {
-        // The answer counts once its status line is in; the body is drained and dropped. Spec 6.1
-        // asks for a 2xx: a redirect is an answer like any other non-2xx and is not followed.
-        finish({ status: res.statusCode ?? 0, fault: null });
-        res.resume();
-        res.on('error', () => {});
-      });
-      req.on('error', (err) => finish(failure(err)));
-      req.end(body);
-    };
-    if (literal) send();
-    else checkedAddresses(host, opts.allowPrivate, opts.resolve).then(send, (err: NodeJS.ErrnoException) => finish(failure(err)));
-  });
+    this.timer = setTimeout(timedOut, opts.timeoutMs, this);
+    const { origin } = route;
+    if (origin.literal) this.send();
+    else checkedAddresses(origin.host, opts.allowPrivate, opts.resolve).then(() => this.send(), (err: NodeJS.ErrnoException) => this.finish(failure(err)));
+  }
+
+  answer(err: NodeJS.ErrnoException | null, status: number): void {
+    this.finish(err ? failure(err) : { status, fault: null });
+  }
+
+  timedOut(): void {
+    this.finish({ status: null, fault: 'timeout' });
+    this.exchange?.abandon();
+  }
+
+  private send(): void {
+    if (this.done) return;
+    const { opts, route } = this;
+    const { origin } = route;
+    // Kept apart by the setting, so a connection opened under the development setting is never
+    // reused without it. Spec 6.1 asks for a 2xx: a redirect is an answer like any other non-2xx
+    // and is not followed.
+    const lookup = origin.literal ? undefined : guardedLookup(opts.allowPrivate, opts.resolve);
+    this.exchange = exchange(origin, this.request, { pool: opts.allowPrivate ? 'development' : 'strict', lookup, ca: opts.ca }, this);
+  }
+
+  private finish(r: SendResult): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.resolve(r);
+  }
+}
+
+function timedOut(a: Attempt): void {
+  a.timedOut();
 }
