@@ -13,16 +13,17 @@ export function indexOps(def: AnyActorDef, id: string, org: string, before: unkn
   if (!def.indexes) return [];
   const prev: IndexEntry[] = existedBefore ? def.indexes(before) : [];
   const next: IndexEntry[] = def.indexes(after);
-  const ops: IndexOp[] = [];
-  const prevByList = new Map(prev.map((e) => [e.list, e.sortKey]));
-  const nextLists = new Set<string>();
+  // A kind declares a handful of lists: linear scans, and nothing allocated when nothing changed.
+  let ops: IndexOp[] | undefined;
   for (const e of next) {
-    nextLists.add(e.list);
-    if (prevByList.get(e.list) !== e.sortKey) ops.push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey });
+    const p = prev.find((x) => x.list === e.list);
+    if (p?.sortKey !== e.sortKey) (ops ??= []).push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey });
   }
-  for (const e of prev) if (!nextLists.has(e.list)) ops.push({ op: 'remove', list: listName(org, def.kind, e.list), id });
-  return ops;
+  for (const e of prev) if (!next.some((x) => x.list === e.list)) (ops ??= []).push({ op: 'remove', list: listName(org, def.kind, e.list), id });
+  return ops ?? NO_OPS;
 }
+
+const NO_OPS: IndexOp[] = [];
 
 export interface TimerOps {
   put: Reminder[];
@@ -35,12 +36,10 @@ export function timerOps(def: AnyActorDef, id: string, org: string, before: unkn
   if (!def.timers) return { put: [], cancel: [] };
   const prev: TimerWish[] = existedBefore ? def.timers(before) : [];
   const next: TimerWish[] = def.timers(after);
-  const prevByName = new Map(prev.map((t) => [t.name, t]));
-  const nextNames = new Set<string>();
+  // A kind declares a handful of timers: linear scans.
   const put: Reminder[] = [];
   for (const t of next) {
-    nextNames.add(t.name);
-    const p = prevByName.get(t.name);
+    const p = prev.find((x) => x.name === t.name);
     if (p && p.dueAt === t.dueAt && p.command === t.command && JSON.stringify(p.payload) === JSON.stringify(t.payload)) continue;
     put.push({
       key: reminderKey(def.kind, id, t.name),
@@ -54,6 +53,7 @@ export function timerOps(def: AnyActorDef, id: string, org: string, before: unkn
       generation: newId('rmd_'),
     });
   }
-  const cancel = prev.filter((t) => !nextNames.has(t.name)).map((t) => reminderKey(def.kind, id, t.name));
+  const cancel: string[] = [];
+  for (const t of prev) if (!next.some((x) => x.name === t.name)) cancel.push(reminderKey(def.kind, id, t.name));
   return { put, cancel };
 }

@@ -138,7 +138,7 @@ export class AttemptDispatcher {
         return;
       }
       const now = job.at;
-      const body = Buffer.from(delivery.seed.body, 'utf8');
+      const body = delivery.seed.body; // signed and sent as its UTF-8 bytes
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
       const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? systemResolve;

@@ -25,7 +25,42 @@ export interface ResponseHead {
   keepAlive: boolean;
 }
 
-const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
+/**
+ * The status of a status line `HTTP/1.x NNN[ reason]` ending at `eol` (RFC 9112 4), or 0 when the
+ * line is not one. Read by character: it is read once per attempt.
+ */
+function statusOf(text: string, eol: number): number {
+  if (eol < 12 || !text.startsWith('HTTP/1.') || (text.charCodeAt(7) !== 48 && text.charCodeAt(7) !== 49)) return 0;
+  if (text.charCodeAt(8) !== 32 || (eol > 12 && text.charCodeAt(12) !== 32)) return 0;
+  let status = 0;
+  for (let i = 9; i < 12; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return 0;
+    status = status * 10 + d;
+  }
+  return status >= 100 ? status : 0;
+}
+
+/**
+ * A Content-Length value: one number, or a list of one number repeated (RFC 9110 8.6); -1 for
+ * anything else.
+ */
+function contentLength(value: string): number {
+  let n = -1;
+  for (const part of value.indexOf(',') < 0 ? [value] : value.split(',')) {
+    const v = part.trim();
+    if (v.length === 0 || v.length > 15) return -1;
+    let x = 0;
+    for (let i = 0; i < v.length; i++) {
+      const d = v.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) return -1;
+      x = x * 10 + d;
+    }
+    if (n !== -1 && n !== x) return -1;
+    n = x;
+  }
+  return n;
+}
 /** RFC 9112 7.1: the size in hex, then optional extensions. */
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/;
 
@@ -125,30 +160,28 @@ export class ResponseReader {
   private readHead(text: string): void {
     let eol = text.indexOf('\r\n');
     if (eol < 0) eol = text.length;
-    const m = STATUS_LINE.exec(text.slice(0, eol));
-    if (!m) throw new ResponseError(`not an HTTP/1.1 status line: ${JSON.stringify(text.slice(0, Math.min(eol, 64)))}`);
-    const minor = m[1];
-    const status = Number(m[2]);
+    const status = statusOf(text, eol);
+    if (status === 0) throw new ResponseError(`not an HTTP/1.1 status line: ${JSON.stringify(text.slice(0, Math.min(eol, 64)))}`);
+    const http10 = text.charCodeAt(7) === 48; // HTTP/1.0
     let length: number | null = null;
     let chunked = false;
     let otherCoding = false;
-    let close = minor === '0';
+    let close = http10;
     for (let at = eol + 2; at < text.length; ) {
       let end = text.indexOf('\r\n', at);
       if (end < 0) end = text.length;
       const colon = text.indexOf(':', at);
       if (colon <= at || colon > end) throw new ResponseError('a response header line without a name');
-      // Only three headers matter here; the others are skipped on their name's length alone.
+      // Only three headers matter here; the others are skipped on their name's length and first letter.
       const n = colon - at;
-      if (n === 14 || n === 17 || n === 10) {
+      const first = text.charCodeAt(at) | 0x20;
+      if ((n === 14 && first === 99) || (n === 17 && first === 116) || (n === 10 && first === 99)) {
         const name = text.slice(at, colon).toLowerCase();
         const value = text.slice(colon + 1, end).trim();
         if (name === 'content-length') {
-          // RFC 9110 8.6: a list of one repeated value is the value; anything else is no length.
-          const values = new Set(value.split(',').map((v) => v.trim()));
-          const [v] = values;
-          if (values.size !== 1 || !/^\d{1,15}$/.test(v) || (length !== null && length !== Number(v))) throw new ResponseError('a Content-Length that is not one number');
-          length = Number(v);
+          const v = contentLength(value);
+          if (v < 0 || (length !== null && length !== v)) throw new ResponseError('a Content-Length that is not one number');
+          length = v;
         } else if (name === 'transfer-encoding') {
           const codings = value.toLowerCase().split(',').map((v) => v.trim()).filter(Boolean);
           chunked = codings[codings.length - 1] === 'chunked';
@@ -156,7 +189,7 @@ export class ResponseReader {
         } else if (name === 'connection') {
           const tokens = value.toLowerCase().split(',').map((v) => v.trim());
           if (tokens.includes('close')) close = true;
-          else if (tokens.includes('keep-alive') && minor === '0') close = false;
+          else if (tokens.includes('keep-alive') && http10) close = false;
         }
       }
       at = end + 2;

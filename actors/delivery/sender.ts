@@ -49,9 +49,9 @@ interface Route {
 }
 
 const USER_AGENT = 'workforce-platform-webhooks/1';
-/** RFC 9110 5.1 and 5.5: a header name is a token; a value holds no CR, LF or NUL. */
+/** RFC 9110 5.1 and 5.5: a header name is a token; a value is tabs, visible characters and obs-text (no CR, LF or NUL). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_VALUE = /[\r\n\0]/;
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 function routeOf(u: URL, host: string): Route {
   const secure = u.protocol === 'https:';
@@ -62,18 +62,20 @@ function routeOf(u: URL, host: string): Route {
   return { origin: { secure, host, literal, port }, head };
 }
 
-/** The whole request: the route's head, the length, the attempt's own headers, the body. */
-function requestBytes(route: Route, body: Buffer, headers: Record<string, string>): Buffer {
-  let head = `${route.head}content-length: ${body.length}\r\n`;
+/** The whole request: the route's head, the length, the attempt's own headers, the body (a string is sent as UTF-8). */
+function requestBytes(route: Route, body: string | Buffer, headers: Record<string, string>): Buffer {
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  let head = `${route.head}content-length: ${length}\r\n`;
   for (const name in headers) {
     const value = headers[name];
     if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new TypeError(`invalid webhook request header ${JSON.stringify(name)}`);
     head += `${name}: ${value}\r\n`;
   }
   head += '\r\n';
-  const bytes = Buffer.allocUnsafe(Buffer.byteLength(head, 'latin1') + body.length);
+  const bytes = Buffer.allocUnsafe(head.length + length); // the head is latin1: one byte a character
   const n = bytes.write(head, 0, 'latin1');
-  body.copy(bytes, n);
+  if (typeof body === 'string') bytes.write(body, n, 'utf8');
+  else body.copy(bytes, n);
   return bytes;
 }
 
@@ -99,7 +101,7 @@ function target(url: string): Target {
   return t;
 }
 
-export function post(url: string, body: Buffer, headers: Record<string, string>, opts: SendOptions): Promise<SendResult> {
+export function post(url: string, body: string | Buffer, headers: Record<string, string>, opts: SendOptions): Promise<SendResult> {
   const { refusal, route } = target(url);
   const why = opts.allowPrivate ? refusal.development : refusal.strict;
   if (why !== null || route === null) return Promise.resolve({ status: null, fault: 'refused connection', refused: why ?? 'url is not an http(s) URL.' });
