@@ -33,3 +33,22 @@ export async function profiled<T>(name: string, work: () => Promise<T>): Promise
     session.disconnect();
   }
 }
+
+/**
+ * Starts the inspector's CPU profiler when BENCH_CPU_PROF names a directory; the returned function
+ * stops it and writes <name>.cpuprofile (for work that starts and ends on different requests).
+ */
+export async function profiledStart(name: string): Promise<() => Promise<void>> {
+  if (!PROFILE_DIR) return async () => {};
+  const dir = PROFILE_DIR;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}

@@ -19,12 +19,13 @@
  * The node is also the platform's Membership (kernel/membership.ts): its member name and whether
  * another member's lease has lapsed, from the lease table's membership keys.
  */
-import { NoRespondersError, RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClusterStores } from '../../stores/index.ts';
 import { ApiError, assertNever } from '../../kernel/base/index.ts';
 import { SystemClock } from '../clock.ts';
 import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
+import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
 import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply } from './wire.ts';
 
@@ -32,9 +33,6 @@ import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply }
 const DEFAULT_MAX_PAYLOAD = 1 << 20;
 /** How long after its append a starved node may still be writing a commit's effects (recoverSince). */
 const RECOVERY_SLACK_MS = 60_000;
-
-/** How a request learns its owner died before answering. */
-const OWNER_LAPSED = new Error('the owner lapsed before answering');
 
 /** An id as error messages show it: a hostile one may be megabytes long. */
 const shown = (id: string): string => (id.length > 80 ? `${id.slice(0, 80)}...` : id);
@@ -66,8 +64,8 @@ export class ClusterNode implements Placement {
   private readonly forwardWaitMs: number;
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly now: () => number;
-  /** Requests in flight per owner node, abandoned at once when its membership lapses. */
-  private readonly waiting = new Map<string, Set<() => void>>();
+  /** Requests to other nodes, failed at once when the owner's membership lapses. */
+  private readonly requests: Requests;
   private watchdog: NodeJS.Timeout | undefined;
 
   constructor(opts: ClusterNodeOptions) {
@@ -80,6 +78,7 @@ export class ClusterNode implements Placement {
     this.log = opts.log ?? ((m, e) => console.error(`[cluster ${opts.nodeId}] ${m}`, e ?? ''));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
+    this.requests = new Requests(this.nc, this.now);
     this.leases = new ShardLeases(
       this.nc,
       `${opts.stores.namespace}_shards`,
@@ -102,9 +101,10 @@ export class ClusterNode implements Placement {
         if (!err) void this.answer(msg);
       },
     });
+    this.requests.start();
     await this.nc.flush();
     await this.leases.start();
-    this.watchdog = setInterval(() => this.abandonLapsed(), this.leases.timings.tickMs);
+    this.watchdog = setInterval(() => this.requests.sweep((owner) => this.leases.hasLapsed(owner)), this.leases.timings.tickMs);
   }
 
   /** This process as a cluster member (kernel Membership): node id and this start's incarnation. */
@@ -169,6 +169,7 @@ export class ClusterNode implements Placement {
     await this.leases.stop();
     await this.sub?.drain().catch(() => {});
     this.sub = undefined;
+    this.requests.stop();
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -183,30 +184,18 @@ export class ClusterNode implements Placement {
     if (data.length > this.maxPayload()) {
       throw new ApiError('payload_too_large', `A call to ${kind} ${shown(id)} is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.`);
     }
-    let abandon!: () => void;
-    const lapsed = new Promise<never>((_, reject) => (abandon = () => reject(OWNER_LAPSED)));
-    const waiting = this.waiting.get(owner) ?? new Set();
-    this.waiting.set(owner, waiting);
-    waiting.add(abandon);
     try {
-      const msg = await Promise.race([this.nc.request(`${this.subjectPrefix}.${owner}`, data, { timeout: this.requestTimeoutMs }), lapsed]);
-      return decodeReply(msg.data);
+      return decodeReply(await this.requests.send(`${this.subjectPrefix}.${owner}`, owner, data, this.requestTimeoutMs));
     } catch (e) {
-      if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) return undefined;
-      if (e === OWNER_LAPSED || e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
+      if (e instanceof NoResponders) return undefined;
+      if (e instanceof TargetLapsed || e instanceof RequestTimedOut) {
         // The owner may have applied the command before going quiet: only the client may retry
         // (with its Idempotency-Key), never this node behind its back.
         throw new ApiError('unavailable', `The node serving ${kind} ${shown(id)} did not answer in time; retry.`, { retryable: true });
       }
+      if (e instanceof RequestsStopped) throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
       throw e;
-    } finally {
-      waiting.delete(abandon);
-      if (waiting.size === 0) this.waiting.delete(owner);
     }
-  }
-
-  private abandonLapsed(): void {
-    for (const [owner, waiting] of this.waiting) if (this.leases.hasLapsed(owner)) for (const abandon of waiting) abandon();
   }
 
   /** Answers one remote ask; whatever happens, one reply within max_payload, and nothing thrown. */

@@ -1,0 +1,95 @@
+/**
+ * A node's requests to other nodes (runtime/cluster/requests.ts; DESIGN "Sharding": a call to an
+ * actor another node owns travels as a NATS request to the owner), over the real NATS: answers
+ * come back to the request that asked, however many are in flight; a subject nobody serves fails
+ * at once, so the caller can wait for a new owner; a request nobody answers fails at its deadline
+ * or as soon as its target's membership lapses, and one still waiting when the node stops fails.
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterEach, expect, it } from 'vitest';
+import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from '../../runtime/cluster/requests.ts';
+import { natsUrl, testNamespace } from '../../support/stores.ts';
+
+const opened: NatsConnection[] = [];
+afterEach(async () => {
+  for (const nc of opened.splice(0)) await nc.close();
+});
+
+async function setup(): Promise<{ requests: Requests; server: NatsConnection; subject: string; clock: { now: number } }> {
+  const [client, server] = await Promise.all([connect({ servers: natsUrl() }), connect({ servers: natsUrl() })]);
+  opened.push(client, server);
+  const clock = { now: 1_000 };
+  const requests = new Requests(client, () => clock.now);
+  requests.start();
+  await client.flush();
+  return { requests, server, subject: `${testNamespace('requests')}.node.b`, clock };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+it("each answer reaches the request that asked, with many in flight through one inbox (DESIGN 'Sharding')", async () => {
+  const { requests, server, subject } = await setup();
+  // answered out of order: the later requests first
+  const held: Array<() => void> = [];
+  server.subscribe(subject, { callback: (_e, m) => held.push(() => m.respond(bytes(`re:${text(m.data)}`))) });
+  await server.flush();
+  const asked = Array.from({ length: 50 }, (_, i) => requests.send(subject, 'b', bytes(`q${i}`), 5_000));
+  while (held.length < 50) await new Promise((r) => setTimeout(r, 5));
+  for (const answer of held.reverse()) answer();
+  expect((await Promise.all(asked)).map(text)).toEqual(Array.from({ length: 50 }, (_, i) => `re:q${i}`));
+  expect(requests.size).toBe(0);
+});
+
+it("a subject nobody serves fails at once with no responders, not at the deadline (DESIGN 'Sharding': the caller waits for a new owner)", async () => {
+  const { requests, subject } = await setup();
+  await expect(requests.send(subject, 'b', bytes('q'), 60_000)).rejects.toBeInstanceOf(NoResponders);
+  expect(requests.size).toBe(0);
+});
+
+it('a request nobody answers fails at its deadline, on the sweep after it', async () => {
+  const { requests, server, subject, clock } = await setup();
+  server.subscribe(subject, { callback: () => {} });
+  await server.flush();
+  const asked = requests.send(subject, 'b', bytes('q'), 5_000);
+  const settled = asked.then(() => 'answered', (e: Error) => e);
+  await new Promise((r) => setTimeout(r, 20));
+  clock.now += 4_999;
+  requests.sweep(() => false);
+  expect(requests.size).toBe(1);
+  clock.now += 1;
+  requests.sweep(() => false);
+  expect(await settled).toBeInstanceOf(RequestTimedOut);
+});
+
+it("a request whose target's membership lapsed fails on the next sweep, before its deadline (the owner died mid-request)", async () => {
+  const { requests, server, subject } = await setup();
+  server.subscribe(subject, { callback: () => {} });
+  await server.flush();
+  const toB = requests.send(subject, 'b', bytes('q'), 60_000).catch((e: Error) => e);
+  const toC = requests.send(subject, 'c', bytes('q'), 60_000).catch((e: Error) => e);
+  await new Promise((r) => setTimeout(r, 20));
+  requests.sweep((target) => target === 'b');
+  expect(await toB).toBeInstanceOf(TargetLapsed);
+  expect(requests.size).toBe(1);
+  requests.stop();
+  expect(await toC).toBeInstanceOf(RequestsStopped);
+});
+
+it('an answer after the deadline is dropped; a stopped node sends nothing more', async () => {
+  const { requests, server, subject, clock } = await setup();
+  let answer: (() => void) | undefined;
+  server.subscribe(subject, { callback: (_e, m) => (answer = () => m.respond(bytes('late'))) });
+  await server.flush();
+  const asked = requests.send(subject, 'b', bytes('q'), 100).catch((e: Error) => e);
+  while (!answer) await new Promise((r) => setTimeout(r, 5));
+  clock.now += 100;
+  requests.sweep(() => false);
+  expect(await asked).toBeInstanceOf(RequestTimedOut);
+  answer();
+  await server.flush();
+  await new Promise((r) => setTimeout(r, 20));
+  expect(requests.size).toBe(0);
+  requests.stop();
+  await expect(requests.send(subject, 'b', bytes('q'), 100)).rejects.toBeInstanceOf(RequestsStopped);
+});
