@@ -10,14 +10,48 @@ import type { IndexOp, IndexPage, IndexStore } from '../types.ts';
 const composite = (sortKey: string, id: string) => `${sortKey}\u0000${id}`;
 const idOf = (c: string) => c.slice(c.indexOf('\u0000') + 1);
 
+/**
+ * A list this short finds a member's key by scanning its members instead of keeping a map by id:
+ * most lists are short (one per record, e.g. a record's audit entries), and a Map with its table
+ * is several hundred bytes more for the collector to copy per list.
+ */
+const SMALL = 8;
+
 class BlockedList {
   private blocks: string[][] = [];
-  readonly byId = new Map<string, string>();
+  /** The member key of each id, once the list outgrows SMALL. */
+  private byId: Map<string, string> | undefined;
+  private count = 0;
 
   constructor(private readonly blockSize: number) {}
 
   get size(): number {
-    return this.byId.size;
+    return this.count;
+  }
+
+  /** The member key (sort key and id) of `id`, if it is a member. */
+  keyOf(id: string): string | undefined {
+    if (this.byId) return this.byId.get(id);
+    for (const block of this.blocks) for (const c of block) if (c.endsWith(id) && c.indexOf('\u0000') === c.length - id.length - 1) return c;
+    return undefined;
+  }
+
+  /** Adds the member key `c` of `id` (not a member). */
+  add(id: string, c: string): void {
+    this.insert(c);
+    this.count++;
+    if (this.byId) this.byId.set(id, c);
+    else if (this.count > SMALL) {
+      this.byId = new Map();
+      for (const block of this.blocks) for (const k of block) this.byId.set(idOf(k), k);
+    }
+  }
+
+  /** Removes `id`, whose member key is `c`. */
+  remove(id: string, c: string): void {
+    this.delete(c);
+    this.count--;
+    this.byId?.delete(id);
   }
 
   insert(c: string): void {
@@ -104,16 +138,13 @@ export class MemoryIndexes implements IndexStore {
         this.lists.set(op.list, (l = new BlockedList(this.blockSize)));
       }
       const c = op.op === 'put' ? composite(op.sortKey, op.id) : undefined;
-      const prev = l.byId.get(op.id);
+      const prev = l.keyOf(op.id);
       if (prev !== undefined) {
         if (prev === c) continue;
-        l.delete(prev);
-        l.byId.delete(op.id);
+        l.remove(op.id, prev);
       }
-      if (c !== undefined) {
-        l.insert(c);
-        l.byId.set(op.id, c);
-      } else if (l.size === 0) this.lists.delete(op.list);
+      if (c !== undefined) l.add(op.id, c);
+      else if (l.size === 0) this.lists.delete(op.list);
     }
   }
 
@@ -122,7 +153,7 @@ export class MemoryIndexes implements IndexStore {
     if (!l) return { ids: [], hasMore: false };
     let after: string | undefined;
     if (opts.after !== undefined) {
-      after = l.byId.get(opts.after);
+      after = l.keyOf(opts.after);
       if (after === undefined) return { ids: [], hasMore: false };
     }
     return l.page(after, opts.limit, opts.order);

@@ -32,7 +32,7 @@ it("each answer reaches the request that asked, with many in flight through one 
   const { requests, server, subject } = await setup();
   // answered out of order: the later requests first
   const held: Array<() => void> = [];
-  server.subscribe(subject, { callback: (_e, m) => held.push(() => m.respond(bytes(`re:${text(m.data)}`))) });
+  server.subscribe(subject, { callback: (_e, m) => void held.push(() => m.respond(bytes(`re:${text(m.data)}`))) });
   await server.flush();
   const asked = Array.from({ length: 50 }, (_, i) => requests.send(subject, 'b', bytes(`q${i}`), 5_000));
   while (held.length < 50) await new Promise((r) => setTimeout(r, 5));
@@ -79,7 +79,7 @@ it("a request whose target's membership lapsed fails on the next sweep, before i
 it('an answer after the deadline is dropped; a stopped node sends nothing more', async () => {
   const { requests, server, subject, clock } = await setup();
   let answer: (() => void) | undefined;
-  server.subscribe(subject, { callback: (_e, m) => (answer = () => m.respond(bytes('late'))) });
+  server.subscribe(subject, { callback: (_e, m) => void (answer = () => m.respond(bytes('late'))) });
   await server.flush();
   const asked = requests.send(subject, 'b', bytes('q'), 100).catch((e: Error) => e);
   while (!answer) await new Promise((r) => setTimeout(r, 5));

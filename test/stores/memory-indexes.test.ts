@@ -54,4 +54,32 @@ describe('memory indexes (blocked sorted lists)', () => {
     expect(await store.page('l', { after: 'b', limit: 5, order: 'desc' })).toEqual({ ids: [], hasMore: false });
     expect(await store.page('l', { after: 'c', limit: 5, order: 'desc' })).toEqual({ ids: ['a'], hasMore: false });
   });
+
+  it('a short list (found by scanning, not by a map) and one that grows past it and shrinks back page like the reference, ids sharing endings included', async () => {
+    const rnd = lcg(7);
+    const store = new MemoryIndexes();
+    // ids that end alike, one with a NUL (hostile ids reach the store): a scan must not confuse them
+    const ids = ['a', 'ba', 'b\u0000a', 'a\u0000', 'aa', 'x', 'yx', 'zyx', 'q', 'r', 'qr', 'rq'];
+    const model = new Map<string, string>();
+    const check = async () => {
+      const asc = [...model].sort(([ia, ka], [ib, kb]) => (ka < kb ? -1 : ka > kb ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0)).map(([id]) => id);
+      const all = await store.page('l', { limit: 100, order: 'asc' });
+      expect(all.ids).toEqual(asc);
+      for (let i = 0; i < asc.length; i++) expect((await store.page('l', { after: asc[i], limit: 1, order: 'asc' })).ids).toEqual(asc.slice(i + 1, i + 2));
+    };
+    for (let step = 0; step < 2_000; step++) {
+      // the first and last thousand steps keep to 6 ids (always short); between, all 12 (past 8 members)
+      const id = ids[rnd(step < 500 || step >= 1_500 ? 6 : ids.length)];
+      if (rnd(3) === 0 || (step >= 1_500 && rnd(2) === 0)) {
+        await store.apply([{ op: 'remove', list: 'l', id }]);
+        model.delete(id);
+      } else {
+        const sortKey = String(rnd(4));
+        await store.apply([{ op: 'put', list: 'l', id, sortKey }]);
+        model.set(id, sortKey);
+      }
+      if (step % 50 === 0) await check();
+    }
+    await check();
+  });
 });
