@@ -24,6 +24,11 @@ import { ResponseError, ResponseReader } from './response-reader.ts';
 export const IDLE_MS = 4_000;
 /** Idle connections kept per origin and pool; more are closed when they come back. */
 export const MAX_IDLE_PER_ORIGIN = 256;
+/**
+ * How long the rest of an answer's body may take once its status is in (the attempt is already
+ * judged): a receiver that stops sending mid-body has its connection closed, not kept forever.
+ */
+export const DRAIN_MS = 5_000;
 
 export interface Origin {
   secure: boolean;
@@ -41,6 +46,8 @@ export interface ExchangeOptions {
   lookup?: LookupFunction;
   /** Extra trust anchors for https (tests); the system's otherwise. */
   ca?: SecureContextOptions['ca'];
+  /** DRAIN_MS unless given (tests). */
+  drainMs?: number;
 }
 
 /** Told the outcome of one exchange, once: the status, or the error that ended it (node's errno codes where it has them). */
@@ -131,6 +138,7 @@ function open(origin: Origin, opts: ExchangeOptions, key: string): Conn {
   socket.on('data', (chunk: Buffer) => (c.current ? c.current.data(chunk) : (forget(c), socket.destroy())));
   socket.on('end', () => (c.current ? c.current.ended() : (forget(c), socket.destroy())));
   socket.on('error', (err: NodeJS.ErrnoException) => c.current?.failed(err));
+  socket.on('timeout', () => c.current?.drainTimedOut());
   socket.on('close', () => {
     forget(c);
     c.current?.failed(Object.assign(new Error('the connection closed'), { code: 'ECONNRESET' }));
@@ -145,6 +153,8 @@ class Exchange {
   private answered = false;
   private finished = false;
   private sawBytes = false;
+  /** The status is in and the body is still coming, under DRAIN_MS. */
+  private draining = false;
 
   constructor(
     private readonly origin: Origin,
@@ -176,10 +186,20 @@ class Exchange {
     }
     if (this.reader.overlong) return this.close();
     if (this.reader.done) {
+      if (this.draining) this.conn!.socket.setTimeout(0);
       if (this.reader.extra || !head!.keepAlive) return this.close();
       this.finish();
       release(this.conn!);
+    } else if (head && !this.draining) {
+      // Rare: the body did not come with the head.
+      this.draining = true;
+      this.conn!.socket.setTimeout(this.opts.drainMs ?? DRAIN_MS);
     }
+  }
+
+  /** The rest of the body did not come in time: the connection is closed (the status stands). */
+  drainTimedOut(): void {
+    this.close();
   }
 
   ended(): void {
@@ -224,6 +244,7 @@ class Exchange {
   private close(): void {
     this.finish();
     const c = this.conn!;
+    if (this.draining) c.socket.setTimeout(0);
     c.current = null;
     forget(c);
     c.socket.destroy();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleConnections } from '../../actors/delivery/connections.ts';
+import { closeIdleConnections, exchange } from '../../actors/delivery/connections.ts';
 import type { Resolve } from '../../actors/delivery/resolve.ts';
 import { post, type SendOptions } from '../../actors/delivery/sender.ts';
 
@@ -155,6 +155,21 @@ describe('keep-alive connections for webhook POSTs', () => {
     const r = await receiver(({ socket }) => (socket.on('close', () => closed++), `HTTP/1.1 200 OK\r\nContent-Length: ${8 * 1024 * 1024}\r\n\r\n${'x'.repeat(1024)}`));
     expect(await post(r.url, body, {}, local)).toEqual({ status: 200, fault: null });
     for (let i = 0; i < 100 && closed === 0; i++) await new Promise((res) => setImmediate(res));
+    expect(closed).toBe(1);
+  });
+
+  it('a body that stops coming after the status has its connection closed once the drain time passes; the status stands', async () => {
+    let closed = 0;
+    const r = await receiver(({ socket }) => (socket.on('close', () => closed++), 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part'));
+    const { port } = new URL(r.url);
+    const status = await new Promise<number>((resolve, reject) =>
+      exchange({ secure: false, host: '127.0.0.1', literal: true, port: Number(port) }, Buffer.from(`POST /hook HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n`), { pool: 'test', drainMs: 50 }, {
+        answer: (err, s) => (err ? reject(err) : resolve(s)),
+      }),
+    );
+    expect(status).toBe(200);
+    expect(closed).toBe(0);
+    for (let i = 0; i < 200 && closed === 0; i++) await new Promise((res) => setTimeout(res, 5));
     expect(closed).toBe(1);
   });
 
