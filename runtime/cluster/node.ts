@@ -78,7 +78,7 @@ export class ClusterNode implements Placement {
     this.log = opts.log ?? ((m, e) => console.error(`[cluster ${opts.nodeId}] ${m}`, e ?? ''));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
-    this.requests = new Requests(this.nc, this.now);
+    this.requests = new Requests(this.nc, this.now, this.log);
     this.leases = new ShardLeases(
       this.nc,
       `${opts.stores.namespace}_shards`,
@@ -207,11 +207,7 @@ export class ClusterNode implements Placement {
       data = encode(replyOf(e));
     }
     if (data.length > this.maxPayload()) data = encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` });
-    try {
-      msg.respond(data);
-    } catch (e) {
-      this.log('answering a remote ask failed', e);
-    }
+    this.requests.reply(msg, data);
   }
 
   private maxPayload(): number {
