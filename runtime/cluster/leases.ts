@@ -226,8 +226,15 @@ export class ShardLeases {
 
   private observe(e: KvEntry): void {
     const value = dec(e);
+    // Whether the entry can change what this node should take or give up now. A renewal (the same
+    // holder or member, a later expiry) cannot: lapses are found by time, on the tick's own timer.
+    // Every node renews all its leases every renewMs, so ticking at each renewal seen was hundreds of
+    // passes over every shard a second on an idle cluster.
+    let changed: boolean;
     if (e.key.startsWith('s.')) {
       const shard = Number(e.key.slice(2));
+      const before = this.seen.get(shard);
+      changed = !value || before?.value.node !== value.node;
       if (value) this.seen.set(shard, { value, revision: e.revision });
       else this.seen.delete(shard);
       const h = this.held.get(shard);
@@ -236,12 +243,13 @@ export class ShardLeases {
     } else if (e.key.startsWith('n.')) {
       const node = e.key.slice(2);
       const known = this.members.get(node);
+      changed = !value || !known || known.left === true || known.until < this.now() || known.boot !== value.boot;
       if (value) this.members.set(node, value);
       else if (known) known.left = true;
-    }
+    } else changed = true;
     this.heardAt = this.now();
     for (const w of [...this.changeWaiters]) w();
-    this.poke();
+    if (changed) this.poke();
   }
 
   private poke(): void {

@@ -25,12 +25,23 @@ export function shardOfStream(stream: string, shards = DEFAULT_SHARDS): number {
   return shardOf(stream.slice(0, dot), stream.slice(dot + 1), shards);
 }
 
+/** Node ids' hashes: a lease pass asks for every shard's owner over the same few ids. */
+const nodeHashes = new Map<string, number>();
+function nodeHash(n: string): number {
+  let h = nodeHashes.get(n);
+  if (h === undefined) {
+    if (nodeHashes.size >= 4096) nodeHashes.clear();
+    nodeHashes.set(n, (h = fnv1a(n)));
+  }
+  return h;
+}
+
 /** The node with the highest weight for `shard`, or undefined when there are none. */
 export function preferredOwner(shard: number, nodes: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestWeight = -1;
   for (const n of nodes) {
-    const w = mix(fnv1a(n) ^ Math.imul(shard + 1, 0x9e3779b1));
+    const w = mix(nodeHash(n) ^ Math.imul(shard + 1, 0x9e3779b1));
     if (w > bestWeight || (w === bestWeight && best !== undefined && n < best)) {
       best = n;
       bestWeight = w;
