@@ -11,8 +11,9 @@
  * the answer may be "not written yet" only for a request made before the write: a reader poked by
  * that write must not be handed an earlier reader's stale null (it would stop short of the message
  * and wait for the next append). Found, it becomes known and kept. A failed fetch is not kept.
- * Concurrent reads of one known sequence share one fetch. Bounded: the oldest sequences are let go
- * first, and a reader that far behind fetches for itself.
+ * Concurrent reads of one known sequence share one fetch. A message the node already holds (its
+ * append watcher delivers each new message whole) is kept without a fetch at all. Bounded: the
+ * oldest sequences are let go first, and a reader that far behind fetches for itself.
  */
 export class FeedMessages<T> {
   private readonly held = new Map<number, Promise<T | null>>();
@@ -31,6 +32,12 @@ export class FeedMessages<T> {
   /** A sequence known to exist (an append acknowledged, a message seen by the watcher). */
   saw(seq: number): void {
     if (seq > this.top) this.top = seq;
+  }
+
+  /** A message the node holds already: kept (unless it is), and its sequence known to exist. */
+  have(seq: number, message: T): void {
+    this.saw(seq);
+    if (!this.held.has(seq)) this.keep(seq, Promise.resolve(message));
   }
 
   get(seq: number): Promise<T | null> {

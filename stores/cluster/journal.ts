@@ -238,13 +238,20 @@ export class JetStreamJournal implements Journal {
     };
     this.watcher = { stop: () => stop() };
     void (async () => {
-      const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.New, headers_only: true });
+      // Whole messages, not headers only: the node's feed readers then take each new message from
+      // here (feed-messages.ts) instead of one direct get each, a request per message per node.
+      const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.New });
       if (stopped || this.closed) return;
       const messages = await consumer.consume({ max_messages: 1024 });
       stop = () => messages.stop();
       this.notify(); // appends made while the consumer was being created
       for await (const m of messages) {
-        this.feedMessages.saw(m.seq);
+        try {
+          const commit = unpack(m.data) as Commit;
+          this.feedMessages.have(m.seq, { seq: m.seq, name: commit[3] ?? nameOf(this.names.prefix, m.subject), events: commit[2] });
+        } catch {
+          this.feedMessages.saw(m.seq); // unreadable here: a reader's own get will say why
+        }
         this.notify();
       }
     })().catch(() => {});

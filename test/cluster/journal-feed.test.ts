@@ -52,3 +52,24 @@ it("feed - at the tail a read that finds nothing new asks for one message, not a
   expect(await a.journal.readFeed(tail, 512)).toEqual([]);
   expect(gets).toHaveBeenCalledTimes(1);
 });
+
+it("feed - a node watching the journal takes each new message from its watcher, not one direct get each (DESIGN 'Sharding')", async () => {
+  const [a, b] = await twoNodes();
+  let poked = 0;
+  const off = b.journal.onAppend(() => poked++);
+  try {
+    await a.journal.append('thing.w', 0, [ev(1)]);
+    const first = await b.journal.readFeed(0, 100);
+    const gets = vi.spyOn(b.journal as unknown as { get(q: unknown): Promise<unknown> }, 'get');
+    for (let v = 2; v <= 6; v++) await a.journal.append('thing.w', v - 1, [ev(v)]);
+    // wait until b's watcher has seen the five appends
+    for (let i = 0; i < 200 && poked < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    const read = await b.journal.readFeed(first.at(-1)!.position, 100);
+    expect(read.map((f) => f.event.version)).toEqual([2, 3, 4, 5, 6]);
+    expect(read.every((f) => f.stream === 'thing.w')).toBe(true);
+    // the read ends with one probe past the tail, and fetches none of the five
+    expect(gets).toHaveBeenCalledTimes(1);
+  } finally {
+    off();
+  }
+});
