@@ -112,8 +112,11 @@ function release(c: Conn): void {
 function sweep(): void {
   const now = Date.now();
   for (const [key, list] of pools) {
-    const keep = list.filter((c) => now - c.idleSince < IDLE_MS && !c.socket.destroyed);
-    for (const c of list) if (!keep.includes(c)) c.socket.destroy();
+    const keep: Conn[] = [];
+    for (const c of list) {
+      if (now - c.idleSince < IDLE_MS && !c.socket.destroyed) keep.push(c);
+      else c.socket.destroy();
+    }
     if (keep.length) pools.set(key, keep);
     else pools.delete(key);
   }
@@ -187,9 +190,9 @@ class Exchange {
     }
     if (this.reader.overlong) return this.close();
     if (this.reader.done) {
-      if (this.draining) this.conn!.socket.setTimeout(0);
       if (this.reader.extra || !head!.keepAlive) return this.close();
-      this.finish();
+      if (this.draining) this.conn!.socket.setTimeout(0);
+      this.finished = true;
       release(this.conn!);
     } else if (head && !this.draining) {
       // Rare: the body did not come with the head.
@@ -219,9 +222,7 @@ class Exchange {
     if (!this.answered && !this.sawBytes && c.reused && !(err instanceof ResponseError)) {
       // The keep-alive race: the server closed this idle connection as the request left. Once more,
       // on a new connection.
-      c.current = null;
-      forget(c);
-      c.socket.destroy();
+      this.detach();
       this.reader = new ResponseReader();
       return this.start(null);
     }
@@ -238,12 +239,13 @@ class Exchange {
     if (!this.finished) this.close();
   }
 
-  private finish(): void {
+  private close(): void {
     this.finished = true;
+    this.detach();
   }
 
-  private close(): void {
-    this.finish();
+  /** Takes the connection out of service: unhooked, out of the pool, closed. */
+  private detach(): void {
     const c = this.conn!;
     if (this.draining) c.socket.setTimeout(0);
     c.current = null;
