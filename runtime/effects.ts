@@ -7,7 +7,8 @@ import type { IndexOp, Reminder } from '../stores/index.ts';
 import type { AnyActorDef, IndexEntry, TimerWish } from './actor.ts';
 import { newId } from '../kernel/base/index.ts';
 
-export const listName = (org: string, kind: string, list: string) => `${org}/${kind}/${list}`;
+/** Joined into one flat string: the index keeps the name as long as the list lives (see stores/memory/indexes.ts composite). */
+export const listName = (org: string, kind: string, list: string) => [org, kind, list].join('/');
 
 export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean): IndexOp[] {
   if (!def.indexes) return [];
@@ -30,7 +31,8 @@ export interface TimerOps {
   cancel: string[];
 }
 
-export const reminderKey = (kind: string, id: string, name: string) => `${kind}.${id}.${name}`;
+/** Joined into one flat string, as listName: the reminder store keeps it while the timer is set. */
+export const reminderKey = (kind: string, id: string, name: string) => [kind, id, name].join('.');
 
 export function timerOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean): TimerOps {
   if (!def.timers) return { put: [], cancel: [] };

@@ -142,6 +142,21 @@ function deliver(turn: Turn): void {
   }
 }
 
+/**
+ * A committed event as one literal of its exact fields (absent ones left out, as the stores and
+ * the feed have always read them). Adding the optional fields after the literal gave every event
+ * an out-of-object property array, an object more per event for the collector to copy while the
+ * journal keeps it.
+ */
+function storedEvent(version: number, id: string, type: string, data: unknown, at: number, org: string, requestId: string | undefined, principal: string | undefined, dedupe: string | undefined): StoredEvent {
+  if (dedupe === undefined) {
+    if (principal === undefined) return requestId === undefined ? { version, id, type, data, at, org } : { version, id, type, data, at, org, requestId };
+    return requestId === undefined ? { version, id, type, data, at, org, principal } : { version, id, type, data, at, org, requestId, principal };
+  }
+  if (principal === undefined) return requestId === undefined ? { version, id, type, data, at, org, dedupe } : { version, id, type, data, at, org, requestId, dedupe };
+  return requestId === undefined ? { version, id, type, data, at, org, principal, dedupe } : { version, id, type, data, at, org, requestId, principal, dedupe };
+}
+
 export class ActorSystem {
   readonly limits: Limits;
   readonly clock: Clock;
@@ -401,7 +416,7 @@ export class ActorSystem {
     let cell = m.get(id);
     if (!cell) {
       cell = {
-        def, id, key: `${def.kind}.${id}`, org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
+        def, id, key: [def.kind, id].join('.'), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
         mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
         ready: false, loading: undefined, queued: false, dropped: false, running: false, lastActive: this.clock.now(),
       };
@@ -613,10 +628,7 @@ export class ActorSystem {
         let next = base;
         for (let k = 0; k < events.length; k++) {
           const ev = events[k];
-          const stored: StoredEvent = { version: version + 1 + k, id: newId('evt_'), type: ev.type, data: ev, at: now, org: env.org };
-          if (env.requestId !== undefined) stored.requestId = env.requestId;
-          if (env.principal !== undefined) stored.principal = env.principal;
-          if (env.dedupeId !== undefined) stored.dedupe = env.dedupeId;
+          const stored = storedEvent(version + 1 + k, newId('evt_'), ev.type, ev, now, env.org, env.requestId, env.principal, env.dedupeId);
           meta.version = stored.version;
           meta.eventId = stored.id;
           meta.org = env.org;

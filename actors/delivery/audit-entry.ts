@@ -23,7 +23,8 @@ export interface AuditFacts {
   position: number;
 }
 
-export const auditEntryId = (eventId: string) => `audit_entry_${eventId.slice('evt_'.length)}`;
+/** Joined (one flat string, not a piece tree over a slice of the event id): the audit trail keeps it. */
+export const auditEntryId = (eventId: string) => ['audit_entry', eventId.slice('evt_'.length)].join('_');
 export const moduleList = (module: string) => `module:${module}`;
 export const recordList = (module: string, recordId: string) => `record:${module}:${recordId}`;
 

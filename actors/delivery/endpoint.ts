@@ -93,9 +93,14 @@ export const activeSecrets = (s: EndpointState, now: number): Secret[] => s.secr
 function assign(state: EndpointState, ctx: CommandContext, seed: Omit<DeliverySeed, 'sequence' | 'endpoint_id'>, position?: number) {
   const delivery_id = ctx.newId('webhook_delivery_');
   const sequence = state.last_sequence + 1;
-  const full: DeliverySeed = { ...seed, endpoint_id: state.id, sequence };
-  const ev: EndpointEvent = { type: 'endpoint.delivery_assigned', delivery_id, seed: full };
-  if (position !== undefined) ev.position = position;
+  // Whole literals, one shape each: a spread seed took a hidden class of its own per delivery, and
+  // a field added after the literal an out-of-object property array, both kept with the journal.
+  const full: DeliverySeed = {
+    endpoint_id: state.id, event_id: seed.event_id, event_type: seed.event_type, sequence, is_test: seed.is_test, livemode: seed.livemode, body: seed.body,
+  };
+  const ev: EndpointEvent = position === undefined
+    ? { type: 'endpoint.delivery_assigned', delivery_id, seed: full }
+    : { type: 'endpoint.delivery_assigned', delivery_id, seed: full, position };
   return { events: [ev], reply: { delivery_id, sequence, seed: full } satisfies Assignment };
 }
 

@@ -7,7 +7,12 @@ import type { IndexOp, IndexPage, IndexStore } from '../types.ts';
  * most one block, not n members.
  */
 
-const composite = (sortKey: string, id: string) => `${sortKey}\u0000${id}`;
+/**
+ * Joined, not concatenated: a concatenation is a tree of string pieces (seven for an audit entry's
+ * key) that stays a tree while the list keeps it, every piece an object for the collector to copy;
+ * a join is one flat string.
+ */
+const composite = (sortKey: string, id: string) => [sortKey, id].join('\u0000');
 const idOf = (c: string) => c.slice(c.indexOf('\u0000') + 1);
 
 /**
