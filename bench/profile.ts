@@ -8,6 +8,14 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
 export const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** The profiler's sampling interval in microseconds (BENCH_CPU_PROF_US; V8's default is 1000). */
+const INTERVAL_US = Number(process.env.BENCH_CPU_PROF_US ?? 0);
+
+async function startProfiler(session: Session): Promise<void> {
+  await session.post('Profiler.enable');
+  if (INTERVAL_US > 0) await session.post('Profiler.setSamplingInterval', { interval: INTERVAL_US });
+  await session.post('Profiler.start');
+}
 
 /** CPU-seconds (this process) spent while `work` ran, and its result. */
 export async function timedCpu<T>(work: () => Promise<T>): Promise<{ out: T; cpu: number }> {
@@ -22,8 +30,7 @@ export async function profiled<T>(name: string, work: () => Promise<T>): Promise
   if (!PROFILE_DIR) return work();
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  await startProfiler(session);
   try {
     return await work();
   } finally {
@@ -43,8 +50,7 @@ export async function profiledStart(name: string): Promise<() => Promise<void>> 
   const dir = PROFILE_DIR;
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  await startProfiler(session);
   return async () => {
     const { profile } = await session.post('Profiler.stop');
     mkdirSync(dir, { recursive: true });
