@@ -85,7 +85,11 @@ interface Cell {
   snapVersion: number;
   /** Recent dedupe ids applied, at least the last `dedupeMemory` (made on first use). */
   dedupe: Remembered;
-  mailbox: Mailbox;
+  /**
+   * Made when mail arrives and let go once the cell has none: most cells hold none at rest, and a
+   * mailbox per resident cell was an object more for the collector to copy.
+   */
+  mailbox: Mailbox | undefined;
   ready: boolean;
   loading: Promise<void> | undefined;
   /** In the ready queue. */
@@ -121,6 +125,9 @@ interface Turn {
 type KindRef = AnyActorDef | string;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** Messages waiting for a cell. */
+const mailOf = (cell: Cell): number => cell.mailbox?.size ?? 0;
 
 function outcome(turn: Turn, env: Envelope, ok: boolean, value: unknown): void {
   env.ok = ok;
@@ -263,7 +270,7 @@ export class ActorSystem {
         command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId,
         noReply: opts.noReply === true, resolve, reject, ok: false, value: undefined, next: undefined,
       };
-      if (!cell.mailbox.push(env, opts.lane ?? 'user')) {
+      if (!(cell.mailbox ??= new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity)).push(env, opts.lane ?? 'user')) {
         reject(new ApiError('overloaded', `${def.kind} ${id} is busy; retry shortly.`, { retryable: true }));
         return;
       }
@@ -380,7 +387,7 @@ export class ActorSystem {
     const horizon = this.clock.now() - idleMs;
     let n = 0;
     for (const cell of [...this.allCells()]) {
-      if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
+      if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
       if (cell.lastActive > horizon) continue;
       await this.passivate(cell);
       n++;
@@ -392,7 +399,7 @@ export class ActorSystem {
   async passivateWhere(which: (kind: string, id: string) => boolean): Promise<void> {
     const targets = [...this.allCells()].filter((c) => which(c.def.kind, c.id));
     await Promise.all(targets.map(async (c) => {
-      while (c.running || c.queued || c.mailbox.size) await yieldToLoop();
+      while (c.running || c.queued || mailOf(c)) await yieldToLoop();
       await this.passivate(c);
     }));
   }
@@ -417,7 +424,7 @@ export class ActorSystem {
     if (!cell) {
       cell = {
         def, id, key: [def.kind, id].join('.'), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
-        mailbox: new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity),
+        mailbox: undefined,
         ready: false, loading: undefined, queued: false, dropped: false, running: false, lastActive: this.clock.now(),
       };
       m.set(id, cell);
@@ -431,7 +438,7 @@ export class ActorSystem {
   }
 
   private forgetIfEmpty(cell: Cell): void {
-    if (!this.exists(cell) && !cell.running && !cell.queued && cell.mailbox.size === 0) this.drop(cell);
+    if (!this.exists(cell) && !cell.running && !cell.queued && mailOf(cell) === 0) this.drop(cell);
   }
 
   private activate(cell: Cell): Promise<void> {
@@ -523,8 +530,13 @@ export class ActorSystem {
     cell.running = false;
     this.inflight--;
     cell.lastActive = this.clock.now();
-    if (cell.mailbox.size > 0 && !cell.dropped) this.schedule(cell);
-    else this.forgetIfEmpty(cell);
+    if (mailOf(cell) > 0) {
+      if (!cell.dropped) this.schedule(cell);
+      else this.forgetIfEmpty(cell);
+    } else {
+      cell.mailbox = undefined;
+      this.forgetIfEmpty(cell);
+    }
   }
 
   /** One pass over the ready queue: decide turns synchronously, then commit them together. */
@@ -572,7 +584,7 @@ export class ActorSystem {
       () => this.release(cell),
       (e) => {
         // A store is unreachable: everyone waiting gets an answer they can retry.
-        for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
+        for (const env of cell.mailbox?.drain() ?? []) env.reject(new ApiError('unavailable', 'The record could not be loaded; retry.', { retryable: true }));
         this.log(`activation of ${cell.key} failed`, e);
         this.drop(cell);
         this.release(cell);
@@ -601,7 +613,7 @@ export class ActorSystem {
     meta.at = now;
 
     for (let n = 0; n < this.limits.batchSize; n++) {
-      const env = cell.mailbox.take();
+      const env = cell.mailbox?.take();
       if (!env) break;
       if (org !== undefined && env.org !== org) {
         outcome(turn, env, false, new ApiError('organisation_mismatch', `${id} belongs to another organisation.`));
@@ -690,7 +702,7 @@ export class ActorSystem {
         if (o.ok) (o.ok = false), (o.value = new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }));
       }
       deliver(turn);
-      for (const env of cell.mailbox.drain()) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
+      for (const env of cell.mailbox?.drain() ?? []) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
       this.drop(cell);
       this.release(cell);
       return undefined;
@@ -773,7 +785,7 @@ export class ActorSystem {
 
   private async passivate(cell: Cell): Promise<void> {
     await this.snapshot(cell);
-    if (!cell.running && !cell.queued && cell.mailbox.size === 0) this.drop(cell);
+    if (!cell.running && !cell.queued && mailOf(cell) === 0) this.drop(cell);
   }
 
   /**
@@ -788,7 +800,7 @@ export class ActorSystem {
       const victims: Cell[] = [];
       for (const cell of this.allCells()) {
         if (this.cellCount - victims.length <= floor) break;
-        if (cell.def.ephemeral || cell.running || cell.queued || cell.mailbox.size || !cell.ready) continue;
+        if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
         victims.push(cell);
       }
       for (const cell of victims) await this.passivate(cell);
