@@ -23,7 +23,7 @@ import { markCreatedHere, WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
-import { publicEventLists, type PublicEventRecord } from './public-event.ts';
+import { publicEventLists, type PublicEventRecord, type StoredPublicEvent } from './public-event.ts';
 import { ViewFolder } from './views.ts';
 
 /** Names the reader's cursor and lease in the key-value store: `delivery:feed:cursor`, `delivery:feed:lease`. */
@@ -53,7 +53,7 @@ export class EventFeed {
     private readonly catalogue: EventCatalogue,
     ownKinds: readonly string[],
     private readonly audit: DerivedRecords<AuditFacts>,
-    private readonly events: DerivedRecords<PublicEventRecord>,
+    private readonly events: DerivedRecords<StoredPublicEvent>,
   ) {
     this.folder = new ViewFolder(platform.stores.journal);
     for (const area of platform.areas) for (const def of area.kinds) this.defs.set(def.kind, def);
@@ -115,7 +115,7 @@ export class EventFeed {
     const quiet = { ...opts, noReply: true };
     const work: Promise<unknown>[] = [];
     const audits: Derived<AuditFacts>[] = [];
-    const publics: Derived<PublicEventRecord>[] = [];
+    const publics: Derived<StoredPublicEvent>[] = [];
     const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown>; position: number }> = [];
 
     for (const entry of entries) {
@@ -156,12 +156,13 @@ export class EventFeed {
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
         });
-        const record: PublicEventRecord = { stream: decl.stream, envelope: env };
+        const body = JSON.stringify(env); // serialised once: the record and every endpoint's delivery keep this string
+        const record: PublicEventRecord = { stream: decl.stream, sequence, body };
         publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
-        let cmd: EnqueueCommand | undefined; // serialised once, and only when some endpoint subscribes
+        let cmd: EnqueueCommand | undefined;
         for (const ep of endpoints) {
           if (!subscribes(ep.event_types, decl.type)) continue;
-          cmd ??= { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body: JSON.stringify(env), position: p.position };
+          cmd ??= { event_id: ev.id, event_type: decl.type, occurred_at_ms: ev.at, livemode: p.livemode, body, position: p.position };
           enqueued.push(later(system.ask(WebhookEndpoint, ep.id, 'enqueue', cmd, opts).then((a) => {
             const assigned = a as Assignment | null;
             return assigned?.seed ? system.ask(WebhookDelivery, assigned.delivery_id, 'create', assigned.seed, quiet).then(() => markCreatedHere(assigned.delivery_id)) : undefined;

@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { idOf, listEnvelope, type ListEnvelope, ListQuery, listQueryWith, MODULES, type ModuleInfo, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import type { DerivedRecords } from '../../runtime/index.ts';
 import { AUDIT_ENTRY_PREFIX, auditEntryView, moduleList, recordList } from './audit-entry.ts';
-import { PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';
+import { envelopeOf, PUBLIC_EVENT_PREFIX, streamList } from './public-event.ts';
 import { deliveryService } from './service.ts';
 
 const records = (req: RouteRequest) => deliveryService(req.platform).records;
@@ -36,7 +36,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
       query: ListQuery,
       summary: `List the ${m.area} module's events in sequence order (spec 6 envelope).`,
       specGap: gap,
-      handler: (req) => page(records(req).events, req, streamList(m.area), 'asc', (_id, r) => r.envelope),
+      handler: (req) => page(records(req).events, req, streamList(m.area), 'asc', (_id, r) => envelopeOf(r)),
     }),
     route({
       method: 'GET',
@@ -50,7 +50,7 @@ function moduleRoutes(m: ModuleInfo): RouteDef[] {
         const id = idOf(req.params.event_id, PUBLIC_EVENT_PREFIX, what);
         const r = await records(req).events.get(id, req.org);
         if (r?.stream !== m.area) throw notFound(what, id);
-        return r.envelope;
+        return envelopeOf(r);
       },
     }),
     route({

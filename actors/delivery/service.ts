@@ -10,7 +10,7 @@ import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
 import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
-import type { PublicEventRecord } from './public-event.ts';
+import type { StoredPublicEvent } from './public-event.ts';
 
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
@@ -27,7 +27,7 @@ function positiveInt(v: string | undefined, fallback: number): number {
 export class DeliveryService implements TimerHost {
   readonly catalogue: EventCatalogue;
   /** Audit entries and public events: write-once records derived from the journal. */
-  readonly records: { audit: DerivedRecords<AuditFacts>; events: DerivedRecords<PublicEventRecord> };
+  readonly records: { audit: DerivedRecords<AuditFacts>; events: DerivedRecords<StoredPublicEvent> };
   private readonly feed: EventFeed;
   private readonly dispatcher: AttemptDispatcher;
   private unsubscribe: (() => void) | undefined;

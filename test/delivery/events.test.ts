@@ -48,6 +48,18 @@ describe('events (spec 6)', () => {
     expect(await call(tp.platform, 'GET', `/v1/payroll/events/${approved.id}`, A)).toEqual(approved);
   });
 
+  it('a public event is kept as the bytes delivered, and one recorded earlier with its envelope as an object still reads the same (spec 6: a read by id)', async () => {
+    tp = await startPlatform();
+    await ask(tp, 'run_fake_1', 'create', A.org, 'req_create1');
+    await tp.platform.system.settle();
+    const [e] = await allEvents(tp);
+    const stored = await tp.stores.kv.get<{ org: string; record: { stream: string; sequence: number; body: string } }>(`derived:public_event:${e.id}`);
+    expect(stored?.record).toEqual({ stream: 'payroll', sequence: 1, body: JSON.stringify(e) });
+    await tp.stores.kv.set(`derived:public_event:${e.id}`, { org: A.org, record: { stream: 'payroll', envelope: e } });
+    expect(await call(tp.platform, 'GET', `/v1/payroll/events/${e.id}`, A)).toEqual(e);
+    expect(await allEvents(tp)).toEqual([e]);
+  });
+
   it('request_id - absent for events without a causing request (spec 6)', async () => {
     tp = await startPlatform();
     await ask(tp, 'run_fake_1', 'create', A.org, undefined);
