@@ -30,6 +30,17 @@ import { ViewFolder } from './views.ts';
 const READER = 'delivery:feed';
 const BATCH = 512;
 
+/** A public event of a batch, its sequence filled in once its stream's sequencer answers. */
+interface Published {
+  ev: StoredEvent;
+  decl: CatalogueEntry;
+  view: unknown;
+  livemode: boolean;
+  mocked: boolean;
+  sequence: number;
+  position: number;
+}
+
 /** Awaited later (in order, or all together): a rejection meanwhile is not unhandled. */
 function later<T>(p: Promise<T>): Promise<T> {
   p.catch(() => {});
@@ -116,7 +127,9 @@ export class EventFeed {
     const work: Promise<unknown>[] = [];
     const audits: Derived<AuditFacts>[] = [];
     const publics: Derived<StoredPublicEvent>[] = [];
-    const published: Array<{ ev: StoredEvent; decl: CatalogueEntry; view: unknown; livemode: boolean; mocked: boolean; sequence: Promise<unknown>; position: number }> = [];
+    const published: Published[] = [];
+    // Each stream's events of the batch, in feed order: one ask to its sequencer for all of them.
+    const byStream = new Map<string, { events: { event_id: string; position: number }[]; published: Published[] }>();
 
     for (const entry of entries) {
       const dot = entry.stream.indexOf('.');
@@ -141,17 +154,24 @@ export class EventFeed {
         audits.push({ id: auditEntryId(ev.id), org, record: facts, lists: auditLists(facts) });
       }
       if (decl) {
-        const sequence = later(system.ask(EventStream, streamId(org, decl.stream), 'assign', { stream: decl.stream, event_id: ev.id, position: entry.position }, opts));
-        published.push({ ev, decl, view, livemode, mocked, sequence, position: entry.position });
+        const p: Published = { ev, decl, view, livemode, mocked, sequence: 0, position: entry.position };
+        published.push(p);
+        let s = byStream.get(decl.stream);
+        if (!s) byStream.set(decl.stream, (s = { events: [], published: [] }));
+        s.events.push({ event_id: ev.id, position: entry.position });
+        s.published.push(p);
       }
     }
 
     if (published.length > 0) {
+      await Promise.all(Array.from(byStream, async ([stream, s]) => {
+        const { sequences } = (await system.ask(EventStream, streamId(org, stream), 'assign_many', { stream, events: s.events }, opts)) as { sequences: number[] };
+        for (let i = 0; i < sequences.length; i++) s.published[i].sequence = sequences[i];
+      }));
       const endpoints = await this.endpoints(org);
       const enqueued: Promise<unknown>[] = [];
       for (const p of published) {
-        const { sequence } = (await p.sequence) as { sequence: number };
-        const { ev, decl } = p;
+        const { ev, decl, sequence } = p;
         const env = envelope({
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
