@@ -13,7 +13,9 @@
  *
  * Why the figure moves between runs: (1) the JIT: a first round after a short warm-up ran half as
  * fast as the later ones (the signed path is long and V8 optimises it only after thousands of
- * deliveries), so both paths are first warmed with a whole round each that is not counted;
+ * deliveries), so both paths are first warmed with WARM_ROUNDS whole rounds each that are not
+ * counted (with one, the first counted round still used about twice the CPU per delivery of the
+ * later ones in the signed process, and the plain loop's ran at about half its later rate);
  * (2) the machine: each path is measured over about a second of wall time, and another process on
  * core 0 or 1 in that second moves the rate of that path alone; (3) garbage: with both paths in one
  * process, a plain loop after a signed round collected the stopped platform's heap and ran at half
@@ -38,6 +40,8 @@ import { compared, round, type BenchResult } from '../report.ts';
 const N = Number(process.env.BENCH_DELIVERY_N ?? 5_000);
 const CONCURRENCY = 16;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+/** Uncounted rounds of each path before the measured ones (see the header: the JIT). */
+const WARM_ROUNDS = Math.max(1, Number(process.env.BENCH_WARM_ROUNDS ?? 2));
 const ORG = 'org_bench';
 
 
@@ -193,10 +197,14 @@ export default async function run(): Promise<BenchResult[]> {
   const signed = pathProcess('signed', receiver.port);
   const plain = pathProcess('plain', receiver.port);
   try {
-    // Warm both paths with a whole round each, not counted (see the header: a first round after a
-    // short warm-up ran at half speed), then measure with a body the size of a real envelope.
-    const warm = await signed.round(Buffer.alloc(0));
+    // Warm both paths with WARM_ROUNDS whole rounds each, not counted (see the header: the JIT),
+    // then measure with a body the size of a real envelope.
+    let warm = await signed.round(Buffer.alloc(0));
     await plain.round(warm.body);
+    for (let w = 1; w < WARM_ROUNDS; w++) {
+      warm = await signed.round(Buffer.alloc(0));
+      await plain.round(warm.body);
+    }
     // The machine is shared and one round of either path can land in a slow or fast moment:
     // alternate them over ROUNDS rounds, take each round's ratio (signed / plain, the two measured
     // back to back), and report the median round with the spread of all of them.
@@ -219,7 +227,7 @@ export default async function run(): Promise<BenchResult[]> {
       `CPU-cost ratio (plain CPU per POST / signed CPU per delivery, each its own process) ${rounds.map((x) => `${x.cpuRatio.toFixed(2)}x`).join(', ')}: ${spreadOf(rounds.map((x) => x.cpuRatio))}`;
     return [
       compared('signed deliveries (event -> audit, sequence, public event, delivery, HMAC, POST, 2xx recorded)', round(mid.signed), 'deliveries/s', 'plain HTTP POST loop, same receiver', round(mid.plain), 0.5,
-        `${N} events, ${CONCURRENCY} in flight per endpoint and in the loop; body ${body.length} bytes; receiver on core 1, platform and loop on core 0, each in a process of its own; both paths warmed with an uncounted round; the median of ${ROUNDS} alternating rounds; ${spread}`),
+        `${N} events, ${CONCURRENCY} in flight per endpoint and in the loop; body ${body.length} bytes; receiver on core 1, platform and loop on core 0, each in a process of its own; both paths warmed with ${WARM_ROUNDS} uncounted rounds; the median of ${ROUNDS} alternating rounds; ${spread}`),
     ];
   } finally {
     signed.stop();
