@@ -136,13 +136,22 @@ export class MemoryIndexes implements IndexStore {
   constructor(private readonly blockSize = 512) {}
 
   async apply(ops: IndexOp[]): Promise<void> {
+    // A record in several lists under one sort key (an audit entry in its module's and its
+    // record's) keeps one member key string for all of them.
+    let lastSortKey: string | undefined;
+    let lastId: string | undefined;
+    let last: string | undefined;
     for (const op of ops) {
       let l = this.lists.get(op.list);
       if (!l) {
         if (op.op === 'remove') continue;
         this.lists.set(op.list, (l = new BlockedList(this.blockSize)));
       }
-      const c = op.op === 'put' ? composite(op.sortKey, op.id) : undefined;
+      let c: string | undefined;
+      if (op.op === 'put') {
+        if (op.sortKey !== lastSortKey || op.id !== lastId) (lastSortKey = op.sortKey), (lastId = op.id), (last = composite(op.sortKey, op.id));
+        c = last;
+      }
       const prev = l.keyOf(op.id);
       if (prev !== undefined) {
         if (prev === c) continue;
