@@ -128,7 +128,7 @@ export class Idempotency {
    * a replay. `execute` must return a response (errors already mapped), never throw.
    */
   async run(org: string, key: string, fp: string, execute: () => Promise<Executed>): Promise<{ response: WireResponse; replay: boolean }> {
-    const k = `idem:${org}:${key}`;
+    const k = ['idem', org, key].join(':'); // one flat string: the record's key is kept 7 days (runtime/effects.ts listName)
     const claim = claimOf(fp, this.membership?.member);
     for (let looks = 0; ; looks++) {
       if (await this.kv.setIfAbsent(k, claim, IDEMPOTENCY_LEASE_MS)) {
@@ -168,14 +168,10 @@ export class Idempotency {
       } else {
         const body = replayBody ?? response.body;
         const text = typeof body === 'string';
-        const stored: Done = {
-          state: 'done',
-          fp,
-          status: response.status,
-          headers: keptHeaders(response.headers),
-          body: text ? (body as string) : Buffer.from(body).toString('base64'),
-          ...(text ? {} : { base64: true as const }),
-        };
+        // Whole literals, one shape each (a spread made the kept record's shape per request).
+        const stored: Done = text
+          ? { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: body as string }
+          : { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: Buffer.from(body).toString('base64'), base64: true };
         await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
       }
       return response;
