@@ -9,7 +9,7 @@
  * The receiver runs in a child process pinned to core 1 (taskset); each path runs in a process of
  * its own pinned to core 0 (the platform in one, the plain loop in the other), so neither collects
  * the other's garbage. Target: signed deliveries >= 50% of the plain loop, judged on the median of
- * BENCH_ROUNDS (default 5) alternating rounds, each round's ratio printed.
+ * BENCH_ROUNDS (default 7) alternating rounds, each round's ratio printed.
  *
  * Why the figure moves between runs: (1) the JIT: a first round after a short warm-up ran half as
  * fast as the later ones (the signed path is long and V8 optimises it only after thousands of
@@ -39,7 +39,7 @@ import { compared, round, type BenchResult } from '../report.ts';
 
 const N = Number(process.env.BENCH_DELIVERY_N ?? 5_000);
 const CONCURRENCY = 16;
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 7));
 /** Uncounted rounds of each path before the measured ones (see the header: the JIT). */
 const WARM_ROUNDS = Math.max(1, Number(process.env.BENCH_WARM_ROUNDS ?? 2));
 const ORG = 'org_bench';
