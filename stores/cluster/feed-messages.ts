@@ -14,10 +14,20 @@
  * Concurrent reads of one known sequence share one fetch. A message the node already holds (its
  * append watcher delivers each new message whole) is kept without a fetch at all. Bounded: the
  * oldest sequences are let go first, and a reader that far behind fetches for itself.
+ *
+ * While the append watcher is live from a known sequence (`watching`), a sequence beyond the
+ * highest known and at or after the watcher's first is not fetched at all: it cannot be in the
+ * stream yet without the watcher handing it over, and the watcher pokes the readers when it does.
+ * Without that, every reader at the tail spent a direct get on each poke to learn "not yet".
  */
+/** A message not written yet (the live watcher would have handed it over). */
+const NOT_YET: Promise<null> = Promise.resolve(null);
+
 export class FeedMessages<T> {
   private readonly held = new Map<number, Promise<T | null>>();
   private top = 0;
+  /** The first sequence the live append watcher delivers; undefined while no watcher is live. */
+  private watchedFrom: number | undefined;
 
   constructor(
     private readonly fetch: (seq: number) => Promise<T | null>,
@@ -40,8 +50,13 @@ export class FeedMessages<T> {
     if (!this.held.has(seq)) this.keep(seq, Promise.resolve(message));
   }
 
+  /** The append watcher delivers every message from `first` on (undefined: it stopped). */
+  watching(first: number | undefined): void {
+    this.watchedFrom = first;
+  }
+
   get(seq: number): Promise<T | null> {
-    if (seq > this.top) return this.probe(seq);
+    if (seq > this.top) return this.watchedFrom !== undefined && seq >= this.watchedFrom ? NOT_YET : this.probe(seq);
     const kept = this.held.get(seq);
     if (kept) return kept;
     const p = this.fetch(seq);

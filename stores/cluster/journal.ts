@@ -31,6 +31,8 @@ const TIP_CACHE = 50_000;
 const FEED_PARALLEL = 128;
 /** Feed messages kept for the node's other readers (feed-messages.ts). */
 const FEED_MESSAGES_KEPT = 16_384;
+/** After an append watcher ended on its own, the wait before another is started (readers probe meanwhile). */
+const WATCH_RETRY_MS = 1_000;
 
 interface Tip {
   version: number;
@@ -230,20 +232,34 @@ export class JetStreamJournal implements Journal {
     this.tips.set(stream, tip);
   }
 
-  /** Listeners hear of appends by any node: an ordered headers-only consumer sees each stored message. */
+  /**
+   * Listeners hear of appends by any node: an ordered consumer sees each stored message from the
+   * stream's last sequence at its start on. While it runs, the node's feed readers do not probe
+   * past the newest message they know (feed-messages.ts `watching`). A watcher that ends without
+   * being stopped (its connection or consumer lost for good) is started again after WATCH_RETRY_MS,
+   * the readers probing meanwhile.
+   */
   private watch(): void {
     let stopped = false;
     let stop: () => void = () => {
       stopped = true;
     };
-    this.watcher = { stop: () => stop() };
+    const watcher = { stop: () => stop() };
+    this.watcher = watcher;
     void (async () => {
       // Whole messages, not headers only: the node's feed readers then take each new message from
       // here (feed-messages.ts) instead of one direct get each, a request per message per node.
-      const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.New });
+      const first = (await this.jsm.streams.info(this.names.stream)).state.last_seq + 1;
+      if (stopped || this.closed) return;
+      const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: first });
       if (stopped || this.closed) return;
       const messages = await consumer.consume({ max_messages: 1024 });
-      stop = () => messages.stop();
+      stop = () => {
+        stopped = true;
+        void messages.stop();
+      };
+      if (stopped || this.closed) return void messages.stop();
+      this.feedMessages.watching(first);
       this.notify(); // appends made while the consumer was being created
       for await (const m of messages) {
         try {
@@ -254,12 +270,24 @@ export class JetStreamJournal implements Journal {
         }
         this.notify();
       }
-    })().catch(() => {});
+    })()
+      .catch(() => {})
+      .finally(() => {
+        if (this.watcher !== watcher) return;
+        this.feedMessages.watching(undefined);
+        this.watcher = undefined;
+        if (stopped || this.closed || this.listeners.size === 0) return;
+        this.notify(); // readers probe again until a new watcher is live
+        setTimeout(() => {
+          if (!this.watcher && !this.closed && this.listeners.size > 0) this.watch();
+        }, WATCH_RETRY_MS).unref();
+      });
   }
 
   private unwatch(): void {
     this.watcher?.stop();
     this.watcher = undefined;
+    this.feedMessages.watching(undefined);
   }
 
   private notify(): void {
