@@ -108,7 +108,10 @@ export class JetStreamJournal implements Journal {
       throw new VersionConflictError(stream, expectedVersion, actual.version);
     }
     this.remember(stream, { version: expectedVersion + events.length, seq });
-    this.feedMessages.saw(seq);
+    // The node's feed readers take its own appends from here, as they take others' from the
+    // watcher: poked by this append, they would otherwise fetch the message before the watcher
+    // hands it over (a direct get per commit per node).
+    this.feedMessages.have(seq, { seq, name: stream, events });
     this.notify();
   }
 

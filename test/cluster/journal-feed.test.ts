@@ -82,3 +82,15 @@ it("feed - a node watching the journal takes each new message from its watcher, 
     off();
   }
 });
+
+it("feed - a node's readers take the node's own appends as appended, not by a direct get each (DESIGN 'Sharding')", async () => {
+  const [a] = await twoNodes();
+  await a.journal.append('thing.o', 0, [ev(1)]);
+  const tail = (await a.journal.readFeed(0, 100)).at(-1)!.position;
+  const gets = vi.spyOn(a.journal as unknown as { get(q: unknown): Promise<unknown> }, 'get');
+  for (let v = 2; v <= 6; v++) await a.journal.append('thing.o', v - 1, [ev(v)]);
+  const read = await a.journal.readFeed(tail, 100);
+  expect(read.map((f) => [f.stream, f.event.version])).toEqual([2, 3, 4, 5, 6].map((v) => ['thing.o', v]));
+  // the five were not fetched; only the probe past the tail asks (this node has no watcher)
+  expect(gets).toHaveBeenCalledTimes(1);
+});
