@@ -25,7 +25,7 @@ export class DerivedRecords<T> {
   ) {}
 
   private key(id: string): string {
-    return ["derived", this.kind, id].join(":"); // one flat string: the key store keeps it (effects.ts listName)
+    return ['derived', this.kind, id].join(':'); // one flat string: the key store keeps it (effects.ts listName)
   }
 
   /** Named as an actor kind's lists are (effects.ts), so no two kinds' lists can meet. */
