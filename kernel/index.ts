@@ -35,3 +35,5 @@ export { publicKey, realmOf, REMIT_INSTRUCTION_CHECK, signingKey, signWith, veri
 export type { PublicKeyRecord, Realm, RemitInstructionCheck, SignatureCheck, SignedEnvelope, SignedLineFinding, SigningKey } from './signing.ts';
 export { Services, serviceKey } from './services.ts';
 export type { ServiceKey } from './services.ts';
+export { SubjectNumbers, subjectNumbers } from './subject-numbers.ts';
+export { ByteColumn, CountColumn, NumberColumn } from './subject-columns.ts';

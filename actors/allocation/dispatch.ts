@@ -11,6 +11,7 @@ import { engagementStanding } from '../engagements/index.ts';
 import { identityGate } from '../identity/index.ts';
 import { byRank, type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
+import { NearestBuffer } from './supply-index.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
 import { offerView, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
 
@@ -29,7 +30,18 @@ export interface Gates {
   isLive(org: string, subject: string): boolean;
   isCurrent(org: string, worker: string): boolean;
   eligibility(org: string, subject: string, occupation: string | null, claims: readonly string[]): CandidateFacts['credentials'];
+  /** isLive by subject number (kernel subjectNumbers of the platform): a column read. */
+  liveAt(subject: number): boolean;
+  /** isCurrent by subject number. */
+  currentAt(subject: number): boolean;
+  /**
+   * The credentials gate of one occupation and claim list (at least one of them given), asked by
+   * subject number: null when not eligible, else the claims' facts the score reads.
+   */
+  credentialsFor(org: string, occupation: string | null, claims: readonly string[]): (subject: number) => ClaimFacts | null;
 }
+
+type ClaimFacts = NonNullable<CandidateFacts['credentials']>['claims'];
 
 /** A module's face, or undefined when the module is not mounted. */
 function safe<T>(f: () => T): T | undefined {
@@ -54,17 +66,35 @@ export function moduleGates(platform: Platform): Gates {
       const e = creds.check(org, s, { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
       return { eligible: e.eligible, reasons: e.reasons, claims: e.claims.map((c) => ({ code: c.code, freshness: c.freshness, evidence_class: c.evidence_class })) };
     },
+    liveAt: (n) => identity?.liveAt(n) ?? false,
+    currentAt: (n) => standing?.currentAt(n) ?? false,
+    credentialsFor: (_org, occupation, claims) => {
+      if (!creds) return () => null;
+      const prepared = creds.prepare({ ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
+      return (n) => prepared.claimsAt(n);
+    },
   };
 }
 
 const svc = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
 
-/** What a ranking reads, each a read of memory on this node: the supply map's nearest-N query, presence, reliability and the gates. */
+/**
+ * What a ranking reads, each a read of memory on this node: the supply map's nearest-N query,
+ * presence, reliability and the gates. rankWith reads them by worker id; rankForOpen by the
+ * subject numbers the map answers (nearestInto), from the owning modules' columns.
+ */
 export interface RankingSources {
   nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): readonly { worker_id: string; distance_metres: number }[];
   lastReadingAt(org: string, workerId: string): number | undefined;
   assignmentsOf(org: string, workerId: string): { completed: number; failed: number };
   gates: Gates;
+  /** nearest() with each worker's subject number, into a reusable buffer; returns the count. */
+  nearestInto(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number, out: NearestBuffer): number;
+  /** lastReadingAt of a worker in the map, by subject number. */
+  reportAt(subject: number): number;
+  /** assignmentsOf of a worker in the map, by subject number. */
+  completedAt(subject: number): number;
+  failedAt(subject: number): number;
 }
 
 export type RankingAsk = Pick<WorkOrderFacts, 'location' | 'search_radius_metres' | 'occupation_code' | 'claim_codes'>;
@@ -98,52 +128,63 @@ export interface Offerable {
   score: number;
 }
 
+/** rankForOpen's answer buffer: it runs synchronously, so one per process serves every call. */
+const NEAREST = new NearestBuffer();
+
 /**
  * The ranking a work order opens with: the same gates in the same order as rankWith, each asked
  * only while the candidate still passes (a worker without a live passport is not asked about),
- * and the same score and order, without the per-factor breakdown GET .../ranking shows. A test
- * holds it equal to rankWith.
+ * and the same score and order, without the per-factor breakdown GET .../ranking shows. It reads
+ * by subject number (the map's nearestInto, then the owning modules' columns) and allocates
+ * nothing per excluded candidate. A test holds it equal to rankWith.
  */
 export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { candidates: Offerable[]; excluded: number } {
   const g = src.gates;
-  const near = src.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
+  const near = NEAREST;
+  const count = src.nearestInto(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool, near);
   const kept: { worker_id: string; score: number; distance_metres: number }[] = [];
   const facts: CandidateFacts = { worker_id: '', distance_metres: 0, passport_live: true, engagement_current: true, credentials: null, completed: 0, failed: 0, presence_age_seconds: 0 };
-  const needsCredentials = f.occupation_code !== null || f.claim_codes.length > 0;
-  for (let i = 0; i < near.length; i++) {
-    const n = near[i];
-    const w = n.worker_id;
-    if (!g.isLive(org, w) || !g.isCurrent(org, w)) continue;
-    const credentials = needsCredentials ? g.eligibility(org, w, f.occupation_code, f.claim_codes) : null;
-    if (credentials && !credentials.eligible) continue;
-    const last = src.lastReadingAt(org, w);
-    const settled = src.assignmentsOf(org, w);
-    facts.worker_id = w;
-    facts.distance_metres = n.distance_metres;
-    facts.credentials = credentials;
-    facts.completed = settled.completed;
-    facts.failed = settled.failed;
-    facts.presence_age_seconds = last === undefined ? Infinity : Math.max(0, (now - last) / 1000);
-    kept.push({ worker_id: w, score: scoreOf(facts, f.search_radius_metres, weights), distance_metres: roundScore(n.distance_metres) });
+  const credentialsOf = f.occupation_code !== null || f.claim_codes.length > 0 ? g.credentialsFor(org, f.occupation_code, f.claim_codes) : undefined;
+  const eligible = { eligible: true, reasons: [], claims: [] as ClaimFacts };
+  for (let i = 0; i < count; i++) {
+    const n = near.subjects[i];
+    if (!g.liveAt(n) || !g.currentAt(n)) continue;
+    if (credentialsOf) {
+      const claims = credentialsOf(n);
+      if (claims === null) continue;
+      eligible.claims = claims;
+      facts.credentials = eligible;
+    }
+    const metres = near.metres[i];
+    facts.distance_metres = metres;
+    facts.completed = src.completedAt(n);
+    facts.failed = src.failedAt(n);
+    facts.presence_age_seconds = Math.max(0, (now - src.reportAt(n)) / 1000);
+    kept.push({ worker_id: near.ids[i], score: scoreOf(facts, f.search_radius_metres, weights), distance_metres: roundScore(metres) });
   }
   kept.sort(byRank);
   const candidates: Offerable[] = new Array(kept.length);
   for (let i = 0; i < kept.length; i++) candidates[i] = { worker_id: kept[i].worker_id, rank: i + 1, score: kept[i].score };
-  return { candidates, excluded: near.length - kept.length };
+  return { candidates, excluded: count - kept.length };
 }
 
-function sourcesOf(platform: Platform): RankingSources {
+/** What a ranking reads on this platform (this node's replica of the supply map and the modules' gates). */
+export function rankingSources(platform: Platform): RankingSources {
   const s = svc(platform);
   return {
     nearest: (o, lat, lng, r, n) => s.nearest(o, lat, lng, r, n),
     lastReadingAt: (o, w) => s.lastReadingAt(o, w),
     assignmentsOf: (o, w) => s.assignmentsOf(o, w),
     gates: moduleGates(platform),
+    nearestInto: (o, lat, lng, r, n, out) => s.replica.map.nearestInto(o, lat, lng, r, n, out),
+    reportAt: (n) => s.replica.reportAt(n),
+    completedAt: (n) => s.replica.completedAt(n),
+    failedAt: (n) => s.replica.failedAt(n),
   };
 }
 
 function rankAround(platform: Platform, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
-  return rankWith(sourcesOf(platform), platform.clock.now(), org, f, weights);
+  return rankWith(rankingSources(platform), platform.clock.now(), org, f, weights);
 }
 
 export async function openWorkOrder(platform: Platform, caller: Caller, id: string, body: OpenWorkOrder, dedupeId: string | undefined): Promise<unknown> {
@@ -191,7 +232,7 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     weight_set: { version: w.version, content_hash: ACTIVE_WEIGHTS.hash },
     livemode: caller.livemode,
   };
-  const { candidates, excluded } = rankForOpen(sourcesOf(platform), now, caller.org, facts);
+  const { candidates, excluded } = rankForOpen(rankingSources(platform), now, caller.org, facts);
   return platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates, excluded_count: excluded }, { ...caller, dedupeId });
 }
 

@@ -28,14 +28,14 @@ export { SUPPLY_SOCKET_PATH, supplyFeed, type SupplyWorker } from './supply-feed
 export { DEVICE_SCOPES } from './device-credentials.ts';
 export { DEVICE_CREDENTIAL_PREFIX } from './device-credential.ts';
 /** The ranking over given sources, for the allocation bench beside the bare supply query. */
-export { rankWith, rankForOpen, type RankingSources, type Gates } from './dispatch.ts';
+export { rankWith, rankForOpen, rankingSources, type RankingSources, type Gates } from './dispatch.ts';
 export { WorkOrder, Assignment };
 export { WORK_ORDER_PREFIX } from './work-order.ts';
 export { assignmentIdOf } from './assignments.ts';
 export { ACTIVE_WEIGHTS } from './weights.ts';
 export { INTEGRITY_FLAG_PREFIX, EXTERNAL_EXCLUSIONS, type ExternalExclusion } from './worker.ts';
 export { activePolicy, loadPolicies, type PolicyPack, type LoadedPolicy } from './policy.ts';
-export { SupplyIndex, type Neighbour } from './supply-index.ts';
+export { NearestBuffer, SupplyIndex, type Neighbour } from './supply-index.ts';
 export { SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason } from './supply-map.ts';
 export { SupplyReplica, type SupplyUpdate } from './supply-replica.ts';
 export { SupplyBus } from './supply-bus.ts';

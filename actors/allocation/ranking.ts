@@ -16,7 +16,7 @@ import type { Factor, WeightSet } from './weights.ts';
 export interface CredentialFacts {
   eligible: boolean;
   reasons: { code: string; detail: string }[];
-  claims: { code: string; freshness: number; evidence_class: string | null }[];
+  claims: readonly { code: string; freshness: number; evidence_class: string | null }[];
 }
 
 export interface CandidateFacts {

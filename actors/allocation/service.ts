@@ -9,7 +9,7 @@
  * of that committed state (replaced by each commit's state); the replica holds what the map needs
  * of both, on every node.
  */
-import { ApiError, type Caller, serviceKey, type Platform, type ValidationEntry } from '../../kernel/index.ts';
+import { ApiError, type Caller, serviceKey, subjectNumbers, type Platform, type ValidationEntry } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import type { ClusterStores } from '../../stores/index.ts';
 import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type Reading, type StoredReadingData } from './heartbeat.ts';
@@ -71,7 +71,7 @@ export class AllocationService {
     this.workers = new WorkerDirectory(platform);
     this.counters = new IngestCounters(platform.clock.now());
     this.live = new LiveWorkers(this.workers, platform.clock, platform.stores.readings, p);
-    this.replica = new SupplyReplica(p, platform.clock, (r, change, next) => this.refreshed(r, change, next));
+    this.replica = new SupplyReplica(p, platform.clock, subjectNumbers(platform), (r, change, next) => this.refreshed(r, change, next));
     const stores = platform.stores as ClusterStores;
     this.bus =
       stores.mode === 'cluster' && stores.nats

@@ -11,8 +11,12 @@
  * held and the farthest of them is strictly nearer than the bound. Ranking is by the haversine
  * term (monotonic in distance), ties by worker id, so the result equals a brute-force scan.
  *
- * Per worker: one Map entry id -> slot, a slot (id, bucket, position in bucket) and four numbers in
- * its bucket's arrays.
+ * Per worker: one Map entry id -> slot, a slot (id, bucket, position in bucket, subject number) and
+ * four numbers in its bucket's arrays.
+ *
+ * nearestInto(): the same answer written into a caller's NearestBuffer with each worker's subject
+ * number (kernel SubjectNumbers, given at upsert), so a ranking reads the gates' columns by number
+ * and allocates nothing per candidate.
  */
 import { cellToBoundary, cellToLatLng, cellToParent, gridDisk, gridRing, latLngToCell } from 'h3-js';
 import { aToMetres, cosLat, haversineA, metresToA } from './geo.ts';
@@ -51,6 +55,22 @@ export interface Neighbour {
   longitude: number;
 }
 
+/**
+ * A reusable answer of nearestInto(): the first `count` entries of each array, nearest first. One
+ * buffer serves one query at a time (the caller's synchronous ranking).
+ */
+export class NearestBuffer {
+  count = 0;
+  readonly ids: string[] = [];
+  readonly metres: number[] = [];
+  /** Subject numbers as given to upsert (-1 when none was). */
+  readonly subjects: number[] = [];
+  /** The bounded heap the query works in, kept between queries. */
+  readonly heapA: number[] = [];
+  readonly heapS: number[] = [];
+  readonly order: number[] = [];
+}
+
 const GEO_CACHE_LIMIT = 200_000;
 const RAD = Math.PI / 180;
 const RING_CACHE_LIMIT = 100_000;
@@ -61,6 +81,7 @@ export class SupplyIndex {
   private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
   private posInBucket = new Int32Array(1024);
+  private subjectOf = new Int32Array(1024);
   private bucketOf: (Bucket | undefined)[] = [];
   private readonly free: number[] = [];
   private readonly buckets = new Map<string, Bucket>();
@@ -95,11 +116,12 @@ export class SupplyIndex {
     return [...this.regions.values()];
   }
 
-  /** Enter or move. Returns false when nothing changed (same coordinates). */
-  upsert(id: string, lat: number, lng: number): boolean {
+  /** Enter or move. Returns false when nothing changed (same coordinates). `subject` is the worker's subject number (nearestInto answers it). */
+  upsert(id: string, lat: number, lng: number, subject = -1): boolean {
     let s = this.slotOf.get(id);
     const c = cosLat(lat);
     if (s !== undefined) {
+      this.subjectOf[s] = subject;
       const b = this.bucketOf[s]!;
       const i = this.posInBucket[s];
       if (b.lat[i] === lat && b.lng[i] === lng) return false;
@@ -120,6 +142,7 @@ export class SupplyIndex {
     s = this.free.length ? this.free.pop()! : this.grow();
     this.slotOf.set(id, s);
     this.ids[s] = id;
+    this.subjectOf[s] = subject;
     this.attach(s, latLngToCell(lat, lng, this.resolution), lat, lng, c);
     return true;
   }
@@ -140,15 +163,44 @@ export class SupplyIndex {
    * `accept` narrows eligibility further without losing exactness.
    */
   nearest(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
-    if (limit <= 0 || this.slotOf.size === 0) return [];
+    const heapA: number[] = [];
+    const heapS: number[] = [];
+    this.search(lat, lng, radiusMetres, limit, accept, heapA, heapS);
+    return this.answer(heapA, heapS);
+  }
+
+  /** nearest() written into `out` with subject numbers instead of Neighbour objects; returns out.count. */
+  nearestInto(lat: number, lng: number, radiusMetres: number, limit: number, out: NearestBuffer): number {
+    const { heapA, heapS, order } = out;
+    heapA.length = 0;
+    heapS.length = 0;
+    this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
+    const n = heapA.length;
+    order.length = n;
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((x, y) => heapA[x] - heapA[y] || cmp(this.ids[heapS[x]]!, this.ids[heapS[y]]!));
+    for (let i = 0; i < n; i++) {
+      const s = heapS[order[i]];
+      out.ids[i] = this.ids[s]!;
+      out.metres[i] = aToMetres(heapA[order[i]]);
+      out.subjects[i] = this.subjectOf[s];
+    }
+    out.ids.length = n;
+    out.metres.length = n;
+    out.subjects.length = n;
+    out.count = n;
+    return n;
+  }
+
+  /** Fills the bounded heap (heapA, heapS) with the nearest `limit` within the radius. */
+  private search(lat: number, lng: number, radiusMetres: number, limit: number, accept: ((id: string) => boolean) | undefined, heapA: number[], heapS: number[]): void {
+    if (limit <= 0 || this.slotOf.size === 0) return;
     // A map holding no more than a few times `limit` workers: one pass over them costs less than
     // the rings (and the rings would end in the full-scan path anyway); the cost stays bounded by
     // the query's own size, and the ranking is the same, so the answer is too.
-    if (this.slotOf.size <= SMALL_MAP_PER_LIMIT * limit) return this.scanAll(lat, lng, radiusMetres, limit, accept);
+    if (this.slotOf.size <= SMALL_MAP_PER_LIMIT * limit) return this.scanAll(lat, lng, radiusMetres, limit, accept, heapA, heapS);
     const cq = cosLat(lat);
     const aMax = metresToA(radiusMetres);
-    const heapA: number[] = [];
-    const heapS: number[] = [];
     const origin = latLngToCell(lat, lng, this.resolution);
     let ring: string[] = [origin];
     // latitude window of the farthest held (a >= sin^2(dlat/2)): points outside it cannot enter;
@@ -184,7 +236,11 @@ export class SupplyIndex {
       }
       const next = this.ringAt(origin, k + 1);
       cells += next.length;
-      if (cells > cellBudget) return this.scanAll(lat, lng, radiusMetres, limit, accept);
+      if (cells > cellBudget) {
+        heapA.length = 0;
+        heapS.length = 0;
+        return this.scanAll(lat, lng, radiusMetres, limit, accept, heapA, heapS);
+      }
       let bound = Infinity;
       for (const cell of next) {
         const g = this.geo(cell);
@@ -195,15 +251,12 @@ export class SupplyIndex {
       if (heapA.length === limit && bound > 0 && heapA[0] < metresToA(bound)) break;
       ring = next;
     }
-    return this.answer(heapA, heapS);
   }
 
   /** Every worker, one pass, the same bounded heap: the sparse-area path of nearest(). */
-  private scanAll(lat: number, lng: number, radiusMetres: number, limit: number, accept?: (id: string) => boolean): Neighbour[] {
+  private scanAll(lat: number, lng: number, radiusMetres: number, limit: number, accept: ((id: string) => boolean) | undefined, heapA: number[], heapS: number[]): void {
     const cq = cosLat(lat);
     const aMax = metresToA(radiusMetres);
-    const heapA: number[] = [];
-    const heapS: number[] = [];
     for (const b of this.buckets.values()) {
       const { slots, lat: bl, lng: bg, cos: bc } = b;
       for (let i = 0; i < slots.length; i++) {
@@ -211,7 +264,6 @@ export class SupplyIndex {
         if (a <= aMax) this.offer(heapA, heapS, limit, a, slots[i], accept);
       }
     }
-    return this.answer(heapA, heapS);
   }
 
   /**
@@ -323,6 +375,9 @@ export class SupplyIndex {
       const p = new Int32Array(s * 2);
       p.set(this.posInBucket);
       this.posInBucket = p;
+      const n = new Int32Array(s * 2);
+      n.set(this.subjectOf);
+      this.subjectOf = n;
     }
     this.ids.push(undefined);
     this.bucketOf.push(undefined);

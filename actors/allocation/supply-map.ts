@@ -14,7 +14,7 @@
  *   presence_stale         not reporting lately
  *   no_position            no accepted reading with a position yet
  */
-import { SupplyIndex, type Neighbour, type Region } from './supply-index.ts';
+import { type NearestBuffer, SupplyIndex, type Neighbour, type Region } from './supply-index.ts';
 import type { Presence } from './presence.ts';
 import { EXTERNAL_EXCLUSIONS, type ExternalExclusion } from './worker.ts';
 
@@ -84,7 +84,8 @@ export class SupplyMap {
     return ix;
   }
 
-  apply(org: string, worker: string, facts: SupplyFacts): SupplyChange {
+  /** `subject` is the worker's subject number (kernel SubjectNumbers), answered by nearestInto. */
+  apply(org: string, worker: string, facts: SupplyFacts, subject = -1): SupplyChange {
     const reason = excludedBecause(facts);
     const ix = this.byOrg.get(org);
     if (reason !== null) {
@@ -93,7 +94,7 @@ export class SupplyMap {
     }
     const index = ix ?? this.index(org);
     const was = index.has(worker);
-    const moved = index.upsert(worker, facts.latitude!, facts.longitude!);
+    const moved = index.upsert(worker, facts.latitude!, facts.longitude!, subject);
     return { change: !was ? 'entered' : moved ? 'moved' : 'unchanged', excluded_because: null };
   }
 
@@ -114,6 +115,14 @@ export class SupplyMap {
     return this.byOrg.get(org)?.nearest(lat, lng, radiusMetres, limit, accept) ?? [];
   }
 
+  /** nearest() into a reusable buffer, with subject numbers (the ranking's read); returns the count. */
+  nearestInto(org: string, lat: number, lng: number, radiusMetres: number, limit: number, out: NearestBuffer): number {
+    const ix = this.byOrg.get(org);
+    if (ix) return ix.nearestInto(lat, lng, radiusMetres, limit, out);
+    out.count = 0;
+    return 0;
+  }
+
   size(org: string): number {
     return this.byOrg.get(org)?.size ?? 0;
   }
@@ -127,4 +136,4 @@ export class SupplyMap {
   }
 }
 
-export type { Neighbour };
+export type { NearestBuffer, Neighbour };

@@ -15,6 +15,10 @@
  * record with its own volatile timers and keeps its SupplyMap (the exact nearest-N index) in step:
  * a ranking asked on any node is a read of memory there and sees every worker in the cluster.
  *
+ * A record holds its worker's subject number (kernel SubjectNumbers) and the map answers it, so a
+ * ranking reads presence and reliability from the replica's columns by number (reportAt,
+ * settledAt), the gates' columns likewise, and hashes no string per candidate.
+ *
  * A record leaves when its worker is out of the map with no presence change left to time (the
  * soft state is held only for workers who are around), as live.ts drops its entry. What it held is
  * forgotten with it; the node taking the worker's heartbeats sends both parts with every batch, so
@@ -23,6 +27,7 @@
 import type { PolicyPack } from './policy.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
 import { SupplyMap, excludedBecause, type ExclusionReason, type SupplyChange, type SupplyFacts } from './supply-map.ts';
+import { CountColumn, NumberColumn, type SubjectNumbers } from '../../kernel/index.ts';
 import type { Clock } from '../../runtime/index.ts';
 import type { ExternalExclusion, WorkerState } from './worker.ts';
 
@@ -62,6 +67,8 @@ export interface SupplyRecord {
   readonly key: string;
   readonly org: string;
   readonly workerId: string;
+  /** The worker's subject number on this node. */
+  readonly subject: number;
   committed: CommittedFacts | null;
   report: ReportFacts | null;
   /** Presence last computed here (what the map holds). */
@@ -89,10 +96,15 @@ export class SupplyReplica {
   readonly map: SupplyMap;
   private readonly records = new Map<string, SupplyRecord>();
   private readonly timers: PresenceTimers;
+  /** By subject number, for the workers in the map: the report's time, the settled assignments. */
+  private readonly reportAtColumn = new NumberColumn();
+  private readonly completedColumn = new CountColumn();
+  private readonly failedColumn = new CountColumn();
 
   constructor(
     private readonly policy: PolicyPack,
     private readonly clock: Clock,
+    private readonly numbers: SubjectNumbers,
     /** Told of each record's presence and membership after every refresh (the service records presence and drops soft state). */
     private readonly refreshed: (r: SupplyRecord, change: SupplyChange, next: number | undefined) => void,
   ) {
@@ -121,6 +133,21 @@ export class SupplyReplica {
     return this.records.get(supplyKey(org, workerId));
   }
 
+  /** The latest report's time of a worker in the map, by subject number (what get(...).report.at says). */
+  reportAt(subject: number): number {
+    return this.reportAtColumn.get(subject);
+  }
+
+  /** Completed assignments of a worker in the map, by subject number (get(...).committed.completed). */
+  completedAt(subject: number): number {
+    return this.completedColumn.get(subject);
+  }
+
+  /** Failed assignments of a worker in the map, by subject number (get(...).committed.failed). */
+  failedAt(subject: number): number {
+    return this.failedColumn.get(subject);
+  }
+
   /** By supplyKey(org, worker_id), for a caller that holds the key already. */
   at(key: string): SupplyRecord | undefined {
     return this.records.get(key);
@@ -139,13 +166,19 @@ export class SupplyReplica {
     let r = this.records.get(k);
     let newer = false;
     if (!r) {
-      r = { key: k, org: u.org, workerId: u.workerId, committed: null, report: null, presence: 'stale', excludedBecause: null };
+      r = { key: k, org: u.org, workerId: u.workerId, subject: this.numbers.of(u.org, u.workerId), committed: null, report: null, presence: 'stale', excludedBecause: null };
       this.records.set(k, r);
       newer = true;
     }
-    if (u.committed && (!r.committed || u.committed.version > r.committed.version)) (r.committed = u.committed), (newer = true);
+    if (u.committed && (!r.committed || u.committed.version > r.committed.version)) {
+      r.committed = u.committed;
+      this.completedColumn.set(r.subject, u.committed.completed);
+      this.failedColumn.set(r.subject, u.committed.failed);
+      newer = true;
+    }
     if (u.report && (!r.report || u.report.at > r.report.at || (u.report.at === r.report.at && (u.report.latitude !== r.report.latitude || u.report.longitude !== r.report.longitude)))) {
       r.report = u.report;
+      this.reportAtColumn.set(r.subject, u.report.at);
       newer = true;
     }
     if (newer) this.refresh(r, this.clock.now());
@@ -159,7 +192,7 @@ export class SupplyReplica {
     const presence = presenceAt(input, now, this.policy);
     r.presence = presence;
     const facts = this.facts(r);
-    const change = this.map.apply(r.org, r.workerId, facts);
+    const change = this.map.apply(r.org, r.workerId, facts, r.subject);
     r.excludedBecause = change.excluded_because;
     const k = r.key;
     const next = nextPresenceChange(input, now, this.policy);

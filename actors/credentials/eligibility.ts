@@ -10,6 +10,10 @@
  * as compact facts; time is applied at read, so a claim past its expires_at or a licence past its
  * expiry counts as lapsed or expired even in the instant before its reminder commits the event.
  * Claims rank by evidence class, then freshness (the share of its lifetime still ahead).
+ * prepare() resolves one query once for a reader asking it of many subjects in a row (a work
+ * order's ranking), by subject number (kernel SubjectNumbers): a licensed occupation's licence is
+ * kept per subject number as the latest expiry among its current licences of a kind the law
+ * accepts (a column), so a query that needs only the licence reads one number per subject.
  * - Embedded: it follows the actor system's commits as they happen (onCommit).
  * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader), so
  *   claims and licences committed on any node reach every node's model; every claim and licence
@@ -17,7 +21,7 @@
  *   per record keeps the older of two routes from overwriting the newer.
  */
 import type { Committed } from '../../runtime/index.ts';
-import { NodeReadModel, validationError, type Platform } from '../../kernel/index.ts';
+import { NodeReadModel, NumberColumn, subjectNumbers, validationError, type Platform, type SubjectNumbers } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { Claim, type ClaimEvent, freshness } from './claim.ts';
 import { dateMs } from './dates.ts';
@@ -52,6 +56,12 @@ export interface Eligibility {
   claims: ClaimScore[];
 }
 
+/** One query prepared for many subjects (EligibilityModel.prepare). */
+export interface PreparedEligibility {
+  /** null when the numbered subject is not eligible; else the required claims' scores (none for a licence alone). */
+  claimsAt(subject: number): readonly ClaimScore[] | null;
+}
+
 export interface EligibilityQuery {
   occupation_code?: string;
   claim_codes?: readonly string[];
@@ -72,6 +82,7 @@ interface ClaimFact {
 interface LicenceFact {
   id: string;
   kind: string;
+  occupation: string;
   expiresMs: number;
   current: boolean;
   version: number;
@@ -94,6 +105,8 @@ interface Requirement {
   unknown: Reason[];
 }
 
+const NO_CLAIMS: readonly ClaimScore[] = Object.freeze([]);
+
 const CLAIM_STREAM = `${Claim.kind}.`;
 const LICENCE_STREAM = `${Licence.kind}.`;
 
@@ -101,6 +114,11 @@ export class EligibilityModel {
   private readonly orgs = new Map<string, Map<string, SubjectFacts>>();
   private readonly occupations = new Map<string, Requirement>();
   private readonly follower: NodeReadModel;
+  private readonly numbers: SubjectNumbers;
+  /** Every subject's facts by subject number (dense; undefined where none). */
+  private readonly byNumber: (SubjectFacts | undefined)[] = [];
+  /** Per licensed occupation, by subject number: the latest expiry of a current licence of an accepted kind (0: none). */
+  private readonly licensedUntil = new Map<string, NumberColumn>();
   private claimCount = 0;
   private licenceCount = 0;
 
@@ -108,6 +126,8 @@ export class EligibilityModel {
     private readonly platform: Platform,
     private readonly policy: ActivePolicy,
   ) {
+    this.numbers = subjectNumbers(platform);
+    for (const occupation of Object.keys(policy.pack.licensed_occupations)) this.licensedUntil.set(occupation, new NumberColumn());
     this.follower = new NodeReadModel(platform, 'credentials-eligibility', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
     for (const [occupation, f] of policy.frameworksByOccupation) {
       const codes = f.claims.map((c) => c.code);
@@ -129,9 +149,31 @@ export class EligibilityModel {
 
   /** Eligible or not, with the reasons and a freshness score per required claim. */
   check(org: string, subjectRef: string, q: EligibilityQuery): Eligibility {
+    return this.evaluate(this.requirement(q), this.orgs.get(org)?.get(subjectRef), this.platform.clock.now());
+  }
+
+  /**
+   * The query resolved once, asked by subject number (numbers of this platform's SubjectNumbers, in
+   * the organisation asked about): the same answer as check(), at the clock's time of preparing.
+   */
+  prepare(q: EligibilityQuery): PreparedEligibility {
     const req = this.requirement(q);
     const now = this.platform.clock.now();
-    const facts = this.orgs.get(org)?.get(subjectRef);
+    if (req.unknown.length) return { claimsAt: () => null };
+    if (!req.codes.length && !req.licenceKinds) return { claimsAt: () => NO_CLAIMS };
+    const until = req.licenceKinds ? this.licensedUntil.get(req.occupation!) : undefined;
+    if (!req.codes.length && until) return { claimsAt: (n) => (now < until.get(n) ? NO_CLAIMS : null) };
+    return {
+      claimsAt: (n) => {
+        // without the licence nothing else can make the subject eligible: the column answers first
+        if (until && !(now < until.get(n))) return null;
+        const e = this.evaluate(req, n >= 0 ? this.byNumber[n] : undefined, now);
+        return e.eligible ? e.claims : null;
+      },
+    };
+  }
+
+  private evaluate(req: Requirement, facts: SubjectFacts | undefined, now: number): Eligibility {
     const reasons: Reason[] = req.unknown.length ? [...req.unknown] : [];
     const claims: ClaimScore[] = new Array(req.codes.length);
     for (let i = 0; i < req.codes.length; i++) {
@@ -236,8 +278,23 @@ export class EligibilityModel {
     let m = this.orgs.get(org);
     if (!m) this.orgs.set(org, (m = new Map()));
     let s = m.get(subjectRef);
-    if (!s) m.set(subjectRef, (s = new SubjectFacts()));
+    if (!s) {
+      m.set(subjectRef, (s = new SubjectFacts()));
+      const n = this.numbers.of(org, subjectRef);
+      while (this.byNumber.length <= n) this.byNumber.push(undefined);
+      this.byNumber[n] = s;
+    }
     return s;
+  }
+
+  /** Keeps an occupation's licence column in step with the subject's licences for it. */
+  private licenceChanged(org: string, subjectRef: string, s: SubjectFacts, occupation: string): void {
+    const column = this.licensedUntil.get(occupation);
+    if (!column) return;
+    const kinds = this.policy.pack.licensed_occupations[occupation]!;
+    let until = 0;
+    for (const l of s.licences.get(occupation) ?? []) if (l.current && kinds.includes(l.kind) && l.expiresMs > until) until = l.expiresMs;
+    column.set(this.numbers.of(org, subjectRef), until);
   }
 
   private applyClaim(org: string, id: string, ev: StoredEvent): void {
@@ -271,25 +328,28 @@ export class EligibilityModel {
     switch (e.type) {
       case 'licence.recorded': {
         if (f) return;
-        f = { id, kind: e.licence_kind, expiresMs: dateMs(e.expires_at), current: e.status === 'current', version: ev.version };
+        f = { id, kind: e.licence_kind, occupation: e.occupation_code, expiresMs: dateMs(e.expires_at), current: e.status === 'current', version: ev.version };
         s.licenceById.set(id, f);
         const list = s.licences.get(e.occupation_code);
         if (list) list.push(f);
         else s.licences.set(e.occupation_code, [f]);
         this.licenceCount++;
-        return;
+        break;
       }
       case 'licence.renewed':
         if (!f) return;
         f.expiresMs = dateMs(e.expires_at);
         f.current = true;
         f.version = ev.version;
-        return;
+        break;
       case 'licence.expired':
         if (!f) return;
         f.current = false;
         f.version = ev.version;
+        break;
+      default:
         return;
     }
+    this.licenceChanged(org, e.subject_ref, s, f.occupation);
   }
 }

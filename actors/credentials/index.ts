@@ -9,7 +9,7 @@ import { Appeal } from './appeal.ts';
 import { Claim } from './claim.ts';
 import { Disclosure } from './disclosure.ts';
 import { DocumentAnalysis, FORGERY_CONFIRMED } from './document-analysis.ts';
-import type { Eligibility, EligibilityQuery } from './eligibility.ts';
+import type { Eligibility, EligibilityQuery, PreparedEligibility } from './eligibility.ts';
 import { events } from './events.ts';
 import { Licence } from './licence.ts';
 import { activePolicy } from './policy.ts';
@@ -21,7 +21,7 @@ import { CREDENTIALS, CredentialsService, credentialsService } from './service.t
 import { Verification } from './verification.ts';
 import { Wallet } from './wallet.ts';
 
-export type { Eligibility, EligibilityQuery, Reason, ReasonCode, ClaimScore } from './eligibility.ts';
+export type { Eligibility, EligibilityQuery, PreparedEligibility, Reason, ReasonCode, ClaimScore } from './eligibility.ts';
 export { ISSUER_TEST_VALUES } from './providers/issuers.ts';
 export { DOCUMENT_TEST_FILES, FACTORS } from './providers/document-analyser.ts';
 export { EVIDENCE_CLASSES, type EvidenceClass } from './policy.ts';
@@ -47,6 +47,8 @@ export const area: Area = {
 export interface CredentialEligibility {
   /** Eligible or not for an occupation (its framework's claims and, where the law requires, a current licence) or for claim codes, with reasons and a freshness per claim. */
   check(org: string, subjectRef: string, q: EligibilityQuery): Eligibility;
+  /** The query resolved once and asked by subject number (kernel subjectNumbers of the same platform): check()'s answer, for a ranking. */
+  prepare(q: EligibilityQuery): PreparedEligibility;
 }
 
 /** Eligibility served from memory on this node (DESIGN "Gates between areas"). */

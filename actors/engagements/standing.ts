@@ -3,7 +3,9 @@
  * areas"): whether an engagement between an organisation and a worker is executed and current,
  * answered from memory on every node, the way the identity gate is. The model is
  * organisation -> worker_ref -> count of engagements in status current, plus each engagement's
- * last applied version so an older route never overwrites a newer one.
+ * last applied version so an older route never overwrites a newer one. The count is also kept by
+ * subject number (kernel SubjectNumbers) in a column, for a reader asking about many workers in a
+ * row (a work order's ranking).
  * - Embedded: it follows the actor system's commits as they happen (onCommit), so a lapse is seen
  *   by the next read.
  * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader) and
@@ -11,13 +13,15 @@
  *   `worker_ref` (engagement.ts), so the feed alone rebuilds the model after a start.
  */
 import type { Committed } from '../../runtime/index.ts';
-import { NodeReadModel, type Platform } from '../../kernel/index.ts';
+import { CountColumn, NodeReadModel, subjectNumbers, type Platform, type SubjectNumbers } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { Engagement, type EngagementState } from './engagement.ts';
 
 export interface EngagementStanding {
   /** True when the worker (worker_ref, within org) has an engagement executed and current. */
   isCurrent(org: string, workerRef: string): boolean;
+  /** isCurrent by the worker's subject number (kernel subjectNumbers of the same platform). */
+  currentAt(subject: number): boolean;
 }
 
 interface Entry {
@@ -34,14 +38,22 @@ export class StandingModel implements EngagementStanding {
   private readonly orgs = new Map<string, Map<string, number>>();
   private readonly engagements = new Map<string, Entry>();
   private readonly follower: NodeReadModel;
+  private readonly numbers: SubjectNumbers;
+  /** The counts of `orgs`, by subject number. */
+  private readonly counts = new CountColumn();
 
   constructor(platform: Platform) {
+    this.numbers = subjectNumbers(platform);
     this.follower = new NodeReadModel(platform, 'engagements-standing', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
   }
 
   isCurrent(org: string, workerRef: string): boolean {
     const m = this.orgs.get(org);
     return m !== undefined && (m.get(workerRef) ?? 0) > 0;
+  }
+
+  currentAt(subject: number): boolean {
+    return this.counts.get(subject) > 0;
   }
 
   /** Engagements known to the model (readiness). */
@@ -90,5 +102,6 @@ export class StandingModel implements EngagementStanding {
     const n = (m.get(worker) ?? 0) + (current ? 1 : -1);
     if (n > 0) m.set(worker, n);
     else m.delete(worker);
+    this.counts.set(this.numbers.of(org, worker), n > 0 ? n : 0);
   }
 }

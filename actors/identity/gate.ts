@@ -2,7 +2,8 @@
  * The live-passport gate (spec 2.4: the passport is "what every module checks is live before
  * acting"; spec 6: a revocation removes the worker from live cascades). A read model held in memory
  * on every node: organisation -> subject_ref -> { passport, live, version }. Asking it is two map
- * lookups, no I/O.
+ * lookups, no I/O; asking by subject number (kernel SubjectNumbers) is one read of a byte column,
+ * for a reader asking about many subjects in a row (a work order's ranking).
  * - Embedded: it follows the actor system's commits as they happen (onCommit), so a passport that
  *   stops being live is not live to the next read.
  * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader), taking
@@ -11,13 +12,15 @@
  *   two routes from overwriting the newer.
  */
 import type { Committed } from '../../runtime/index.ts';
-import { NodeReadModel, type Platform } from '../../kernel/index.ts';
+import { ByteColumn, NodeReadModel, subjectNumbers, type Platform, type SubjectNumbers } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { isLive, Passport, type PassportState } from './passport.ts';
 
 export interface IdentityGate {
   /** True when the subject (subject_ref, within org) holds a live passport. */
   isLive(org: string, subjectRef: string): boolean;
+  /** isLive by the subject's number (kernel subjectNumbers of the same platform). */
+  liveAt(subject: number): boolean;
   /** The subject's passport id if live, else null. */
   livePassport(org: string, subjectRef: string): string | null;
 }
@@ -42,8 +45,12 @@ export class PassportGate implements IdentityGate {
   private lastOrg = '';
   private lastModel: OrgModel | undefined;
   private readonly follower: NodeReadModel;
+  private readonly numbers: SubjectNumbers;
+  /** 1 where the numbered subject holds a live passport: the live maps, by number. */
+  private readonly liveColumn = new ByteColumn();
 
   constructor(platform: Platform) {
+    this.numbers = subjectNumbers(platform);
     this.follower = new NodeReadModel(platform, 'identity-gate', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
   }
 
@@ -60,6 +67,10 @@ export class PassportGate implements IdentityGate {
   isLive(org: string, subjectRef: string): boolean {
     const m = this.model(org);
     return m !== undefined && m.live.has(subjectRef);
+  }
+
+  liveAt(subject: number): boolean {
+    return this.liveColumn.get(subject) === 1;
   }
 
   livePassport(org: string, subjectRef: string): string | null {
@@ -113,5 +124,6 @@ export class PassportGate implements IdentityGate {
     } else m.entries.set(subject, { passport, live, version });
     if (live) m.live.set(subject, passport);
     else m.live.delete(subject);
+    this.liveColumn.set(this.numbers.of(org, subject), live ? 1 : 0);
   }
 }

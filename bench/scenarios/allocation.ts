@@ -7,7 +7,8 @@
  *     pinned to core 0 (`--expose-gc`): the area's SupplyMap, and beside it per worker the gate
  *     read models in the shape the owning modules keep them (identity: entries and live maps;
  *     engagements: current count per worker; credentials: licences per occupation; reliability and
- *     last reading). A work order needing a licensed occupation is ranked with allocation's own
+ *     last reading), each with its column by subject number (kernel SubjectNumbers, one numbering
+ *     shared with the map) as the modules keep them too. A work order needing a licensed occupation is ranked with allocation's own
  *     rankWith (nearest candidate_pool, then passport, engagement and licence gates, then the
  *     weighted score, as opening a work order ranks: rankForOpen), beside the bare supply query it
  *     starts from (the same nearest-N query at the same points); the explained ranking of GET
@@ -90,6 +91,7 @@ interface RankingFigures {
 
 async function measureRanking(): Promise<RankingFigures> {
   const { SupplyMap, rankWith, rankForOpen } = await import('../../actors/allocation/index.ts');
+  const { ByteColumn, CountColumn, NumberColumn, SubjectNumbers } = await import('../../kernel/index.ts');
   type Sources = Parameters<typeof rankWith>[0];
   const rnd = rng(7);
   const ids: string[] = new Array(RANK_WORKERS);
@@ -103,40 +105,66 @@ async function measureRanking(): Promise<RankingFigures> {
   const points = Array.from({ length: RANK_QUERIES }, () => [6.4 + rnd() * 0.3, 3.2 + rnd() * 0.4] as const);
   gc?.();
   const before = process.memoryUsage();
+  // One numbering per node, shared by the map and every gate model (kernel SubjectNumbers).
+  const numbers = new SubjectNumbers();
   const map = new SupplyMap(9, 5);
   for (let i = 0; i < RANK_WORKERS; i++)
-    map.apply(ORG, ids[i], { available: true, onAssignment: false, presence: 'reporting', latitude: lat[i], longitude: lng[i], suspended: false, flagOpen: false, external: [] });
+    map.apply(ORG, ids[i], { available: true, onAssignment: false, presence: 'reporting', latitude: lat[i], longitude: lng[i], suspended: false, flagOpen: false, external: [] }, numbers.of(ORG, ids[i]));
   gc?.();
   const mapOnly = process.memoryUsage();
-  // The gate read models, shaped as their modules keep them: 95% live passports, 90% current
-  // engagements, 85% a current licence for the occupation (5% expired), reliability for a third.
+  // The gate read models, shaped as their modules keep them (maps by id, and the columns by subject
+  // number beside them): 95% live passports, 90% current engagements, 85% a current licence for the
+  // occupation (5% expired), reliability for a third; the replica's report time and settled counts.
   const passportEntries = new Map<string, { passport: string; live: boolean; version: number }>();
   const livePassports = new Map<string, string>();
+  const liveColumn = new ByteColumn();
   const standing = new Map<string, number>();
+  const standingColumn = new CountColumn();
   const licences = new Map<string, Map<string, { id: string; kind: string; current: boolean; expiresMs: number }[]>>();
+  const licensedUntil = new NumberColumn();
   const settled = new Map<string, { completed: number; failed: number }>();
+  const completedColumn = new CountColumn();
+  const failedColumn = new CountColumn();
   const lastReading = new Map<string, number>();
+  const reportAtColumn = new NumberColumn();
   const now = Date.now();
   for (let i = 0; i < RANK_WORKERS; i++) {
     const w = ids[i];
+    const n = numbers.of(ORG, w);
     const r = rnd();
     const passport = `anchor_passport_${i.toString(36).padStart(10, '0')}`;
     passportEntries.set(w, { passport, live: r < 0.95, version: 1 });
-    if (r < 0.95) livePassports.set(w, passport);
-    if (rnd() < 0.9) standing.set(w, 1);
+    if (r < 0.95) livePassports.set(w, passport), liveColumn.set(n, 1);
+    if (rnd() < 0.9) standing.set(w, 1), standingColumn.set(n, 1);
     const l = rnd();
-    if (l < 0.9) licences.set(w, new Map([[OCCUPATION, [{ id: `proof_licence_${i.toString(36)}`, kind: 'frsc_driver_licence', current: true, expiresMs: l < 0.85 ? now + 3e10 : now - 1 }]]]));
-    if (rnd() < 0.33) settled.set(w, { completed: Math.floor(rnd() * 20), failed: Math.floor(rnd() * 3) });
-    lastReading.set(w, now - Math.floor(rnd() * 90_000));
+    if (l < 0.9) {
+      const expiresMs = l < 0.85 ? now + 3e10 : now - 1;
+      licences.set(w, new Map([[OCCUPATION, [{ id: `proof_licence_${i.toString(36)}`, kind: 'frsc_driver_licence', current: true, expiresMs }]]]));
+      licensedUntil.set(n, expiresMs);
+    }
+    if (rnd() < 0.33) {
+      const x = { completed: Math.floor(rnd() * 20), failed: Math.floor(rnd() * 3) };
+      settled.set(w, x);
+      completedColumn.set(n, x.completed);
+      failedColumn.set(n, x.failed);
+    }
+    const at = now - Math.floor(rnd() * 90_000);
+    lastReading.set(w, at);
+    reportAtColumn.set(n, at);
   }
   gc?.();
   const after = process.memoryUsage();
 
   const none = { completed: 0, failed: 0 };
+  const NO_CLAIMS: never[] = [];
   const src: Sources = {
     nearest: (org, la, ln, r, n) => map.nearest(org, la, ln, r, n),
     lastReadingAt: (_o, w) => lastReading.get(w),
     assignmentsOf: (_o, w) => settled.get(w) ?? none,
+    nearestInto: (org, la, ln, r, n, out) => map.nearestInto(org, la, ln, r, n, out),
+    reportAt: (n) => reportAtColumn.get(n),
+    completedAt: (n) => completedColumn.get(n),
+    failedAt: (n) => failedColumn.get(n),
     gates: {
       isLive: (o, w) => o === ORG && livePassports.has(w),
       isCurrent: (o, w) => o === ORG && (standing.get(w) ?? 0) > 0,
@@ -153,6 +181,9 @@ async function measureRanking(): Promise<RankingFigures> {
           claims: [],
         };
       },
+      liveAt: (n) => liveColumn.get(n) === 1,
+      currentAt: (n) => standingColumn.get(n) > 0,
+      credentialsFor: (o, occupation) => (o === ORG && occupation === OCCUPATION ? (n) => (now < licensedUntil.get(n) ? NO_CLAIMS : null) : () => null),
     },
   };
   const ask = (q: number) => ({ location: { latitude: points[q][0], longitude: points[q][1], radius_metres: 200 }, search_radius_metres: 5000, occupation_code: OCCUPATION, claim_codes: [] as string[] });

@@ -21,6 +21,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Packr, Unpackr } from 'msgpackr';
 import { activePolicy, SupplyBus, SupplyMap, SupplyReplica, type SupplyUpdate } from '../../actors/allocation/index.ts';
 import { SystemClock } from '../../runtime/index.ts';
+import { SubjectNumbers } from '../../kernel/index.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
 import { rng } from '../../support/rng.ts';
 import { natsUrl } from '../../support/stores.ts';
@@ -74,7 +75,7 @@ async function measure(): Promise<Measured> {
   // memory per record: the whole cluster's workers on one node
   gc?.();
   const before = process.memoryUsage().heapUsed;
-  const replica = new SupplyReplica(policy, clock, () => {});
+  const replica = new SupplyReplica(policy, clock, new SubjectNumbers(), () => {});
   for (let i = 0; i < WORKERS; i++) replica.apply(update(i, rnd, now));
   gc?.();
   const heapPerRecord = (process.memoryUsage().heapUsed - before) / WORKERS;
@@ -100,7 +101,7 @@ async function measure(): Promise<Measured> {
   const ncs: NatsConnection[] = await Promise.all([0, 1, 2].map(() => connect({ servers: natsUrl(), noAsyncTraces: true })));
   const ns = `bench_sc_${process.pid}`;
   const delays: number[] = [];
-  const far = new SupplyReplica(policy, clock, (r) => {
+  const far = new SupplyReplica(policy, clock, new SubjectNumbers(), (r) => {
     if (r.report) delays.push(Date.now() - r.report.at);
   });
   const busA = new SupplyBus(ncs[0], ns, () => {}, () => []);

@@ -22,8 +22,18 @@ function sources(seed: number, n: number): RankingSources {
     settled: { completed: Math.floor(r() * 10), failed: Math.floor(r() * 3) },
   }));
   const by = new Map(workers.map((w) => [w.worker_id, w]));
+  // subject numbers: the worker's index (rankForOpen reads by number, rankWith by id)
+  const nearest = (limit: number) => [...workers].sort((a, b) => a.distance_metres - b.distance_metres).slice(0, limit);
   return {
-    nearest: (_o, _la, _ln, _r, limit) => [...workers].sort((a, b) => a.distance_metres - b.distance_metres).slice(0, limit),
+    nearest: (_o, _la, _ln, _r, limit) => nearest(limit),
+    nearestInto: (_o, _la, _ln, _r, limit, out) => {
+      const near = nearest(limit);
+      near.forEach((w, i) => ((out.ids[i] = w.worker_id), (out.metres[i] = w.distance_metres), (out.subjects[i] = workers.indexOf(w))));
+      return (out.count = near.length);
+    },
+    reportAt: (n) => workers[n].last ?? -Infinity,
+    completedAt: (n) => workers[n].settled.completed,
+    failedAt: (n) => workers[n].settled.failed,
     lastReadingAt: (_o, w) => by.get(w)!.last,
     assignmentsOf: (_o, w) => by.get(w)!.settled,
     gates: {
@@ -34,6 +44,9 @@ function sources(seed: number, n: number): RankingSources {
         const x = by.get(w)!;
         return { eligible: x.eligible, reasons: x.eligible ? [] : [{ code: 'licence_missing', detail: 'none' }], claims: x.claims };
       },
+      liveAt: (n) => workers[n].live,
+      currentAt: (n) => workers[n].current,
+      credentialsFor: () => (n) => (workers[n].eligible ? workers[n].claims : null),
     },
   };
 }

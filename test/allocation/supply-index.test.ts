@@ -1,6 +1,6 @@
 /** The H3 supply map query (DESIGN "The supply map"): exact nearest-N within R, identical to a brute-force scan. */
 import { describe, expect, it } from 'vitest';
-import { SupplyIndex } from '../../actors/allocation/supply-index.ts';
+import { NearestBuffer, SupplyIndex } from '../../actors/allocation/supply-index.ts';
 import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply-map.ts';
 import { rng } from '../../support/rng.ts';
 import { bruteForce, idsOf, placedIn } from './oracle.ts';
@@ -80,6 +80,39 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
       const radius = [300, 1000, 5000][q % 3];
       expect(ix.nearest(lat, lng, radius, limit)).toEqual(bruteForce(placed, lat, lng, radius, limit));
     }
+  });
+
+  it('nearestInto answers what nearest answers, with the subject number each worker was given, into one reused buffer (dense, sparse and small maps)', () => {
+    const rnd = rng(11);
+    const ix = new SupplyIndex(9, 5);
+    const numberOf = new Map<string, number>();
+    const put = (id: string, lat: number, lng: number) => {
+      if (!numberOf.has(id)) numberOf.set(id, numberOf.size * 3 + 1);
+      ix.upsert(id, lat, lng, numberOf.get(id)!);
+    };
+    for (let i = 0; i < 6_000; i++) put(`d${i}`, 6.5 + rnd() * 0.03, 3.35 + rnd() * 0.03);
+    for (let i = 0; i < 300; i++) put(`s${i}`, 6.0 + rnd() * 2, 3.0 + rnd() * 2);
+    for (let i = 0; i < 1_000; i++) put(`d${Math.floor(rnd() * 6_000)}`, 6.5 + rnd() * 0.03, 3.35 + rnd() * 0.03); // moves keep the number
+    for (let i = 0; i < 300; i++) ix.remove(`d${Math.floor(rnd() * 6_000)}`);
+    const small = new SupplyIndex(9, 5);
+    for (let i = 0; i < 40; i++) small.upsert(`m${i}`, 6.5 + rnd() * 0.01, 3.35 + rnd() * 0.01, 1000 + i);
+    const buf = new NearestBuffer();
+    let compared = 0;
+    for (let q = 0; q < 400; q++) {
+      const index = q % 5 === 0 ? small : ix;
+      const lat = 6.49 + rnd() * 0.05;
+      const lng = 3.34 + rnd() * 0.05;
+      const radius = [200, 1000, 5000, 60_000][q % 4];
+      const limit = [1, 20, 200][q % 3];
+      const want = index.nearest(lat, lng, radius, limit);
+      expect(index.nearestInto(lat, lng, radius, limit, buf)).toBe(want.length);
+      expect(buf.count).toBe(want.length);
+      expect(buf.ids).toEqual(want.map((w) => w.worker_id));
+      expect(buf.metres).toEqual(want.map((w) => w.distance_metres));
+      expect(buf.subjects).toEqual(want.map((w) => (index === small ? 1000 + Number(w.worker_id.slice(1)) : numberOf.get(w.worker_id))));
+      compared += want.length;
+    }
+    expect(compared).toBeGreaterThan(10_000);
   });
 
   it('ties are broken by worker id, nearest first', () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { SupplyReplica, type CommittedFacts, type SupplyUpdate } from '../../actors/allocation/supply-replica.ts';
 import { ManualClock } from '../../runtime/index.ts';
+import { SubjectNumbers } from '../../kernel/index.ts';
 import { rng } from '../../support/rng.ts';
 
 const policy = activePolicy().pack;
@@ -20,7 +21,7 @@ const committed = (version: number, over: Partial<CommittedFacts> = {}): Committ
 const at = (org: string, workerId: string, c: CommittedFacts | null, report: SupplyUpdate['report']): SupplyUpdate => ({ org, workerId, committed: c, report });
 
 function replica(clock: ManualClock) {
-  const r = new SupplyReplica(policy, clock, () => {});
+  const r = new SupplyReplica(policy, clock, new SubjectNumbers(), () => {});
   r.start();
   return r;
 }
