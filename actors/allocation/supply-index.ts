@@ -68,7 +68,6 @@ export class NearestBuffer {
   /** The bounded heap the query works in, kept between queries. */
   readonly heapA: number[] = [];
   readonly heapS: number[] = [];
-  readonly order: number[] = [];
 }
 
 const GEO_CACHE_LIMIT = 200_000;
@@ -171,18 +170,16 @@ export class SupplyIndex {
 
   /** nearest() written into `out` with subject numbers instead of Neighbour objects; returns out.count. */
   nearestInto(lat: number, lng: number, radiusMetres: number, limit: number, out: NearestBuffer): number {
-    const { heapA, heapS, order } = out;
+    const { heapA, heapS } = out;
     heapA.length = 0;
     heapS.length = 0;
     this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
+    this.sortHeap(heapA, heapS);
     const n = heapA.length;
-    order.length = n;
-    for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((x, y) => heapA[x] - heapA[y] || cmp(this.ids[heapS[x]]!, this.ids[heapS[y]]!));
     for (let i = 0; i < n; i++) {
-      const s = heapS[order[i]];
+      const s = heapS[i];
       out.ids[i] = this.ids[s]!;
-      out.metres[i] = aToMetres(heapA[order[i]]);
+      out.metres[i] = aToMetres(heapA[i]);
       out.subjects[i] = this.subjectOf[s];
     }
     out.ids.length = n;
@@ -279,13 +276,15 @@ export class SupplyIndex {
   }
 
   private answer(heapA: number[], heapS: number[]): Neighbour[] {
-    const order = heapA.map((_, i) => i).sort((x, y) => heapA[x] - heapA[y] || cmp(this.ids[heapS[x]]!, this.ids[heapS[y]]!));
-    return order.map((i) => {
+    this.sortHeap(heapA, heapS);
+    const out: Neighbour[] = new Array(heapA.length);
+    for (let i = 0; i < heapA.length; i++) {
       const s = heapS[i];
       const b = this.bucketOf[s]!;
       const j = this.posInBucket[s];
-      return { worker_id: this.ids[s]!, distance_metres: aToMetres(heapA[i]), latitude: b.lat[j], longitude: b.lng[j] };
-    });
+      out[i] = { worker_id: this.ids[s]!, distance_metres: aToMetres(heapA[i]), latitude: b.lat[j], longitude: b.lng[j] };
+    }
+    return out;
   }
 
   // -- buckets ---------------------------------------------------------------------------------
@@ -405,7 +404,11 @@ export class SupplyIndex {
   private replaceTop(A: number[], S: number[], a: number, s: number): void {
     A[0] = a;
     S[0] = s;
-    const n = A.length;
+    this.siftDown(A, S, A.length);
+  }
+
+  /** Moves the root down to its place among the first n entries. */
+  private siftDown(A: number[], S: number[], n: number): void {
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
@@ -416,6 +419,17 @@ export class SupplyIndex {
       if (m === i) break;
       swap(A, S, m, i);
       i = m;
+    }
+  }
+
+  /**
+   * Heapsort in place: the max-heap becomes the nearest first (ties by id), the order a sort by
+   * (a, id) gives, without a comparator call per comparison.
+   */
+  private sortHeap(A: number[], S: number[]): void {
+    for (let end = A.length - 1; end > 0; end--) {
+      swap(A, S, 0, end);
+      this.siftDown(A, S, end);
     }
   }
 }
