@@ -52,8 +52,16 @@ function safe<T>(f: () => T): T | undefined {
   }
 }
 
-/** The other modules' reads; a module not mounted on this platform passes nobody (closed by default). */
+/**
+ * The other modules' reads; a module not mounted on this platform passes nobody (closed by default).
+ * Made once per start of the area (the platform's areas start together): a work order's opening
+ * reads them without building closures.
+ */
 export function moduleGates(platform: Platform): Gates {
+  return rankingSources(platform).gates;
+}
+
+function gatesFor(platform: Platform): Gates {
   const identity = safe(() => identityGate(platform));
   const standing = safe(() => engagementStanding(platform));
   const creds = safe(() => credentialEligibility(platform));
@@ -168,14 +176,22 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
   return { candidates, excluded: count - kept.length };
 }
 
-/** What a ranking reads on this platform (this node's replica of the supply map and the modules' gates). */
+const sourcesOf = new WeakMap<AllocationService, RankingSources>();
+
+/** What a ranking reads on this platform (this node's replica of the supply map and the modules' gates), made once per start of the area. */
 export function rankingSources(platform: Platform): RankingSources {
   const s = svc(platform);
+  let src = sourcesOf.get(s);
+  if (!src) sourcesOf.set(s, (src = sourcesFor(platform, s)));
+  return src;
+}
+
+function sourcesFor(platform: Platform, s: AllocationService): RankingSources {
   return {
     nearest: (o, lat, lng, r, n) => s.nearest(o, lat, lng, r, n),
     lastReadingAt: (o, w) => s.lastReadingAt(o, w),
     assignmentsOf: (o, w) => s.assignmentsOf(o, w),
-    gates: moduleGates(platform),
+    gates: gatesFor(platform),
     nearestInto: (o, lat, lng, r, n, out) => s.replica.map.nearestInto(o, lat, lng, r, n, out),
     reportAt: (n) => s.replica.reportAt(n),
     completedAt: (n) => s.replica.completedAt(n),
