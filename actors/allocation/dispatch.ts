@@ -74,8 +74,8 @@ function gatesFor(platform: Platform): Gates {
       const e = creds.check(org, s, { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
       return { eligible: e.eligible, reasons: e.reasons, claims: e.claims.map((c) => ({ code: c.code, freshness: c.freshness, evidence_class: c.evidence_class })) };
     },
-    liveAt: (n) => identity?.liveAt(n) ?? false,
-    currentAt: (n) => standing?.currentAt(n) ?? false,
+    liveAt: identity ? (n) => identity.liveAt(n) : () => false,
+    currentAt: standing ? (n) => standing.currentAt(n) : () => false,
     credentialsFor: (_org, occupation, claims) => {
       if (!creds) return () => null;
       const prepared = creds.prepare({ ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
@@ -163,7 +163,7 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
       eligible.claims = claims;
       facts.credentials = eligible;
     }
-    const metres = near.metres[i];
+    const metres = near.metres(i);
     facts.distance_metres = metres;
     facts.completed = src.completedAt(n);
     facts.failed = src.failedAt(n);

@@ -62,12 +62,18 @@ export interface Neighbour {
 export class NearestBuffer {
   count = 0;
   readonly ids: string[] = [];
-  readonly metres: number[] = [];
+  /** The haversine term of each distance (metres(i) converts: a ranking converts only those it keeps). */
+  readonly a: number[] = [];
   /** Subject numbers as given to upsert (-1 when none was). */
   readonly subjects: number[] = [];
   /** The bounded heap the query works in, kept between queries. */
   readonly heapA: number[] = [];
   readonly heapS: number[] = [];
+
+  /** The i-th distance in metres. */
+  metres(i: number): number {
+    return aToMetres(this.a[i]);
+  }
 }
 
 const GEO_CACHE_LIMIT = 200_000;
@@ -179,11 +185,11 @@ export class SupplyIndex {
     for (let i = 0; i < n; i++) {
       const s = heapS[i];
       out.ids[i] = this.ids[s]!;
-      out.metres[i] = aToMetres(heapA[i]);
+      out.a[i] = heapA[i];
       out.subjects[i] = this.subjectOf[s];
     }
     out.ids.length = n;
-    out.metres.length = n;
+    out.a.length = n;
     out.subjects.length = n;
     out.count = n;
     return n;

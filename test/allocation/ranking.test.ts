@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { rankForOpen, rankWith, type RankingSources } from '../../actors/allocation/dispatch.ts';
 import { ACTIVE_WEIGHTS } from '../../actors/allocation/weights.ts';
+import { metresToA } from '../../actors/allocation/geo.ts';
 import { rng } from '../../support/rng.ts';
 
 function sources(seed: number, n: number): RankingSources {
@@ -28,7 +29,7 @@ function sources(seed: number, n: number): RankingSources {
     nearest: (_o, _la, _ln, _r, limit) => nearest(limit),
     nearestInto: (_o, _la, _ln, _r, limit, out) => {
       const near = nearest(limit);
-      near.forEach((w, i) => ((out.ids[i] = w.worker_id), (out.metres[i] = w.distance_metres), (out.subjects[i] = workers.indexOf(w))));
+      near.forEach((w, i) => ((out.ids[i] = w.worker_id), (out.a[i] = metresToA(w.distance_metres)), (out.subjects[i] = workers.indexOf(w))));
       return (out.count = near.length);
     },
     reportAt: (n) => workers[n].last ?? -Infinity,

@@ -108,7 +108,7 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
       expect(index.nearestInto(lat, lng, radius, limit, buf)).toBe(want.length);
       expect(buf.count).toBe(want.length);
       expect(buf.ids).toEqual(want.map((w) => w.worker_id));
-      expect(buf.metres).toEqual(want.map((w) => w.distance_metres));
+      expect(buf.ids.map((_, i) => buf.metres(i))).toEqual(want.map((w) => w.distance_metres));
       expect(buf.subjects).toEqual(want.map((w) => (index === small ? 1000 + Number(w.worker_id.slice(1)) : numberOf.get(w.worker_id))));
       compared += want.length;
     }
