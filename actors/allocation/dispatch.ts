@@ -136,8 +136,8 @@ export interface Offerable {
   score: number;
 }
 
-/** rankForOpen's answer buffer: it runs synchronously, so one per process serves every call. */
-const NEAREST = new NearestBuffer();
+/** rankForOpen's answer buffer: it runs synchronously, so one per process serves every call; it orders the candidates itself, so the buffer is left unsorted. */
+const NEAREST = new NearestBuffer(false);
 
 /**
  * The ranking a work order opens with: the same gates in the same order as rankWith, each asked

@@ -56,10 +56,13 @@ export interface Neighbour {
 }
 
 /**
- * A reusable answer of nearestInto(): the first `count` entries of each array, nearest first. One
- * buffer serves one query at a time (the caller's synchronous ranking).
+ * A reusable answer of nearestInto(): the first `count` entries of each array, nearest first, or
+ * in no particular order for a caller that orders them itself (`sorted` false: the same workers,
+ * without the sort). One buffer serves one query at a time (the caller's synchronous ranking).
  */
 export class NearestBuffer {
+  constructor(readonly sorted = true) {}
+
   count = 0;
   readonly ids: string[] = [];
   /** The haversine term of each distance (metres(i) converts: a ranking converts only those it keeps). */
@@ -180,7 +183,7 @@ export class SupplyIndex {
     heapA.length = 0;
     heapS.length = 0;
     this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
-    this.sortHeap(heapA, heapS);
+    if (out.sorted) this.sortHeap(heapA, heapS);
     const n = heapA.length;
     for (let i = 0; i < n; i++) {
       const s = heapS[i];

@@ -347,16 +347,22 @@ export default async function allocationBench(): Promise<BenchResult[]> {
   });
   // the devices keep reporting (presence goes stale after a minute without readings)
   const svc = allocation(platform);
+  // Readings are recorded now: a reading from before a worker's availability began is outside
+  // its collection window and refused (the 200 ms before the last availability PUTs would leave
+  // most of the 200 out of the map for the first round).
   const report = async () => {
     const at = clock.now();
     await Promise.all(near.map((w, i) =>
       svc.heartbeats(
-        { worker_id: w, readings: [{ recorded_at: new Date(at - 200).toISOString(), position: { latitude: point.latitude + (i % 20) * 0.0004, longitude: point.longitude + Math.floor(i / 20) * 0.0004, accuracy_metres: 8 }, connectivity: 'good', availability: 'available', battery_percent: 80, mock_location_detected: false, device_integrity_attested: true }] },
+        { worker_id: w, readings: [{ recorded_at: new Date(at).toISOString(), position: { latitude: point.latitude + (i % 20) * 0.0004, longitude: point.longitude + Math.floor(i / 20) * 0.0004, accuracy_metres: 8 }, connectivity: 'good', availability: 'available', battery_percent: 80, mock_location_detected: false, device_integrity_attested: true }] },
         { org, livemode: false, principal: 'bench' },
       ),
     ));
   };
   await report();
+  await platform.system.settle();
+  const inMap = svc.supply.size(org);
+  if (inMap !== near.length) throw new Error(`${inMap} of the ${near.length} workers near the point are in the supply map`);
   const reporter = setInterval(() => void report().catch((e) => process.stderr.write(`  reporter: ${e}\n`)), 15_000);
   await platform.system.settle();
   const window = () => ({ starts_at: new Date(clock.now()).toISOString(), ends_at: new Date(clock.now() + 4 * 3_600_000).toISOString() });

@@ -28,7 +28,7 @@ function sources(seed: number, n: number): RankingSources {
   return {
     nearest: (_o, _la, _ln, _r, limit) => nearest(limit),
     nearestInto: (_o, _la, _ln, _r, limit, out) => {
-      const near = nearest(limit);
+      const near = nearest(limit).reverse(); // rankForOpen orders candidates itself: the buffer may be in any order
       near.forEach((w, i) => ((out.ids[i] = w.worker_id), (out.a[i] = metresToA(w.distance_metres)), (out.subjects[i] = workers.indexOf(w))));
       return (out.count = near.length);
     },

@@ -97,6 +97,7 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
     const small = new SupplyIndex(9, 5);
     for (let i = 0; i < 40; i++) small.upsert(`m${i}`, 6.5 + rnd() * 0.01, 3.35 + rnd() * 0.01, 1000 + i);
     const buf = new NearestBuffer();
+    const loose = new NearestBuffer(false);
     let compared = 0;
     for (let q = 0; q < 400; q++) {
       const index = q % 5 === 0 ? small : ix;
@@ -111,6 +112,10 @@ describe('supply map query: exact nearest N within R by ring expansion', () => {
       expect(buf.ids.map((_, i) => buf.metres(i))).toEqual(want.map((w) => w.distance_metres));
       expect(buf.subjects).toEqual(want.map((w) => (index === small ? 1000 + Number(w.worker_id.slice(1)) : numberOf.get(w.worker_id))));
       compared += want.length;
+      // unsorted: the same workers with the same numbers and distances, in no particular order
+      index.nearestInto(lat, lng, radius, limit, loose);
+      const rows = (b: NearestBuffer) => b.ids.map((id, i) => `${id} ${b.subjects[i]} ${b.metres(i)}`).sort();
+      expect(rows(loose)).toEqual(rows(buf));
     }
     expect(compared).toBeGreaterThan(10_000);
   });
