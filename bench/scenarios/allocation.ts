@@ -397,11 +397,13 @@ export default async function allocationBench(): Promise<BenchResult[]> {
   const notes: string[] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) {
+      const { out: n, cpu: nCpu } = await timed(() => runLoad(spec({ repeat: noop })));
+      const { out: o, cpu: oCpu } = await profiled(`open-round-${r + 1}`, () => timed(() => runLoad(spec({ repeat: { method: 'POST', path: '/v1/allocation/work_orders', body: openBody(), uniqueKey: true } }))));
+      // the accept run's offers are prepared after the open run: the open run ranks and commits
+      // against what the earlier rounds left, not also against work made for the run after it
       process.stderr.write(`  (c) round ${r + 1}/${ROUNDS}: preparing ${ACCEPTS} work orders with a pending offer\n`);
       const accepts = await acceptList(ACCEPTS);
       await platform.system.settle();
-      const { out: n, cpu: nCpu } = await timed(() => runLoad(spec({ repeat: noop })));
-      const { out: o, cpu: oCpu } = await profiled(`open-round-${r + 1}`, () => timed(() => runLoad(spec({ repeat: { method: 'POST', path: '/v1/allocation/work_orders', body: openBody(), uniqueKey: true } }))));
       const { out: x, cpu: xCpu } = await profiled(`accept-round-${r + 1}`, () => timed(() => runLoad(spec({ list: accepts }))));
       rows.noopCpu.push(n.requests / nCpu);
       rows.openCpu.push(o.requests / oCpu);
