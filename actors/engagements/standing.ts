@@ -2,10 +2,10 @@
  * Standing for other modules (spec 3 Engagement; 7 engagement_not_current; DESIGN "Gates between
  * areas"): whether an engagement between an organisation and a worker is executed and current,
  * answered from memory on every node, the way the identity gate is. The model is
- * organisation -> worker_ref -> count of engagements in status current, plus each engagement's
- * last applied version so an older route never overwrites a newer one. The count is also kept by
- * subject number (kernel SubjectNumbers) in a column, for a reader asking about many workers in a
- * row (a work order's ranking).
+ * (organisation, worker_ref) -> count of engagements in status current, kept by subject number
+ * (kernel SubjectNumbers) in a column so a reader asking about many workers in a row (a work
+ * order's ranking) reads it by number, plus each engagement's last applied version so an older
+ * route never overwrites a newer one.
  * - Embedded: it follows the actor system's commits as they happen (onCommit), so a lapse is seen
  *   by the next read.
  * - Cluster: each node also reads the whole journal feed for itself (a per-node FeedReader) and
@@ -34,12 +34,10 @@ interface Entry {
 const STREAM = `${Engagement.kind}.`;
 
 export class StandingModel implements EngagementStanding {
-  /** org -> worker_ref -> engagements in status current. */
-  private readonly orgs = new Map<string, Map<string, number>>();
   private readonly engagements = new Map<string, Entry>();
   private readonly follower: NodeReadModel;
   private readonly numbers: SubjectNumbers;
-  /** The counts of `orgs`, by subject number. */
+  /** Engagements in status current, by the worker's subject number. */
   private readonly counts = new CountColumn();
 
   constructor(platform: Platform) {
@@ -48,8 +46,7 @@ export class StandingModel implements EngagementStanding {
   }
 
   isCurrent(org: string, workerRef: string): boolean {
-    const m = this.orgs.get(org);
-    return m !== undefined && (m.get(workerRef) ?? 0) > 0;
+    return this.counts.get(this.numbers.find(org, workerRef)) > 0;
   }
 
   currentAt(subject: number): boolean {
@@ -97,11 +94,7 @@ export class StandingModel implements EngagementStanding {
       e.version = version;
     } else this.engagements.set(id, { org, worker, current, version });
     if (was === current) return;
-    let m = this.orgs.get(org);
-    if (!m) this.orgs.set(org, (m = new Map()));
-    const n = (m.get(worker) ?? 0) + (current ? 1 : -1);
-    if (n > 0) m.set(worker, n);
-    else m.delete(worker);
-    this.counts.set(this.numbers.of(org, worker), n > 0 ? n : 0);
+    const subject = this.numbers.of(org, worker);
+    this.counts.set(subject, Math.max(0, this.counts.get(subject) + (current ? 1 : -1)));
   }
 }
