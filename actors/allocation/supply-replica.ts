@@ -17,7 +17,7 @@
  *
  * A record holds its worker's subject number (kernel SubjectNumbers) and the map answers it, so a
  * ranking reads presence and reliability from the replica's columns by number (reportAt,
- * settledAt), the gates' columns likewise, and hashes no string per candidate.
+ * completedAt, failedAt), the gates' columns likewise, and hashes no string per candidate.
  *
  * A record leaves when its worker is out of the map with no presence change left to time (the
  * soft state is held only for workers who are around), as live.ts drops its entry. What it held is

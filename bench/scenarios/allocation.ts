@@ -32,7 +32,7 @@
  *     runs last BENCH_SECONDS (with 600 it lasted about 0.12 s, mostly the connections' ramp-up,
  *     and its per-CPU figure moved between 990 and 6,801 accepts/CPU-s across rounds; with 8,000
  *     it lasted about 0.7 s and the ramp-up and the drain of the last requests still took about a
- *     tenth of the rate: 0.25-0.28x against 0.30-0.34x with 16,000 on the same machine).
+ *     tenth of the rate: 0.245-0.278x in fresh clones against 0.275-0.314x with 16,000).
  * BENCH_CPU_PROF=<dir> writes .cpuprofile files of the server's open and accept runs and of the
  * ranking child. BENCH_RANK_WORKERS, BENCH_RANK_QUERIES, BENCH_SECONDS, BENCH_ACCEPTS override sizes.
  */
