@@ -85,11 +85,54 @@ const STUCK = 100;
 
 let lastMs = NaN;
 let lastIso = '';
-/** ISO 8601 of a time; the last one is remembered, since a commit formats the same instant many times. */
+/**
+ * ISO 8601 of a time, exactly as Date.prototype.toISOString writes it; the last one is remembered,
+ * since a commit formats the same instant many times. Every view formats its times, and the event
+ * feed formats each public event's record again, so times from 1970 to 9999 are written by
+ * arithmetic (a Date and its formatting cost several times more); others go through Date.
+ */
 export function iso(ms: number): string {
   if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
+    lastIso = ms >= 0 && ms < MAX_FAST && Number.isInteger(ms) ? isoFast(ms) : new Date(ms).toISOString();
     lastMs = ms;
   }
   return lastIso;
+}
+
+/** 10000-01-01T00:00:00.000Z: toISOString writes a six-digit signed year from there on. */
+const MAX_FAST = 253_402_300_800_000;
+const DAY_MS = 86_400_000;
+const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
+const THREE = Array.from({ length: 1000 }, (_, i) => (i < 10 ? `00${i}` : i < 100 ? `0${i}` : `${i}`));
+let lastDay = NaN;
+let lastDate = '';
+
+/** `YYYY-MM-DDT` of a day count since 1970-01-01 (H. Hinnant's civil_from_days). */
+function datePart(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return [y < 1000 ? `0${THREE[y]}` : `${y}`, '-', TWO[m], '-', TWO[d], 'T'].join('');
+}
+
+function isoFast(ms: number): string {
+  const days = Math.floor(ms / DAY_MS);
+  if (days !== lastDay) {
+    lastDate = datePart(days);
+    lastDay = days;
+  }
+  let t = ms - days * DAY_MS;
+  const h = Math.floor(t / 3_600_000);
+  t -= h * 3_600_000;
+  const min = Math.floor(t / 60_000);
+  t -= min * 60_000;
+  const s = Math.floor(t / 1000);
+  // joined, not concatenated: a time a record keeps is one flat string (effects.ts listName)
+  return [lastDate, TWO[h], ':', TWO[min], ':', TWO[s], '.', THREE[t - s * 1000], 'Z'].join('');
 }
