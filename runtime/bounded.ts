@@ -22,7 +22,9 @@ export class BoundedMap<K, V> {
 
   get(key: K): V | undefined {
     const v = this.young.get(key);
-    return v !== undefined || this.young.has(key) ? v : this.old?.get(key);
+    // a miss asks the newer generation again only when there is an older one to fall back to
+    if (v !== undefined || this.old === undefined || this.young.has(key)) return v;
+    return this.old.get(key);
   }
 
   has(key: K): boolean {
