@@ -83,20 +83,24 @@ export class ManualClock implements Clock {
 /** Passes at one instant after which ManualClock.advanceTo takes the earliest due time as held back. */
 const STUCK = 100;
 
-let lastMs = NaN;
-let lastIso = '';
+/** The times formatted last, by the low bits of the time: a record's view is formatted again and again (its reply, then its public events), with the same few times. */
+const SLOTS = 256;
+const slotMs = new Float64Array(SLOTS).fill(NaN);
+const slotIso: string[] = new Array<string>(SLOTS).fill('');
+
 /**
- * ISO 8601 of a time, exactly as Date.prototype.toISOString writes it; the last one is remembered,
- * since a commit formats the same instant many times. Every view formats its times, and the event
- * feed formats each public event's record again, so times from 1970 to 9999 are written by
- * arithmetic (a Date and its formatting cost several times more); others go through Date.
+ * ISO 8601 of a time, exactly as Date.prototype.toISOString writes it. Every view formats its
+ * times, and the event feed formats each public event's record again, so the last times formatted
+ * are remembered, and times from 1970 to 9999 are written by arithmetic (a Date and its formatting
+ * cost several times more); others go through Date.
  */
 export function iso(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = ms >= 0 && ms < MAX_FAST && Number.isInteger(ms) ? isoFast(ms) : new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
+  const slot = ms & (SLOTS - 1);
+  if (slotMs[slot] === ms) return slotIso[slot];
+  const out = ms >= 0 && ms < MAX_FAST && Number.isInteger(ms) ? isoFast(ms) : new Date(ms).toISOString();
+  slotMs[slot] = ms;
+  slotIso[slot] = out;
+  return out;
 }
 
 /** 10000-01-01T00:00:00.000Z: toISOString writes a six-digit signed year from there on. */

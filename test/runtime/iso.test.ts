@@ -30,6 +30,11 @@ describe('iso (RFC 3339 times of every view, as toISOString writes them)', () =>
     for (let ms = start; ms < start + 120_000; ms += 997) expect(iso(ms)).toBe(new Date(ms).toISOString());
   });
 
+  it('remembers the times formatted last without mixing up two that share a slot', () => {
+    const t = Date.UTC(2026, 10, 26, 9, 0, 0, 0);
+    for (let i = 0; i < 4; i++) for (const ms of [t, t + 256, t + 512, t]) expect(iso(ms)).toBe(new Date(ms).toISOString());
+  });
+
   it('answers a fractional millisecond as toISOString does', () => {
     expect(iso(1.5)).toBe(new Date(1.5).toISOString());
   });
