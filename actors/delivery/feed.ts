@@ -143,7 +143,9 @@ export class EventFeed {
       const audited = isModule(area);
       if (!decl && !audited) continue;
       const recordId = entry.stream.slice(dot + 1);
-      const view = (await this.folder.viewAt(def, entry.stream, recordId, ev)) as { livemode?: unknown; mocked?: unknown } | null;
+      let folded = this.folder.viewAt(def, entry.stream, recordId, ev);
+      if (folded instanceof Promise) folded = await folded;
+      const view = folded as { livemode?: unknown; mocked?: unknown } | null;
       const livemode = view?.livemode === true;
       const mocked = view?.mocked === true;
       if (audited) {
