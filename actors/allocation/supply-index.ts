@@ -182,7 +182,10 @@ export class SupplyIndex {
     const { heapA, heapS } = out;
     heapA.length = 0;
     heapS.length = 0;
-    this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
+    // Every worker of a map no larger than the limit is in the answer if within the radius: an
+    // unordered answer then needs no heap, only the pass that measures each distance.
+    if (!out.sorted && this.slotOf.size <= limit) this.within(lat, lng, radiusMetres, heapA, heapS);
+    else this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
     if (out.sorted) this.sortHeap(heapA, heapS);
     const n = heapA.length;
     for (let i = 0; i < n; i++) {
@@ -268,6 +271,22 @@ export class SupplyIndex {
       for (let i = 0; i < slots.length; i++) {
         const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
         if (a <= aMax) this.offer(heapA, heapS, limit, a, slots[i], accept);
+      }
+    }
+  }
+
+  /** Every worker within the radius, in no particular order (the caller has room for them all). */
+  private within(lat: number, lng: number, radiusMetres: number, A: number[], S: number[]): void {
+    const cq = cosLat(lat);
+    const aMax = metresToA(radiusMetres);
+    for (const b of this.buckets.values()) {
+      const { slots, lat: bl, lng: bg, cos: bc } = b;
+      for (let i = 0; i < slots.length; i++) {
+        const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
+        if (a <= aMax) {
+          A.push(a);
+          S.push(slots[i]);
+        }
       }
     }
   }
