@@ -9,7 +9,7 @@ import { ApiError, type Caller, type Platform, type ValidationEntry, validationE
 import { credentialEligibility } from '../credentials/index.ts';
 import { engagementStanding } from '../engagements/index.ts';
 import { identityGate } from '../identity/index.ts';
-import { byRank, type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
+import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
 import { NearestBuffer } from './supply-index.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
@@ -140,40 +140,76 @@ export interface Offerable {
 const NEAREST = new NearestBuffer(false);
 
 /**
+ * rankForOpen's scratch, reused by every call for the same reason: the eligible candidates as
+ * positions in NEAREST with their score and rounded distance, ordered by an index sort.
+ */
+const KEPT = { at: [] as number[], score: [] as number[], metres: [] as number[], order: [] as number[] };
+const FACTS: CandidateFacts = { worker_id: '', distance_metres: 0, passport_live: true, engagement_current: true, credentials: null, completed: 0, failed: 0, presence_age_seconds: 0 };
+const ELIGIBLE = { eligible: true, reasons: [], claims: [] as ClaimFacts };
+
+/** byRank over KEPT's positions: higher score first, then the nearer (rounded), then worker_id. */
+function byKeptRank(i: number, j: number): number {
+  return KEPT.score[j] - KEPT.score[i] || KEPT.metres[i] - KEPT.metres[j] || (NEAREST.ids[KEPT.at[i]] < NEAREST.ids[KEPT.at[j]] ? -1 : 1);
+}
+
+/**
  * The ranking a work order opens with: the same gates in the same order as rankWith, each asked
  * only while the candidate still passes (a worker without a live passport is not asked about),
  * and the same score and order, without the per-factor breakdown GET .../ranking shows. It reads
  * by subject number (the map's nearestInto, then the owning modules' columns) and allocates
- * nothing per excluded candidate. A test holds it equal to rankWith.
+ * nothing per candidate but its answer. A test holds it equal to rankWith.
  */
 export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { candidates: Offerable[]; excluded: number } {
   const g = src.gates;
   const near = NEAREST;
   const count = src.nearestInto(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool, near);
-  const kept: { worker_id: string; score: number; distance_metres: number }[] = [];
-  const facts: CandidateFacts = { worker_id: '', distance_metres: 0, passport_live: true, engagement_current: true, credentials: null, completed: 0, failed: 0, presence_age_seconds: 0 };
+  const facts = FACTS;
+  facts.credentials = null;
   const credentialsOf = f.occupation_code !== null || f.claim_codes.length > 0 ? g.credentialsFor(org, f.occupation_code, f.claim_codes) : undefined;
-  const eligible = { eligible: true, reasons: [], claims: [] as ClaimFacts };
+  const { at, score, metres: rounded, order } = KEPT;
+  let k = 0;
   for (let i = 0; i < count; i++) {
     const n = near.subjects[i];
     if (!g.liveAt(n) || !g.currentAt(n)) continue;
     if (credentialsOf) {
       const claims = credentialsOf(n);
       if (claims === null) continue;
-      eligible.claims = claims;
-      facts.credentials = eligible;
+      ELIGIBLE.claims = claims;
+      facts.credentials = ELIGIBLE;
     }
     const metres = near.metres(i);
     facts.distance_metres = metres;
     facts.completed = src.completedAt(n);
     facts.failed = src.failedAt(n);
     facts.presence_age_seconds = Math.max(0, (now - src.reportAt(n)) / 1000);
-    kept.push({ worker_id: near.ids[i], score: scoreOf(facts, f.search_radius_metres, weights), distance_metres: roundScore(metres) });
+    at[k] = i;
+    score[k] = scoreOf(facts, f.search_radius_metres, weights);
+    rounded[k] = roundScore(metres);
+    order[k] = k;
+    k++;
   }
-  kept.sort(byRank);
-  const candidates: Offerable[] = new Array(kept.length);
-  for (let i = 0; i < kept.length; i++) candidates[i] = { worker_id: kept[i].worker_id, rank: i + 1, score: kept[i].score };
-  return { candidates, excluded: count - kept.length };
+  ELIGIBLE.claims = [];
+  facts.credentials = null;
+  order.length = k;
+  // Array.prototype.sort copies into work arrays of its own on every call; a few dozen eligible
+  // candidates (the common case) are ordered in place by insertion.
+  if (k > 32) order.sort(byKeptRank);
+  else
+    for (let i = 1; i < k; i++) {
+      const x = order[i];
+      let j = i - 1;
+      while (j >= 0 && byKeptRank(order[j], x) > 0) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = x;
+    }
+  const candidates: Offerable[] = new Array(k);
+  for (let r = 0; r < k; r++) {
+    const i = order[r];
+    candidates[r] = { worker_id: near.ids[at[i]], rank: r + 1, score: score[i] };
+  }
+  return { candidates, excluded: count - k };
 }
 
 const sourcesOf = new WeakMap<AllocationService, RankingSources>();
@@ -203,21 +239,27 @@ function rankAround(platform: Platform, org: string, f: RankingAsk, weights = AC
   return rankWith(rankingSources(platform), platform.clock.now(), org, f, weights);
 }
 
+/** The active weight set as a work order records it: one object every work order of the set shares. */
+const ACTIVE_WEIGHT_SET = Object.freeze({ version: ACTIVE_WEIGHTS.set.version, content_hash: ACTIVE_WEIGHTS.hash });
+
+function refuse(bad: ValidationEntry[], field: string, code: string, detail: string): void {
+  bad.push({ index: 1, severity: 'error', code, detail, field });
+}
+
 export async function openWorkOrder(platform: Platform, caller: Caller, id: string, body: OpenWorkOrder, dedupeId: string | undefined): Promise<unknown> {
   const w = ACTIVE_WEIGHTS.set;
   const bad: ValidationEntry[] = [];
-  const refuse = (field: string, code: string, detail: string) => bad.push({ index: 1, severity: 'error', code, detail, field });
   const starts = Date.parse(body.window.starts_at);
   const ends = Date.parse(body.window.ends_at);
   const now = platform.clock.now();
-  if (!(ends > starts)) refuse('/window/ends_at', 'out_of_range', 'window.ends_at must be after window.starts_at.');
-  if (ends <= now) refuse('/window/ends_at', 'not_in_future', 'window.ends_at has passed already.');
-  if (body.location.radius_metres > w.max_radius_metres) refuse('/location/radius_metres', 'out_of_range', `radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
+  if (!(ends > starts)) refuse(bad, '/window/ends_at', 'out_of_range', 'window.ends_at must be after window.starts_at.');
+  if (ends <= now) refuse(bad, '/window/ends_at', 'not_in_future', 'window.ends_at has passed already.');
+  if (body.location.radius_metres > w.max_radius_metres) refuse(bad, '/location/radius_metres', 'out_of_range', `radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
   const search = body.search_radius_metres ?? Math.max(w.default_search_radius_metres, body.location.radius_metres);
-  if (search > w.max_radius_metres) refuse('/search_radius_metres', 'out_of_range', `search_radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
-  if (search < body.location.radius_metres) refuse('/search_radius_metres', 'out_of_range', 'search_radius_metres is at least the geofence radius.');
-  if (body.headcount > w.max_headcount) refuse('/headcount', 'out_of_range', `headcount is at most ${w.max_headcount}.`);
-  const claims = [...new Set(body.claim_codes ?? [])];
+  if (search > w.max_radius_metres) refuse(bad, '/search_radius_metres', 'out_of_range', `search_radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
+  if (search < body.location.radius_metres) refuse(bad, '/search_radius_metres', 'out_of_range', 'search_radius_metres is at least the geofence radius.');
+  if (body.headcount > w.max_headcount) refuse(bad, '/headcount', 'out_of_range', `headcount is at most ${w.max_headcount}.`);
+  const claims = body.claim_codes?.length ? [...new Set(body.claim_codes)] : [];
   let licenceRequired = false;
   const occupation = body.occupation_code ?? null;
   if (occupation || claims.length) {
@@ -225,8 +267,8 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     try {
       const probe = credentialEligibility(platform).check(caller.org, '\u0000probe', { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
       for (const r of probe.reasons) {
-        if (r.code === 'unknown_occupation') refuse('/occupation_code', 'unknown_occupation', r.detail);
-        if (r.code === 'unknown_claim_code') refuse('/claim_codes', 'unknown_claim_code', r.detail);
+        if (r.code === 'unknown_occupation') refuse(bad, '/occupation_code', 'unknown_occupation', r.detail);
+        if (r.code === 'unknown_claim_code') refuse(bad, '/claim_codes', 'unknown_claim_code', r.detail);
         if (r.code === 'licence_missing') licenceRequired = true;
       }
     } catch (e) {
@@ -235,7 +277,8 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     }
   }
   if (bad.length) throw validationError(bad, 1);
-  const facts: WorkOrderFacts = {
+  // The command is built once, its ranking filled in after: the actor's event is made from it.
+  const cmd: WorkOrderFacts & { candidates: Offerable[]; excluded_count: number } = {
     location: body.location,
     search_radius_metres: search,
     occupation_code: occupation,
@@ -245,11 +288,15 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     headcount: body.headcount,
     offer_timeout_seconds: body.offer_timeout_seconds ?? w.default_offer_timeout_seconds,
     cascade_width: body.cascade_width ?? w.default_cascade_width,
-    weight_set: { version: w.version, content_hash: ACTIVE_WEIGHTS.hash },
+    weight_set: ACTIVE_WEIGHT_SET,
     livemode: caller.livemode,
+    candidates: [],
+    excluded_count: 0,
   };
-  const { candidates, excluded } = rankForOpen(rankingSources(platform), now, caller.org, facts);
-  return platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates, excluded_count: excluded }, { ...caller, dedupeId });
+  const ranking = rankForOpen(rankingSources(platform), now, caller.org, cmd);
+  cmd.candidates = ranking.candidates;
+  cmd.excluded_count = ranking.excluded;
+  return platform.system.ask(WorkOrder, id, 'open', cmd, { ...caller, dedupeId });
 }
 
 /** GET .../ranking: the ranking as it stands now around the work order, every factor shown. */

@@ -179,13 +179,14 @@ export class SupplyIndex {
 
   /** nearest() written into `out` with subject numbers instead of Neighbour objects; returns out.count. */
   nearestInto(lat: number, lng: number, radiusMetres: number, limit: number, out: NearestBuffer): number {
+    // Every worker of a map no larger than the limit is in the answer if within the radius: an
+    // unordered answer then needs no heap, only the pass that measures each distance, written
+    // straight into the buffer.
+    if (!out.sorted && this.slotOf.size <= limit) return this.within(lat, lng, radiusMetres, out);
     const { heapA, heapS } = out;
     heapA.length = 0;
     heapS.length = 0;
-    // Every worker of a map no larger than the limit is in the answer if within the radius: an
-    // unordered answer then needs no heap, only the pass that measures each distance.
-    if (!out.sorted && this.slotOf.size <= limit) this.within(lat, lng, radiusMetres, heapA, heapS);
-    else this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
+    this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
     if (out.sorted) this.sortHeap(heapA, heapS);
     const n = heapA.length;
     for (let i = 0; i < n; i++) {
@@ -275,20 +276,36 @@ export class SupplyIndex {
     }
   }
 
-  /** Every worker within the radius, in no particular order (the caller has room for them all). */
-  private within(lat: number, lng: number, radiusMetres: number, A: number[], S: number[]): void {
+  /**
+   * Every worker within the radius into `out`, in no particular order (the caller has room for
+   * them all); returns the count. The buffer's arrays keep their length from query to query, so a
+   * steady stream of queries of one map allocates nothing.
+   */
+  private within(lat: number, lng: number, radiusMetres: number, out: NearestBuffer): number {
     const cq = cosLat(lat);
     const aMax = metresToA(radiusMetres);
+    const { ids, a: as, subjects } = out;
+    let n = 0;
     for (const b of this.buckets.values()) {
       const { slots, lat: bl, lng: bg, cos: bc } = b;
       for (let i = 0; i < slots.length; i++) {
         const a = haversineA(lat, lng, cq, bl[i], bg[i], bc[i]);
         if (a <= aMax) {
-          A.push(a);
-          S.push(slots[i]);
+          const s = slots[i];
+          ids[n] = this.ids[s]!;
+          as[n] = a;
+          subjects[n] = this.subjectOf[s];
+          n++;
         }
       }
     }
+    if (ids.length !== n) {
+      ids.length = n;
+      as.length = n;
+      subjects.length = n;
+    }
+    out.count = n;
+    return n;
   }
 
   /**
