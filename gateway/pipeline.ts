@@ -11,7 +11,7 @@
  * applied by the transport before any of this, with the same request-id and error shape
  * (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, jsonBoundsRefusal, MEMBERSHIP, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
@@ -88,7 +88,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       const response = toResponse(out, m.def.status ?? 200, requestId);
       if (principal && w.method === 'POST' && typeof response.body === 'string') {
         const redacted = withoutSecrets(isRouteResult(out) ? out.body : out);
-        if (redacted !== undefined) return { response, replayBody: JSON.stringify(redacted) };
+        if (redacted !== undefined) return { response, replayBody: flat(JSON.stringify(redacted)) };
       }
       return { response };
     } catch (e) {
@@ -209,14 +209,18 @@ function recordJson(x: unknown): string {
   return j;
 }
 
+/**
+ * The body's JSON as one flat string (kernel flat): the socket write reads it whole anyway, and a
+ * POST's reply is kept for idempotent replays.
+ */
 function toJson(out: unknown): string {
   const env = out as { object?: unknown; data?: unknown; has_more?: unknown };
   if (env !== null && typeof env === 'object' && env.object === 'list' && Array.isArray(env.data) && typeof env.has_more === 'boolean' && Object.keys(env).length === 3) {
     let body = '{"object":"list","data":[';
     for (let i = 0; i < env.data.length; i++) body += (i ? ',' : '') + recordJson(env.data[i]);
-    return body + '],"has_more":' + env.has_more + '}';
+    return flat(body + '],"has_more":' + env.has_more + '}');
   }
-  return recordJson(out);
+  return flat(recordJson(out));
 }
 
 function toResponse(out: unknown, status: number, requestId: string): WireResponse {

@@ -8,3 +8,4 @@ export { ApiError, CATALOGUE, assertNever, conflict, isApiError, isRefusal, notF
 export type { ErrorCode, ValidationEntry, ValidationReport } from './errors.ts';
 export { derivedId, hasPrefix, newId, randomString, randomSuffix, shownId } from './ids.ts';
 export type { DerivedForm } from './ids.ts';
+export { flat } from './strings.ts';
