@@ -15,7 +15,7 @@
  * runtime's FeedReader; this file is the projection of a batch.
  */
 import { type AnyActorDef, type Derived, type DerivedRecords, FeedReader } from '../../runtime/index.ts';
-import { isModule, type Platform } from '../../kernel/index.ts';
+import { flat, isModule, type Platform } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
@@ -178,7 +178,7 @@ export class EventFeed {
           id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
           livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
         });
-        const body = JSON.stringify(env); // serialised once: the record and every endpoint's delivery keep this string
+        const body = flat(JSON.stringify(env)); // serialised once: the record and every endpoint's delivery keep this string
         const record: PublicEventRecord = { stream: decl.stream, sequence, body };
         publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
         let cmd: EnqueueCommand | undefined;
