@@ -13,7 +13,7 @@ import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate
 import { ALLOCATION, type AllocationService } from './service.ts';
 import { NearestBuffer } from './supply-index.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
-import { offerView, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
+import { type CandidateList, offerView, type OpenCommand, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
 
 export interface OpenWorkOrder {
   location: { latitude: number; longitude: number; radius_metres: number };
@@ -130,12 +130,6 @@ export function rankWith(src: RankingSources, now: number, org: string, f: Ranki
   return rank(facts, f.search_radius_metres, weights);
 }
 
-export interface Offerable {
-  worker_id: string;
-  rank: number;
-  score: number;
-}
-
 /** rankForOpen's answer buffer: it runs synchronously, so one per process serves every call; it orders the candidates itself, so the buffer is left unsorted. */
 const NEAREST = new NearestBuffer(false);
 
@@ -159,7 +153,7 @@ function byKeptRank(i: number, j: number): number {
  * by subject number (the map's nearestInto, then the owning modules' columns) and allocates
  * nothing per candidate but its answer. A test holds it equal to rankWith.
  */
-export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { candidates: Offerable[]; excluded: number } {
+export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): CandidateList & { excluded: number } {
   const g = src.gates;
   const near = NEAREST;
   const count = src.nearestInto(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool, near);
@@ -204,12 +198,14 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
       }
       order[j + 1] = x;
     }
-  const candidates: Offerable[] = new Array(k);
+  const ids: string[] = new Array(k);
+  const scores: number[] = [];
   for (let r = 0; r < k; r++) {
     const i = order[r];
-    candidates[r] = { worker_id: near.ids[at[i]], rank: r + 1, score: score[i] };
+    ids[r] = near.ids[at[i]];
+    scores.push(score[i]);
   }
-  return { candidates, excluded: count - k };
+  return { candidate_ids: ids, candidate_scores: scores, excluded: count - k };
 }
 
 const sourcesOf = new WeakMap<AllocationService, RankingSources>();
@@ -278,7 +274,7 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
   }
   if (bad.length) throw validationError(bad, 1);
   // The command is built once, its ranking filled in after: the actor's event is made from it.
-  const cmd: WorkOrderFacts & { candidates: Offerable[]; excluded_count: number } = {
+  const cmd: OpenCommand & CandidateList = {
     location: body.location,
     search_radius_metres: search,
     occupation_code: occupation,
@@ -290,11 +286,13 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     cascade_width: body.cascade_width ?? w.default_cascade_width,
     weight_set: ACTIVE_WEIGHT_SET,
     livemode: caller.livemode,
-    candidates: [],
+    candidate_ids: [],
+    candidate_scores: [],
     excluded_count: 0,
   };
   const ranking = rankForOpen(rankingSources(platform), now, caller.org, cmd);
-  cmd.candidates = ranking.candidates;
+  cmd.candidate_ids = ranking.candidate_ids;
+  cmd.candidate_scores = ranking.candidate_scores;
   cmd.excluded_count = ranking.excluded;
   return platform.system.ask(WorkOrder, id, 'open', cmd, { ...caller, dedupeId });
 }

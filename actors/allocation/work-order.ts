@@ -67,6 +67,25 @@ export interface Candidate {
   score: number;
 }
 
+/**
+ * The ranking a work order keeps, best first, as two arrays side by side (a candidate's rank is its
+ * position + 1): one string and one unboxed number per candidate instead of an object and a boxed
+ * score. A work order opened before kept `candidates` (Candidate objects) and still reads.
+ */
+export interface CandidateList {
+  candidate_ids: string[];
+  candidate_scores: number[];
+}
+
+/** What `open` takes: the ranking as a CandidateList, or as Candidate objects in rank order. */
+export type OpenCommand = WorkOrderFacts & { excluded_count: number } & (CandidateList | { candidates: Candidate[] });
+
+type Ranked = CandidateList & { candidates?: Candidate[] };
+export const candidateCount = (s: Ranked): number => (s.candidates ? s.candidates.length : s.candidate_ids.length);
+const candidateId = (s: Ranked, i: number): string => (s.candidates ? s.candidates[i].worker_id : s.candidate_ids[i]);
+const candidateRank = (s: Ranked, i: number): number => (s.candidates ? s.candidates[i].rank : i + 1);
+const candidateScore = (s: Ranked, i: number): number => (s.candidates ? s.candidates[i].score : s.candidate_scores[i]);
+
 export interface OfferRecord {
   id: string;
   worker_id: string;
@@ -99,7 +118,10 @@ export interface WorkOrderState extends WorkOrderFacts {
   id: string;
   org: string;
   status: WorkOrderStatus;
-  candidates: Candidate[];
+  candidate_ids: string[];
+  candidate_scores: number[];
+  /** The ranking of a work order opened before CandidateList (read through candidateCount and the like). */
+  candidates?: Candidate[];
   excluded_count: number;
   /** Index of the next candidate to offer. */
   next: number;
@@ -113,7 +135,7 @@ export interface WorkOrderState extends WorkOrderFacts {
 }
 
 export type WorkOrderEvent =
-  | ({ type: 'work_order.opened'; candidates: Candidate[]; excluded_count: number } & WorkOrderFacts)
+  | ({ type: 'work_order.opened'; excluded_count: number } & WorkOrderFacts & (CandidateList | { candidates: Candidate[] }))
   | { type: 'offer.made'; offer_id: string; worker_id: string; rank: number; score: number; expires_at: number }
   | { type: 'offer.accepted'; offer_id: string; worker_id: string }
   | { type: 'offer.declined'; offer_id: string; worker_id: string; reason: string | null }
@@ -159,13 +181,15 @@ function cascade(s0: WorkOrderState, events: WorkOrderEvent[], now: number): Wor
   let next = s.next;
   let made = 0;
   const asked = new Set(s.offers.map((o) => o.worker_id));
-  while (made < want && next < s.candidates.length) {
-    const c = s.candidates[next++]!;
-    if (s.removed.includes(c.worker_id) || asked.has(c.worker_id)) continue;
-    out.push({ type: 'offer.made', offer_id: offerIdOf(s.id, s.offers.length + made), worker_id: c.worker_id, rank: c.rank, score: c.score, expires_at: now + s.offer_timeout_seconds * 1000 });
+  const count = candidateCount(s);
+  while (made < want && next < count) {
+    const i = next++;
+    const worker = candidateId(s, i);
+    if (s.removed.includes(worker) || asked.has(worker)) continue;
+    out.push({ type: 'offer.made', offer_id: offerIdOf(s.id, s.offers.length + made), worker_id: worker, rank: candidateRank(s, i), score: candidateScore(s, i), expires_at: now + s.offer_timeout_seconds * 1000 });
     made++;
   }
-  if (made === 0 && pendingOf(s).length === 0 && s.accepted < s.headcount && next >= s.candidates.length) {
+  if (made === 0 && pendingOf(s).length === 0 && s.accepted < s.headcount && next >= count) {
     out.push({ type: 'work_order.unfilled', reason: s.offers.length === 0 ? 'no_eligible_supply' : 'every_offer_declined_or_expired', accepted: s.accepted });
   }
   return out;
@@ -195,7 +219,12 @@ function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): Work
       return { ...s, ...facts, status: 'open', created_at: at };
     }
     case 'offer.made': {
-      const idx = s.candidates.findIndex((c, i) => i >= s.next && c.worker_id === e.worker_id);
+      let idx = -1;
+      for (let i = s.next, n = candidateCount(s); i < n; i++)
+        if (candidateId(s, i) === e.worker_id) {
+          idx = i;
+          break;
+        }
       return {
         ...s,
         next: idx >= 0 ? idx + 1 : s.next,
@@ -245,12 +274,15 @@ export const WorkOrder = defineActor({
     id, org, livemode: false, status: 'open',
     location: { latitude: 0, longitude: 0, radius_metres: 0 }, search_radius_metres: 0, occupation_code: null, claim_codes: [], licence_required: false,
     window: { starts_at: 0, ends_at: 0 }, headcount: 1, offer_timeout_seconds: 0, cascade_width: 1, weight_set: { version: '', content_hash: '' },
-    candidates: [], excluded_count: 0, next: 0, removed: [], offers: [], accepted: 0, closed_reason: null, created_at: 0, closed_at: null,
+    candidate_ids: [], candidate_scores: [], excluded_count: 0, next: 0, removed: [], offers: [], accepted: 0, closed_reason: null, created_at: 0, closed_at: null,
   }),
   decide: {
-    open(s: WorkOrderState, cmd: WorkOrderFacts & { candidates: Candidate[]; excluded_count: number }, ctx): WorkOrderEvent[] {
+    open(s: WorkOrderState, cmd: OpenCommand, ctx): WorkOrderEvent[] {
       if (ctx.version > 0) return [];
-      return cascade({ ...s, id: ctx.id }, [{ type: 'work_order.opened', ...cmd }], ctx.now);
+      const opened: WorkOrderEvent = 'candidates' in cmd
+        ? (({ candidates, ...facts }) => ({ type: 'work_order.opened' as const, ...facts, candidate_ids: candidates.map((c) => c.worker_id), candidate_scores: candidates.map((c) => c.score) }))(cmd)
+        : { type: 'work_order.opened', ...cmd };
+      return cascade({ ...s, id: ctx.id }, [opened], ctx.now);
     },
     offer(s: WorkOrderState, _cmd: unknown, ctx): WorkOrderEvent[] {
       if (s.status !== 'open') closed(s, 'offer');
@@ -325,7 +357,7 @@ export const WorkOrder = defineActor({
       accepted_count: s.accepted,
       offer_timeout_seconds: s.offer_timeout_seconds,
       cascade_width: s.cascade_width,
-      cascade: { candidates: s.candidates.length, excluded_near: s.excluded_count, offered: s.offers.length, pending: countOffers(s.offers, 'pending'), accepted: countOffers(s.offers, 'accepted'), declined: countOffers(s.offers, 'declined'), expired: countOffers(s.offers, 'expired'), withdrawn: countOffers(s.offers, 'withdrawn') },
+      cascade: { candidates: candidateCount(s), excluded_near: s.excluded_count, offered: s.offers.length, pending: countOffers(s.offers, 'pending'), accepted: countOffers(s.offers, 'accepted'), declined: countOffers(s.offers, 'declined'), expired: countOffers(s.offers, 'expired'), withdrawn: countOffers(s.offers, 'withdrawn') },
       weight_set: s.weight_set,
       closed_reason: s.closed_reason,
       supply_gap: s.status === 'unfilled' ? { reason: s.closed_reason } : null,

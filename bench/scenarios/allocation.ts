@@ -231,7 +231,7 @@ async function measureRanking(): Promise<RankingFigures> {
       const s = performance.now();
       const out = rankForOpen(src, now, ORG, ask(q));
       rankLat[r * RANK_QUERIES + q] = performance.now() - s;
-      if (r === 0) (candidates += out.candidates.length), (excluded += out.excluded);
+      if (r === 0) (candidates += out.candidate_ids.length), (excluded += out.excluded);
     }
     ranked.push(RANK_QUERIES / ((performance.now() - t0) / 1000));
     rankedCpu.push(RANK_QUERIES / cpuSeconds(process.cpuUsage(c0)));

@@ -47,7 +47,8 @@ function agree(p: Point) {
     const f = { location: { ...p, radius_metres: 500 }, search_radius_metres: 5000, ...ask };
     const explained = rankWith(src, now, h.org, f);
     const lean = rankForOpen(src, now, h.org, f);
-    expect(lean.candidates, name).toEqual(explained.ranked.map((c) => ({ worker_id: c.worker_id, rank: c.rank, score: c.score })));
+    expect(lean.candidate_ids, name).toEqual(explained.ranked.map((c) => c.worker_id));
+    expect(lean.candidate_scores, name).toEqual(explained.ranked.map((c) => c.score));
     expect(lean.excluded, name).toBe(explained.excluded.length);
   }
   return rankWith(src, now, h.org, { location: { ...p, radius_metres: 500 }, search_radius_metres: 5000, ...ASKS[1][1] });

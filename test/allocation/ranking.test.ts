@@ -64,9 +64,12 @@ describe('ranking for opening a work order (spec 4.7)', () => {
         const f = { location: { latitude: 6.5, longitude: 3.4, radius_metres: 300 }, search_radius_metres: 5000, ...ask };
         const explained = rankWith(src, 1_000_000, 'org_x', f, ACTIVE_WEIGHTS.set);
         const lean = rankForOpen(src, 1_000_000, 'org_x', f, ACTIVE_WEIGHTS.set);
-        expect(lean.candidates).toEqual(explained.ranked.map((c) => ({ worker_id: c.worker_id, rank: c.rank, score: c.score })));
+        // a candidate's rank is its position
+        expect(lean.candidate_ids).toEqual(explained.ranked.map((c) => c.worker_id));
+        expect(lean.candidate_scores).toEqual(explained.ranked.map((c) => c.score));
+        expect(explained.ranked.map((c) => c.rank)).toEqual(explained.ranked.map((_, i) => i + 1));
         expect(lean.excluded).toBe(explained.excluded.length);
-        expect(lean.candidates.length).toBeGreaterThan(0);
+        expect(lean.candidate_ids.length).toBeGreaterThan(0);
         expect(lean.excluded).toBeGreaterThan(0);
       }
     });
