@@ -37,7 +37,8 @@ export class DerivedRecords<T> {
     if (batch.length === 0) return;
     const ops: IndexOp[] = [];
     await Promise.all(batch.map((d) => this.stores.kv.set(this.key(d.id), { org: d.org, record: d.record })));
-    for (const d of batch) for (const e of d.lists) ops.push({ op: 'put', list: this.list(d.org, e.list), id: d.id, sortKey: e.sortKey });
+    // write-once: an id's sort keys never change, so its puts are fresh (stores/types.ts IndexOp)
+    for (const d of batch) for (const e of d.lists) ops.push({ op: 'put', list: this.list(d.org, e.list), id: d.id, sortKey: e.sortKey, fresh: true });
     await this.stores.indexes.apply(ops);
   }
 

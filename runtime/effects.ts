@@ -10,7 +10,8 @@ import { newId } from '../kernel/base/index.ts';
 /** Joined into one flat string: the index keeps the name as long as the list lives (see stores/memory/indexes.ts composite). */
 export const listName = (org: string, kind: string, list: string) => [org, kind, list].join('/');
 
-export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean): IndexOp[] {
+/** `freshPuts`: a record that did not exist before takes its first lists as fresh puts (not after a takeover, where an earlier owner may have written some). */
+export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean, freshPuts = true): IndexOp[] {
   if (!def.indexes) return [];
   const prev: IndexEntry[] = existedBefore ? def.indexes(before) : [];
   const next: IndexEntry[] = def.indexes(after);
@@ -18,7 +19,8 @@ export function indexOps(def: AnyActorDef, id: string, org: string, before: unkn
   let ops: IndexOp[] | undefined;
   for (const e of next) {
     const p = prev.find((x) => x.list === e.list);
-    if (p?.sortKey !== e.sortKey) (ops ??= []).push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey });
+    // a record's first lists are fresh (stores/types.ts IndexOp): it has no place in them yet
+    if (p?.sortKey !== e.sortKey) (ops ??= []).push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey, fresh: freshPuts && !existedBefore });
   }
   for (const e of prev) if (!next.some((x) => x.list === e.list)) (ops ??= []).push({ op: 'remove', list: listName(org, def.kind, e.list), id });
   return ops ?? NO_OPS;

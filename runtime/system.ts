@@ -496,7 +496,7 @@ export class ActorSystem {
   /** Effects after a takeover (header): list memberships and timers written again, each failure logged. */
   private async recoverEffects(def: AnyActorDef, id: string, org: string, before: unknown, existedBefore: boolean, state: unknown): Promise<void> {
     try {
-      const ops = indexOps(def, id, org, before, state, existedBefore);
+      const ops = indexOps(def, id, org, before, state, existedBefore, false);
       if (ops.length) await this.stores.indexes.apply(ops);
       const timers = timerOps(def, id, org, before, state, existedBefore);
       for (const key of timers.cancel) await this.stores.reminders.cancel(key);

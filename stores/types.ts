@@ -135,7 +135,12 @@ export interface KeyValueStore {
 // Ordered indexes for list endpoints: per list, members ordered by a string sort key.
 
 export type IndexOp =
-  | { op: 'put'; list: string; id: string; sortKey: string }
+  /**
+   * `fresh`: the id holds no place in this list under another sort key (a new record's first
+   * lists, a write-once record's): a store may skip looking for one. Put again with the same
+   * sort key it changes nothing, fresh or not.
+   */
+  | { op: 'put'; list: string; id: string; sortKey: string; fresh?: boolean }
   | { op: 'remove'; list: string; id: string };
 
 export interface IndexPage {

@@ -41,9 +41,9 @@ class BlockedList {
     return undefined;
   }
 
-  /** Adds the member key `c` of `id` (not a member). */
+  /** Adds the member key `c` of `id`, unless the list holds `c` already (a fresh put again). */
   add(id: string, c: string): void {
-    this.insert(c);
+    if (!this.insert(c)) return;
     this.count++;
     if (this.byId) this.byId.set(id, c);
     else if (this.count > SMALL) {
@@ -59,23 +59,27 @@ class BlockedList {
     this.byId?.delete(id);
   }
 
-  insert(c: string): void {
+  /** Inserts `c` in order; false when it is a member already. */
+  insert(c: string): boolean {
     const blocks = this.blocks;
     if (blocks.length === 0) {
       blocks.push([c]);
-      return;
+      return true;
     }
     // Most lists are kept by time or sequence, so a new member usually goes last: one comparison.
     const lastBlock = blocks[blocks.length - 1];
     if (lastBlock[lastBlock.length - 1] < c) {
       if (lastBlock.length < this.blockSize) lastBlock.push(c);
       else blocks.push([c]);
-      return;
+      return true;
     }
     const b = Math.min(this.blockFor(c), blocks.length - 1);
     const block = blocks[b];
-    block.splice(search(block, c), 0, c);
+    const i = search(block, c);
+    if (block[i] === c) return false;
+    block.splice(i, 0, c);
     if (block.length > this.blockSize) blocks.splice(b + 1, 0, block.splice(block.length >> 1));
+    return true;
   }
 
   delete(c: string): void {
@@ -151,6 +155,11 @@ export class MemoryIndexes implements IndexStore {
       if (op.op === 'put') {
         if (op.sortKey !== lastSortKey || op.id !== lastId) (lastSortKey = op.sortKey), (lastId = op.id), (last = composite(op.sortKey, op.id));
         c = last;
+        // no other place to look for: a look-up in a long list's map by id is a cache miss
+        if (op.fresh === true) {
+          l.add(op.id, c!);
+          continue;
+        }
       }
       const prev = l.keyOf(op.id);
       if (prev !== undefined) {

@@ -310,6 +310,16 @@ describe(`indexes (${storeFamily()})`, () => {
     expect((await stores.indexes.page('l', { limit: 10, order: 'asc' })).ids).toEqual(['c', 'a']);
     expect((await stores.indexes.page('l', { after: 'b', limit: 10, order: 'asc' })).ids).toEqual([]);
   });
+
+  it('apply - a fresh put places a new member; put again with its sort key, fresh or not, it changes nothing', async () => {
+    const fresh = (id: string, sortKey: string) => ({ ...put(id, sortKey), fresh: true });
+    await stores.indexes.apply([fresh('b', '2'), fresh('a', '1'), fresh('d', '4')]);
+    await stores.indexes.apply([fresh('c', '3'), fresh('b', '2'), put('a', '1'), fresh('d', '4')]);
+    expect(await stores.indexes.page('l', { limit: 10, order: 'asc' })).toEqual({ ids: ['a', 'b', 'c', 'd'], hasMore: false });
+    expect(await stores.indexes.page('l', { after: 'b', limit: 1, order: 'asc' })).toEqual({ ids: ['c'], hasMore: true });
+    await stores.indexes.apply([{ op: 'remove', list: 'l', id: 'b' }]);
+    expect((await stores.indexes.page('l', { limit: 10, order: 'desc' })).ids).toEqual(['d', 'c', 'a']);
+  });
 });
 
 describe(`readings (${storeFamily()})`, () => {
