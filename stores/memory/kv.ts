@@ -1,21 +1,32 @@
 import type { KeyValueStore, Now, Scalar } from '../types.ts';
 
+/** A value written with a TTL, and when it expires: only such keys hold one. */
+class Expiring {
+  constructor(
+    readonly value: unknown,
+    readonly at: number,
+  ) {}
+}
+
 /**
  * Key-value with TTL measured on the injected clock.
  *
- * Values and expiry times are kept in two maps: a value is stored as it is, and only a key written
- * with a TTL has an expiry. Most keys never expire (credentials, derived records), and a wrapper
- * object per key, with its expiry time boxed as a heap number, is two more objects for the
- * collector to copy for every record the platform keeps.
+ * A value is stored as it is; a key written with a TTL holds it in an Expiring wrapper with its
+ * expiry time. Most keys never expire (credentials, derived records), and a wrapper per key, with
+ * its time boxed as a heap number, would be two more objects for the collector to copy for every
+ * record the platform keeps. Whether a key expires is read from its own value: a read or a write
+ * is one look-up in the values (a second map of expiry times asked on every read and write was a
+ * second miss in a table of millions of keys).
  *
  * Expired keys are dropped when touched, and each write with a TTL also looks at the next entry of
- * a cursor that walks the expiring keys round and round, so the map does not only grow: the cost
- * per write is fixed, where a periodic full sweep would cost the size of the map every so often.
- * `undefined` is not a value: setting it is deleting.
+ * a cursor that walks the keys written with one round and round, so the map does not only grow:
+ * the cost per write is fixed, where a periodic full sweep would cost the size of the map every so
+ * often. `undefined` is not a value: setting it is deleting.
  */
 export class MemoryKeyValue implements KeyValueStore {
   private readonly values = new Map<string, unknown>();
-  private readonly expiries = new Map<string, number>();
+  /** Keys written with a TTL, and the expiry written: the sweep's round (an entry whose key was written again since is dropped when the sweep reaches it). */
+  private readonly expiring = new Map<string, number>();
   private cursor: Iterator<[string, number]> | undefined;
 
   constructor(private readonly now: Now) {}
@@ -27,15 +38,12 @@ export class MemoryKeyValue implements KeyValueStore {
   /** Synchronous, so incr, setIfAbsent and compareAndSet read and write in one step. */
   private read<T>(key: string): T | undefined {
     const v = this.values.get(key);
-    if (v === undefined) return undefined;
-    if (this.expiries.size !== 0) {
-      const at = this.expiries.get(key);
-      if (at !== undefined && at <= this.now()) {
-        this.remove(key);
-        return undefined;
-      }
+    if (!(v instanceof Expiring)) return v as T | undefined;
+    if (v.at <= this.now()) {
+      this.remove(key);
+      return undefined;
     }
-    return v as T;
+    return v.value as T;
   }
 
   async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
@@ -63,7 +71,8 @@ export class MemoryKeyValue implements KeyValueStore {
   /** A counter keeps the expiry it has. */
   async incr(key: string, by = 1): Promise<number> {
     const cur = (this.read<number>(key) ?? 0) + by;
-    this.values.set(key, cur);
+    const held = this.values.get(key);
+    this.values.set(key, held instanceof Expiring ? new Expiring(cur, held.at) : cur);
     return cur;
   }
 
@@ -71,28 +80,32 @@ export class MemoryKeyValue implements KeyValueStore {
 
   private write(key: string, value: unknown, ttlMs?: number): void {
     if (value === undefined) return this.remove(key);
-    this.values.set(key, value);
     if (ttlMs === undefined) {
-      if (this.expiries.size !== 0) this.expiries.delete(key);
+      this.values.set(key, value);
       return;
     }
-    this.expiries.set(key, this.now() + ttlMs);
+    const at = this.now() + ttlMs;
+    this.values.set(key, new Expiring(value, at));
+    this.expiring.set(key, at);
     this.sweep();
   }
 
   private remove(key: string): void {
     this.values.delete(key);
-    this.expiries.delete(key);
+    this.expiring.delete(key);
   }
 
-  /** One step of the cursor over the expiring keys. */
+  /** One step of the cursor over the keys written with a TTL. */
   private sweep(): void {
-    const next = (this.cursor ??= this.expiries.entries()).next();
+    const next = (this.cursor ??= this.expiring.entries()).next();
     if (next.done) {
       this.cursor = undefined;
       return;
     }
     const [k, at] = next.value;
-    if (at <= this.now()) this.remove(k);
+    const v = this.values.get(k);
+    if (!(v instanceof Expiring)) this.expiring.delete(k); // written again without a TTL, or gone
+    else if (v.at <= this.now()) this.remove(k);
+    else if (v.at !== at) this.expiring.set(k, v.at);
   }
 }
