@@ -215,8 +215,17 @@ function countOffers(offers: readonly OfferRecord[], status: OfferStatus): numbe
 function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): WorkOrderState {
   switch (e.type) {
     case 'work_order.opened': {
-      const { type: _t, ...facts } = e;
-      return { ...s, ...facts, status: 'open', created_at: at };
+      // Field by field (one shape for every work order's state, and no copy of the event's facts
+      // made to leave its type out): opening runs on the decide, the commit and the event feed.
+      const opened: WorkOrderState = {
+        id: s.id, org: s.org, livemode: e.livemode, status: 'open',
+        location: e.location, search_radius_metres: e.search_radius_metres, occupation_code: e.occupation_code, claim_codes: e.claim_codes, licence_required: e.licence_required,
+        window: e.window, headcount: e.headcount, offer_timeout_seconds: e.offer_timeout_seconds, cascade_width: e.cascade_width, weight_set: e.weight_set,
+        candidate_ids: 'candidate_ids' in e ? e.candidate_ids : [], candidate_scores: 'candidate_scores' in e ? e.candidate_scores : [],
+        excluded_count: e.excluded_count, next: s.next, removed: s.removed, offers: s.offers, accepted: s.accepted, closed_reason: s.closed_reason, created_at: at, closed_at: s.closed_at,
+      };
+      if ('candidates' in e) opened.candidates = e.candidates;
+      return opened;
     }
     case 'offer.made': {
       let idx = -1;
