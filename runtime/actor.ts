@@ -81,6 +81,12 @@ export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends 
   decide: D;
   evolve(state: S, event: E, meta: EventMeta): S;
   view(state: S): unknown;
+  /**
+   * The record's `livemode` and `mocked` as its view shows them, read straight from the state.
+   * Optional: where the view is costly to make and the record is often audited without being
+   * published (an audit entry needs only these two), the event feed reads them here instead.
+   */
+  modes?(state: S): { livemode: boolean; mocked: boolean };
   timers?(state: S): TimerWish[];
   indexes?(state: S): IndexEntry[];
   reactions?: Reaction[];

@@ -275,6 +275,10 @@ export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
   reason: o.reason,
 });
 
+/** A work order's modes (its view's livemode, and mocked: never). */
+const LIVE = Object.freeze({ livemode: true, mocked: false });
+const TEST = Object.freeze({ livemode: false, mocked: false });
+
 export const WorkOrder = defineActor({
   kind: 'allocation_work_order',
   prefix: WORK_ORDER_PREFIX,
@@ -374,6 +378,7 @@ export const WorkOrder = defineActor({
       closed_at: s.closed_at === null ? null : iso(s.closed_at),
     };
   },
+  modes: (s: WorkOrderState) => (s.livemode ? LIVE : TEST),
   timers(s: WorkOrderState) {
     if (s.status !== 'open') return [];
     const pending = pendingOf(s);

@@ -143,11 +143,24 @@ export class EventFeed {
       const audited = isModule(area);
       if (!decl && !audited) continue;
       const recordId = entry.stream.slice(dot + 1);
-      let folded = this.folder.viewAt(def, entry.stream, recordId, ev);
-      if (folded instanceof Promise) folded = await folded;
-      const view = folded as { livemode?: unknown; mocked?: unknown } | null;
-      const livemode = view?.livemode === true;
-      const mocked = view?.mocked === true;
+      let state = this.folder.stateAt(def, entry.stream, recordId, ev);
+      if (state instanceof Promise) state = await state;
+      // An audit entry needs only the record's modes: a kind that reads them from its state
+      // (ActorDef.modes) is spared making its view for an event that is not published.
+      let view: { livemode?: unknown; mocked?: unknown } | null = null;
+      let livemode = false;
+      let mocked = false;
+      if (state !== undefined) {
+        if (decl || def.modes === undefined) {
+          view = def.view(state) as { livemode?: unknown; mocked?: unknown } | null;
+          livemode = view?.livemode === true;
+          mocked = view?.mocked === true;
+        } else {
+          const m = def.modes(state);
+          livemode = m.livemode;
+          mocked = m.mocked;
+        }
+      }
       if (audited) {
         const facts: AuditFacts = {
           module: area, record_type: kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,

@@ -32,16 +32,16 @@ export class ViewFolder {
   }
 
   /**
-   * The view of `stream` right after `ev`, or null when the journal does not reach it. Synchronous
-   * (no promise, no turn of the feed's loop) unless the journal has to be read: the commit seen on
-   * this node, the event after the one folded last, and a stream's first event all answer at once.
+   * The state of `stream` right after `ev`, or undefined when the journal does not reach it.
+   * Synchronous (no promise, no turn of the feed's loop) unless the journal has to be read: the
+   * commit seen on this node, the event after the one folded last, and a stream's first event all
+   * answer at once.
    */
-  viewAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): unknown | Promise<unknown> {
+  stateAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): unknown | Promise<unknown> {
     const c = this.committed.get(stream);
     let f: Folded | undefined;
     if (c !== undefined && c.version === ev.version) {
       f = c;
-      this.committed.delete(stream);
     } else if (ev.version === 1) {
       // A stream's first event: nothing before it to read.
       f = { version: 1, state: def.evolve(def.initial(id, ev.org), ev.data, { at: ev.at, version: 1, eventId: ev.id, org: ev.org }) };
@@ -51,7 +51,7 @@ export class ViewFolder {
       f = { version: ev.version, state: def.evolve(prev.state, ev.data, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org }) };
     }
     this.cache.set(stream, f);
-    return def.view(f.state);
+    return f.state;
   }
 
   /** Folds the stream from the journal up to `ev`: a reader that is not right behind the stream's last event. */
@@ -62,6 +62,6 @@ export class ViewFolder {
       f = { version: e.version, state: def.evolve(f.state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org }) };
     }
     this.cache.set(stream, f);
-    return f.version === ev.version ? def.view(f.state) : null;
+    return f.version === ev.version ? f.state : undefined;
   }
 }

@@ -84,4 +84,16 @@ describe('a work order keeps its ranking as ids and scores, rank by position (sp
     expect(await system.get(WorkOrder, id, org)).toMatchObject({ cascade: { candidates: 2, excluded_near: 1, offered: 2 } });
     await system.stop();
   });
+
+  it("a work order's modes, read from its state for its audit entries, are its view's livemode and mocked", async () => {
+    const { clock, system } = await start();
+    for (const [id, livemode] of [['match_work_order_DDDDDDDDDDDDDDDDDDDDDD', true], ['match_work_order_EEEEEEEEEEEEEEEEEEEEEE', false]] as const) {
+      await system.ask(WorkOrder, id, 'open', { ...facts(clock.now()), livemode, candidate_ids: ['w1'], candidate_scores: [0.5], excluded_count: 0 }, { org });
+      const state = await system.state<WorkOrderState>(WorkOrder, id, org);
+      const view = WorkOrder.view(state) as { livemode: boolean; mocked: boolean };
+      expect(WorkOrder.modes!(state)).toEqual({ livemode: view.livemode, mocked: view.mocked });
+      expect(view.livemode).toBe(livemode);
+    }
+    await system.stop();
+  });
 });
