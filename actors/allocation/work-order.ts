@@ -275,6 +275,9 @@ export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
   reason: o.reason,
 });
 
+/** The payload of the work order's timers: one object every reminder of theirs keeps. */
+const BY_CLOCK = Object.freeze({ by_clock: true });
+
 /** A work order's modes (its view's livemode, and mocked: never). */
 const LIVE = Object.freeze({ livemode: true, mocked: false });
 const TEST = Object.freeze({ livemode: false, mocked: false });
@@ -292,9 +295,15 @@ export const WorkOrder = defineActor({
   decide: {
     open(s: WorkOrderState, cmd: OpenCommand, ctx): WorkOrderEvent[] {
       if (ctx.version > 0) return [];
-      const opened: WorkOrderEvent = 'candidates' in cmd
-        ? (({ candidates, ...facts }) => ({ type: 'work_order.opened' as const, ...facts, candidate_ids: candidates.map((c) => c.worker_id), candidate_scores: candidates.map((c) => c.score) }))(cmd)
-        : { type: 'work_order.opened', ...cmd };
+      // Field by field: one shape for every opening the journal keeps (a spread after `type` grew
+      // each one an out-of-object property array).
+      const list = 'candidates' in cmd ? { candidate_ids: cmd.candidates.map((c) => c.worker_id), candidate_scores: cmd.candidates.map((c) => c.score) } : cmd;
+      const opened: WorkOrderEvent = {
+        type: 'work_order.opened',
+        location: cmd.location, search_radius_metres: cmd.search_radius_metres, occupation_code: cmd.occupation_code, claim_codes: cmd.claim_codes, licence_required: cmd.licence_required,
+        window: cmd.window, headcount: cmd.headcount, offer_timeout_seconds: cmd.offer_timeout_seconds, cascade_width: cmd.cascade_width, weight_set: cmd.weight_set, livemode: cmd.livemode,
+        candidate_ids: list.candidate_ids, candidate_scores: list.candidate_scores, excluded_count: cmd.excluded_count,
+      };
       return cascade({ ...s, id: ctx.id }, [opened], ctx.now);
     },
     offer(s: WorkOrderState, _cmd: unknown, ctx): WorkOrderEvent[] {
@@ -382,8 +391,8 @@ export const WorkOrder = defineActor({
   timers(s: WorkOrderState) {
     if (s.status !== 'open') return [];
     const pending = pendingOf(s);
-    const wishes = [{ name: 'window', dueAt: s.window.ends_at, command: 'expire', payload: { by_clock: true } }];
-    if (pending.length) wishes.push({ name: 'offers', dueAt: Math.min(...pending.map((o) => o.expires_at)), command: 'expire_offers', payload: { by_clock: true } });
+    const wishes = [{ name: 'window', dueAt: s.window.ends_at, command: 'expire', payload: BY_CLOCK }];
+    if (pending.length) wishes.push({ name: 'offers', dueAt: Math.min(...pending.map((o) => o.expires_at)), command: 'expire_offers', payload: BY_CLOCK });
     return wishes;
   },
   indexes(s: WorkOrderState): IndexEntry[] {
