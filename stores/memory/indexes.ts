@@ -24,7 +24,12 @@ const SMALL = 8;
 
 class BlockedList {
   private blocks: string[][] = [];
-  /** The member key of each id, once the list outgrows SMALL. */
+  /**
+   * The member key of each id: made the first time a longer list is asked for one (a move, a
+   * remove, a page after an id), kept from then on. A list only ever added to with fresh puts and
+   * read from its ends (an audit trail, an event stream) never makes it: an insert into a map of
+   * hundreds of thousands of ids is a cache miss per member.
+   */
   private byId: Map<string, string> | undefined;
   private count = 0;
 
@@ -37,6 +42,11 @@ class BlockedList {
   /** The member key (sort key and id) of `id`, if it is a member. */
   keyOf(id: string): string | undefined {
     if (this.byId) return this.byId.get(id);
+    if (this.count > SMALL) {
+      const byId = (this.byId = new Map());
+      for (const block of this.blocks) for (const k of block) byId.set(idOf(k), k);
+      return byId.get(id);
+    }
     for (const block of this.blocks) for (const c of block) if (c.endsWith(id) && c.indexOf('\u0000') === c.length - id.length - 1) return c;
     return undefined;
   }
@@ -45,11 +55,7 @@ class BlockedList {
   add(id: string, c: string): void {
     if (!this.insert(c)) return;
     this.count++;
-    if (this.byId) this.byId.set(id, c);
-    else if (this.count > SMALL) {
-      this.byId = new Map();
-      for (const block of this.blocks) for (const k of block) this.byId.set(idOf(k), k);
-    }
+    this.byId?.set(id, c);
   }
 
   /** Removes `id`, whose member key is `c`. */
