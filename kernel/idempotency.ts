@@ -14,5 +14,6 @@ export function createdId(req: { org: string; idempotencyKey?: string }, prefix:
 
 /** The dedupe id a create's command carries with createdId, so running it again applies nothing. */
 export function createDedupe(req: { idempotencyKey?: string }): string | undefined {
-  return req.idempotencyKey === undefined ? undefined : `ik:${req.idempotencyKey}`;
+  // joined, not concatenated: the journal keeps it on the command's events (one flat string)
+  return req.idempotencyKey === undefined ? undefined : ['ik', req.idempotencyKey].join(':');
 }

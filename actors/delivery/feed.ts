@@ -162,8 +162,9 @@ export class EventFeed {
         }
       }
       if (audited) {
+        // record_type: the kind's own string, not a slice of the stream's kept per entry
         const facts: AuditFacts = {
-          module: area, record_type: kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,
+          module: area, record_type: def.kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,
           principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
         };
         audits.push({ id: auditEntryId(ev.id), org, record: facts, lists: auditLists(facts) });
