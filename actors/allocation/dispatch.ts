@@ -137,13 +137,14 @@ const NEAREST = new NearestBuffer(false);
  * rankForOpen's scratch, reused by every call for the same reason: the eligible candidates as
  * positions in NEAREST with their score and rounded distance, ordered by an index sort.
  */
-const KEPT = { at: [] as number[], score: [] as number[], metres: [] as number[], order: [] as number[] };
+const KEPT = { at: [] as number[], score: [] as number[], rounded: [] as number[], order: [] as number[] };
 const FACTS: CandidateFacts = { worker_id: '', distance_metres: 0, passport_live: true, engagement_current: true, credentials: null, completed: 0, failed: 0, presence_age_seconds: 0 };
-const ELIGIBLE = { eligible: true, reasons: [], claims: [] as ClaimFacts };
+const NO_CLAIMS: ClaimFacts = [];
+const ELIGIBLE = { eligible: true, reasons: [], claims: NO_CLAIMS };
 
 /** byRank over KEPT's positions: higher score first, then the nearer (rounded), then worker_id. */
 function byKeptRank(i: number, j: number): number {
-  return KEPT.score[j] - KEPT.score[i] || KEPT.metres[i] - KEPT.metres[j] || (NEAREST.ids[KEPT.at[i]] < NEAREST.ids[KEPT.at[j]] ? -1 : 1);
+  return KEPT.score[j] - KEPT.score[i] || KEPT.rounded[i] - KEPT.rounded[j] || (NEAREST.ids[KEPT.at[i]] < NEAREST.ids[KEPT.at[j]] ? -1 : 1);
 }
 
 /**
@@ -160,7 +161,7 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
   const facts = FACTS;
   facts.credentials = null;
   const credentialsOf = f.occupation_code !== null || f.claim_codes.length > 0 ? g.credentialsFor(org, f.occupation_code, f.claim_codes) : undefined;
-  const { at, score, metres: rounded, order } = KEPT;
+  const { at, score, rounded, order } = KEPT;
   let k = 0;
   for (let i = 0; i < count; i++) {
     const n = near.subjects[i];
@@ -182,7 +183,7 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
     order[k] = k;
     k++;
   }
-  ELIGIBLE.claims = [];
+  ELIGIBLE.claims = NO_CLAIMS; // holds no candidate's claims past the call
   facts.credentials = null;
   order.length = k;
   // Array.prototype.sort copies into work arrays of its own on every call; a few dozen eligible

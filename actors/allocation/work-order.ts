@@ -81,7 +81,7 @@ export interface CandidateList {
 export type OpenCommand = WorkOrderFacts & { excluded_count: number } & (CandidateList | { candidates: Candidate[] });
 
 type Ranked = CandidateList & { candidates?: Candidate[] };
-export const candidateCount = (s: Ranked): number => (s.candidates ? s.candidates.length : s.candidate_ids.length);
+const candidateCount = (s: Ranked): number => (s.candidates ? s.candidates.length : s.candidate_ids.length);
 const candidateId = (s: Ranked, i: number): string => (s.candidates ? s.candidates[i].worker_id : s.candidate_ids[i]);
 const candidateRank = (s: Ranked, i: number): number => (s.candidates ? s.candidates[i].rank : i + 1);
 const candidateScore = (s: Ranked, i: number): number => (s.candidates ? s.candidates[i].score : s.candidate_scores[i]);

@@ -25,9 +25,9 @@ class Expiring {
  */
 export class MemoryKeyValue implements KeyValueStore {
   private readonly values = new Map<string, unknown>();
-  /** Keys written with a TTL, and the expiry written: the sweep's round (an entry whose key was written again since is dropped when the sweep reaches it). */
-  private readonly expiring = new Map<string, number>();
-  private cursor: Iterator<[string, number]> | undefined;
+  /** Keys written with a TTL: the sweep's round (their expiry is in their value; a key written again without one is dropped when the sweep reaches it). */
+  private readonly expiring = new Set<string>();
+  private cursor: Iterator<string> | undefined;
 
   constructor(private readonly now: Now) {}
 
@@ -84,9 +84,8 @@ export class MemoryKeyValue implements KeyValueStore {
       this.values.set(key, value);
       return;
     }
-    const at = this.now() + ttlMs;
-    this.values.set(key, new Expiring(value, at));
-    this.expiring.set(key, at);
+    this.values.set(key, new Expiring(value, this.now() + ttlMs));
+    this.expiring.add(key);
     this.sweep();
   }
 
@@ -97,15 +96,14 @@ export class MemoryKeyValue implements KeyValueStore {
 
   /** One step of the cursor over the keys written with a TTL. */
   private sweep(): void {
-    const next = (this.cursor ??= this.expiring.entries()).next();
+    const next = (this.cursor ??= this.expiring.values()).next();
     if (next.done) {
       this.cursor = undefined;
       return;
     }
-    const [k, at] = next.value;
+    const k = next.value;
     const v = this.values.get(k);
     if (!(v instanceof Expiring)) this.expiring.delete(k); // written again without a TTL, or gone
     else if (v.at <= this.now()) this.remove(k);
-    else if (v.at !== at) this.expiring.set(k, v.at);
   }
 }
