@@ -1,6 +1,7 @@
 /**
- * `npm start`: one platform process. Embedded by default (memory stores, one process owns every
- * shard); a cluster node when NATS_URL and REDIS_URL are set (docs/cluster.md).
+ * `npm start`: one platform process. Durable by default: the local stores in DATA_DIR (default
+ * ./data), one process owns every shard; STORE=memory keeps everything on the heap instead (gone at
+ * exit); a cluster node when NATS_URL and REDIS_URL are set (docs/cluster.md).
  *
  * SIGINT / SIGTERM: stop accepting connections and answer every request still arriving on open
  * ones, with Connection: close, until none is open or SHUTDOWN_GRACE_MS (default 12 s) has passed
@@ -14,7 +15,10 @@ import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
 import { createPlatform, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
 import { SystemClock } from './runtime/index.ts';
-import { createStores, type ClusterStores } from './stores/index.ts';
+import { createStores, StoreSetupError, type ClusterStores, type Stores } from './stores/index.ts';
+
+/** Actors kept in memory over the local stores unless MAX_ACTIVE_ACTORS says otherwise. */
+const LOCAL_MAX_ACTIVE = 50_000;
 
 const env = process.env;
 const log = (msg: string) => console.log(`[platform${env.NODE_ID ? ` ${env.NODE_ID}` : ''}] ${msg}`);
@@ -31,9 +35,25 @@ if (!Number.isInteger(grace) || grace < 0) {
   process.exit(2);
 }
 
+const maxActive = Number(env.MAX_ACTIVE_ACTORS ?? LOCAL_MAX_ACTIVE);
+if (!Number.isInteger(maxActive) || maxActive < 1) {
+  console.error(`MAX_ACTIVE_ACTORS must be a positive whole number, not ${JSON.stringify(env.MAX_ACTIVE_ACTORS)}`);
+  process.exit(2);
+}
+
 const clock = new SystemClock();
-const stores = await createStores(env, () => clock.now());
-const platform = await createPlatform({ areas, stores, clock, config: env });
+let stores: Stores;
+try {
+  stores = await createStores(env, () => clock.now());
+} catch (e) {
+  if (!(e instanceof StoreSetupError)) throw e;
+  console.error(`[platform] ${e.message}`);
+  process.exit(2);
+}
+// Over the local stores the heap holds the active records, not the data (docs/architecture.md,
+// "What is kept where"): idle actors are passivated to disk past MAX_ACTIVE_ACTORS.
+const local = stores.mode === 'embedded' && stores.durable;
+const platform = await createPlatform({ areas, stores, clock, config: env, limits: local ? { maxActive } : undefined });
 let node: ClusterNode | undefined;
 if (stores.mode === 'cluster') {
   node = new ClusterNode({ stores: stores as ClusterStores, nodeId: env.NODE_ID || `${hostname()}-${process.pid}` });
@@ -43,7 +63,8 @@ if (stores.mode === 'cluster') {
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
 // Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.
 const operator = await startOperatorSocket(platform); // $OPERATOR_SOCKET or a per-node default
-log(`listening on port ${gateway.port} (${stores.mode}${node ? `, node ${node.nodeId}` : ''}); operator socket ${operator.path}`);
+const mode = node ? `cluster node ${node.nodeId}` : local ? 'local, durable' : 'memory, nothing is kept after exit';
+log(`listening on port ${gateway.port} (${mode}; data: ${stores.location}); operator socket ${operator.path}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

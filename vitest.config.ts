@@ -2,8 +2,9 @@ import { Socket } from 'node:net';
 import { defineConfig } from 'vitest/config';
 
 /**
- * One suite, two store families (DESIGN "Sharding"). `embedded` runs every test over the memory stores;
- * `cluster` runs the same files over NATS JetStream and Redis (support/stores.ts reads
+ * One suite, three store families (DESIGN "Stores"). `embedded` runs every test over the memory
+ * stores; `local` runs the same files over the local stores (LMDB in a temporary directory per
+ * store set); `cluster` runs them over NATS JetStream and Redis (support/stores.ts reads
  * TEST_STORES), plus test/cluster/ (sharding, failover), which only makes sense clustered.
  *
  * When NATS or Redis is unreachable the cluster project is left out with a notice; under CI=true
@@ -45,6 +46,7 @@ export default defineConfig(async () => {
       setupFiles: ['support/setup.ts'],
       projects: [
         { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'memory' } } },
+        { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'local' } } },
         ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),
       ],
     },

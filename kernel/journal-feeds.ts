@@ -5,8 +5,9 @@
  *   lease; its cursor in the store, at least once), or one per node (`perNode`, cursor in memory
  *   from the feed's start);
  * - `NodeReadModel`: what a read model kept in memory on every node needs: the actor system's
- *   commits as they happen (so the next read on this node sees them) and, in a cluster, its own
- *   per-node feed for commits made on other nodes and for rebuilding after a start.
+ *   commits as they happen (so the next read on this node sees them) and, over durable stores
+ *   (local and cluster), its own per-node feed: for rebuilding after a start from the journal on
+ *   disk, and in a cluster for commits made on other nodes.
  */
 import { type Committed, FeedReader, type FeedHandler } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
@@ -30,7 +31,7 @@ export function platformFeed(platform: Platform, name: string, handle: FeedHandl
 export interface ReadModelHandlers {
   /** A commit made on this node (its state after the commit is in hand). */
   onCommit(c: Committed): void;
-  /** Entries of the journal feed (cluster only): every node's commits, this node's included. */
+  /** Entries of the journal feed (durable stores only): every commit since the journal began, this node's included. */
   onFeed(entries: FeedEntry[]): void;
 }
 
@@ -46,7 +47,7 @@ export class NodeReadModel {
 
   start(): void {
     this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c));
-    if (this.platform.stores.mode === 'cluster') {
+    if (this.platform.stores.durable) {
       this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true });
       this.feed.start();
     }
@@ -57,7 +58,7 @@ export class NodeReadModel {
     await this.feed?.stop();
   }
 
-  /** Resolves once the feed read so far is applied (cluster); at once embedded. */
+  /** Resolves once the feed read so far is applied (durable stores); at once over memory stores. */
   async caughtUp(): Promise<void> {
     await this.feed?.caughtUp();
   }

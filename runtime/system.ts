@@ -26,7 +26,7 @@
  * start outbound work; an area's own reminders recover it). A snapshot is written only after its
  * commit's effects, so events it covers need nothing.
  */
-import type { IndexPage, Stores, StoredEvent } from '../stores/index.ts';
+import type { CommitEffects, IndexPage, Stores, StoredEvent } from '../stores/index.ts';
 import { VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
 import type { AskOptions } from './ask.ts';
@@ -116,6 +116,8 @@ interface Turn {
   org: string | undefined;
   /** Dedupe ids applied in this turn (allocated on first use). */
   dedupe: string[] | undefined;
+  /** List and timer changes handed to a journal that writes them with the events (Journal.writesEffects). */
+  effects?: CommitEffects;
   /** The envelopes taken, in order, linked through `next`, each with its outcome. */
   first: Envelope | undefined;
   last: Envelope | undefined;
@@ -602,7 +604,7 @@ export class ActorSystem {
     const staged: StoredEvent[] = [];
     const turn: Turn = {
       cell, stream: cell.key, expectedVersion: version, events: staged, beforeState: state, beforeOrg: org,
-      state, version, org, dedupe: undefined, first: undefined, last: undefined, taken: 0,
+      state, version, org, dedupe: undefined, effects: undefined, first: undefined, last: undefined, taken: 0,
     };
     // One context and one event meta for every command, updated in place: decide and evolve are
     // synchronous and must not keep them.
@@ -674,6 +676,9 @@ export class ActorSystem {
     let results: Array<Error | undefined> = [];
     if (durable.length) {
       const journal = this.stores.journal;
+      // A journal that writes effects with the events gets each turn's list and timer changes now,
+      // so one transaction keeps both or neither (DESIGN "Stores"); the others get them after.
+      if (journal.writesEffects) for (const t of durable) t.effects = this.commitEffects(t);
       try {
         results = journal.appendMany
           ? await journal.appendMany(durable)
@@ -717,7 +722,7 @@ export class ActorSystem {
       this.answer(turn);
       return undefined;
     }
-    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events).then(
+    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events, turn.effects).then(
       () => this.answer(turn),
       (e) => {
         // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
@@ -737,18 +742,31 @@ export class ActorSystem {
     return !!(def.indexes || def.timers || this.listeners.size || (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)));
   }
 
-  /** Index and timer diffs, snapshot when due, commit listeners. */
-  private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[]): Promise<void> {
+  /** A turn's list and timer changes, from the state before it to the state after. */
+  private commitEffects(turn: Turn): CommitEffects {
+    const { def, id } = turn.cell;
+    const existed = turn.beforeOrg !== undefined;
+    const org = turn.org!;
+    const timers = timerOps(def, id, org, turn.beforeState, turn.state, existed);
+    return { indexOps: indexOps(def, id, org, turn.beforeState, turn.state, existed), reminderPuts: timers.put, reminderCancels: timers.cancel };
+  }
+
+  /** Index and timer diffs (unless written with the events), snapshot when due, commit listeners. */
+  private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[], written: CommitEffects | undefined): Promise<void> {
     const { def, id } = cell;
     const org = cell.org!;
     const state = cell.state;
-    const ops = indexOps(def, id, org, beforeState, state, existedBefore);
-    if (ops.length) await this.stores.indexes.apply(ops);
-    const timers = timerOps(def, id, org, beforeState, state, existedBefore);
-    for (const key of timers.cancel) await this.stores.reminders.cancel(key);
-    for (const r of timers.put) {
-      await this.stores.reminders.put(r);
-      this.scheduler.poke(r.dueAt);
+    if (written) {
+      for (const r of written.reminderPuts) this.scheduler.poke(r.dueAt);
+    } else {
+      const ops = indexOps(def, id, org, beforeState, state, existedBefore);
+      if (ops.length) await this.stores.indexes.apply(ops);
+      const timers = timerOps(def, id, org, beforeState, state, existedBefore);
+      for (const key of timers.cancel) await this.stores.reminders.cancel(key);
+      for (const r of timers.put) {
+        await this.stores.reminders.put(r);
+        this.scheduler.poke(r.dueAt);
+      }
     }
     if (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)) await this.snapshot(cell);
     if (this.listeners.size) {

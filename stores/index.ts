@@ -1,16 +1,22 @@
 /** Public face of stores/: the interfaces and the factories. Implementations stay private. */
 import { createClusterStores } from './cluster/index.ts';
+import { createLocalStores } from './local/index.ts';
 import { createMemoryStores } from './memory/index.ts';
-import type { Now, Stores } from './types.ts';
+import { StoreSetupError, type Now, type Stores } from './types.ts';
 
 export type * from './types.ts';
-export { VersionConflictError } from './types.ts';
+export { StoreSetupError, VersionConflictError } from './types.ts';
 export { createMemoryStores, type MemoryStoreOptions } from './memory/index.ts';
+export { createLocalStores, DataDirectoryError, DATA_FORMAT, type LocalStoreOptions, type LocalStores, type LocalDatabaseName } from './local/index.ts';
 export { createClusterStores, type ClusterStoreOptions, type ClusterStores } from './cluster/index.ts';
 
+/** Where `npm start` keeps its records when DATA_DIR is not set. */
+export const DEFAULT_DATA_DIR = './data';
+
 /**
- * The family chosen at start (DESIGN "Sharding"): cluster when NATS_URL and REDIS_URL are both set,
- * embedded memory stores otherwise. STORE_NAMESPACE prefixes every stream and key (default `wf`).
+ * The family chosen at start (DESIGN "Stores"): cluster when NATS_URL and REDIS_URL are both set;
+ * otherwise memory when STORE=memory, and local (LMDB in DATA_DIR, default ./data) by default.
+ * STORE_NAMESPACE prefixes every cluster stream and key (default `wf`).
  */
 export async function createStores(env: Readonly<Record<string, string | undefined>>, now: Now): Promise<Stores> {
   const retention = env.READING_RETENTION_MS ? Number(env.READING_RETENTION_MS) : undefined;
@@ -25,5 +31,8 @@ export async function createStores(env: Readonly<Record<string, string | undefin
       name: env.NODE_ID ? `platform-${env.NODE_ID}` : undefined,
     });
   }
-  return createMemoryStores({ now, readingRetentionMs: retention });
+  const store = env.STORE || 'local';
+  if (store === 'memory') return createMemoryStores({ now, readingRetentionMs: retention });
+  if (store !== 'local') throw new StoreSetupError(`STORE must be local or memory, not ${JSON.stringify(env.STORE)} (the cluster is chosen by NATS_URL and REDIS_URL)`);
+  return createLocalStores({ dir: env.DATA_DIR || DEFAULT_DATA_DIR, now, readingRetentionMs: retention });
 }

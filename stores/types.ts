@@ -1,6 +1,6 @@
 /**
- * Store interfaces. Two implementations each: memory (embedded default) and NATS JetStream /
- * Redis (cluster). Nothing here imports the rest of the project; time comes in as a function.
+ * Store interfaces. Three families (DESIGN "Stores"): local (LMDB on disk, the default of
+ * `npm start`), memory (tests, benches, a throwaway sandbox) and NATS JetStream / Redis (cluster). Nothing here imports the rest of the project; time comes in as a function.
  */
 
 export type Now = () => number;
@@ -33,6 +33,9 @@ export interface FeedEntry {
   event: StoredEvent;
 }
 
+/** The stores cannot start as configured; the message says why and what to change. */
+export class StoreSetupError extends Error {}
+
 export class VersionConflictError extends Error {
   constructor(readonly stream: string, readonly expected: number, readonly actual: number) {
     super(`append to ${stream} expected version ${expected}, found ${actual}`);
@@ -43,6 +46,18 @@ export interface AppendItem {
   stream: string;
   expectedVersion: number;
   events: StoredEvent[];
+  /**
+   * The commit's list and timer changes, given only to a journal that `writesEffects`: it writes
+   * them in the same transaction as the events, or not at all.
+   */
+  effects?: CommitEffects;
+}
+
+/** What a commit changes beside its events (runtime/effects.ts computes them from the states). */
+export interface CommitEffects {
+  indexOps: IndexOp[];
+  reminderPuts: Reminder[];
+  reminderCancels: string[];
 }
 
 export interface Journal {
@@ -54,6 +69,11 @@ export interface Journal {
    * Without it the runtime appends the items concurrently one by one.
    */
   appendMany?(items: AppendItem[]): Promise<Array<Error | undefined>>;
+  /**
+   * True when appendMany writes each item's `effects` atomically with its events (the local
+   * family: one LMDB transaction). Otherwise the runtime writes them after the append.
+   */
+  readonly writesEffects?: boolean;
   /** Events of one stream with version > afterVersion, in order. */
   read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
   /** Every stream's events in global order, after a feed position (0 = from the start). */
@@ -174,7 +194,14 @@ export interface ReadingStore {
 }
 
 export interface Stores {
+  /** embedded: one process owns every shard (local or memory); cluster: NATS and Redis. */
   readonly mode: 'embedded' | 'cluster';
+  /** Records outlive the process (local and cluster): in-memory read models are rebuilt from the journal at start. */
+  readonly durable: boolean;
+  /** Where the records live, for the start line (a directory, `memory`, or the NATS and Redis namespace). */
+  readonly location: string;
+  /** A consistent copy of every record into an empty directory, taken while serving (local family only). */
+  backup?(dir: string): Promise<void>;
   journal: Journal;
   snapshots: SnapshotStore;
   reminders: ReminderStore;

@@ -63,6 +63,8 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
 
   const s: ClusterStores = {
     mode: 'cluster',
+    durable: true,
+    location: `NATS JetStream and Redis, namespace ${ns}`,
     namespace: ns,
     replicas,
     nats: nc,

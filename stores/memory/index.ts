@@ -14,6 +14,8 @@ export interface MemoryStoreOptions {
 export function createMemoryStores(opts: MemoryStoreOptions): Stores {
   const s = {
     mode: 'embedded' as const,
+    durable: false,
+    location: 'memory',
     journal: new MemoryJournal(),
     snapshots: new MemorySnapshots(),
     reminders: new MemoryReminders(opts.now),

@@ -1,0 +1,112 @@
+/**
+ * The data directory of the local family (DESIGN "Stores"): `format.json` names the layout's
+ * version, `lmdb/` holds the environment, and `platform.lock` says which process serves it.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The layout this code reads and writes. A newer one is refused; there is no older one yet. */
+export const FORMAT = 1;
+const FORMAT_FILE = 'format.json';
+const LOCK_FILE = 'platform.lock';
+export const ENV_DIR = 'lmdb';
+
+import { StoreSetupError } from '../types.ts';
+
+/** The data directory cannot be used as it is; the message says what to do. */
+export class DataDirectoryError extends StoreSetupError {}
+
+interface FormatRecord {
+  format: number;
+  engine: 'lmdb';
+  created_at: string;
+}
+
+/**
+ * Creates the directory on first start, or checks the format of one that exists. A directory that
+ * holds files but no format record is not ours, and is refused rather than written into.
+ */
+export function prepareDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, FORMAT_FILE);
+  if (!existsSync(file)) {
+    const other = readdirSync(dir).filter((f) => f !== LOCK_FILE);
+    if (other.length) throw new DataDirectoryError(`${dir} holds files but no ${FORMAT_FILE}: it is not a platform data directory (or it was copied in part); choose an empty directory for DATA_DIR`);
+    writeFormat(dir);
+    return;
+  }
+  let rec: FormatRecord;
+  try {
+    rec = JSON.parse(readFileSync(file, 'utf8')) as FormatRecord;
+  } catch {
+    throw new DataDirectoryError(`${file} is unreadable; restore the directory from a backup (npm run operator -- backup PATH makes one)`);
+  }
+  if (!Number.isInteger(rec.format) || rec.engine !== 'lmdb') throw new DataDirectoryError(`${file} names no format this platform knows (${JSON.stringify(rec)})`);
+  if (rec.format > FORMAT) throw new DataDirectoryError(`${dir} is in data format ${rec.format}, newer than this platform reads (${FORMAT}); run the newer platform version that wrote it`);
+  // rec.format < FORMAT: no older format exists yet; an upgrade step per format goes here.
+}
+
+/** Written whole and renamed into place, so a crash leaves the old record or the new, never half. */
+export function writeFormat(dir: string): void {
+  const rec: FormatRecord = { format: FORMAT, engine: 'lmdb', created_at: new Date().toISOString() };
+  const tmp = join(dir, `${FORMAT_FILE}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(rec, null, 2)}\n`);
+  renameSync(tmp, join(dir, FORMAT_FILE));
+}
+
+/** This process's start time in clock ticks since boot (/proc/<pid>/stat field 22): a pid with another start time is another process. */
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number, started: string | undefined): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const now = startTicks(pid);
+  return now === undefined || started === undefined || now === started;
+}
+
+/**
+ * Takes the directory for this process: a second platform process on it is refused with the
+ * holder's pid. A lock left by a process that died (kill -9, a power cut) is taken over: its pid is
+ * gone, or now belongs to a process started at another time.
+ */
+export function lockDirectory(dir: string): () => void {
+  const file = join(dir, LOCK_FILE);
+  const me = JSON.stringify({ pid: process.pid, started: startTicks(process.pid) });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, me);
+      closeSync(fd);
+      return () => {
+        try {
+          if (readFileSync(file, 'utf8') === me) rmSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let held: { pid?: number; started?: string } = {};
+    try {
+      held = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      // half-written by a process that died while taking it
+    }
+    if (typeof held.pid === 'number' && alive(held.pid, held.started)) {
+      throw new DataDirectoryError(`${dir} is in use by another platform process (pid ${held.pid}); stop it first, or set DATA_DIR to another directory`);
+    }
+    rmSync(file, { force: true });
+  }
+  throw new DataDirectoryError(`could not take ${file}`);
+}

@@ -1,0 +1,86 @@
+/**
+ * Local store family (DESIGN "Stores"): every store on one LMDB environment in a data directory,
+ * the default of `npm start`. One process serves a directory (directory.ts); every write goes
+ * through one group-commit writer (writer.ts) and is answered once flushed to disk.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database } from 'lmdb';
+import type { Now, Stores } from '../types.ts';
+import { ENV_DIR, lockDirectory, prepareDirectory, writeFormat } from './directory.ts';
+import { LocalIndexes } from './indexes.ts';
+import { LocalJournal } from './journal.ts';
+import { LocalKeyValue } from './kv.ts';
+import { LocalReadings } from './readings.ts';
+import { LocalReminders } from './reminders.ts';
+import { LocalSnapshots } from './snapshots.ts';
+import { Writer } from './writer.ts';
+
+export { DataDirectoryError, FORMAT as DATA_FORMAT } from './directory.ts';
+
+export interface LocalStoreOptions {
+  /** The data directory; created on first start. */
+  dir: string;
+  now: Now;
+  readingRetentionMs?: number;
+}
+
+export interface LocalStores extends Stores {
+  readonly dir: string;
+  /** The journal's streams and the other stores' records, for moving a directory to the cluster. */
+  readonly journal: LocalJournal;
+  readonly kv: LocalKeyValue;
+  /** Every record of a named database, in key order. */
+  entries(db: LocalDatabaseName): Iterable<{ key: unknown; value: unknown }>;
+}
+
+const DATABASES = ['events', 'heads', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'] as const;
+export type LocalDatabaseName = (typeof DATABASES)[number];
+
+export function createLocalStores(opts: LocalStoreOptions): LocalStores {
+  prepareDirectory(opts.dir);
+  const unlock = lockDirectory(opts.dir);
+  let env;
+  try {
+    env = open({ path: join(opts.dir, ENV_DIR), maxDbs: DATABASES.length + 4 });
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+  const dbs = Object.fromEntries(DATABASES.map((name) => [name, env.openDB({ name })])) as Record<LocalDatabaseName, Database>;
+  const writer = new Writer(env);
+  const indexes = new LocalIndexes(dbs['index-members'], dbs['index-places'], writer);
+  const reminders = new LocalReminders(dbs.reminders, dbs['reminders-due'], writer, opts.now);
+  const journal = new LocalJournal(dbs.events, dbs.heads, dbs.feed, indexes, reminders, writer);
+  let closing: Promise<void> | undefined;
+  const s: LocalStores = {
+    mode: 'embedded',
+    durable: true,
+    location: opts.dir,
+    dir: opts.dir,
+    journal,
+    snapshots: new LocalSnapshots(dbs.snapshots, writer),
+    reminders,
+    kv: new LocalKeyValue(dbs.kv, dbs['kv-expiry'], writer, opts.now),
+    indexes,
+    readings: new LocalReadings(dbs.readings, writer, opts.now, opts.readingRetentionMs ?? 30 * 24 * 3600_000),
+    entries: (db) => dbs[db].getRange({}),
+    async backup(dir: string) {
+      mkdirSync(dir, { recursive: true });
+      if (readdirSync(dir).length) throw new Error(`${dir} is not empty: a backup goes into a new or empty directory`);
+      mkdirSync(join(dir, ENV_DIR));
+      // LMDB copies from one read transaction: a consistent state, while writes go on
+      await env.backup(join(dir, ENV_DIR), true);
+      writeFormat(dir);
+    },
+    close() {
+      return (closing ??= (async () => {
+        await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
+        await writer.idle();
+        await env.close();
+        unlock();
+      })());
+    },
+  };
+  return s;
+}

@@ -1,0 +1,139 @@
+import type { Database } from 'lmdb';
+import { VersionConflictError, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import type { LocalIndexes } from './indexes.ts';
+import type { LocalReminders } from './reminders.ts';
+import { fixed, join } from './keys.ts';
+import type { Writer } from './writer.ts';
+
+/** Feed entries kept in memory as committed, so readers that keep up never decode from disk. */
+const RECENT = 16_384;
+
+/**
+ * The journal on disk (DESIGN "Stores": the source of truth of the local family).
+ *
+ * - `events`: (stream, version) -> the event; a stream is a key range read in order.
+ * - `heads`: stream -> its last version, the check of an append's expected version.
+ * - `feed`: position -> [stream, version], every append in commit order.
+ *
+ * An append and its commit's effects (list and timer changes, AppendItem.effects) are written in
+ * one transaction with the events, so a crash keeps both or neither. Positions are given inside
+ * the transaction, so the feed's order is the commit order; a transaction that fails leaves a gap,
+ * which readers step over (positions only ever increase).
+ */
+export class LocalJournal implements Journal {
+  readonly writesEffects = true;
+  private readonly listeners = new Set<() => void>();
+  private position: number;
+  /** The newest committed feed entries, in order; `recent[0]` is at `recentFirst`. */
+  private recent: FeedEntry[] = [];
+
+  constructor(
+    private readonly events: Database,
+    private readonly heads: Database,
+    private readonly feed: Database,
+    private readonly indexes: LocalIndexes,
+    private readonly reminders: LocalReminders,
+    private readonly writer: Writer,
+  ) {
+    this.position = 0;
+    for (const { key } of this.feed.getRange({ reverse: true, limit: 1 })) this.position = key as number;
+  }
+
+  async append(stream: string, expectedVersion: number, events: StoredEvent[]): Promise<void> {
+    const [err] = await this.appendMany([{ stream, expectedVersion, events }]);
+    if (err) throw err;
+  }
+
+  async appendMany(items: AppendItem[]): Promise<Array<Error | undefined>> {
+    const entries: FeedEntry[] = [];
+    const results = await this.writer.run(() => this.write(items, entries));
+    if (entries.length) {
+      this.remember(entries);
+      for (const l of this.listeners) l();
+    }
+    return results;
+  }
+
+  /** Inside the write transaction: checks each item's expected version, then writes it and its effects. */
+  private write(items: AppendItem[], entries: FeedEntry[]): Array<Error | undefined> {
+    const results: Array<Error | undefined> = new Array(items.length);
+    for (let n = 0; n < items.length; n++) {
+      const { stream, expectedVersion, events, effects } = items[n];
+      const actual = (this.heads.get(stream) as number | undefined) ?? 0;
+      let err: Error | undefined = actual !== expectedVersion ? new VersionConflictError(stream, expectedVersion, actual) : undefined;
+      for (let i = 0; !err && i < events.length; i++) {
+        if (events[i].version !== expectedVersion + 1 + i) err = new VersionConflictError(stream, expectedVersion + 1 + i, events[i].version);
+      }
+      results[n] = err;
+      if (err || events.length === 0) continue;
+      for (const e of events) {
+        const position = ++this.position;
+        this.events.put(join(stream, fixed(e.version)), e);
+        this.feed.put(position, [stream, e.version]);
+        entries.push({ position, stream, event: e });
+      }
+      this.heads.put(stream, events[events.length - 1].version);
+      if (effects) {
+        if (effects.indexOps.length) this.indexes.write(effects.indexOps);
+        if (effects.reminderPuts.length || effects.reminderCancels.length) this.reminders.write(effects.reminderPuts, effects.reminderCancels);
+      }
+    }
+    return results;
+  }
+
+  async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    for (const { value } of this.events.getRange({ start: join(stream, fixed(afterVersion + 1)), end: join(stream, fixed(Number.MAX_SAFE_INTEGER)) + '\u0001' })) out.push(value as StoredEvent);
+    return out;
+  }
+
+  async readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]> {
+    const recent = this.recent;
+    if (recent.length && afterPosition >= recent[0].position - 1) {
+      // committed and still in memory: from the first entry past afterPosition
+      let i = afterPosition - recent[0].position + 1;
+      if (i >= recent.length || recent[i]?.position !== afterPosition + 1) i = firstAfter(recent, afterPosition);
+      return recent.slice(i, i + limit);
+    }
+    const out: FeedEntry[] = [];
+    for (const { key, value } of this.feed.getRange({ start: afterPosition + 1, limit })) {
+      const [stream, version] = value as [string, number];
+      const event = this.events.get(join(stream, fixed(version))) as StoredEvent | undefined;
+      if (event) out.push({ position: key as number, stream, event });
+    }
+    return out;
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  /** Each stream's head, in key order (moving a directory to the cluster reads every stream). */
+  *streams(): Generator<{ stream: string; version: number }> {
+    for (const { key, value } of this.heads.getRange({})) yield { stream: key as string, version: value as number };
+  }
+
+  /** Transactions settle in commit order, so the window stays in position order. */
+  private remember(entries: FeedEntry[]): void {
+    const recent = this.recent;
+    for (const e of entries) recent.push(e);
+    if (recent.length > RECENT * 2) this.recent = recent.slice(recent.length - RECENT);
+  }
+}
+
+/** Index of the first entry with a position past `after` (entries ordered by position). */
+function firstAfter(entries: FeedEntry[], after: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid].position <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,16 @@
+/**
+ * Key shapes of the local family. Keys are strings in LMDB's ordered-binary encoding, which
+ * orders them by their UTF-8 bytes; a part that ranges (a time) is written as fixed-width digits,
+ * and parts are joined by NUL, which no name, id or sort key contains, so a prefix and NUL bound
+ * exactly the keys under it (the prefix and \u0001 is past the last of them).
+ */
+export const SEP = '\u0000';
+export const PAST = '\u0001';
+
+/** A non-negative integer (ms since epoch, a version) as 16 digits: byte order is numeric order. */
+export const fixed = (n: number): string => {
+  const s = String(Math.max(0, Math.floor(n)));
+  return s.length >= 16 ? s : '0'.repeat(16 - s.length) + s;
+};
+
+export const join = (...parts: string[]): string => parts.join(SEP);
