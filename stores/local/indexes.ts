@@ -52,8 +52,8 @@ export class LocalIndexes implements IndexStore {
     const range = asc ? { start: from ?? lo, end: hi } : { start: from ?? hi, end: lo, reverse: true };
     const ids: string[] = [];
     let hasMore = false;
-    for (const { key, value } of this.members.getRange({ ...range, limit: opts.limit + 2 })) {
-      if (key === from || key === hi) continue;
+    for (const { value } of this.members.getRange({ ...range, limit: opts.limit + 2 })) {
+      if (value === opts.after) continue; // ids are unique in a list: this is the page's start
       if (ids.length === opts.limit) {
         hasMore = true;
         break;

@@ -2,7 +2,7 @@ import type { Database } from 'lmdb';
 import { VersionConflictError, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
-import { fixed, join } from './keys.ts';
+import { fixed, join, PAST } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /** Feed entries kept in memory as committed, so readers that keep up never decode from disk. */
@@ -83,7 +83,7 @@ export class LocalJournal implements Journal {
 
   async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    for (const { value } of this.events.getRange({ start: join(stream, fixed(afterVersion + 1)), end: join(stream, fixed(Number.MAX_SAFE_INTEGER)) + '\u0001' })) out.push(value as StoredEvent);
+    for (const { value } of this.events.getRange({ start: join(stream, fixed(afterVersion + 1)), end: join(stream, fixed(Number.MAX_SAFE_INTEGER)) + PAST })) out.push(value as StoredEvent);
     return out;
   }
 

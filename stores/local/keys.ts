@@ -1,11 +1,13 @@
 /**
  * Key shapes of the local family. Keys are strings in LMDB's ordered-binary encoding, which
  * orders them by their UTF-8 bytes; a part that ranges (a time) is written as fixed-width digits,
- * and parts are joined by NUL, which no name, id or sort key contains, so a prefix and NUL bound
- * exactly the keys under it (the prefix and \u0001 is past the last of them).
+ * and parts are joined by the unit separator \u001f, which no name, id or sort key contains, so
+ * a prefix and the separator bound exactly the keys under it (the prefix and the next character,
+ * a space, is past the last of them). Not a lower control character: ordered-binary gives a key
+ * with one of those back as an array of parts.
  */
-export const SEP = '\u0000';
-export const PAST = '\u0001';
+export const SEP = '\u001f';
+export const PAST = ' ';
 
 /** A non-negative integer (ms since epoch, a version) as 16 digits: byte order is numeric order. */
 export const fixed = (n: number): string => {
