@@ -7,26 +7,44 @@
  *   revoke-client  --org org_... --client client_...
  *   support-access --org org_... --action "GET /v1/payroll/runs/run_..." --purpose "ticket 4411" --staff "a.bello"
  *                  record a support-access entry (spec 2.2), listed at GET /v1/support_access
+ *   backup PATH    the running platform copies its data directory into PATH (new or empty) while
+ *                  it serves; start with DATA_DIR=PATH to restore it (operator/backup.ts)
+ *
+ * And one command that runs here, not on the socket, with the platform stopped:
+ *
+ *   move-to-cluster --data-dir ./data --nats 127.0.0.1:4222 --redis redis://127.0.0.1:6379 --namespace wf
+ *                  copies a local data directory into a NATS JetStream and Redis namespace
+ *                  (operator/move-to-cluster.ts); then start with NATS_URL, REDIS_URL, STORE_NAMESPACE
  */
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OperatorCommand } from './commands.ts';
+import { moveToCluster, type MoveOptions } from './move-to-cluster.ts';
 import { defaultOperatorSocket } from './server.ts';
 
-const USAGE = `usage: npm run operator -- <issue-client|revoke-client|support-access> --org org_... [flags]
-  issue-client   --org --name --scopes "a:read b:write"
-  revoke-client  --org --client
-  support-access --org --action --purpose --staff
-  (socket: $OPERATOR_SOCKET or ${defaultOperatorSocket()})`;
+const USAGE = `usage: npm run operator -- <command> [flags]
+  on the running platform (socket: $OPERATOR_SOCKET or ${defaultOperatorSocket()}):
+    issue-client   --org --name --scopes "a:read b:write"
+    revoke-client  --org --client
+    support-access --org --action --purpose --staff
+    backup PATH    (a new or empty directory)
+  offline, the platform stopped:
+    move-to-cluster --data-dir DIR --nats URL --redis URL --namespace NS [--replicas N]
+                    (defaults: $DATA_DIR or ./data, $NATS_URL, $REDIS_URL, $STORE_NAMESPACE or wf)`;
 
-export function parseArgs(argv: string[]): OperatorCommand {
+/** A command this process runs itself: the platform must be stopped for it. */
+export type OfflineCommand = { op: 'move-to-cluster' } & Omit<MoveOptions, 'now' | 'log'>;
+
+export function parseArgs(argv: string[], env: Readonly<Record<string, string | undefined>> = process.env): OperatorCommand | OfflineCommand {
   const [op, ...rest] = argv;
   const flags: Record<string, string> = {};
+  const positional: string[] = [];
   for (let i = 0; i < rest.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(rest[i]);
-    if (!m) throw new Error(`unexpected argument ${rest[i]}\n${USAGE}`);
-    flags[m[1]] = m[2] ?? rest[++i] ?? '';
+    if (m) flags[m[1]] = m[2] ?? rest[++i] ?? '';
+    else if (op === 'backup' && positional.length === 0) positional.push(rest[i]);
+    else throw new Error(`unexpected argument ${rest[i]}\n${USAGE}`);
   }
   switch (op) {
     case 'issue-client':
@@ -34,7 +52,27 @@ export function parseArgs(argv: string[]): OperatorCommand {
     case 'revoke-client':
       return { op, org: flags.org, client: flags.client };
     case 'support-access':
-      return { op, org: flags.org, action: flags.action, purpose: flags.purpose, staff: flags.staff ?? process.env.USER ?? '' };
+      return { op, org: flags.org, action: flags.action, purpose: flags.purpose, staff: flags.staff ?? env.USER ?? '' };
+    case 'backup':
+      // The platform may run in another directory: a relative PATH means the one here.
+      if (!positional[0]) throw new Error(`backup needs a PATH\n${USAGE}`);
+      return { op, path: resolve(positional[0]) };
+    case 'move-to-cluster': {
+      const natsUrl = flags.nats ?? env.NATS_URL;
+      const redisUrl = flags.redis ?? env.REDIS_URL;
+      if (!natsUrl || !redisUrl) throw new Error(`move-to-cluster needs --nats and --redis (or NATS_URL and REDIS_URL)\n${USAGE}`);
+      const replicas = flags.replicas ?? env.NATS_REPLICAS;
+      const retention = env.READING_RETENTION_MS;
+      return {
+        op,
+        dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? './data'),
+        natsUrl,
+        redisUrl,
+        namespace: flags.namespace ?? env.STORE_NAMESPACE ?? 'wf',
+        replicas: replicas ? Number(replicas) : undefined,
+        readingRetentionMs: retention ? Number(retention) : undefined,
+      };
+    }
     default:
       throw new Error(USAGE);
   }
@@ -59,12 +97,19 @@ export function send(cmd: OperatorCommand, path = defaultOperatorSocket()): Prom
 }
 
 async function main(): Promise<void> {
-  let cmd: OperatorCommand;
+  let cmd: OperatorCommand | OfflineCommand;
   try {
     cmd = parseArgs(process.argv.slice(2));
   } catch (e) {
     console.error((e as Error).message);
     process.exitCode = 2;
+    return;
+  }
+  if (cmd.op === 'move-to-cluster') {
+    const { op: _, ...opts } = cmd;
+    const counts = await moveToCluster({ ...opts, log: (line) => console.error(`[move-to-cluster] ${line}`) });
+    console.log(JSON.stringify({ moved: opts.dataDir, namespace: opts.namespace, ...counts }, null, 2));
+    console.error(`[move-to-cluster] done: start the platform with NATS_URL=${opts.natsUrl} REDIS_URL=${opts.redisUrl} STORE_NAMESPACE=${opts.namespace}`);
     return;
   }
   const out = await send(cmd);

@@ -1,15 +1,19 @@
 /**
  * Staff actions (spec 5.3 "client identifier and secret are issued by the maker on request";
- * 2.2 SupportAccess; 5.8 live keys are not self-serve). Plain functions over a running platform,
- * reached from the CLI through the server's operator socket (operator/server.ts).
+ * 2.2 SupportAccess; 5.8 live keys are not self-serve; DESIGN "Stores" backup while serving).
+ * Plain functions over a running platform, reached from the CLI through the server's operator
+ * socket (operator/server.ts).
  */
 import { ApiError, type Platform } from '../kernel/index.ts';
 import { issueClient, recordSupportAccess, revokeClient } from '../actors/accounts/index.ts';
+import { backup } from './backup.ts';
 
 export type OperatorCommand =
   | { op: 'issue-client'; org: string; name: string; scopes: string[] }
   | { op: 'revoke-client'; org: string; client: string }
-  | { op: 'support-access'; org: string; action: string; purpose: string; staff: string };
+  | { op: 'support-access'; org: string; action: string; purpose: string; staff: string }
+  /** `path` is absolute: the CLI resolves it against its own working directory. */
+  | { op: 'backup'; path: string };
 
 const need = (v: unknown, what: string): string => {
   if (typeof v !== 'string' || v.trim() === '') throw new ApiError('validation_failed', `--${what} is required.`);
@@ -24,6 +28,8 @@ export async function runOperatorCommand(platform: Platform, cmd: OperatorComman
       return revokeClient(platform, need(cmd.org, 'org'), need(cmd.client, 'client'));
     case 'support-access':
       return recordSupportAccess(platform, { org: need(cmd.org, 'org'), action: need(cmd.action, 'action'), purpose: need(cmd.purpose, 'purpose'), staff: need(cmd.staff, 'staff') });
+    case 'backup':
+      return backup(platform, cmd.path);
     default: {
       const op = (cmd as { op?: unknown }).op;
       throw new ApiError('validation_failed', `Unknown operator command ${String(op)}.`);
