@@ -6,7 +6,8 @@
  * SIGINT / SIGTERM: stop accepting connections and answer every request still arriving on open
  * ones, with Connection: close, until none is open or SHUTDOWN_GRACE_MS (default 12 s) has passed
  * (docs/gaps.md#gateway); then hand shards to the other nodes (cluster), drain every mailbox, flush
- * snapshots, close the stores, exit 0. A second signal exits at once.
+ * snapshots, close the stores, exit 0. A second signal exits at once (one within a second of the
+ * first is npm passing the same one on). `npm start` execs node, so a signal to npm reaches it.
  */
 import { hostname } from 'node:os';
 import { areas } from './actors/index.ts';
@@ -16,6 +17,9 @@ import { ClusterNode } from './runtime/cluster/index.ts';
 import { createPlatform, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
 import { SystemClock } from './runtime/index.ts';
 import { createStores, StoreSetupError, type ClusterStores, type Stores } from './stores/index.ts';
+
+/** A second signal within this long of the first is the same one passed on by npm (shutdown). */
+const SIGNAL_ECHO_MS = 1_000;
 
 /** Actors kept in memory over the local stores unless MAX_ACTIVE_ACTORS says otherwise. */
 const LOCAL_MAX_ACTIVE = 50_000;
@@ -63,16 +67,18 @@ if (stores.mode === 'cluster') {
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
 // Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.
 const operator = await startOperatorSocket(platform); // $OPERATOR_SOCKET or a per-node default
-const mode = node ? `cluster node ${node.nodeId}` : local ? 'local, durable' : 'memory, nothing is kept after exit';
-log(`listening on port ${gateway.port} (${mode}; data: ${stores.location}); operator socket ${operator.path}`);
 
-let stopping = false;
+/** When the first signal came (monotonic ms); undefined while serving. */
+let stoppingSince: number | undefined;
 async function shutdown(signal: string): Promise<void> {
-  if (stopping) {
+  if (stoppingSince !== undefined) {
+    // Ctrl-C reaches both npm and this process, and npm passes it on: a second signal this soon
+    // is that copy, not someone asking again.
+    if (performance.now() - stoppingSince < SIGNAL_ECHO_MS) return;
     log(`${signal} again: exiting now`);
     process.exit(1);
   }
-  stopping = true;
+  stoppingSince = performance.now();
   log(`${signal}: stopping`);
   try {
     await gateway.close(grace); // stops accepting; every request on an open connection is answered
@@ -89,5 +95,8 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }
 }
+// Handlers first, then the line that says it serves: a signal sent on seeing it is handled.
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+const mode = node ? `cluster node ${node.nodeId}` : local ? 'local, durable' : 'memory, nothing is kept after exit';
+log(`listening on port ${gateway.port} (${mode}; data: ${stores.location}); operator socket ${operator.path}`);

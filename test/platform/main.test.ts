@@ -1,40 +1,15 @@
 /**
- * `npm start` starts the embedded platform and stops cleanly (DESIGN "The runtime"; README): on SIGTERM and
- * SIGINT it stops accepting, drains, flushes snapshots and exits 0.
+ * `npm start` starts the platform and stops cleanly (DESIGN "The runtime"; README): on SIGTERM and
+ * SIGINT it stops accepting, drains, flushes snapshots and exits 0. Run once, in the local project
+ * (the default of `npm start`): the child processes use no store family of the test's.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { exitOf, startMain as start } from '../../support/main-process.ts';
 import { get, RawConnection, type RawResponse } from '../gateway/raw-http.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function start(extra: NodeJS.ProcessEnv = {}): Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(mkdtempSync(join(tmpdir(), 'wf-main-')), 'operator.sock'), ...extra };
-  delete env.NATS_URL;
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on port (\d+) \(embedded\)/.exec(out);
-      if (m) resolve({ port: Number(m[1]), child, output: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-    child.on('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-  });
-}
-
-const exitOf = (child: ReturnType<typeof spawn>) => new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-
-describe('npm start (README; DESIGN "The runtime")', () => {
+describe.runIf(process.env.TEST_STORES === 'local')('npm start (README; DESIGN "The runtime")', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`serves on its embedded default and exits 0 on ${signal} after stopping cleanly`, async () => {
+    it(`serves on its durable local default and exits 0 on ${signal} after stopping cleanly`, async () => {
       const { port, child, output } = await start();
       const res = await fetch(`http://127.0.0.1:${port}/v1/me`);
       expect(res.status).toBe(401);

@@ -1,0 +1,37 @@
+/**
+ * `npm start`'s entry (main.ts) as a child process for tests: on loopback, a port of its own, an
+ * operator socket and a data directory of its own (DATA_DIR, unless given), never NATS or Redis.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from './stores.ts';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface MainProcess {
+  port: number;
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string;
+}
+
+/** Resolves once it prints its listening line; rejects with its output if it exits first. */
+export function startMain(extra: NodeJS.ProcessEnv = {}, command: string[] = [process.execPath, '--import', 'tsx', 'main.ts']): Promise<MainProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(tempDir('wf-main-'), 'operator.sock'), DATA_DIR: tempDir('wf-data-'), ...extra };
+  delete env.NATS_URL;
+  delete env.REDIS_URL;
+  const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on port (\d+) \(/.exec(out);
+      if (m) resolve({ port: Number(m[1]), child, output: () => out });
+    });
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
+  });
+}
+
+export const exitOf = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.on('exit', (code) => r(code))));
