@@ -78,7 +78,6 @@ const IN_FLIGHT = 256;
 /** One append carries at most this many events and about this many bytes (JetStream's message cap is 4 MiB). */
 const APPEND_EVENTS = 256;
 const APPEND_BYTES = 1 << 20;
-const SEP = '\u0000';
 const CURSOR = /:cursor$/;
 const LEASE = /:lease$/;
 
@@ -244,9 +243,8 @@ async function copyLists(local: LocalStores, cluster: ClusterStores): Promise<nu
   let ops: IndexOp[] = [];
   const chunks: IndexOp[][] = [];
   for (const { key, value } of local.entries('index-places')) {
-    const k = key as string;
-    const cut = k.indexOf(SEP);
-    ops.push({ op: 'put', list: k.slice(0, cut), id: k.slice(cut + 1), sortKey: value as string, fresh: true });
+    const [list, id] = local.keyParts(key as string);
+    ops.push({ op: 'put', list, id, sortKey: value as string, fresh: true });
     if (ops.length === 500) (chunks.push(ops), (ops = []));
   }
   if (ops.length) chunks.push(ops);
@@ -262,7 +260,7 @@ async function copyReadings(local: LocalStores, cluster: ClusterStores, horizon:
   let copied = 0;
   let skipped = 0;
   for (const { key, value } of local.entries('readings')) {
-    const worker = (key as string).slice(0, (key as string).indexOf(SEP));
+    const [worker] = local.keyParts(key as string);
     const reading = value as StoredReading;
     if (reading.recordedAt < horizon) {
       skipped++;
