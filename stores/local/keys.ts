@@ -9,9 +9,12 @@
 export const SEP = '\u001f';
 export const PAST = ' ';
 
-/** A non-negative integer (ms since epoch, a version) as 16 digits: byte order is numeric order. */
+/**
+ * A non-negative integer (ms since epoch, a version) as 16 digits: byte order is numeric order.
+ * Open bounds (±Infinity, as a range's ends) clamp to the first and last such key.
+ */
 export const fixed = (n: number): string => {
-  const s = String(Math.max(0, Math.floor(n)));
+  const s = String(Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(n))));
   return s.length >= 16 ? s : '0'.repeat(16 - s.length) + s;
 };
 

@@ -332,6 +332,14 @@ describe(`readings (${storeFamily()})`, () => {
     expect(await stores.readings.range('wrk_3', t, t + 100)).toEqual([]);
   });
 
+  it('range - open bounds (-Infinity, Infinity) give every reading of the worker kept, and only its own', async () => {
+    const t = clock.now();
+    await stores.readings.append('wrk_1', [{ recordedAt: t + 20, data: 2 }, { recordedAt: t + 10, data: 1 }]);
+    await stores.readings.append('wrk_10', [{ recordedAt: t + 15, data: 'other' }]);
+    expect((await stores.readings.range('wrk_1', -Infinity, Infinity)).map((r) => r.data)).toEqual([1, 2]);
+    expect((await stores.readings.range('wrk_1', t + 11, Infinity)).map((r) => r.data)).toEqual([2]);
+  });
+
   it('range - readings older than the retention window are gone', async () => {
     const t = clock.now();
     await stores.readings.append('wrk_1', [{ recordedAt: t, data: 1 }, { recordedAt: t + 1000, data: 2 }]);
