@@ -2,7 +2,7 @@ import type { Database } from 'lmdb';
 import { VersionConflictError, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
-import { fixed, join, PAST } from './keys.ts';
+import { PAST, fixed, join, part } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /** Feed entries kept in memory as committed, so readers that keep up never decode from disk. */
@@ -59,7 +59,7 @@ export class LocalJournal implements Journal {
     const results: Array<Error | undefined> = new Array(items.length);
     for (let n = 0; n < items.length; n++) {
       const { stream, expectedVersion, events, effects } = items[n];
-      const actual = (this.heads.get(stream) as number | undefined) ?? 0;
+      const actual = (this.heads.get(part(stream)) as number | undefined) ?? 0;
       let err: Error | undefined = actual !== expectedVersion ? new VersionConflictError(stream, expectedVersion, actual) : undefined;
       for (let i = 0; !err && i < events.length; i++) {
         if (events[i].version !== expectedVersion + 1 + i) err = new VersionConflictError(stream, expectedVersion + 1 + i, events[i].version);
@@ -72,7 +72,7 @@ export class LocalJournal implements Journal {
         this.feed.put(position, [stream, e.version]);
         entries.push({ position, stream, event: e });
       }
-      this.heads.put(stream, events[events.length - 1].version);
+      this.heads.put(part(stream), events[events.length - 1].version);
       if (effects) {
         if (effects.indexOps.length) this.indexes.write(effects.indexOps);
         if (effects.reminderPuts.length || effects.reminderCancels.length) this.reminders.write(effects.reminderPuts, effects.reminderCancels);

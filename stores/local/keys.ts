@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Key shapes of the local family. Keys are strings in LMDB's ordered-binary encoding, which
  * orders them by their UTF-8 bytes; a part that ranges (a time) is written as fixed-width digits,
@@ -18,4 +20,20 @@ export const fixed = (n: number): string => {
   return s.length >= 16 ? s : '0'.repeat(16 - s.length) + s;
 };
 
-export const join = (...parts: string[]): string => parts.join(SEP);
+/** Longest part written as it is, in UTF-8 bytes: three such parts and a time stay under LMDB's key limit. */
+const LONGEST_PART = 512;
+/** Starts a part that stands for a longer one; no name or id starts with it. */
+const DIGESTED = '\u001e';
+
+/**
+ * A part of a key as written: itself, or, past LONGEST_PART bytes, a digest of it. Such a part
+ * only comes from hostile input (a path id of thousands of characters) and only needs to find
+ * what was written under the same part; it keeps no order.
+ */
+export const part = (s: string): string => (s.length * 3 <= LONGEST_PART || Buffer.byteLength(s) <= LONGEST_PART ? s : DIGESTED + createHash('sha256').update(s).digest('base64url'));
+
+export const join = (...parts: string[]): string => {
+  let out = part(parts[0]);
+  for (let i = 1; i < parts.length; i++) out += SEP + part(parts[i]);
+  return out;
+};

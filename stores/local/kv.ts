@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 import type { KeyValueStore, Now, Scalar } from '../types.ts';
-import { fixed, join, PAST } from './keys.ts';
+import { PAST, fixed, join, part } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /** What a key holds on disk: `[value]`, or `[value, expires at]` for a key written with a TTL. */
@@ -40,7 +40,7 @@ export class LocalKeyValue implements KeyValueStore {
 
   async get<T>(key: string): Promise<T | undefined> {
     const p = this.pending.get(key);
-    return this.live(p ? p.held : (this.db.get(key) as Held | undefined)) as T | undefined;
+    return this.live(p ? p.held : (this.db.get(part(key)) as Held | undefined)) as T | undefined;
   }
 
   set(key: string, value: unknown, ttlMs?: number): Promise<void> {
@@ -50,12 +50,12 @@ export class LocalKeyValue implements KeyValueStore {
   }
 
   delete(key: string): Promise<void> {
-    return this.queue(key, undefined, () => this.db.remove(key));
+    return this.queue(key, undefined, () => this.db.remove(part(key)));
   }
 
   setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
     return this.writer.run(() => {
-      if (this.live(this.db.get(key) as Held | undefined) !== undefined) return false;
+      if (this.live(this.db.get(part(key)) as Held | undefined) !== undefined) return false;
       this.write(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
       return true;
     });
@@ -63,8 +63,8 @@ export class LocalKeyValue implements KeyValueStore {
 
   compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
     return this.writer.run(() => {
-      if (this.live(this.db.get(key) as Held | undefined) !== expected) return false;
-      if (value === undefined) this.db.remove(key);
+      if (this.live(this.db.get(part(key)) as Held | undefined) !== expected) return false;
+      if (value === undefined) this.db.remove(part(key));
       else this.write(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
       return true;
     });
@@ -73,9 +73,9 @@ export class LocalKeyValue implements KeyValueStore {
   /** A counter keeps the expiry it has. */
   incr(key: string, by = 1): Promise<number> {
     return this.writer.run(() => {
-      const held = this.db.get(key) as Held | undefined;
+      const held = this.db.get(part(key)) as Held | undefined;
       const cur = ((this.live(held) as number | undefined) ?? 0) + by;
-      this.db.put(key, held?.length === 2 && this.live(held) !== undefined ? [cur, held[1]] : [cur]);
+      this.db.put(part(key), held?.length === 2 && this.live(held) !== undefined ? [cur, held[1]] : [cur]);
       return cur;
     });
   }
@@ -111,8 +111,8 @@ export class LocalKeyValue implements KeyValueStore {
   }
 
   private write(key: string, held: Held): void {
-    this.db.put(key, held);
-    if (held.length === 2) this.expiry.put(join(fixed(held[1]), key), key);
+    this.db.put(part(key), held);
+    if (held.length === 2) this.expiry.put(join(fixed(held[1]), key), part(key));
   }
 
   /** A plain write: visible to reads at once, on disk when its transaction is. */

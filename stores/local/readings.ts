@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Now, ReadingStore, StoredReading } from '../types.ts';
-import { fixed, join, PAST, SEP } from './keys.ts';
+import { PAST, SEP, fixed, join } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /**
@@ -26,7 +26,7 @@ export class LocalReadings implements ReadingStore {
     const tags = readings.map(() => `${this.tag}${(this.seq++).toString(36)}`);
     return this.writer.run(() => {
       const horizon = this.now() - this.retentionMs;
-      const old = this.db.getKeys({ start: worker + SEP, end: join(worker, fixed(horizon)) }).asArray;
+      const old = this.db.getKeys({ start: join(worker, ''), end: join(worker, fixed(horizon)) }).asArray;
       for (const key of old) this.db.remove(key);
       for (let i = 0; i < readings.length; i++) {
         const r = readings[i];

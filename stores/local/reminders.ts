@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 import type { Now, Reminder, ReminderStore } from '../types.ts';
-import { fixed, join, PAST } from './keys.ts';
+import { PAST, fixed, join, part } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /**
@@ -27,13 +27,13 @@ export class LocalReminders implements ReminderStore {
     for (const key of cancels) this.remove(key);
     for (const r of puts) {
       this.remove(r.key);
-      this.byKey.put(r.key, r);
+      this.byKey.put(part(r.key), r);
       this.byDue.put(join(fixed(r.dueAt), r.key), r.key);
     }
   }
 
   async get(key: string): Promise<Reminder | undefined> {
-    return this.byKey.get(key) as Reminder | undefined;
+    return this.byKey.get(part(key)) as Reminder | undefined;
   }
 
   cancel(key: string): Promise<void> {
@@ -44,7 +44,7 @@ export class LocalReminders implements ReminderStore {
     const out: Reminder[] = [];
     let n = 0;
     for (const { value } of this.byDue.getRange({ end: fixed(now) + PAST })) {
-      const r = this.byKey.get(value as string) as Reminder | undefined;
+      const r = this.byKey.get(part(value as string)) as Reminder | undefined;
       if (!r || r.dueAt > now) continue; // replaced meanwhile
       if (n++ < skip) continue;
       out.push(r);
@@ -64,7 +64,7 @@ export class LocalReminders implements ReminderStore {
   complete(r: Reminder): Promise<void> {
     this.claims.delete(r.generation);
     return this.writer.run(() => {
-      const cur = this.byKey.get(r.key) as Reminder | undefined;
+      const cur = this.byKey.get(part(r.key)) as Reminder | undefined;
       if (cur && cur.generation === r.generation) this.remove(r.key);
     });
   }
@@ -72,23 +72,23 @@ export class LocalReminders implements ReminderStore {
   postpone(r: Reminder, dueAt: number): Promise<void> {
     this.claims.delete(r.generation);
     return this.writer.run(() => {
-      const cur = this.byKey.get(r.key) as Reminder | undefined;
+      const cur = this.byKey.get(part(r.key)) as Reminder | undefined;
       if (!cur || cur.generation !== r.generation) return;
       this.write([{ ...cur, dueAt }], []);
     });
   }
 
   async nextDue(): Promise<number | undefined> {
-    for (const { value } of this.byDue.getRange({ limit: 1 })) return (this.byKey.get(value as string) as Reminder | undefined)?.dueAt;
+    for (const { value } of this.byDue.getRange({ limit: 1 })) return (this.byKey.get(part(value as string)) as Reminder | undefined)?.dueAt;
     return undefined;
   }
 
   async close(): Promise<void> {}
 
   private remove(key: string): void {
-    const cur = this.byKey.get(key) as Reminder | undefined;
+    const cur = this.byKey.get(part(key)) as Reminder | undefined;
     if (!cur) return;
-    this.byKey.remove(key);
+    this.byKey.remove(part(key));
     this.byDue.remove(join(fixed(cur.dueAt), key));
   }
 }

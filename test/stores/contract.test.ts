@@ -202,6 +202,19 @@ describe(`reminders (${storeFamily()})`, () => {
 });
 
 describe(`key-value (${storeFamily()})`, () => {
+  it('a key of thousands of characters (a hostile path id) is written and read back, and stays apart from its neighbours', async () => {
+    const long = `k:${'x'.repeat(5000)}`;
+    await stores.kv.set(long, 1);
+    await stores.kv.set(`${long}y`, 2);
+    expect(await stores.kv.get(long)).toBe(1);
+    expect(await stores.kv.get(`${long}y`)).toBe(2);
+    expect(await stores.kv.get(`k:${'x'.repeat(4999)}`)).toBeUndefined();
+    const stream = `thing.${'é'.repeat(3000)}`;
+    await stores.journal.append(stream, 0, [ev(1)]);
+    expect(await stores.journal.read(stream, 0)).toEqual([ev(1)]);
+    expect(await stores.snapshots.load(stream)).toBeUndefined();
+  });
+
   it('set and get round-trip plain data; delete removes', async () => {
     const value = { a: 1, b: 'two', c: [true, null, { d: 4.5 }], e: 12345678901234n };
     await stores.kv.set('k', value);
