@@ -11,7 +11,7 @@
  *   its expected version, so the cluster feed holds the same entries in the same order; both
  *   feeds are then read side by side to check it;
  * - snapshots, reminders, list memberships (copied, not rebuilt: derived records such as audit
- *   entries have lists no actor kind derives), and heartbeat readings still inside the window;
+ *   entries have lists no actor kind derives), and heartbeat readings;
  * - every key-value record with its remaining time to live (an expired one is left behind);
  *   a feed reader's cursor (`<name>:cursor`) names a local feed position, so it is written as the
  *   cluster position of the same entry, and reactions neither run again nor skip. A reader's
@@ -61,7 +61,6 @@ export interface MoveCounts {
   reminders: number;
   list_entries: number;
   readings: number;
-  readings_outside_window: number;
   kv_records: number;
   kv_expired: number;
   /** Feed cursors written as cluster positions. */
@@ -100,16 +99,15 @@ export async function moveToCluster(o: MoveOptions): Promise<MoveCounts> {
       const snapshots = await copySnapshots(local, cluster);
       const reminders = await copyReminders(local, cluster);
       const lists = await copyLists(local, cluster);
-      const readings = await copyReadings(local, cluster, now() - (o.readingRetentionMs ?? 30 * 24 * 3600_000));
-      log(`snapshots: ${snapshots}, reminders: ${reminders}, list entries: ${lists}, readings: ${readings.copied}`);
+      const readings = await copyReadings(local, cluster);
+      log(`snapshots: ${snapshots}, reminders: ${reminders}, list entries: ${lists}, readings: ${readings}`);
       const kv = await copyKeyValues(local, cluster, cursors, now);
       return {
         ...journal,
         snapshots,
         reminders,
         list_entries: lists,
-        readings: readings.copied,
-        readings_outside_window: readings.skipped,
+        readings,
         kv_records: kv.copied,
         kv_expired: kv.expired,
         cursors: cursors.length,
@@ -238,40 +236,46 @@ function copyReminders(local: LocalStores, cluster: ClusterStores): Promise<numb
   return inFlight(local.entries('reminders'), ({ value }) => cluster.reminders.put(value as Reminder));
 }
 
-/** Each member's place (list, id -> sort key) is one put. */
+/** Each member's place (list, id -> sort key) is one put, applied 500 at a time. */
 async function copyLists(local: LocalStores, cluster: ClusterStores): Promise<number> {
-  let ops: IndexOp[] = [];
-  const chunks: IndexOp[][] = [];
-  for (const { key, value } of local.entries('index-places')) {
-    const [list, id] = local.keyParts(key as string);
-    ops.push({ op: 'put', list, id, sortKey: value as string, fresh: true });
-    if (ops.length === 500) (chunks.push(ops), (ops = []));
-  }
-  if (ops.length) chunks.push(ops);
   let n = 0;
-  await inFlight(chunks, (chunk) => ((n += chunk.length), cluster.indexes.apply(chunk)));
+  await inFlight(chunks(local.entries('index-places'), () => true), (chunk) => {
+    const ops: IndexOp[] = chunk.map(({ key, value }) => {
+      const [list, id] = local.keyParts(key as string);
+      return { op: 'put', list, id, sortKey: value as string, fresh: true };
+    });
+    n += ops.length;
+    return cluster.indexes.apply(ops);
+  });
   return n;
 }
 
-/** A worker's readings in one message per 500, in recorded order; those before `horizon` are past the window. */
-async function copyReadings(local: LocalStores, cluster: ClusterStores, horizon: number): Promise<{ copied: number; skipped: number }> {
-  const batches: Array<{ worker: string; readings: StoredReading[] }> = [];
-  let batch: { worker: string; readings: StoredReading[] } | undefined;
-  let copied = 0;
-  let skipped = 0;
-  for (const { key, value } of local.entries('readings')) {
-    const [worker] = local.keyParts(key as string);
-    const reading = value as StoredReading;
-    if (reading.recordedAt < horizon) {
-      skipped++;
-      continue;
+/**
+ * A worker's readings in one message per 500, in recorded order. Those past the window are copied
+ * too: the local store drops them at the worker's next append, the cluster's when read, both by
+ * the window the platform is started with.
+ */
+async function copyReadings(local: LocalStores, cluster: ClusterStores): Promise<number> {
+  const worker = (key: unknown) => local.keyParts(key as string)[0];
+  let n = 0;
+  await inFlight(chunks(local.entries('readings'), (a, b) => worker(a.key) === worker(b.key)), (chunk) => {
+    n += chunk.length;
+    return cluster.readings.append(worker(chunk[0].key), chunk.map((e) => e.value as StoredReading));
+  });
+  return n;
+}
+
+/** Consecutive entries in groups of at most 500 that `together` accepts, read as they are written. */
+function* chunks<T>(entries: Iterable<T>, together: (first: T, next: T) => boolean): Generator<T[]> {
+  let chunk: T[] = [];
+  for (const e of entries) {
+    if (chunk.length === 500 || (chunk.length > 0 && !together(chunk[0], e))) {
+      yield chunk;
+      chunk = [];
     }
-    if (!batch || batch.worker !== worker || batch.readings.length === 500) batches.push((batch = { worker, readings: [] }));
-    batch.readings.push(reading);
-    copied++;
+    chunk.push(e);
   }
-  await inFlight(batches, (b) => cluster.readings.append(b.worker, b.readings));
-  return { copied, skipped };
+  if (chunk.length) yield chunk;
 }
 
 async function copyKeyValues(local: LocalStores, cluster: ClusterStores, cursors: Cursor[], now: Now): Promise<{ copied: number; expired: number }> {

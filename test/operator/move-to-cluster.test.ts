@@ -81,7 +81,11 @@ describe.runIf(storeFamily() === 'cluster')('move-to-cluster (DESIGN "Stores", i
     const token = await consent(h, subject('moved'), {}, { key: p.o.key });
     const signedIn = await h.request('POST', '/v1/sessions', { key: null, body: { email: p.o.email, password: p.o.password } });
     expect(signedIn.status, signedIn.text).toBe(200);
-    await local.readings.append('wkr_moved', [{ recordedAt: clock.now() - 1_000, data: { lat: 6.45, lng: 3.39 } }]);
+    const readings = {
+      wkr_moved_a: [{ recordedAt: clock.now() - 1_000, data: { lat: 6.45, lng: 3.39 } }],
+      wkr_moved_b: [{ recordedAt: clock.now() - 2_000, data: { lat: 9.07, lng: 7.49 } }, { recordedAt: clock.now() - 500, data: { lat: 9.08, lng: 7.5 } }],
+    };
+    for (const [worker, rs] of Object.entries(readings)) await local.readings.append(worker, rs);
     await h.platform.system.settle();
 
     // What the platform served before it stopped: derived lists (audit entries, events) included.
@@ -102,7 +106,7 @@ describe.runIf(storeFamily() === 'cluster')('move-to-cluster (DESIGN "Stores", i
     const ns = testNamespace('move');
     const { stdout } = await move(dir, ns);
     const counts = JSON.parse(stdout);
-    expect(counts).toMatchObject({ namespace: ns, events: localFeed.length, reminders: reminders.length, readings: 1, cursors: CURSORS.length });
+    expect(counts).toMatchObject({ namespace: ns, events: localFeed.length, reminders: reminders.length, readings: 3, cursors: CURSORS.length });
     expect(counts.kv_records).toBeGreaterThan(0);
 
     // The namespace now holds a journal: a second move into it is refused.
@@ -115,7 +119,7 @@ describe.runIf(storeFamily() === 'cluster')('move-to-cluster (DESIGN "Stores", i
     expect(clusterFeed.map((e) => [e.stream, e.event.id])).toEqual(localFeed.map((e) => [e.stream, e.event.id]));
     for (const k of CURSORS) expect(await stores.kv.get(k)).toBe(clusterFeed[clusterFeed.length - 1].position);
     for (const r of reminders) expect(await stores.reminders.get(r.key)).toEqual(r);
-    expect(await stores.readings.range('wkr_moved', 0, cclock.now())).toEqual([{ recordedAt: clock.now() - 1_000, data: { lat: 6.45, lng: 3.39 } }]);
+    for (const [worker, rs] of Object.entries(readings)) expect(await stores.readings.range(worker, 0, cclock.now()), worker).toEqual(rs);
 
     const c = await startHarness({ clock: cclock, stores });
     cleanup.push(() => c.close());
