@@ -3,12 +3,14 @@
  * a free loopback port to give one, and a JSON request through node:http with a deadline, on a
  * given agent (keep-alive) or on a fresh connection (`agent: false`).
  */
-import { request, type Agent } from 'node:http';
+import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 
 export interface JsonReply {
   status: number;
   body: any;
+  /** Lower-case names, as node:http gives them (a replay is told by `service-idempotent-replay`). */
+  headers: IncomingHttpHeaders;
 }
 
 export function freePort(): Promise<number> {
@@ -29,7 +31,7 @@ export function jsonCall(port: number, method: string, path: string, headers: Re
     const req = request({ host: '127.0.0.1', port, method, path, agent: opts.agent, timeout: opts.timeoutMs, headers: sent }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -1,0 +1,264 @@
+/**
+ * `npm start` processes on a data directory (DESIGN "Stores": local, the default), for the crash
+ * test and the durability bench: start one and time it to its first answered request, kill it -9,
+ * and the kill loop of STYLE "An acknowledgement is a promise".
+ *
+ * The loop drives `main.ts` itself rather than a platform assembled for the test: the promise is
+ * made by `npm start`, so its own start-up (store choice, passivation limit, lock take-over) is
+ * part of what is proved. Its keyed create is POST /v1/api_keys: a real create whose record id
+ * is derived from the Idempotency-Key, and whose answer is only usable (a working secret) if every
+ * write behind it was kept, so a lost write shows as a key that no longer authenticates.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { freePort, jsonCall, type JsonReply } from './node-http.ts';
+import { rng } from './rng.ts';
+import { until } from './until.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CREATE_PATH = '/v1/api_keys';
+/** A retried create waits for its first execution server-side before it is answered. */
+const REQUEST_TIMEOUT_MS = 90_000;
+/** How long the keys still in doubt after the last restart are retried before the loop gives up. */
+const FINAL_RETRIES_MS = 150_000;
+
+export interface LocalNode {
+  port: number;
+  child: ChildProcess;
+  /** Ms from spawn to the first answered request. */
+  startMs: number;
+  call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonReply>;
+  /** SIGKILL, resolved once the process is gone (its lock is then stale, and taken over on restart). */
+  kill(): Promise<void>;
+  /** SIGTERM, resolved with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `node --import tsx main.ts` on `dataDir` (STORE=memory in `env` for the heap family), on a free
+ * loopback port, resolved once a request is answered (any status). `ready` replaces that check
+ * (a bench waits for a 200 of its own GET). `core` pins the process with taskset.
+ */
+export async function startLocalNode(dataDir: string, opts: { env?: Record<string, string>; core?: number; ready?: (node: LocalNode) => Promise<boolean> } = {}): Promise<LocalNode> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', OPERATOR_SOCKET: `${dataDir}.sock`, ...opts.env };
+  // the test projects set both for the cluster family; main.ts would then start a cluster node
+  delete env.NATS_URL;
+  delete env.REDIS_URL;
+  const argv = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', 'main.ts'];
+  const began = performance.now();
+  const child = opts.core === undefined ? spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] }) : spawn('taskset', ['-c', String(opts.core), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err = (err + String(d)).slice(-4000)));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const node: LocalNode = {
+    port,
+    child,
+    startMs: 0,
+    call: (method, path, headers, body) => jsonCall(port, method, path, headers, body, { agent, timeoutMs: REQUEST_TIMEOUT_MS }),
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+      agent.destroy();
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await exited;
+      agent.destroy();
+      return code;
+    },
+  };
+  const answered = async () => {
+    if (gone) throw new Error(`main.ts on ${dataDir} exited before answering: ${err}`);
+    try {
+      return opts.ready ? await opts.ready(node) : (await jsonCall(port, 'GET', '/v1/me', {}, undefined, { agent: false, timeoutMs: 5_000 }), true);
+    } catch {
+      return false; // not listening yet
+    }
+  };
+  await until(answered, 120_000);
+  node.startMs = performance.now() - began;
+  return node;
+}
+
+export interface CrashLoopOptions {
+  dir: string;
+  kills: number;
+  /** Concurrent clients, each sending keyed creates one after another. */
+  clients: number;
+  seed: number;
+  /** Each kill comes after a random number of answers in [min, max] since the last start (acknowledgements, replays, refusals). */
+  acksBetweenKills: [number, number];
+  /** Acknowledged keys sent again after each restart (the newest before the kill): each must replay. */
+  replaysPerKill: number;
+}
+
+export interface CrashLoopResult {
+  kills: number;
+  /** Keys answered 2xx at their first attempt. */
+  acknowledged: number;
+  /** Keys whose first attempt died with the process, retried after a restart until answered. */
+  inDoubt: number;
+  /** Acknowledged or retried keys with no listed record, or whose acknowledged secret stopped working. */
+  lost: string[];
+  /** Keys with more than one listed record. */
+  duplicates: string[];
+  /** Records listed under the loop's keys; every key ends exactly once, so acknowledged + inDoubt. */
+  records: number;
+  /** Acknowledged keys sent again after a kill, and those whose answer was not the first one replayed. */
+  replays: number;
+  replayMismatches: string[];
+  /** Answers that were neither 2xx nor a dropped connection (a 4xx, a 5xx other than a retryable one). */
+  refused: string[];
+  /** Ms from each restart's spawn to its first answered request. */
+  restartMs: number[];
+}
+
+interface First {
+  status: number;
+  body: any;
+}
+
+/**
+ * The kill loop (STYLE "An acknowledgement is a promise"): keyed creates from `clients` loops
+ * against a platform that is killed -9 after a seeded random number of acknowledgements, and
+ * restarted on the same directory, `kills` times. A create whose connection died is in doubt: it
+ * is retried with its key after the restart until answered. Then every key is counted through the
+ * list endpoint, and every acknowledged secret is tried.
+ */
+export async function crashLoop(o: CrashLoopOptions): Promise<CrashLoopResult> {
+  const random = rng(o.seed);
+  let node = await startLocalNode(o.dir);
+  const reg = await node.call('POST', '/v1/registrations', {}, { organisation_name: 'Crash Works', name: 'Ada Obi', email: `crash.${process.pid}.${o.seed}@example.ng`, password: 'violet-harmattan-7-kettle' });
+  if (reg.status >= 300) throw new Error(`registration failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+  const auth = { 'service-api-key': reg.body.api_key.key as string };
+  const acked = new Map<string, First>();
+  const ackOrder: string[] = [];
+  const doubt = new Set<string>();
+  const resolved = new Map<string, First>();
+  const refused: string[] = [];
+  const replayMismatches: string[] = [];
+  const restartMs: number[] = [];
+  let replays = 0;
+  let up: Promise<void> = Promise.resolve();
+  let running = true;
+  let sinceStart = 0;
+  let killAt = 0;
+  let killPoint: (() => void) | undefined;
+  const pick = () => o.acksBetweenKills[0] + Math.floor(random() * (o.acksBetweenKills[1] - o.acksBetweenKills[0] + 1));
+  const create = (key: string) => node.call('POST', CREATE_PATH, { ...auth, 'idempotency-key': key }, { name: key });
+  const retryable = (r: JsonReply) => r.status === 503 && r.body?.error?.retryable !== false;
+
+  /**
+   * One attempt of a key: its answer, `unknown` when the process died under it or it was told to
+   * retry (a retryable 503), `refused` for any other answer (counted; the key is not tried again).
+   */
+  const attempt = async (key: string): Promise<JsonReply | 'unknown' | 'refused'> => {
+    try {
+      const r = await create(key);
+      if (++sinceStart === killAt) killPoint?.();
+      if (r.status < 300) return r;
+      if (retryable(r)) return 'unknown';
+      refused.push(`${key}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      return 'refused';
+    } catch {
+      return 'unknown'; // connection refused, or dropped by the kill
+    }
+  };
+
+  let seq = 0;
+  const client = async () => {
+    while (running) {
+      const key = `crash-${o.seed}-${seq++}`;
+      await up;
+      const r = await attempt(key);
+      if (r === 'unknown') doubt.add(key);
+      if (typeof r === 'string') continue;
+      acked.set(key, { status: r.status, body: r.body });
+      ackOrder.push(key);
+    }
+  };
+
+  /** After a restart: every key in doubt tried once more, and the newest acknowledged keys sent again. */
+  const afterRestart = async (newest: string[]) => {
+    await Promise.all([
+      ...[...doubt].map(async (key) => {
+        const r = await attempt(key);
+        if (r !== 'unknown') doubt.delete(key);
+        if (typeof r !== 'string') resolved.set(key, { status: r.status, body: r.body });
+      }),
+      ...newest.map(async (key) => {
+        const r = await attempt(key);
+        if (r === 'unknown') return;
+        replays++;
+        if (r === 'refused') return void replayMismatches.push(`${key}: refused`);
+        const first = acked.get(key)!;
+        // the secret is shown once: a replay carries the same record with it nulled (gateway/idempotency.ts)
+        const same = r.status === first.status && r.headers['service-idempotent-replay'] === 'true' && JSON.stringify(r.body) === JSON.stringify({ ...first.body, key: null });
+        if (!same) replayMismatches.push(`${key}: ${r.status} replay=${r.headers['service-idempotent-replay']} ${JSON.stringify(r.body).slice(0, 200)}`);
+      }),
+    ]);
+  };
+
+  const clients = Array.from({ length: o.clients }, client);
+  const background: Promise<void>[] = [];
+  try {
+    for (let k = 0; k < o.kills; k++) {
+      killAt = pick();
+      if (sinceStart < killAt) await new Promise<void>((r) => (killPoint = r));
+      let open!: () => void;
+      up = new Promise((r) => (open = r));
+      await node.kill();
+      const newest = ackOrder.slice(-o.replaysPerKill);
+      node = await startLocalNode(o.dir);
+      restartMs.push(node.startMs);
+      sinceStart = 0;
+      open();
+      background.push(afterRestart(newest));
+    }
+    running = false;
+    await Promise.all(clients);
+    await Promise.all(background);
+    // the last restart's survivors: every key still in doubt is retried until it is answered
+    await until(async () => (await afterRestart([]), doubt.size === 0), FINAL_RETRIES_MS);
+    return { kills: o.kills, ...(await count(node, auth, acked, resolved)), acknowledged: acked.size, inDoubt: resolved.size, replays, replayMismatches, refused, restartMs };
+  } finally {
+    running = false;
+    await node.kill();
+  }
+}
+
+/** Every record listed once per key, every acknowledged secret still authenticating. */
+async function count(node: LocalNode, auth: Record<string, string>, acked: Map<string, First>, resolved: Map<string, First>) {
+  const listed = new Map<string, string[]>();
+  for (let after: string | undefined; ; ) {
+    const page = await node.call('GET', `${CREATE_PATH}?limit=100${after ? `&starting_after=${after}` : ''}`, auth);
+    if (page.status !== 200) throw new Error(`list failed: ${page.status} ${JSON.stringify(page.body)}`);
+    for (const k of page.body.data as Array<{ id: string; name: string }>) listed.set(k.name, [...(listed.get(k.name) ?? []), k.id]);
+    if (!page.body.has_more) break;
+    after = page.body.data[page.body.data.length - 1].id;
+  }
+  const lost: string[] = [];
+  const duplicates: string[] = [];
+  let records = 0;
+  for (const [key, first] of [...acked, ...resolved]) {
+    const ids = listed.get(key) ?? [];
+    records += ids.length;
+    if (ids.length > 1) duplicates.push(key);
+    if (!ids.includes(first.body.id)) lost.push(`${key}: ${first.body.id} not listed`);
+  }
+  const secrets = [...acked].filter(([, f]) => typeof f.body.key === 'string');
+  for (let i = 0; i < secrets.length; i += 32) {
+    await Promise.all(
+      secrets.slice(i, i + 32).map(async ([key, f]) => {
+        const r = await node.call('GET', `${CREATE_PATH}?limit=1`, { 'service-api-key': f.body.key });
+        if (r.status !== 200) lost.push(`${key}: its acknowledged secret is refused (${r.status})`);
+      }),
+    );
+  }
+  return { lost, duplicates, records };
+}
