@@ -33,6 +33,14 @@ const USAGE = `usage: npm run operator -- <command> [flags]
     move-to-cluster --data-dir DIR --nats URL --redis URL --namespace NS [--replicas N]
                     (defaults: $DATA_DIR or ./data, $NATS_URL, $REDIS_URL, $STORE_NAMESPACE or wf)`;
 
+const MOVE_FLAGS = ['data-dir', 'nats', 'redis', 'namespace', 'replicas'];
+
+const whole = (v: string | undefined, what: string): number | undefined => {
+  if (v === undefined || v === '') return undefined;
+  if (!/^[1-9][0-9]*$/.test(v)) throw new Error(`${what} must be a positive whole number, not ${JSON.stringify(v)}`);
+  return Number(v);
+};
+
 /** A command this process runs itself: the platform must be stopped for it. */
 export type OfflineCommand = { op: 'move-to-cluster' } & Omit<MoveOptions, 'now' | 'log'>;
 
@@ -58,19 +66,22 @@ export function parseArgs(argv: string[], env: Readonly<Record<string, string | 
       if (!positional[0]) throw new Error(`backup needs a PATH\n${USAGE}`);
       return { op, path: resolve(positional[0]) };
     case 'move-to-cluster': {
+      // A mistyped flag must not fall back to a default namespace or directory.
+      const unknown = Object.keys(flags).filter((f) => !MOVE_FLAGS.includes(f));
+      if (unknown.length) throw new Error(`move-to-cluster does not know --${unknown.join(', --')}\n${USAGE}`);
       const natsUrl = flags.nats ?? env.NATS_URL;
       const redisUrl = flags.redis ?? env.REDIS_URL;
       if (!natsUrl || !redisUrl) throw new Error(`move-to-cluster needs --nats and --redis (or NATS_URL and REDIS_URL)\n${USAGE}`);
-      const replicas = flags.replicas ?? env.NATS_REPLICAS;
-      const retention = env.READING_RETENTION_MS;
+      const replicas = whole(flags.replicas ?? env.NATS_REPLICAS, '--replicas (NATS_REPLICAS)');
+      const retention = whole(env.READING_RETENTION_MS, 'READING_RETENTION_MS');
       return {
         op,
         dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? './data'),
         natsUrl,
         redisUrl,
         namespace: flags.namespace ?? env.STORE_NAMESPACE ?? 'wf',
-        replicas: replicas ? Number(replicas) : undefined,
-        readingRetentionMs: retention ? Number(retention) : undefined,
+        replicas,
+        readingRetentionMs: retention,
       };
     }
     default:

@@ -12,6 +12,7 @@ import { startHarness } from '../../support/http.ts';
 import { clusterTestStores, localTestStores, natsUrl, redisUrl, storeFamily, tempDir, testNamespace } from '../../support/stores.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import type { FeedEntry, Journal, LocalStores, Reminder, Stores } from '../../stores/index.ts';
+import { parseArgs } from '../../operator/cli.ts';
 import { consent, subject } from '../identity/support.ts';
 import { fullBody, ngn } from '../sourcing/support.ts';
 import { cli, expectPopulated, listAll, populate } from './support.ts';
@@ -57,6 +58,26 @@ describe.runIf(storeFamily() === 'local')('move-to-cluster runs only on a stoppe
     const empty = tempDir();
     cleanup.push(() => rmSync(empty, { recursive: true, force: true }));
     expect(await refused(move(empty, testNamespace()))).toContain('is not a platform data directory');
+  });
+});
+
+describe.runIf(storeFamily() === 'local')('move-to-cluster arguments', () => {
+  const env = { NATS_URL: 'nats.example:4222', REDIS_URL: 'redis://redis.example:6379', DATA_DIR: '/srv/wf/data' };
+  it('the flags name the directory and namespace; absent ones default to the platform\'s own variables', () => {
+    expect(parseArgs(['move-to-cluster', '--namespace', 'prod'], env)).toEqual({ op: 'move-to-cluster', dataDir: '/srv/wf/data', natsUrl: 'nats.example:4222', redisUrl: 'redis://redis.example:6379', namespace: 'prod', replicas: undefined, readingRetentionMs: undefined });
+    expect(parseArgs(['move-to-cluster', '--data-dir=/d', '--nats', 'n:1', '--redis', 'redis://r', '--replicas', '3'], {})).toMatchObject({ dataDir: '/d', natsUrl: 'n:1', redisUrl: 'redis://r', namespace: 'wf', replicas: 3 });
+  });
+
+  it.each([
+    [['--namespce', 'prod'], 'does not know --namespce'],
+    [['--replicas', 'three'], 'must be a positive whole number'],
+    [['stray'], 'unexpected argument stray'],
+  ])('a mistyped flag is refused rather than falling back to a default namespace or directory: %j', (args, message) => {
+    expect(() => parseArgs(['move-to-cluster', ...args], env)).toThrow(message);
+  });
+
+  it('move-to-cluster needs NATS and Redis', () => {
+    expect(() => parseArgs(['move-to-cluster'], {})).toThrow('needs --nats and --redis');
   });
 });
 
