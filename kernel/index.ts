@@ -24,7 +24,7 @@ export type { Currency, MoneyValue } from './money.ts';
 export { MEMBERSHIP } from './membership.ts';
 export type { Membership } from './membership.ts';
 export { idOf, isIdOf } from './path-ids.ts';
-export { NodeReadModel, platformFeed } from './journal-feeds.ts';
+export { NodeReadModel, perNodeReadersCaughtUp, platformFeed } from './journal-feeds.ts';
 export type { ReadModelHandlers } from './journal-feeds.ts';
 export { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from './json-bounds.ts';
 export { createPlatform, stopPlatform } from './platform.ts';

@@ -13,9 +13,21 @@ import { type Committed, FeedReader, type FeedHandler } from '../runtime/index.t
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 
+/** The per-node readers of each platform: what this node keeps in memory from the journal. */
+const perNodeReaders = new WeakMap<Platform, Set<FeedReader>>();
+
+/**
+ * Resolves once every per-node reader has read the journal as it stood when asked: the read
+ * models kept in memory (gates, the supply map) know every record on disk. createPlatform awaits
+ * it, so a platform over durable stores serves no request against a half-built gate.
+ */
+export async function perNodeReadersCaughtUp(platform: Platform): Promise<void> {
+  await Promise.all([...(perNodeReaders.get(platform) ?? [])].map((r) => r.caughtUp()));
+}
+
 export function platformFeed(platform: Platform, name: string, handle: FeedHandler, opts: { perNode?: boolean; batch?: number } = {}): FeedReader {
   const system = platform.system;
-  return new FeedReader({
+  const reader = new FeedReader({
     name,
     stores: platform.stores,
     batch: opts.batch ?? 1000,
@@ -26,6 +38,12 @@ export function platformFeed(platform: Platform, name: string, handle: FeedHandl
     halted: () => system.stopping,
     perNode: opts.perNode,
   });
+  if (opts.perNode) {
+    let readers = perNodeReaders.get(platform);
+    if (!readers) perNodeReaders.set(platform, (readers = new Set()));
+    readers.add(reader);
+  }
+  return reader;
 }
 
 export interface ReadModelHandlers {

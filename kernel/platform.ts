@@ -5,6 +5,7 @@
 import type { Stores } from '../stores/index.ts';
 import type { Area, Platform } from './area.ts';
 import { ActorSystem, type Clock, type Limits, type Placement } from '../runtime/index.ts';
+import { perNodeReadersCaughtUp } from './journal-feeds.ts';
 import { Services } from './services.ts';
 
 export interface PlatformOptions {
@@ -21,6 +22,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Services(), config: opts.config ?? {}, areas: opts.areas };
   for (const area of opts.areas) await area.start?.(platform);
   await system.start();
+  await perNodeReadersCaughtUp(platform);
   return platform;
 }
 
