@@ -125,6 +125,8 @@ describe.runIf(storeFamily() === 'cluster')('move-to-cluster (DESIGN "Stores", i
     await h.close();
 
     const ns = testNamespace('move');
+    // The namespace goes with the test, whatever it stops at.
+    cleanup.push(async () => (await clusterTestStores(new ManualClock(), { namespace: ns, ephemeral: true })).close());
     const { stdout } = await move(dir, ns);
     const counts = JSON.parse(stdout);
     expect(counts).toMatchObject({ namespace: ns, events: localFeed.length, reminders: reminders.length, readings: 3, cursors: CURSORS.length });
