@@ -10,7 +10,7 @@ import type { Now, Stores } from '../types.ts';
 import { ENV_DIR, lockDirectory, prepareDirectory, writeFormat } from './directory.ts';
 import { LocalIndexes } from './indexes.ts';
 import { LocalJournal } from './journal.ts';
-import { SEP, part } from './keys.ts';
+import { keyParts } from './keys.ts';
 import { LocalKeyValue } from './kv.ts';
 import { LocalReadings } from './readings.ts';
 import { LocalReminders } from './reminders.ts';
@@ -39,9 +39,6 @@ export interface LocalStores extends Stores {
    */
   keyParts(key: string): string[] | undefined;
 }
-
-/** The mark a digested key part starts with, read off one (keys.ts keeps it private). */
-const DIGESTED = part('\u0000'.repeat(1024)).charAt(0);
 
 const DATABASES = ['events', 'heads', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'] as const;
 export type LocalDatabaseName = (typeof DATABASES)[number];
@@ -74,10 +71,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     indexes,
     readings: new LocalReadings(dbs.readings, writer, opts.now, opts.readingRetentionMs ?? 30 * 24 * 3600_000),
     entries: (db) => dbs[db].getRange({}),
-    keyParts: (key) => {
-      const parts = key.split(SEP);
-      return parts.some((p) => p.startsWith(DIGESTED)) ? undefined : parts;
-    },
+    keyParts,
     async backup(dir: string) {
       mkdirSync(dir, { recursive: true });
       if (readdirSync(dir).length) throw new Error(`${dir} is not empty: a backup goes into a new or empty directory`);

@@ -37,3 +37,9 @@ export const join = (...parts: string[]): string => {
   for (let i = 1; i < parts.length; i++) out += SEP + part(parts[i]);
   return out;
 };
+
+/** The parts of a key written with join, or undefined when one was written as its digest (its name is not kept). */
+export const keyParts = (key: string): string[] | undefined => {
+  const parts = key.split(SEP);
+  return parts.some((p) => p.startsWith(DIGESTED)) ? undefined : parts;
+};
