@@ -2,10 +2,12 @@
  * No raw personal data out (spec 1 rule 6, 2.1 write-only fields; reference 1.1: a vNIN is never
  * stored). A full scenario through the gateway, then every store is searched (journal, snapshots,
  * key-value, indexes, readings, reminders), with every response, event, audit entry and log line,
- * for the clear identifiers used: none may be found. Memory stores are searched byte for byte; over
- * NATS and Redis the journal (the feed, where events live) is searched.
+ * for the clear identifiers used: none may be found. Memory and local stores are searched record for
+ * record (the local family's every database, as LMDB gives them back); over NATS and Redis the
+ * journal (the feed, where events live) is searched.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { LocalDatabaseName, LocalStores } from '../../stores/index.ts';
 import { storeFamily } from '../../support/stores.ts';
 import { startHarness, type Harness, type HttpResponse } from '../../support/http.ts';
 import { CLAIMS, consent, ik, subject } from './support.ts';
@@ -16,6 +18,17 @@ const BVN = '22180348250';
 const VNIN = 'AB012345678910YZ';
 const PHONE_E164 = '+2348098765432';
 const PHONE_NATIONAL = '08098765432';
+const LOCAL_DATABASES: LocalDatabaseName[] = ['events', 'heads', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'];
+/** Any stored shape as text: maps, sets and bytes included (a snapshot is bytes: latin1 keeps every byte one character). */
+const dumpText = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) => {
+    if (x instanceof Map) return [...x.entries()];
+    if (x instanceof Set) return [...x];
+    if (x instanceof Uint8Array) return Buffer.from(x).toString('latin1');
+    // a Buffer has already turned itself into { type, data } when the replacer sees it
+    if (x?.type === 'Buffer' && Array.isArray(x.data)) return Buffer.from(x.data).toString('latin1');
+    return typeof x === 'bigint' ? String(x) : x;
+  });
 /** What must never appear: each identifier, and the phone's ten national digits in any form. */
 const CLEAR = [NIN_A, NIN_B, BVN, VNIN, VNIN.toLowerCase(), '8098765432'];
 
@@ -83,10 +96,18 @@ describe('no raw personal data out (spec rule 6)', () => {
     const feed = await h.platform.stores.journal.readFeed(0, 1_000_000);
     expect(feed.length).toBeGreaterThan(20);
     expect(found(JSON.stringify(feed))).toEqual([]);
+    if (storeFamily() === 'local') {
+      const local = h.platform.stores as LocalStores;
+      const text = LOCAL_DATABASES.map((db) => dumpText([...local.entries(db)])).join('\n');
+      expect(text).toContain('identity_passport');
+      expect(dumpText([...local.entries('snapshots')])).toContain('identity_passport'); // a snapshot's bytes, read as text
+      expect(found(text)).toEqual([]);
+      return;
+    }
     if (storeFamily() !== 'memory') return;
     // every byte of every memory store
     const s = h.platform.stores as unknown as Record<string, Record<string, unknown>>;
-    const dump = (v: unknown): string => JSON.stringify(v, (_k, x) => (x instanceof Map ? [...x.entries()] : x instanceof Set ? [...x] : x instanceof Uint8Array ? Buffer.from(x).toString('latin1') : x));
+    const dump = dumpText;
     for (const name of ['journal', 'snapshots', 'kv', 'indexes', 'readings', 'reminders']) {
       const text = dump(Object.fromEntries(Object.entries(s[name]!)));
       expect(text.length, name).toBeGreaterThan(2);
