@@ -1,67 +1,60 @@
 /**
- * Shard leases and membership in one NATS KV bucket (DESIGN "Sharding").
+ * Shard leases and membership in one NATS KV bucket (DESIGN "Sharding"; docs/cluster.md "Leases").
  *
  *   n.<node>   { node, until, boot }   a node's heartbeat, put every renewMs; boot is fresh at each start
- *   s.<shard>  { node, until }         the lease of one shard, renewed by compare-and-set on revision
+ *   s.<shard>  { node, until, boot }   the lease of one shard, renewed by compare-and-set on revision
  *
- * The 2.9 server ignores per-key TTLs, so expiry is the `until` (wall ms) written in the value:
- * a holder trusts its lease only until `sent + ttl - margin` (sent = when its renewal left), and
- * others take it over only after `until + margin`, so with clocks within `margin` of each other
- * a lease never has two live holders. Every write is a CAS on the key's revision, so two nodes
- * racing for a free shard cannot both win. A node that stops renewing (killed, partitioned)
- * loses its shards `ttl` after its last renewal; survivors take them on their next tick.
+ * The 2.9 server ignores per-key TTLs, so expiry is the `until` (wall ms) written in the value.
  *
- * Which live node should hold a shard is rendezvous hashing over the live members; a holder that
- * is no longer preferred (a node joined) or that is draining releases the shard: it first stops
- * serving it, passivates its actors, then deletes the lease so the preferred node takes it.
+ * Never two live holders. Every lease write is a compare-and-set on the key's revision, and a
+ * revision is the stream sequence of the key's latest entry, which only grows: a write succeeds
+ * only if nobody wrote the key since the entry it names. A holder serves a shard only until
+ * `sent + ttl - margin`, `sent` being when its last confirmed renewal left (confirmed by its
+ * acknowledgement, or by reading back its own entry: same node and boot, `sent = until - ttl` on
+ * its own clock); a write never confirmed extends nothing. Another node takes a lease over only
+ * by a compare-and-set on an entry whose `until + margin` has passed on its clock; if that entry
+ * is the holder's latest, the holder stopped serving at `until - margin` on a clock at most
+ * `margin` apart, and if the holder wrote since, the takeover fails. So a holder may keep its
+ * claim through a metadata stall (a JetStream election, a reconnect): it stops serving when its
+ * own clock says so, keeps its revision and its actors, and retries; the first renewal that lands
+ * on that revision proves nobody wrote the key meanwhile, so nobody served the shard, and it serves
+ * again with nothing to reload. The lease lifetime stays as short as failover needs, since riding
+ * out a stall does not depend on it: writes come back a renewal period after the bucket does.
+ * Only an entry written by someone else (seen on the watch, in a read, or as a failed renewal)
+ * takes a shard away.
  *
- * Membership also tells the rest of the platform which processes are gone (hasLapsed): a claim
- * a node holds outside the actor system (an idempotency key in flight, docs/cluster.md
- * "Idempotency claims") names its `member`, `<node>/<boot>`, and a survivor takes it over once
- * that member lapsed, left, or its node id came back as a new incarnation.
+ * No lease stays expired while a node lives. A compare-and-set that fails on a stale revision (the
+ * watch lagging, or an earlier write that timed out but landed) re-reads the key from the stream
+ * leader and retries; an entry this process wrote is adopted as its own. A sweep re-reads every
+ * shard the watch shows as unowned, and restarts the watch when it has ended or has not echoed this
+ * node's own heartbeat within a lease lifetime. A shard whose preferred node does not take it is
+ * taken by any node once it has stayed free for two lease lifetimes.
+ *
+ * Which live node should hold a shard is rendezvous hashing over the live members (lease-members.ts);
+ * a holder that is no longer preferred (a node joined) or that is draining releases the shard: it
+ * first stops serving it, passivates its actors, then deletes the lease so the preferred node takes it.
  */
 import { randomBytes } from 'node:crypto';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { LeaseMembers } from './lease-members.ts';
+import { openLeaseBucket, StaleRevision, type BucketEntry, type LeaseBucket, type LeaseRecord } from './lease-bucket.ts';
+import { CAS_ATTEMPTS, DEFAULT_TIMINGS, START_WAIT_MS, writeTimeoutMs, type LeaseTimings } from './lease-timings.ts';
 import { preferredOwner } from './shards.ts';
 
-export interface LeaseTimings {
-  /** Lease lifetime after a renewal. */
-  ttlMs: number;
-  renewMs: number;
-  /** How often placement is re-evaluated (also after any change seen on the bucket). */
-  tickMs: number;
-  /** Allowed clock difference between nodes. */
-  marginMs: number;
-  /** Wait after joining before taking shards, to hear of nodes starting at the same moment. */
-  joinMs: number;
-}
+export { DEFAULT_TIMINGS, type LeaseTimings } from './lease-timings.ts';
 
-export const DEFAULT_TIMINGS: LeaseTimings = { ttlMs: 3000, renewMs: 750, tickMs: 250, marginMs: 500, joinMs: 1000 };
-
-interface Lease {
-  node: string;
-  until: number;
-}
-
-/** A membership key as last seen; `left` once deleted (a drain), kept until it would have lapsed. */
-interface Member extends Lease {
-  /** Absent from nodes that predate incarnations. */
-  boot?: string;
-  left?: boolean;
-}
-
-interface Seen {
-  value: Lease;
-  revision: number;
-}
+/** A lease key as last seen; value undefined once deleted (the revision still names the tombstone). */
+type Seen = Omit<BucketEntry, 'key'>;
 
 interface Held {
+  /** The revision of this node's latest entry on the key. */
   revision: number;
-  /** Local time the renewal that produced `revision` was sent. */
+  /** Local time the latest confirmed renewal was sent; the shard is served until sentAt + ttl - margin. */
   sentAt: number;
   releasing: boolean;
-  /** The renewal in flight: a release waits for it, so its delete names the latest revision. */
+  /** The release is deleting the key: no renewal may move its revision now. */
+  deleting?: boolean;
+  /** The renewal in flight: one at a time, and a release waits for it so its delete names the latest revision. */
   renewal?: Promise<void>;
 }
 
@@ -70,38 +63,34 @@ export interface LeaseHooks {
   gained(shard: number): void;
   /** Before a graceful release: stop and passivate the shard's actors (asks already see it as remote). */
   releasing(shard: number): Promise<void>;
-  /** The shard was taken away or lapsed without a release. */
+  /** The shard was taken by another node. */
   lost(shard: number): void;
 }
 
-const enc = (l: Member) => new TextEncoder().encode(JSON.stringify(l));
-const dec = (e: KvEntry): Member | undefined => (e.operation === 'PUT' && e.value.length ? (JSON.parse(new TextDecoder().decode(e.value)) as Member) : undefined);
-
-/** A member that lapsed this long ago is forgotten (it is then gone as one never heard of). */
-const FORGET_AFTER_TTLS = 20;
-
 export class ShardLeases {
-  private kv!: KV;
+  private bucketStore!: LeaseBucket;
   private readonly seen = new Map<number, Seen>();
-  private readonly members = new Map<string, Member>();
+  private readonly members: LeaseMembers;
   private readonly held = new Map<number, Held>();
   private readonly freeSince = new Map<number, number>();
   /** Local time this node last took each shard over from a lease that lapsed (not one released to it). */
   private readonly takeovers = new Map<number, number>();
-  private tickTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
+  /** Shards whose compare-and-set met a stale revision since they last had a valid lease (logged once). */
+  private readonly stale = new Set<number>();
+  /** Shards whose acquire timed out (it may have landed), and whether it replaced a lease that lapsed. */
+  private readonly unsure = new Map<number, boolean>();
+  private readonly timers: NodeJS.Timeout[] = [];
   private watchStop: (() => void) | undefined;
+  private watching = false;
   private ticking = false;
   private tickAgain = false;
+  private sweeping = false;
   private joinedAt = Infinity;
   private draining = false;
   private stopped = false;
   private readonly changeWaiters = new Set<() => void>();
   /** This start of the node: a member name no other process ever had. */
   private readonly boot = randomBytes(6).toString('base64url');
-  /** Local time the bucket watch started, and of the last change it delivered. */
-  private watchingSince = Infinity;
-  private heardAt = -Infinity;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -113,23 +102,32 @@ export class ShardLeases {
     readonly timings: LeaseTimings = DEFAULT_TIMINGS,
     private readonly log: (msg: string, err?: unknown) => void = () => {},
     private readonly replicas = 1,
+    /** The table itself; tests give one with their own faults. */
+    private readonly open: () => Promise<LeaseBucket> = () => openLeaseBucket(nc, bucket, replicas),
   ) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) throw new Error(`node id must match [A-Za-z0-9_-]{1,64}: ${nodeId}`);
+    this.members = new LeaseMembers(nodeId, this.boot, timings, now);
   }
 
   async start(): Promise<void> {
-    const kvm = new Kvm(this.nc);
-    this.kv = await kvm.create(this.bucket, { history: 1, replicas: this.replicas });
-    const watch = await this.kv.watch({ key: '>' });
-    this.watchingSince = this.now();
-    this.watchStop = () => watch.stop();
-    void (async () => {
-      for await (const e of watch) this.observe(e);
-    })().catch((e) => this.log('lease watch ended', e));
-    await this.heartbeat();
+    this.bucketStore = await this.open();
+    // A bucket just created answers once its stream has a leader.
+    const deadline = this.now() + START_WAIT_MS;
+    for (;;) {
+      try {
+        if (!this.watching) await this.startWatch();
+        await this.members.heartbeat(this.bucketStore, false);
+        this.wrote();
+        break;
+      } catch (e) {
+        if (this.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, this.timings.tickMs));
+      }
+    }
     this.joinedAt = this.now();
-    this.renewTimer = setInterval(() => void this.renew(), this.timings.renewMs);
-    this.tickTimer = setInterval(() => this.poke(), this.timings.tickMs);
+    this.timers.push(setInterval(() => this.renew(), this.timings.renewMs));
+    this.timers.push(setInterval(() => this.poke(), this.timings.tickMs));
+    this.timers.push(setInterval(() => void this.sweep(), this.timings.sweepMs ?? 4 * this.timings.tickMs));
     setTimeout(() => this.poke(), this.timings.joinMs).unref();
   }
 
@@ -150,9 +148,9 @@ export class ShardLeases {
   /** The node whose lease on the shard is valid, as far as this node has seen. */
   ownerOf(shard: number): string | undefined {
     if (this.holds(shard)) return this.nodeId;
-    const s = this.seen.get(shard);
-    if (!s || s.value.node === this.nodeId) return undefined;
-    return s.value.until > this.now() ? s.value.node : undefined;
+    const v = this.seen.get(shard)?.value;
+    if (!v || v.node === this.nodeId) return undefined;
+    return v.until > this.now() ? v.node : undefined;
   }
 
   heldShards(): number[] {
@@ -160,8 +158,7 @@ export class ShardLeases {
   }
 
   liveMembers(): string[] {
-    const t = this.now();
-    return [...this.members.values()].filter((m) => !m.left && m.until > t && !(m.node === this.nodeId && this.draining)).map((m) => m.node).sort();
+    return this.members.live(this.draining);
   }
 
   /** This process as a member: `<node>/<boot>`. */
@@ -169,24 +166,9 @@ export class ShardLeases {
     return `${this.nodeId}/${this.boot}`;
   }
 
-  /**
-   * True once `member` surely holds no membership: its last heartbeat's lease ended (with the
-   * clock margin), it left (drain) and that lease ended, or its node id heartbeats as another
-   * incarnation (restarted). False whenever this node cannot be sure: for itself, while its own
-   * watch has heard nothing for a lease lifetime (cut off from NATS, silence is not death), and
-   * for a member never heard of until the watch has run long enough to have heard any live one.
-   * A bare node id stands for whichever incarnation holds it.
-   */
+  /** True once `member` surely holds no membership (LeaseMembers.hasLapsed). */
   hasLapsed(member: string): boolean {
-    if (member === this.member) return false;
-    const t = this.now();
-    const { ttlMs, marginMs } = this.timings;
-    if (this.stopped || t - this.heardAt > ttlMs) return false;
-    const slash = member.lastIndexOf('/');
-    const m = this.members.get(slash < 0 ? member : member.slice(0, slash));
-    if (!m) return t - this.watchingSince > ttlMs + marginMs;
-    if (m.boot !== undefined && slash >= 0 && m.boot !== member.slice(slash + 1)) return true;
-    return m.until + marginMs < t;
+    return this.members.hasLapsed(member, this.stopped);
   }
 
   /** Resolves at the next change seen on the bucket, or after `ms`. */
@@ -205,49 +187,75 @@ export class ShardLeases {
   /** Hand every shard over: leave the member list, then release each held shard. */
   async drain(): Promise<void> {
     this.draining = true;
-    await this.kv.delete(`n.${this.nodeId}`).catch(() => {});
+    await this.bucketStore.delete(`n.${this.nodeId}`).catch(() => {});
     await Promise.all([...this.held.keys()].map((s) => this.release(s)));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.tickTimer);
-    clearInterval(this.renewTimer);
+    for (const t of this.timers) clearInterval(t);
     this.watchStop?.();
     for (const w of [...this.changeWaiters]) w();
   }
 
   /** Delete the bucket (tests). */
   async destroy(): Promise<void> {
-    await this.kv.destroy().catch(() => false);
+    await this.bucketStore.destroy();
   }
 
   // ----------------------------------------------------------------------------------------------
 
-  private observe(e: KvEntry): void {
-    const value = dec(e);
-    // Whether the entry can change what this node should take or give up now. A renewal (the same
-    // holder or member, a later expiry) cannot: lapses are found by time, on the tick's own timer.
-    // Every node renews all its leases every renewMs, so ticking at each renewal seen was hundreds of
-    // passes over every shard a second on an idle cluster.
-    let changed: boolean;
+  private lease(sentAt: number): LeaseRecord {
+    return { node: this.nodeId, until: sentAt + this.timings.ttlMs, boot: this.boot };
+  }
+
+  /** Written by this process: the local time its write was sent, else undefined. */
+  private sentOf(v: LeaseRecord | undefined): number | undefined {
+    return v?.node === this.nodeId && v.boot === this.boot ? v.until - this.timings.ttlMs : undefined;
+  }
+
+  private async startWatch(): Promise<void> {
+    this.watchStop?.();
+    this.watching = true;
+    try {
+      this.watchStop = await this.bucketStore.watch(
+        (e) => this.observe(e, true),
+        (err) => {
+          this.watching = false;
+          if (!this.stopped) this.log('lease watch ended; the sweep restarts it', err);
+        },
+      );
+    } catch (e) {
+      this.watching = false;
+      throw e;
+    }
+    this.members.watchStarted();
+  }
+
+  /** An entry from the watch, a leader read or this node's own write; an older revision than one already seen changes nothing. */
+  private observe(e: BucketEntry, fromWatch = false): void {
+    const value = e.value;
+    let changed = false;
+    if (fromWatch) this.members.heard(e.revision);
     if (e.key.startsWith('s.')) {
       const shard = Number(e.key.slice(2));
       const before = this.seen.get(shard);
-      changed = !value || before?.value.node !== value.node;
-      if (value) this.seen.set(shard, { value, revision: e.revision });
-      else this.seen.delete(shard);
+      if (!before || e.revision > before.revision) {
+        // A renewal (the same holder, a later expiry) cannot change what to take or give up:
+        // lapses are found by time, on the tick's own timer.
+        changed = !value || before?.value?.node !== value.node;
+        this.seen.set(shard, { value, revision: e.revision });
+      }
       const h = this.held.get(shard);
-      // Someone else wrote our shard's key: it was taken over (we lapsed), so stop serving it.
-      if (h && !(value?.node === this.nodeId && e.revision >= h.revision) && e.revision > h.revision) this.drop(shard);
-    } else if (e.key.startsWith('n.')) {
-      const node = e.key.slice(2);
-      const known = this.members.get(node);
-      changed = !value || !known || known.left === true || known.until < this.now() || known.boot !== value.boot;
-      if (value) this.members.set(node, value);
-      else if (known) known.left = true;
-    } else changed = true;
-    this.heardAt = this.now();
+      if (h && e.revision > h.revision) {
+        if (h.deleting && !value) this.held.delete(shard); // our own release's delete
+        else if (this.sentOf(value) !== undefined) {
+          h.revision = e.revision;
+          h.sentAt = Math.max(h.sentAt, this.sentOf(value)!);
+        } else this.drop(shard); // someone else wrote our shard's key: it was taken over (we lapsed)
+      } else if (!h && this.sentOf(value) !== undefined) changed = true; // a write of ours that timed out but landed: the tick adopts it
+    } else if (e.key.startsWith('n.')) changed = this.members.observe(e);
+    else changed = true;
     for (const w of [...this.changeWaiters]) w();
     if (changed) this.poke();
   }
@@ -274,71 +282,124 @@ export class ShardLeases {
     const t = this.now();
     if (t < this.joinedAt + this.timings.joinMs && !this.draining) return;
     const live = this.liveMembers();
-    for (const [node, m] of this.members) if (m.until < t - FORGET_AFTER_TTLS * this.timings.ttlMs) this.members.delete(node);
     const work: Promise<void>[] = [];
+    const staleBefore = new Set(this.stale);
     for (let shard = 0; shard < this.shards; shard++) {
       const preferred = preferredOwner(shard, live);
       const h = this.held.get(shard);
       if (h) {
-        if (h.sentAt + this.timings.ttlMs - this.timings.marginMs <= t) this.drop(shard); // lapsed: renewals failed
-        else if (!h.releasing && (this.draining || (preferred !== undefined && preferred !== this.nodeId))) work.push(this.release(shard));
+        // A held lease past its trust is kept, not dropped: renewals go on against its revision.
+        if (!h.releasing && (this.draining || (preferred !== undefined && preferred !== this.nodeId))) work.push(this.release(shard));
         continue;
       }
       if (this.draining) continue;
-      const s = this.seen.get(shard);
-      const free = !s || s.value.until + this.timings.marginMs < t;
-      if (!free) {
-        this.freeSince.delete(shard);
+      const seen = this.seen.get(shard);
+      const v = seen?.value;
+      const sentAt = this.sentOf(v);
+      if (sentAt !== undefined) {
+        // An acquire of ours that timed out but landed: the lease is ours, served while it is valid.
+        this.held.set(shard, { revision: seen!.revision, sentAt, releasing: false });
+        if (this.unsure.get(shard) !== false) this.takeovers.set(shard, sentAt);
+        this.unsure.delete(shard);
+        this.hooks.gained(shard);
         continue;
       }
-      if (!this.freeSince.has(shard)) this.freeSince.set(shard, t);
-      const orphaned = t - this.freeSince.get(shard)! > 2 * this.timings.ttlMs;
-      if (preferred === this.nodeId || orphaned) work.push(this.acquire(shard, s));
+      if (v && v.until + this.timings.marginMs >= t) {
+        this.freeSince.delete(shard);
+        this.stale.delete(shard);
+        continue;
+      }
+      // Time this node cannot write the bucket does not count towards orphaning.
+      if (this.members.inTrouble) this.freeSince.delete(shard);
+      else if (!this.freeSince.has(shard)) this.freeSince.set(shard, t);
+      const orphaned = t - (this.freeSince.get(shard) ?? t) > 2 * this.timings.ttlMs;
+      if (preferred === this.nodeId || preferred === undefined || orphaned) work.push(this.acquire(shard));
     }
     await Promise.all(work);
+    const fresh = [...this.stale].filter((s) => !staleBefore.has(s));
+    if (fresh.length) this.log(`lease compare-and-set met a stale revision on shard(s) ${fresh.join(', ')}; re-read from the stream leader and retried`);
   }
 
-  private async acquire(shard: number, s: Seen | undefined): Promise<void> {
-    const sentAt = this.now();
-    const value = enc({ node: this.nodeId, until: sentAt + this.timings.ttlMs });
-    try {
-      const revision = s ? await this.kv.update(`s.${shard}`, value, s.revision) : await this.kv.create(`s.${shard}`, value);
-      this.held.set(shard, { revision, sentAt, releasing: false });
-      this.freeSince.delete(shard);
-      // A lease still on the bucket lapsed (its holder died or was cut off); a released one is deleted.
-      if (s) this.takeovers.set(shard, sentAt);
-      this.hooks.gained(shard);
-    } catch {
-      // Another node won the compare-and-set; the watch tells us who.
+  /** Takes a free shard, re-reading the key after each stale revision; an entry of ours is adopted. */
+  private async acquire(shard: number): Promise<void> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS && !this.held.has(shard); attempt++) {
+      const s = this.seen.get(shard);
+      if (s?.value && s.value.until + this.timings.marginMs >= this.now()) return; // validly held: not free after all
+      const sentAt = this.now();
+      try {
+        const revision = await this.bucketStore.write(`s.${shard}`, this.lease(sentAt), s?.revision ?? 0, writeTimeoutMs(this.timings));
+        this.wrote();
+        if (this.held.has(shard)) return; // adopted meanwhile from the watch
+        this.held.set(shard, { revision, sentAt, releasing: false });
+        this.observe({ key: `s.${shard}`, revision, value: this.lease(sentAt) });
+        this.freeSince.delete(shard);
+        this.stale.delete(shard);
+        this.unsure.delete(shard);
+        // A lease still on the bucket lapsed (its holder died or was cut off); a released one is deleted.
+        if (s?.value) this.takeovers.set(shard, sentAt);
+        this.hooks.gained(shard);
+        return;
+      } catch (e) {
+        if (!(e instanceof StaleRevision)) return (this.unsure.set(shard, !!s?.value), this.failed(e));
+        this.stale.add(shard);
+        if (!(await this.reread(shard))) return;
+      }
     }
   }
 
-  private async renew(): Promise<void> {
-    if (this.stopped) return;
-    await this.heartbeat().catch((e) => this.log('membership heartbeat failed', e));
-    let failed = 0;
-    let lastError: unknown;
-    const renewOne = async (shard: number, h: Held): Promise<void> => {
-      const sentAt = this.now();
-      try {
-        h.revision = await this.kv.update(`s.${shard}`, enc({ node: this.nodeId, until: sentAt + this.timings.ttlMs }), h.revision);
-        h.sentAt = sentAt;
-      } catch (e) {
-        if (/wrong last sequence/i.test(String((e as Error).message))) {
-          if (this.held.get(shard) === h) this.drop(shard);
-        } else {
-          failed++;
-          lastError = e;
-        }
-      }
-    };
-    await Promise.all([...this.held.entries()].map(([shard, h]) => (h.renewal = renewOne(shard, h))));
-    if (failed) this.log(`renewal of ${failed} shard lease(s) failed; they lapse ${this.timings.ttlMs} ms after the last success`, lastError);
+  /** Reads the shard's key from the stream leader into what this node has seen; false when it cannot. */
+  private reread(shard: number): Promise<boolean> {
+    return this.bucketStore.read(`s.${shard}`).then(
+      (e) => (e && this.observe(e), true),
+      (err) => (this.failed(err), false),
+    );
   }
 
-  private async heartbeat(): Promise<void> {
-    if (this.draining) return;
-    await this.kv.put(`n.${this.nodeId}`, enc({ node: this.nodeId, until: this.now() + this.timings.ttlMs, boot: this.boot }));
+  private renew(): void {
+    if (this.stopped) return;
+    void this.members.heartbeat(this.bucketStore, this.draining).then(
+      (wrote) => wrote && this.wrote(),
+      (e) => this.failed(e),
+    );
+    for (const [shard, h] of this.held) if (!h.renewal && !h.deleting) h.renewal = this.renewOne(shard, h).finally(() => (h.renewal = undefined));
+  }
+
+  private async renewOne(shard: number, h: Held): Promise<void> {
+    const sentAt = this.now();
+    try {
+      const revision = await this.bucketStore.write(`s.${shard}`, this.lease(sentAt), h.revision, writeTimeoutMs(this.timings));
+      this.wrote();
+      if (this.held.get(shard) === h && revision > h.revision) {
+        h.revision = revision;
+        h.sentAt = Math.max(h.sentAt, sentAt);
+      }
+      this.observe({ key: `s.${shard}`, revision, value: this.lease(sentAt) });
+    } catch (e) {
+      // A stale revision: an earlier renewal of ours landed late (adopted) or another node wrote (lost).
+      if (e instanceof StaleRevision) await this.reread(shard);
+      else this.failed(e);
+    }
+  }
+
+  /** Re-reads every shard that looks unowned, and restarts a watch that ended or stopped echoing. */
+  private async sweep(): Promise<void> {
+    if (this.stopped || this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const t = this.now();
+      if (!this.watching || this.members.echoOverdue()) {
+        if (this.watching) this.log('lease watch has not echoed this node for a lease lifetime; restarting it');
+        await this.startWatch().catch((e) => this.log('restarting the lease watch failed', e));
+      }
+      const suspect: number[] = [];
+      for (let shard = 0; shard < this.shards; shard++) {
+        const v = this.seen.get(shard)?.value;
+        if (!this.held.has(shard) && (!v || v.until + this.timings.marginMs < t)) suspect.push(shard);
+      }
+      for (let i = 0; i < suspect.length; i += 32) if ((await Promise.all(suspect.slice(i, i + 32).map((s) => this.reread(s)))).includes(false)) break;
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   private async release(shard: number): Promise<void> {
@@ -351,15 +412,37 @@ export class ShardLeases {
       this.log(`passivating shard ${shard} before release failed`, e);
     }
     if (this.held.get(shard) !== h) return;
-    this.held.delete(shard);
-    // A renewal sent meanwhile moves the revision: deleting with the old one would fail, and the
-    // shard would wait out its lease instead of passing to the preferred node at once.
+    // A renewal in flight moves the revision: deleting with the old one would fail, and the shard
+    // would wait out its lease instead of passing to the preferred node at once. The shard stays
+    // held while its key is deleted, so a late write of ours seen meanwhile moves the revision
+    // instead of being adopted as a new lease.
     await h.renewal;
-    await this.kv.delete(`s.${shard}`, { previousSeq: h.revision }).catch(() => {});
+    h.deleting = true;
+    for (let attempt = 0; attempt < CAS_ATTEMPTS && this.held.get(shard) === h; attempt++) {
+      try {
+        await this.bucketStore.delete(`s.${shard}`, h.revision);
+        break;
+      } catch (e) {
+        if (!(e instanceof StaleRevision) || !(await this.reread(shard))) break;
+      }
+    }
+    if (this.held.get(shard) === h) this.held.delete(shard);
   }
 
   private drop(shard: number): void {
-    if (!this.held.delete(shard)) return;
-    this.hooks.lost(shard);
+    if (this.held.delete(shard)) this.hooks.lost(shard);
+  }
+
+  /** A write to the bucket landed: any episode of failing writes is over. */
+  private wrote(): void {
+    const took = this.members.wrote();
+    if (took === undefined) return;
+    this.log(`lease bucket writable again after ${took} ms`);
+    this.renew(); // held shards past their trust serve again as soon as their renewal lands
+  }
+
+  /** A write or read failed for a reason other than a stale revision (logged once per episode). */
+  private failed(e: unknown): void {
+    if (!this.stopped && this.members.failed()) this.log('lease bucket writes failing; held shards are served while their leases are valid and renewed until they land', e);
   }
 }
