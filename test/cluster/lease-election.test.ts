@@ -1,0 +1,191 @@
+/**
+ * Leases survive a JetStream leader election (DESIGN "Sharding"; docs/cluster.md "Failover"):
+ * a three-server NATS cluster, two node processes on it with NATS_REPLICAS=3, keyed writes through
+ * both gateways retried with the same Idempotency-Key, and the server leading the journal stream
+ * killed -9. Writes come back within the bound below (JetStream's election plus a lease period),
+ * no acknowledged write is lost or applied twice, and once that bound has passed every shard's
+ * lease names a live node with an unexpired time at every look, for the rest of the window.
+ * Processes, servers and leases run on wall time; every wait is bounded by a deadline.
+ */
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SHARDS } from '../../runtime/cluster/index.ts';
+import { SystemClock } from '../../runtime/index.ts';
+import { createClusterStores, type ClusterStores, type StoredEvent } from '../../stores/index.ts';
+import { jsonCall, type JsonReply } from '../../support/node-http.ts';
+import { redisUrl, tempDir, testNamespace } from '../../support/stores.ts';
+import { NatsCluster } from './nats-cluster.ts';
+import { NodeProcesses, type Proc } from './node-processes.ts';
+
+/** Write outage allowed after the kill: a JetStream election (a few seconds) plus a lease period (3 s), with room. */
+const OUTAGE_BOUND_MS = 10_000;
+/** How long after the kill the shards are watched (the issue asks 60 s; this is what CI affords). */
+const WATCH_MS = Number(process.env.LEASE_ELECTION_WATCH_MS ?? 20_000);
+const TALLIES = 48;
+const WORKERS = 12;
+
+const namespace = testNamespace('election');
+const nats = new NatsCluster();
+const logDir = process.env.LEASE_ELECTION_LOG_DIR ?? tempDir('wf-election-logs-');
+const groups: NodeProcesses[] = [];
+const procs: Proc[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const call = (port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonReply> =>
+  jsonCall(port, method, path, headers, body, { agent: false, timeoutMs: 30_000 });
+
+/** A node process on server `i` of the cluster (each node talks to its own server). */
+async function startNode(id: string, i: number): Promise<Proc> {
+  const g = new NodeProcesses(namespace, 'test/cluster/node-main.ts', { env: { NATS_URL: nats.url(i), NATS_REPLICAS: '3' }, logDir });
+  groups.push(g);
+  const p = await g.start(id);
+  procs.push(p);
+  return p;
+}
+
+interface Write {
+  key: string;
+  tally: string;
+  began: number;
+  acked?: number;
+}
+
+function drive(apiKey: string) {
+  const writes: Write[] = [];
+  let running = true;
+  let seq = 0;
+  const worker = async (w: number) => {
+    while (running) {
+      const write: Write = { key: `k-${w}-${seq++}`, tally: `tly_${(w * 7 + seq) % TALLIES}`, began: performance.now() };
+      writes.push(write);
+      for (let attempt = 0; ; attempt++) {
+        const p = procs[(w + attempt) % procs.length];
+        // A write is retried with its key until acknowledged, so none is left in doubt at the end.
+        const r = await call(p.port, 'POST', `/v1/test_tallies/${write.tally}/add`, { 'service-api-key': apiKey, 'idempotency-key': write.key }, { n: 1 }).catch(() => undefined);
+        if (r && r.status >= 200 && r.status < 300) {
+          write.acked = performance.now();
+          break;
+        }
+        if (r && r.status < 500) throw new Error(`write ${write.key} refused: ${r.status} ${JSON.stringify(r.body)}`);
+        await sleep(50);
+      }
+    }
+  };
+  const all = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+  return {
+    writes,
+    async stop() {
+      running = false;
+      await all;
+    },
+  };
+}
+
+/** Every shard lease as the journal's servers hold it now, read from the bucket's leader; undefined while it has none. */
+async function leases(jsm: JetStreamManager): Promise<{ node: string; until: number }[] | undefined> {
+  const bucket = `${namespace}_shards`;
+  try {
+    return await Promise.all(
+      Array.from({ length: DEFAULT_SHARDS }, async (_, s) => {
+        const m = await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.s.${s}` }).catch((e) => {
+          if (/no message found/i.test(String(e))) return null;
+          throw e;
+        });
+        return m && m.data.length ? m.json<{ node: string; until: number }>() : { node: '', until: 0 };
+      }),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+const unowned = (table: { node: string; until: number }[], live: string[], at: number) => table.filter((l) => !live.includes(l.node) || l.until <= at).length;
+
+describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cluster.md "Failover")', () => {
+  let stores: ClusterStores;
+  let jsm: JetStreamManager;
+  let apiKey = '';
+
+  beforeAll(async () => {
+    await nats.start(3);
+    const clock = new SystemClock();
+    stores = await createClusterStores({ natsUrl: nats.url(2), redisUrl: redisUrl(), now: () => clock.now(), namespace, replicas: 3 });
+    jsm = await jetstreamManager(stores.nats);
+    await Promise.all([startNode('n1', 0), startNode('n2', 1)]);
+    const deadline = performance.now() + 20_000;
+    for (;;) {
+      const table = await leases(jsm);
+      if (table && unowned(table, ['n1', 'n2'], Date.now()) === 0) break;
+      if (performance.now() > deadline) throw new Error('shards never fully owned');
+      await sleep(200);
+    }
+    const reg = await call(procs[0].port, 'POST', '/v1/registrations', {}, { organisation_name: 'Election Works', name: 'Ada Obi', email: `election.${process.pid}@example.ng`, password: 'violet-harmattan-7-kettle' });
+    if (reg.status !== 200) throw new Error(`registration failed: ${reg.status}`);
+    apiKey = reg.body.api_key.key;
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const g of groups) for (const p of g.procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await Promise.all(groups.flatMap((g) => g.procs.map((p) => p.exited)));
+    // The streams live only on this test's NATS cluster, removed with it; the shared Redis keeps the namespace's keys until here.
+    await stores?.redis.eval("for _, k in ipairs(redis.call('keys', ARGV[1])) do redis.call('del', k) end", 0, `${namespace}:*`).catch(() => {});
+    await stores?.close().catch(() => {});
+    await nats.stopAll();
+  }, 60_000);
+
+  it('the journal leader killed -9: writes back within the bound, no acknowledged write lost, no shard left unowned while both nodes live', async () => {
+    const load = drive(apiKey);
+    await sleep(3000);
+    const leader = (await jsm.streams.info(`${namespace}_journal`)).cluster?.leader;
+    expect(leader).toMatch(/^s[123]$/);
+    await nats.kill(leader!);
+    const killedAt = performance.now();
+
+    let reowned = Infinity;
+    let looks = 0;
+    const late: string[] = [];
+    while (performance.now() - killedAt < WATCH_MS) {
+      const table = await leases(jsm);
+      const since = performance.now() - killedAt;
+      if (table) {
+        const n = unowned(table, ['n1', 'n2'], Date.now());
+        if (n === 0 && reowned === Infinity) reowned = since;
+        if (since > OUTAGE_BOUND_MS) {
+          looks++;
+          if (n > 0) late.push(`${Math.round(since)} ms: ${n} unowned`);
+        }
+      }
+      await sleep(250);
+    }
+    await load.stop();
+
+    for (const p of procs) expect({ node: p.id, alive: p.child.exitCode === null }).toEqual({ node: p.id, alive: true });
+    const acked = load.writes.filter((w) => w.acked !== undefined);
+    const around = acked.filter((w) => w.acked! > killedAt);
+    const outage = Math.max(...around.map((w) => w.acked! - w.began));
+    console.log(`[lease-election] leader ${leader} killed; longest write ${Math.round(outage)} ms; all shards owned again after ${Math.round(reowned)} ms; ${acked.length} acknowledged; logs in ${logDir}`);
+    expect(around.length).toBeGreaterThan(50);
+    expect(outage).toBeLessThan(OUTAGE_BOUND_MS);
+    expect(reowned).toBeLessThan(OUTAGE_BOUND_MS);
+    expect(looks).toBeGreaterThan(10);
+    expect(late).toEqual([]);
+
+    // Every acknowledged write is there once: each tally's total is its number of acknowledged keys.
+    const expected = new Map<string, number>();
+    for (const w of acked) expected.set(w.tally, (expected.get(w.tally) ?? 0) + 1);
+    for (const [tally, n] of expected) {
+      const r = await call(procs[0].port, 'GET', `/v1/test_tallies/${tally}`, { 'service-api-key': apiKey });
+      expect({ tally, total: r.body.total }).toEqual({ tally, total: n });
+    }
+    // No actor had two writers: per stream, versions run 1..n.
+    const byStream = new Map<string, StoredEvent[]>();
+    for (let after = 0; ; ) {
+      const page = await stores.journal.readFeed(after, 1000);
+      if (page.length === 0) break;
+      for (const f of page) byStream.set(f.stream, [...(byStream.get(f.stream) ?? []), f.event]);
+      after = page[page.length - 1].position;
+    }
+    expect(byStream.size).toBeGreaterThan(TALLIES - 1);
+    for (const [stream, events] of byStream) expect({ stream, versions: events.map((e) => e.version) }).toEqual({ stream, versions: events.map((_, i) => i + 1) });
+  }, 120_000);
+});
