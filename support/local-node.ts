@@ -20,6 +20,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CREATE_PATH = '/v1/api_keys';
 /** A retried create waits for its first execution server-side before it is answered. */
 const REQUEST_TIMEOUT_MS = 90_000;
+/** No answer to any client for this long after a restart: the process has stopped serving. */
+const STALL_MS = 20_000;
 /** How long the keys still in doubt after the last restart are retried before the loop gives up. */
 const FINAL_RETRIES_MS = 150_000;
 
@@ -85,6 +87,16 @@ export async function startLocalNode(dataDir: string, opts: { env?: Record<strin
   return node;
 }
 
+/** True when the process answers a request (any status) within a few seconds. */
+async function answers(node: LocalNode): Promise<boolean> {
+  try {
+    await jsonCall(node.port, 'GET', '/v1/me', {}, undefined, { agent: false, timeoutMs: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface CrashLoopOptions {
   dir: string;
   kills: number;
@@ -114,6 +126,8 @@ export interface CrashLoopResult {
   replayMismatches: string[];
   /** Answers that were neither 2xx nor a dropped connection (a 4xx, a 5xx other than a retryable one). */
   refused: string[];
+  /** Restarted processes that stopped answering (nothing answered for STALL_MS); each was killed and restarted. */
+  stalls: string[];
   /** Ms from each restart's spawn to its first answered request. */
   restartMs: number[];
 }
@@ -149,6 +163,9 @@ export async function crashLoop(o: CrashLoopOptions): Promise<CrashLoopResult> {
   let sinceStart = 0;
   let killAt = 0;
   let killPoint: (() => void) | undefined;
+  let lastAnswer = performance.now();
+  const stalls: string[] = [];
+  const background: Promise<void>[] = [];
   const pick = () => o.acksBetweenKills[0] + Math.floor(random() * (o.acksBetweenKills[1] - o.acksBetweenKills[0] + 1));
   const create = (key: string) => node.call('POST', CREATE_PATH, { ...auth, 'idempotency-key': key }, { name: key });
   const retryable = (r: JsonReply) => r.status === 503 && r.body?.error?.retryable !== false;
@@ -160,7 +177,8 @@ export async function crashLoop(o: CrashLoopOptions): Promise<CrashLoopResult> {
   const attempt = async (key: string): Promise<JsonReply | 'unknown' | 'refused'> => {
     try {
       const r = await create(key);
-      if (++sinceStart === killAt) killPoint?.();
+      lastAnswer = performance.now();
+      if (++sinceStart >= killAt) killPoint?.();
       if (r.status < 300) return r;
       if (retryable(r)) return 'unknown';
       refused.push(`${key}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
@@ -204,28 +222,52 @@ export async function crashLoop(o: CrashLoopOptions): Promise<CrashLoopResult> {
     ]);
   };
 
+  /** Resolves true when nothing was answered for STALL_MS before the kill point came: the process stopped serving. */
+  const killPointOrStall = () =>
+    new Promise<boolean>((resolve) => {
+      const watch = setInterval(() => {
+        if (performance.now() - lastAnswer > STALL_MS) done(true);
+      }, 250);
+      const done = (stalled: boolean) => {
+        clearInterval(watch);
+        killPoint = undefined;
+        resolve(stalled);
+      };
+      killPoint = () => done(false);
+    });
+
+  /** Kill -9, restart on the same directory, let the clients go on; `replay` sends the newest acknowledged keys again. */
+  const restart = async (replay: boolean) => {
+    let open!: () => void;
+    up = new Promise((r) => (open = r));
+    await node.kill();
+    const newest = replay ? ackOrder.slice(-o.replaysPerKill) : [];
+    node = await startLocalNode(o.dir);
+    restartMs.push(node.startMs);
+    sinceStart = 0;
+    lastAnswer = performance.now();
+    open();
+    background.push(afterRestart(newest));
+  };
+
   const clients = Array.from({ length: o.clients }, client);
-  const background: Promise<void>[] = [];
   try {
     for (let k = 0; k < o.kills; k++) {
       killAt = pick();
-      if (sinceStart < killAt) await new Promise<void>((r) => (killPoint = r));
-      let open!: () => void;
-      up = new Promise((r) => (open = r));
-      await node.kill();
-      const newest = ackOrder.slice(-o.replaysPerKill);
-      node = await startLocalNode(o.dir);
-      restartMs.push(node.startMs);
-      sinceStart = 0;
-      open();
-      background.push(afterRestart(newest));
+      if (sinceStart < killAt && (await killPointOrStall())) stalls.push(`after restart ${k}: no answer for ${STALL_MS} ms (killed -9 and restarted)`);
+      await restart(true);
     }
     running = false;
     await Promise.all(clients);
     await Promise.all(background);
+    // a process that stopped answering is a fault counted, then replaced so the keys can be counted
+    if (!(await answers(node))) {
+      stalls.push(`after the last restart: not answering (killed -9 and restarted)`);
+      await restart(false);
+    }
     // the last restart's survivors: every key still in doubt is retried until it is answered
     await until(async () => (await afterRestart([]), doubt.size === 0), FINAL_RETRIES_MS);
-    return { kills: o.kills, ...(await count(node, auth, acked, resolved)), acknowledged: acked.size, inDoubt: resolved.size, replays, replayMismatches, refused, restartMs };
+    return { kills: o.kills, ...(await count(node, auth, acked, resolved)), acknowledged: acked.size, inDoubt: resolved.size, replays, replayMismatches, refused, stalls, restartMs };
   } finally {
     running = false;
     await node.kill();

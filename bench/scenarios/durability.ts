@@ -85,6 +85,7 @@ async function killLoop(): Promise<BenchResult[]> {
       absolute('acknowledged writes lost', r.lost.length, 'writes', 0, false, r.lost.length ? `e.g. ${r.lost[0]}` : 'every acknowledged key listed, and its secret authenticates; every key in doubt listed once'),
       absolute('records created twice (duplicates)', r.duplicates.length, 'records', 0, false, `${r.records} records listed for ${r.acknowledged + r.inDoubt} keys`),
       absolute('acknowledged keys sent again after a kill not replayed', r.replayMismatches.length, 'keys', 0, false, `${r.replays} replays checked (status, Service-Idempotent-Replay: true, body)`),
+      absolute('restarted processes that stopped answering', r.stalls.length, 'restarts', 0, false, r.stalls.length ? `${r.stalls[0]}` : 'each kept answering until its kill'),
       absolute('restart to first answered request, p99', round(p99(r.restartMs)), 'ms', RESTART_TARGET_MS, false, `spawn of main.ts to its first answer; ${spread(r.restartMs)} ms over ${r.restartMs.length} restarts`),
     ];
   } finally {

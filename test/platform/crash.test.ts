@@ -23,13 +23,14 @@ describe.runIf(process.env.TEST_STORES === 'local')('an acknowledgement is a pro
       const r = await crashLoop({ dir: join(root, 'data'), kills: 10, clients: 8, seed: 0x5eed33, acksBetweenKills: [4, 60], replaysPerKill: 8 });
 
       expect(r.refused).toEqual([]);
+      expect(r.stalls).toEqual([]); // every restarted process went on answering
       expect(r.lost).toEqual([]);
       expect(r.duplicates).toEqual([]);
       // every key attempted ends as exactly one record, acknowledged at once or after its retry
       expect(r.records).toBe(r.acknowledged + r.inDoubt);
       expect(r.replayMismatches).toEqual([]);
       // guards against an empty comparison: the loop created, killed mid-request and replayed
-      expect(r.restartMs).toHaveLength(10);
+      expect(r.restartMs.length).toBeGreaterThanOrEqual(10);
       expect(r.acknowledged).toBeGreaterThanOrEqual(40);
       expect(r.inDoubt).toBeGreaterThan(0);
       expect(r.replays).toBeGreaterThanOrEqual(40);
