@@ -96,7 +96,25 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
     }
   }
 
+  /**
+   * An answer to a request that may have changed something leaves only once every write committed
+   * so far is on disk (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores").
+   * A read waits for nothing. A flush that fails leaves the outcome unknown: the client is told to
+   * retry with the same Idempotency-Key.
+   */
+  const flushed = platform.stores.flushed?.bind(platform.stores);
   async function handle(w: WireRequest): Promise<WireResponse> {
+    const response = await answer(w);
+    if (flushed === undefined || w.method === 'GET' || w.method === 'HEAD') return response;
+    try {
+      await flushed();
+    } catch {
+      return errorResponse(new ApiError('unavailable', 'The change could not be confirmed on disk; retry with the same Idempotency-Key.', { retryable: true }), response.headers[REQUEST_ID_HEADER] ?? newId('req_'));
+    }
+    return response;
+  }
+
+  async function answer(w: WireRequest): Promise<WireResponse> {
     const requestId = newId('req_');
     try {
       const match = router.match(w.method, w.path);

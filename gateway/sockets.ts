@@ -118,6 +118,8 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
         const requestId = newId('req_');
         try {
           const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform });
+          // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
+          await platform.stores.flushed?.();
           return { frame: { data: reply, binary: typeof reply !== 'string' } };
         } catch (e) {
           const err = toApiError(e, requestId);

@@ -37,7 +37,8 @@ export async function startOperatorSocket(platform: Platform, path = defaultOper
         conn.end(JSON.stringify({ ok: false, error: { code: 'invalid_request', message: 'not JSON' } }) + '\n');
         return;
       }
-      runOperatorCommand(platform, cmd).then(
+      // a staff command's answer acknowledges what it wrote: on disk first (gateway/pipeline.ts handle)
+      runOperatorCommand(platform, cmd).then(async (result) => (await platform.stores.flushed?.(), result)).then(
         (result) => conn.end(JSON.stringify({ ok: true, result }) + '\n'),
         (e) => {
           if (!isApiError(e)) console.error('[operator] fault:', e);

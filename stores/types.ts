@@ -200,6 +200,12 @@ export interface Stores {
   readonly durable: boolean;
   /** Where the records live, for the start line (a directory, `memory`, or the NATS and Redis namespace). */
   readonly location: string;
+  /**
+   * Resolves once every write committed so far is flushed to disk; absent where a committed write
+   * is already as durable as it gets (memory, cluster). Whatever acknowledges a change to a client
+   * waits for it first (the gateway does for every request that may write).
+   */
+  flushed?(): Promise<void>;
   /** A consistent copy of every record into an empty directory, taken while serving (local family only). */
   backup?(dir: string): Promise<void>;
   journal: Journal;

@@ -1,7 +1,7 @@
 /**
  * Local store family (DESIGN "Stores"): every store on one LMDB environment in a data directory,
  * the default of `npm start`. One process serves a directory (directory.ts); every write goes
- * through one group-commit writer (writer.ts) and is answered once flushed to disk.
+ * through one group-commit writer (writer.ts), and what acknowledges a write waits for flushed().
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,7 +48,8 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
   const unlock = lockDirectory(opts.dir);
   let env;
   try {
-    env = open({ path: join(opts.dir, ENV_DIR), maxDbs: DATABASES.length + 4 });
+    // every commit includes its fsync (writer.ts says why not overlapping sync)
+    env = open({ path: join(opts.dir, ENV_DIR), maxDbs: DATABASES.length + 4, overlappingSync: false });
   } catch (e) {
     unlock();
     throw e;
@@ -70,6 +71,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     kv: new LocalKeyValue(dbs.kv, dbs['kv-expiry'], writer, opts.now),
     indexes,
     readings: new LocalReadings(dbs.readings, writer, opts.now, opts.readingRetentionMs ?? 30 * 24 * 3600_000),
+    flushed: () => writer.flushed(),
     entries: (db) => dbs[db].getRange({}),
     keyParts,
     async backup(dir: string) {

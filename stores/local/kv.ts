@@ -19,10 +19,13 @@ const SWEEP_BATCH = 1_000;
  * once; a key written with a TTL is also put on an expiry index (expires at, key), and a sweep
  * every `sweepMs` removes what has expired (a key written again since keeps its new value).
  *
- * A set or delete is visible to this process's reads as soon as it is called, as in the memory
- * family, not only once its transaction commits: the pending writes are read first. The atomic
- * operations (setIfAbsent, compareAndSet, incr) decide inside the transaction, against every
- * write queued before them.
+ * One process serves the directory and every write goes through this object, so what a key holds
+ * is known here exactly: its write not yet committed (pending), else the disk's. Reads, sets and
+ * the atomic operations (setIfAbsent, compareAndSet, incr) decide on that at once, in one
+ * synchronous step, as in the memory family, and queue their write for the next transaction.
+ * None waits for the commit: whatever acknowledges a write to a client waits for the stores'
+ * flushed() first (gateway/pipeline.ts), so a request's several key-value writes cost it one wait
+ * for the disk, not one each, and a claim costs none.
  */
 export class LocalKeyValue implements KeyValueStore {
   private readonly pending = new Map<string, Pending>();
@@ -39,45 +42,39 @@ export class LocalKeyValue implements KeyValueStore {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const p = this.pending.get(key);
-    return this.live(p ? p.held : (this.db.get(part(key)) as Held | undefined)) as T | undefined;
+    return this.read(key) as T | undefined;
   }
 
-  set(key: string, value: unknown, ttlMs?: number): Promise<void> {
-    if (value === undefined) return this.delete(key);
-    const held: Held = ttlMs === undefined ? [value] : [value, this.now() + ttlMs];
-    return this.queue(key, held, () => this.write(key, held));
+  async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
+    if (value === undefined) return this.remove(key);
+    this.put(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
   }
 
-  delete(key: string): Promise<void> {
-    return this.queue(key, undefined, () => this.db.remove(part(key)));
+  async delete(key: string): Promise<void> {
+    this.remove(key);
   }
 
-  setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
-    return this.writer.run(() => {
-      if (this.live(this.db.get(part(key)) as Held | undefined) !== undefined) return false;
-      this.write(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
-      return true;
-    });
+  /** Decided now, against every write this process made (one process serves the directory). */
+  async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
+    if (this.read(key) !== undefined) return false;
+    this.put(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
+    return true;
   }
 
-  compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
-    return this.writer.run(() => {
-      if (this.live(this.db.get(part(key)) as Held | undefined) !== expected) return false;
-      if (value === undefined) this.db.remove(part(key));
-      else this.write(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
-      return true;
-    });
+  /** Decided now, as setIfAbsent. */
+  async compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
+    if (this.read(key) !== expected) return false;
+    if (value === undefined) this.remove(key);
+    else this.put(key, ttlMs === undefined ? [value] : [value, this.now() + ttlMs]);
+    return true;
   }
 
   /** A counter keeps the expiry it has. */
-  incr(key: string, by = 1): Promise<number> {
-    return this.writer.run(() => {
-      const held = this.db.get(part(key)) as Held | undefined;
-      const cur = ((this.live(held) as number | undefined) ?? 0) + by;
-      this.db.put(part(key), held?.length === 2 && this.live(held) !== undefined ? [cur, held[1]] : [cur]);
-      return cur;
-    });
+  async incr(key: string, by = 1): Promise<number> {
+    const held = this.held(key);
+    const cur = ((this.live(held) as number | undefined) ?? 0) + by;
+    this.put(key, held?.length === 2 && this.live(held) !== undefined ? [cur, held[1]] : [cur]);
+    return cur;
   }
 
   async close(): Promise<void> {
@@ -110,20 +107,38 @@ export class LocalKeyValue implements KeyValueStore {
     return held[0];
   }
 
-  private write(key: string, held: Held): void {
-    this.db.put(part(key), held);
-    if (held.length === 2) this.expiry.put(join(fixed(held[1]), key), part(key));
+  /** What `key` holds for this process: its write not yet committed, else the disk's. */
+  private held(key: string): Held | undefined {
+    const p = this.pending.get(key);
+    return p ? p.held : (this.db.get(part(key)) as Held | undefined);
   }
 
-  /** A plain write: visible to reads at once, on disk when its transaction is. */
-  private queue(key: string, held: Held | undefined, fn: () => void): Promise<void> {
+  private read(key: string): unknown {
+    return this.live(this.held(key));
+  }
+
+  /**
+   * A write: visible to this process's reads at once (pending until its transaction commits), on
+   * disk by the next flushed(), which whatever acknowledges it to a client waits for.
+   */
+  private put(key: string, held: Held): void {
+    this.mark(key, held, this.writer.queue(() => {
+      this.db.put(part(key), held);
+      if (held.length === 2) this.expiry.put(join(fixed(held[1]), key), part(key));
+    }));
+  }
+
+  private remove(key: string): void {
+    this.mark(key, undefined, this.writer.queue(() => this.db.remove(part(key))));
+  }
+
+  /** Reads of `key` see `held` until `committed` settles (then the disk holds it, or it failed). */
+  private mark(key: string, held: Held | undefined, committed: Promise<void>): void {
     const mark: Pending = { held };
     this.pending.set(key, mark);
-    const done = this.writer.run(fn);
     const clear = () => {
       if (this.pending.get(key) === mark) this.pending.delete(key);
     };
-    done.then(clear, clear);
-    return done;
+    committed.then(clear, clear);
   }
 }

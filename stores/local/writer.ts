@@ -10,9 +10,12 @@ interface Batch {
  * Group commit over one LMDB environment (DESIGN "Stores", STYLE "An acknowledgement is a
  * promise"). Every write of the local family is a closure queued here; the closures queued while
  * a transaction is waiting to start run together inside it, in the order they were queued, and
- * each caller's promise settles once that transaction is committed and flushed to disk. Under
- * load a transaction waits for the previous one's flush, so it gathers every request that
- * arrived meanwhile: one fsync serves them all, never one per request.
+ * each caller's promise settles once that transaction is committed. The environment is opened
+ * without overlapping sync, so LMDB's commit includes its fsync: committed is on disk, through a
+ * power cut. Under load a transaction waits for the previous one's commit and gathers every write
+ * that arrived meanwhile, so one fsync serves many requests, never one per request. (Overlapping
+ * sync answers at the commit and flushes after; its flushed promise can wait for a flush that only
+ * a later write brings, so the last answer before a quiet spell would wait for the next write.)
  *
  * A closure reads what the transaction holds so far (its own and earlier closures' writes), so a
  * check and the write it guards are one atomic step. A closure checks before it writes: LMDB's
@@ -22,12 +25,32 @@ interface Batch {
 export class Writer {
   private open: Batch | undefined;
   private last: Promise<void> = Promise.resolve();
+  /** Transactions that failed to commit since start. */
+  private failures = 0;
+  /** The batch whose closures are running now (inside the transaction callback). */
+  private running: Batch | undefined;
 
   constructor(private readonly env: RootDatabase) {}
 
-  /** Runs `fn` inside the next write transaction; resolves with its result once that transaction is on disk. */
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * Runs `fn` inside the next write transaction; resolves with its result once that transaction is
+   * committed, or with `decided` as soon as `fn` has run in it: the answer of a check that guards
+   * a write (a claim) is final then, unless the transaction fails to commit, and whatever
+   * acknowledges the outcome to a client waits for flushed() first, which then fails.
+   */
+  run<T>(fn: () => T, when: 'committed' | 'decided' = 'committed'): Promise<T> {
     const batch = (this.open ??= this.start());
+    if (when === 'decided') {
+      return new Promise<T>((resolve, reject) => {
+        batch.work.push(() => {
+          try {
+            resolve(fn());
+          } catch (e) {
+            reject(e);
+          }
+        });
+      });
+    }
     let result: T;
     let failed = false;
     let error: unknown;
@@ -45,9 +68,36 @@ export class Writer {
     });
   }
 
-  /** Settles once every write queued so far is on disk (close, backup). */
+  /**
+   * Queues `fn` for the next write transaction and returns at once: the write is visible to this
+   * process from the moment its caller makes it so (LocalKeyValue's pending writes), and on disk
+   * by the next flushed().
+   */
+  queue(fn: () => void): Promise<void> {
+    const batch = (this.open ??= this.start());
+    batch.work.push(fn);
+    return batch.done;
+  }
+
+  /** Inside a closure: settles when the transaction it runs in commits (fails when it does not). */
+  get committing(): Promise<void> {
+    if (!this.running) throw new Error('Writer.committing is read inside a closure only');
+    return this.running.done;
+  }
+
+  /** Settles once every write queued so far is committed or failed (close, backup). */
   async idle(): Promise<void> {
     await this.last.catch(() => undefined);
+  }
+
+  /**
+   * Settles once every write queued so far is on disk (each commit includes its fsync); rejects
+   * when a transaction failed meanwhile, since a write queued without waiting may have been in it.
+   */
+  async flushed(): Promise<void> {
+    const failures = this.failures;
+    await this.idle();
+    if (this.failures !== failures) throw new Error('a write transaction failed; what was queued with it is not on disk');
   }
 
   private start(): Batch {
@@ -55,10 +105,22 @@ export class Writer {
     const committed = this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
-      for (const w of batch.work) w();
+      this.running = batch;
+      try {
+        for (const w of batch.work) w();
+      } finally {
+        this.running = undefined;
+      }
     });
-    // Committed is visible; flushed is durable (overlapping sync flushes after the commit).
-    batch.done = Promise.resolve(committed).then(() => this.env.flushed) as Promise<void>;
+    batch.done = Promise.resolve(committed).then(
+      // reads from here on see this commit (LMDB keeps a read snapshot between resets)
+      () => this.env.resetReadTxn(),
+      (e) => {
+        this.failures++;
+        throw e;
+      },
+    );
+    batch.done.catch(() => undefined); // its callers hear of it; a queued write's caller through flushed()
     this.last = batch.done;
     return batch;
   }

@@ -23,6 +23,7 @@ function otherProcess(dir: string, then: 'close' | 'exit') {
 try {
   const s = createLocalStores({ dir: process.argv[1], now: Date.now });
   await s.kv.set('opened-by', process.pid);
+  await s.flushed();
   ${then === 'close' ? 'await s.close();' : 'process.exit(0);'}
   console.log('opened');
 } catch (e) { console.log(e.constructor.name + ': ' + e.message); process.exitCode = 3; }`;
