@@ -42,6 +42,18 @@ export class VersionConflictError extends Error {
   }
 }
 
+/**
+ * Why an append of `events` after `expectedVersion` to a stream now at `actual` is refused, if it
+ * is: another version than expected, or events not numbered on from it.
+ */
+export function appendConflict(stream: string, expectedVersion: number, events: readonly StoredEvent[], actual: number): VersionConflictError | undefined {
+  if (actual !== expectedVersion) return new VersionConflictError(stream, expectedVersion, actual);
+  for (let i = 0; i < events.length; i++) {
+    if (events[i].version !== expectedVersion + 1 + i) return new VersionConflictError(stream, expectedVersion + 1 + i, events[i].version);
+  }
+  return undefined;
+}
+
 export interface AppendItem {
   stream: string;
   expectedVersion: number;

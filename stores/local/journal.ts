@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import { VersionConflictError, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { appendConflict, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
 import { PAST, fixed, join, part } from './keys.ts';
@@ -60,10 +60,7 @@ export class LocalJournal implements Journal {
     for (let n = 0; n < items.length; n++) {
       const { stream, expectedVersion, events, effects } = items[n];
       const actual = (this.heads.get(part(stream)) as number | undefined) ?? 0;
-      let err: Error | undefined = actual !== expectedVersion ? new VersionConflictError(stream, expectedVersion, actual) : undefined;
-      for (let i = 0; !err && i < events.length; i++) {
-        if (events[i].version !== expectedVersion + 1 + i) err = new VersionConflictError(stream, expectedVersion + 1 + i, events[i].version);
-      }
+      const err = appendConflict(stream, expectedVersion, events, actual);
       results[n] = err;
       if (err || events.length === 0) continue;
       for (const e of events) {

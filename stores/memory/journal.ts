@@ -1,4 +1,4 @@
-import { VersionConflictError, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { appendConflict, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 
 /**
  * In-process journal: the committed event records themselves, per stream and in one global feed
@@ -28,10 +28,7 @@ export class MemoryJournal implements Journal {
       const { stream, expectedVersion, events } = items[n];
       const list = this.streams.get(stream);
       const actual = list ? list.length : 0;
-      let err: Error | undefined = actual !== expectedVersion ? new VersionConflictError(stream, expectedVersion, actual) : undefined;
-      for (let i = 0; !err && i < events.length; i++) {
-        if (events[i].version !== expectedVersion + 1 + i) err = new VersionConflictError(stream, expectedVersion + 1 + i, events[i].version);
-      }
+      const err = appendConflict(stream, expectedVersion, events, actual);
       results[n] = err;
       if (err || events.length === 0) continue;
       const target = list ?? [];
