@@ -50,10 +50,12 @@ export async function startLocalNode(dataDir: string, opts: { env?: Record<strin
   delete env.REDIS_URL;
   const argv = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', 'main.ts'];
   const began = performance.now();
-  const child = opts.core === undefined ? spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] }) : spawn('taskset', ['-c', String(opts.core), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err = (err + String(d)).slice(-4000)));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const child = opts.core === undefined ? spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('taskset', ['-c', String(opts.core), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = ''; // its output, kept for the message when it exits before answering
+  child.stdout!.on('data', (d) => (out = (out + String(d)).slice(-4000)));
+  child.stderr!.on('data', (d) => (out = (out + String(d)).slice(-4000)));
+  let how = '';
+  const exited = new Promise<number | null>((r) => child.once('exit', (code, signal) => ((how = `code ${code}, signal ${signal}`), r(code))));
   let gone = false;
   void exited.then(() => (gone = true));
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -75,7 +77,7 @@ export async function startLocalNode(dataDir: string, opts: { env?: Record<strin
     },
   };
   const answered = async () => {
-    if (gone) throw new Error(`main.ts on ${dataDir} exited before answering: ${err}`);
+    if (gone) throw new Error(`main.ts on ${dataDir} exited (${how}) before answering: ${out}`);
     try {
       return opts.ready ? await opts.ready(node) : (await jsonCall(port, 'GET', '/v1/me', {}, undefined, { agent: false, timeoutMs: 5_000 }), true);
     } catch {
