@@ -87,10 +87,12 @@ export class LeaseMembers {
     return changed;
   }
 
+  /** The live members; this node among them unless draining (it runs, whatever a stale watch last said of it). */
   live(draining: boolean): string[] {
     const t = this.now();
     for (const [node, m] of this.members) if (m.until < t - FORGET_AFTER_TTLS * this.timings.ttlMs) this.members.delete(node);
-    return [...this.members.values()].filter((m) => !m.left && this.alive(m, t, 0) && !(m.node === this.nodeId && draining)).map((m) => m.node).sort();
+    const live = [...this.members.values()].filter((m) => !m.left && m.node !== this.nodeId && this.alive(m, t, 0)).map((m) => m.node);
+    return (draining ? live : [...live, this.nodeId]).sort();
   }
 
   /**

@@ -82,6 +82,7 @@ export class ShardLeases {
   private readonly timers: NodeJS.Timeout[] = [];
   private watchStop: (() => void) | undefined;
   private watching = false;
+  private watchGeneration = 0;
   private ticking = false;
   private tickAgain = false;
   private sweeping = false;
@@ -203,8 +204,6 @@ export class ShardLeases {
     await this.bucketStore.destroy();
   }
 
-  // ----------------------------------------------------------------------------------------------
-
   private lease(sentAt: number): LeaseRecord {
     return { node: this.nodeId, until: sentAt + this.timings.ttlMs, boot: this.boot };
   }
@@ -215,12 +214,15 @@ export class ShardLeases {
   }
 
   private async startWatch(): Promise<void> {
+    // A watch stopped for its successor still reports its end: only the current one counts.
+    const generation = ++this.watchGeneration;
     this.watchStop?.();
     this.watching = true;
     try {
       this.watchStop = await this.bucketStore.watch(
-        (e) => this.observe(e, true),
+        (e) => generation === this.watchGeneration && this.observe(e, true),
         (err) => {
+          if (generation !== this.watchGeneration) return;
           this.watching = false;
           if (!this.stopped) this.log('lease watch ended; the sweep restarts it', err);
         },
