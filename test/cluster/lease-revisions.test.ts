@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StaleRevision, type BucketEntry, type LeaseBucket, type LeaseRecord } from '../../runtime/cluster/lease-bucket.ts';
 import { ShardLeases } from '../../runtime/cluster/leases.ts';
+import { preferredOwner } from '../../runtime/cluster/shards.ts';
 import { until } from '../../support/until.ts';
 
 const TIMINGS = { ttlMs: 600, renewMs: 150, tickMs: 50, marginMs: 100, joinMs: 100, sweepMs: 200 };
@@ -38,11 +39,15 @@ class FakeBucket implements LeaseBucket {
     return e;
   }
 
-  async watch(entry: (e: BucketEntry) => void): Promise<() => void> {
+  async watch(entry: (e: BucketEntry) => void, ended: (err?: unknown) => void): Promise<() => void> {
     if (this.down) return unreachable();
     for (const [k, e] of this.latest) entry(this.staleView.get(k) ?? e);
     this.listeners.add(entry);
-    return () => this.listeners.delete(entry);
+    // As a NATS watch does, a stopped one reports its end afterwards.
+    return () => {
+      this.listeners.delete(entry);
+      setImmediate(() => ended());
+    };
   }
 
   async read(key: string): Promise<BucketEntry | undefined> {
@@ -126,7 +131,25 @@ describe('lease compare-and-set against a stale revision (leases.ts "No lease st
     bucket.stuck = true;
     bucket.set('n.c', { node: 'c', until: Date.now() + 60_000, boot: 'c1' });
     await until(() => b.leases.liveMembers().includes('c'), 3_000);
+    await new Promise((r) => setTimeout(r, 3 * TIMINGS.sweepMs));
     expect(b.logs.filter((l) => l.includes('has not echoed'))).toHaveLength(1);
+    // the watch it replaced reports its end, which does not stop its successor
+    expect(b.logs.filter((l) => l.includes('watch ended'))).toEqual([]);
+  });
+
+  it('a node whose watch stopped delivering its own heartbeat still counts itself live: it keeps the shards it is preferred for', async () => {
+    const bucket = new FakeBucket();
+    const others = ['c', 'd', 'e', 'f'].find((c) => Array.from({ length: SHARDS }, (_, s) => preferredOwner(s, ['b', c])).includes('b'))!;
+    const mine = Array.from({ length: SHARDS }, (_, s) => s).filter((s) => preferredOwner(s, ['b', others]) === 'b');
+    expect(mine.length).toBeGreaterThan(0);
+    bucket.set(`n.${others}`, { node: others, until: Date.now() + 60_000, boot: 'x' });
+    bucket.muted.add('n.b');
+    const b = node(bucket, 'b');
+    await b.leases.start();
+    await until(() => mine.every((s) => b.leases.holds(s)), 5_000);
+    await new Promise((r) => setTimeout(r, 3 * TIMINGS.ttlMs));
+    expect(b.leases.heldShards()).toEqual(mine);
+    expect(b.leases.liveMembers()).toEqual(['b', others].sort());
   });
 });
 
