@@ -2,7 +2,7 @@ import type { Database } from 'lmdb';
 import { appendConflict, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
-import { PAST, fixed, join, part } from './keys.ts';
+import { PAST, SEP, fixed, join, part } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /** Feed entries kept in memory as committed, so readers that keep up never decode from disk. */
@@ -13,7 +13,7 @@ const RECENT = 16_384;
  *
  * - `events`: (stream, version) -> the event; a stream is a key range read in order.
  * - `heads`: stream -> its last version, the check of an append's expected version.
- * - `feed`: position -> [stream, version], every append in commit order.
+ * - `feed`: position -> the event's key in `events`, every append in commit order.
  *
  * An append and its commit's effects (list and timer changes, AppendItem.effects) are written in
  * one transaction with the events, so a crash keeps both or neither. Positions are given inside
@@ -63,10 +63,15 @@ export class LocalJournal implements Journal {
       const err = appendConflict(stream, expectedVersion, events, actual);
       results[n] = err;
       if (err || events.length === 0) continue;
+      const prefix = join(stream, ''); // the stream's part of each event's key, made once
+      const named = prefix.length === stream.length + 1; // not written as its digest (keys.ts part)
       for (const e of events) {
         const position = ++this.position;
-        this.events.put(join(stream, fixed(e.version)), e);
-        this.feed.put(position, [stream, e.version]);
+        const key = prefix + fixed(e.version);
+        this.events.put(key, e);
+        // the event's key (a string encodes in one step, a tuple in several); with the stream when
+        // the key holds only its digest
+        this.feed.put(position, named ? key : [stream, key]);
         entries.push({ position, stream, event: e });
       }
       this.heads.put(part(stream), events[events.length - 1].version);
@@ -94,8 +99,8 @@ export class LocalJournal implements Journal {
     }
     const out: FeedEntry[] = [];
     for (const { key, value } of this.feed.getRange({ start: afterPosition + 1, limit })) {
-      const [stream, version] = value as [string, number];
-      const event = this.events.get(join(stream, fixed(version))) as StoredEvent | undefined;
+      const [stream, eventKey] = typeof value === 'string' ? [value.slice(0, value.lastIndexOf(SEP)), value] : (value as [string, string]);
+      const event = this.events.get(eventKey) as StoredEvent | undefined;
       if (event) out.push({ position: key as number, stream, event });
     }
     return out;
