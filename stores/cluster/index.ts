@@ -45,7 +45,9 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const ns = checkNamespace(opts.namespace ?? 'wf');
   const retention = opts.readingRetentionMs ?? 30 * 24 * 3600_000;
   const replicas = opts.replicas ?? 1;
-  const nc = await connect({ servers: opts.natsUrl, name: opts.name, noAsyncTraces: true, maxReconnectAttempts: -1 });
+  // several servers, comma-separated: the node can connect through any of them when one is down
+  const servers = opts.natsUrl.split(',').map((u) => u.trim()).filter(Boolean);
+  const nc = await connect({ servers, name: opts.name, noAsyncTraces: true, maxReconnectAttempts: -1 });
   const redis = new Redis(opts.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
   try {
     await redis.connect();
