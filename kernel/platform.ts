@@ -6,6 +6,7 @@ import type { Stores } from '../stores/index.ts';
 import type { Area, Platform } from './area.ts';
 import { ActorSystem, type Clock, type Limits, type Placement } from '../runtime/index.ts';
 import { perNodeReadersCaughtUp } from './journal-feeds.ts';
+import { MEMBERSHIP, soleProcessMembership } from './membership.ts';
 import { Services } from './services.ts';
 
 export interface PlatformOptions {
@@ -20,6 +21,7 @@ export interface PlatformOptions {
 export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const system = new ActorSystem({ stores: opts.stores, clock: opts.clock, kinds: opts.areas.flatMap((a) => a.kinds), limits: opts.limits, placement: opts.placement });
   const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Services(), config: opts.config ?? {}, areas: opts.areas };
+  if (opts.stores.mode === 'embedded' && opts.stores.durable) platform.services.provide(MEMBERSHIP, soleProcessMembership());
   for (const area of opts.areas) await area.start?.(platform);
   await system.start();
   await perNodeReadersCaughtUp(platform);
