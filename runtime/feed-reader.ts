@@ -162,7 +162,11 @@ export class FeedReader {
     const { stores, batch, handle } = this.opts;
     for (;;) {
       if (this.stopped || !(await this.hold())) return;
-      const entries = await stores.journal.readFeed(this.cursor, batch);
+      const read = await stores.journal.readFeed(this.cursor, batch);
+      // a store hands back only positions past the cursor; one that did not would be handled
+      // again and again, the cursor never moving
+      const entries = read.length && read[0].position <= this.cursor ? read.filter((e) => e.position > this.cursor) : read;
+      if (entries !== read) this.opts.log(`${this.opts.name}: the feed answered positions at or before ${this.cursor}; skipped`);
       if (entries.length === 0 || this.stopped) return;
       const done = (await handle(entries, this)) ?? entries.length;
       if (done > 0) {

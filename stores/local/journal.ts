@@ -95,8 +95,16 @@ export class LocalJournal implements Journal {
       // committed and still in memory: from the first entry past afterPosition
       let i = afterPosition - recent[0].position + 1;
       if (i >= recent.length || recent[i]?.position !== afterPosition + 1) i = firstAfter(recent, afterPosition);
-      return recent.slice(i, i + limit);
+      const out = recent.slice(i, i + limit);
+      // a position missing before the window's first (a failed transaction's, or one not yet
+      // remembered) is looked for on disk, which holds every committed entry
+      if (out.length === 0 || out[0].position === afterPosition + 1) return out;
+      return this.readFeedFromDisk(afterPosition, limit);
     }
+    return this.readFeedFromDisk(afterPosition, limit);
+  }
+
+  private readFeedFromDisk(afterPosition: number, limit: number): FeedEntry[] {
     const out: FeedEntry[] = [];
     for (const { key, value } of this.feed.getRange({ start: afterPosition + 1, limit })) {
       const [stream, eventKey] = typeof value === 'string' ? [value.slice(0, value.lastIndexOf(SEP)), value] : (value as [string, string]);
@@ -120,10 +128,17 @@ export class LocalJournal implements Journal {
     for (const { key, value } of this.heads.getRange({})) yield { stream: key as string, version: value as number };
   }
 
-  /** Transactions settle in commit order, so the window stays in position order. */
+  /**
+   * Transactions settle in commit order, so entries arrive in position order; one that would not
+   * is put in its place, since readFeed searches the window by position and a reader must never
+   * be handed a position at or before its cursor.
+   */
   private remember(entries: FeedEntry[]): void {
     const recent = this.recent;
-    for (const e of entries) recent.push(e);
+    for (const e of entries) {
+      if (recent.length === 0 || recent[recent.length - 1].position < e.position) recent.push(e);
+      else recent.splice(firstAfter(recent, e.position), 0, e);
+    }
     if (recent.length > RECENT * 2) this.recent = recent.slice(recent.length - RECENT);
   }
 }

@@ -75,6 +75,30 @@ describe('the global feed reader (DESIGN "Reactions": at least once, one reader 
     expect(await stores.kv.get(`${NAME}:cursor`)).toBe(await lastPosition());
   });
 
+  it('a feed that hands back positions at or before the cursor: they are skipped, never handled again, and the reader goes on (no endless loop)', async () => {
+    await fresh();
+    const ids = await append(4);
+    const journal = stores.journal;
+    // a journal that repeats, with each read, the entry at the cursor and one before it
+    const repeating: Stores = {
+      ...stores,
+      journal: {
+        ...journal,
+        onAppend: (l) => journal.onAppend(l),
+        readFeed: async (after, limit) => {
+          const all = await journal.readFeed(0, 10_000);
+          return [...all.filter((e) => e.position <= after).slice(-2), ...(await journal.readFeed(after, limit))];
+        },
+      },
+    };
+    const rec = recorder();
+    reader(rec.handle, { on: repeating, batch: 2 });
+    await until(() => rec.seen().length >= 4, WAIT);
+    await append(1);
+    await until(() => rec.seen().length >= 5, WAIT);
+    expect(rec.seen()).toEqual([...ids, `evt_5`]);
+  });
+
   it('a restarted reader resumes after the last batch its handler finished', async () => {
     await fresh();
     const first = recorder();
