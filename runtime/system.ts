@@ -128,6 +128,9 @@ type KindRef = AnyActorDef | string;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
+/** Actors a shedding pass passivates at once (their snapshots written together). */
+const SHED_TOGETHER = 1_024;
+
 /** Messages waiting for a cell. */
 const mailOf = (cell: Cell): number => cell.mailbox?.size ?? 0;
 
@@ -532,6 +535,8 @@ export class ActorSystem {
     cell.running = false;
     this.inflight--;
     cell.lastActive = this.clock.now();
+    // a flood of new actors can leave none idle to shed while it lasts: shed as they come to rest
+    if (this.cellCount > this.limits.maxActive && !this.shedding) void this.shed();
     if (mailOf(cell) > 0) {
       if (!cell.dropped) this.schedule(cell);
       else this.forgetIfEmpty(cell);
@@ -808,20 +813,26 @@ export class ActorSystem {
 
   /**
    * Above maxActive, passivates idle actors (oldest first) down to 1/64 below it, one pass at a
-   * time: a pass per new actor, each copying every cell, made a full system quadratic.
+   * time: a pass per new actor, each copying every cell, made a full system quadratic. A pass
+   * passivates its victims together, so their snapshots share the stores' writes (over the local
+   * stores, a commit each one by one could not keep up with a flood of new actors), and passes go
+   * on while actors arrived meanwhile keep the count above the limit.
    */
   private async shed(): Promise<void> {
     if (this.shedding) return;
     this.shedding = true;
     try {
-      const floor = this.limits.maxActive - Math.ceil(this.limits.maxActive / 64);
-      const victims: Cell[] = [];
-      for (const cell of this.allCells()) {
-        if (this.cellCount - victims.length <= floor) break;
-        if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
-        victims.push(cell);
+      while (this.cellCount > this.limits.maxActive) {
+        const floor = this.limits.maxActive - Math.ceil(this.limits.maxActive / 64);
+        const victims: Cell[] = [];
+        for (const cell of this.allCells()) {
+          if (this.cellCount - victims.length <= floor) break;
+          if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
+          victims.push(cell);
+        }
+        if (victims.length === 0) break; // every actor is busy: the next new one tries again
+        for (let i = 0; i < victims.length; i += SHED_TOGETHER) await Promise.all(victims.slice(i, i + SHED_TOGETHER).map((c) => this.passivate(c)));
       }
-      for (const cell of victims) await this.passivate(cell);
     } finally {
       this.shedding = false;
     }
