@@ -2,7 +2,7 @@
  * The data directory of the local family (DESIGN "Stores"): `format.json` names the layout's
  * version, `lmdb/` holds the environment, and `platform.lock` says which process serves it.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The layout this code reads and writes. A newer one is refused; there is no older one yet. */
@@ -82,31 +82,37 @@ function alive(pid: number, started: string | undefined): boolean {
 export function lockDirectory(dir: string): () => void {
   const file = join(dir, LOCK_FILE);
   const me = JSON.stringify({ pid: process.pid, started: startTicks(process.pid) });
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const release = () => {
     try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, me);
-      closeSync(fd);
-      return () => {
-        try {
-          if (readFileSync(file, 'utf8') === me) rmSync(file);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    let held: { pid?: number; started?: string } = {};
-    try {
-      held = JSON.parse(readFileSync(file, 'utf8'));
+      if (readFileSync(file, 'utf8') === me) rmSync(file);
     } catch {
-      // half-written by a process that died while taking it
+      // already gone
     }
-    if (typeof held.pid === 'number' && alive(held.pid, held.started)) {
-      throw new DataDirectoryError(`${dir} is in use by another platform process (pid ${held.pid}); stop it first, or set DATA_DIR to another directory`);
+  };
+  // written whole under a name of its own and linked into place: the lock is never seen half-written
+  const mine = `${file}.${process.pid}`;
+  writeFileSync(mine, me);
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, file);
+        return release;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      let held: { pid?: number; started?: string } = {};
+      try {
+        held = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        // unreadable: not a lock this code wrote
+      }
+      if (typeof held.pid === 'number' && alive(held.pid, held.started)) {
+        throw new DataDirectoryError(`${dir} is in use by another platform process (pid ${held.pid}); stop it first, or set DATA_DIR to another directory`);
+      }
+      rmSync(file, { force: true });
     }
-    rmSync(file, { force: true });
+    throw new DataDirectoryError(`could not take ${file}`);
+  } finally {
+    rmSync(mine, { force: true });
   }
-  throw new DataDirectoryError(`could not take ${file}`);
 }
