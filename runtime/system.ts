@@ -9,8 +9,9 @@
  * The turns of a pass are then committed together (one group commit over all their streams, each
  * with its expected version) while the next pass proceeds with other actors; an actor gets no new
  * turn until its commit is settled, so its commands stay in mailbox order. Only after the commit
- * are callers answered, index and timer changes written, snapshots taken when due and commit
- * listeners told. If an actor's append fails nothing of its turn is kept and each of its callers
+ * are callers answered, index and timer changes written (a journal that writes effects takes them
+ * in the same transaction as the events: Journal.writesEffects), snapshots taken when due and
+ * commit listeners told. If an actor's append fails nothing of its turn is kept and each of its callers
  * gets a retryable error.
  *
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
