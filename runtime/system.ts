@@ -129,6 +129,9 @@ type KindRef = AnyActorDef | string;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
+/** Events after an actor's last snapshot below which passivation writes none (passivate). */
+const PASSIVATION_TAIL = 8;
+
 /** Actors a shedding pass passivates at once (their snapshots written together). */
 const SHED_TOGETHER = 1_024;
 
@@ -807,8 +810,13 @@ export class ActorSystem {
     }
   }
 
-  private async passivate(cell: Cell): Promise<void> {
-    await this.snapshot(cell);
+  /**
+   * A snapshot first; when shedding (`shortTail: 'skip'`), not if the journal after the last one is
+   * short (PASSIVATION_TAIL events): the next activation replays that tail as cheaply as it would
+   * read a snapshot, and shedding a flood of new actors then costs no write per actor.
+   */
+  private async passivate(cell: Cell, shortTail: 'snapshot' | 'skip' = 'snapshot'): Promise<void> {
+    if (shortTail === 'snapshot' || cell.version - cell.snapVersion >= PASSIVATION_TAIL) await this.snapshot(cell);
     if (!cell.running && !cell.queued && mailOf(cell) === 0) this.drop(cell);
   }
 
@@ -832,7 +840,7 @@ export class ActorSystem {
           victims.push(cell);
         }
         if (victims.length === 0) break; // every actor is busy: the next new one tries again
-        for (let i = 0; i < victims.length; i += SHED_TOGETHER) await Promise.all(victims.slice(i, i + SHED_TOGETHER).map((c) => this.passivate(c)));
+        for (let i = 0; i < victims.length; i += SHED_TOGETHER) await Promise.all(victims.slice(i, i + SHED_TOGETHER).map((c) => this.passivate(c, 'skip')));
       }
     } finally {
       this.shedding = false;

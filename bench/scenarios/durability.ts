@@ -184,7 +184,8 @@ async function rssChild(family: 'local' | 'memory', count: number): Promise<void
     await Promise.all(wave);
   }
   const seconds = (performance.now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 1_000)); // the passivation sweep and the feed's readers catch up
+  await platform.system.settle(); // the feed readers (audit entries, public events) and shedding catch up
+  await new Promise((r) => setTimeout(r, 1_000));
   for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
   const status = readFileSync('/proc/self/status', 'utf8');
   const rssAnonKb = Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0);
