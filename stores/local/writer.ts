@@ -27,30 +27,12 @@ export class Writer {
   private last: Promise<void> = Promise.resolve();
   /** Transactions that failed to commit since start. */
   private failures = 0;
-  /** The batch whose closures are running now (inside the transaction callback). */
-  private running: Batch | undefined;
 
   constructor(private readonly env: RootDatabase) {}
 
-  /**
-   * Runs `fn` inside the next write transaction; resolves with its result once that transaction is
-   * committed, or with `decided` as soon as `fn` has run in it: the answer of a check that guards
-   * a write (a claim) is final then, unless the transaction fails to commit, and whatever
-   * acknowledges the outcome to a client waits for flushed() first, which then fails.
-   */
-  run<T>(fn: () => T, when: 'committed' | 'decided' = 'committed'): Promise<T> {
+  /** Runs `fn` inside the next write transaction; resolves with its result once that transaction is committed. */
+  run<T>(fn: () => T): Promise<T> {
     const batch = (this.open ??= this.start());
-    if (when === 'decided') {
-      return new Promise<T>((resolve, reject) => {
-        batch.work.push(() => {
-          try {
-            resolve(fn());
-          } catch (e) {
-            reject(e);
-          }
-        });
-      });
-    }
     let result: T;
     let failed = false;
     let error: unknown;
@@ -79,12 +61,6 @@ export class Writer {
     return batch.done;
   }
 
-  /** Inside a closure: settles when the transaction it runs in commits (fails when it does not). */
-  get committing(): Promise<void> {
-    if (!this.running) throw new Error('Writer.committing is read inside a closure only');
-    return this.running.done;
-  }
-
   /** Settles once every write queued so far is committed or failed (close, backup). */
   async idle(): Promise<void> {
     await this.last.catch(() => undefined);
@@ -105,12 +81,7 @@ export class Writer {
     const committed = this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
-      this.running = batch;
-      try {
-        for (const w of batch.work) w();
-      } finally {
-        this.running = undefined;
-      }
+      for (const w of batch.work) w();
     });
     batch.done = Promise.resolve(committed).then(
       // reads from here on see this commit (LMDB keeps a read snapshot between resets)
