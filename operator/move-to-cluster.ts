@@ -17,8 +17,12 @@
  *   cluster position of the same entry, and reactions neither run again nor skip. A reader's
  *   lease (`<name>:lease`) belongs to a process, not to the data, and is not copied.
  *
- * A namespace whose journal stream holds or has held a message, or that has Redis keys, is
- * refused: a platform reads the feed from the stream's first sequence, and two platforms' records
+ * Key-value records and reminders go through the cluster family's own stores, so each lands where
+ * a node reads it: credentials, reservations, idempotency records, cursors and reminders in
+ * JetStream buckets, derived records in Redis (stores/cluster/kv-routes.ts).
+ *
+ * A namespace whose journal stream or key-value buckets hold or have held a message, or that has
+ * Redis keys, is refused: a platform reads the feed from the stream's first sequence, and two platforms' records
  * are never mixed.
  */
 import { existsSync } from 'node:fs';
@@ -131,6 +135,11 @@ async function refuseUsedNamespace(cluster: ClusterStores): Promise<void> {
   const info = await (await jetstreamManager(cluster.nats)).streams.info(`${ns}_journal`);
   if (info.state.last_seq > 0) {
     throw new MoveRefusedError(`namespace ${ns} already has a journal (stream ${ns}_journal, ${info.state.messages} messages, last sequence ${info.state.last_seq}): move into a new namespace, or delete that one's streams and Redis keys (${ns}:*) first`);
+  }
+  // The key-value and reminder buckets hold credentials and timers: a record there is a platform's.
+  for (const bucket of cluster.buckets) {
+    const held = await (await jetstreamManager(cluster.nats)).streams.info(`KV_${bucket}`);
+    if (held.state.last_seq > 0) throw new MoveRefusedError(`namespace ${ns} already has key-value records (bucket ${bucket}, last sequence ${held.state.last_seq}): move into a new namespace, or delete its streams first`);
   }
   let cursor = '0';
   do {

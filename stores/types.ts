@@ -36,6 +36,14 @@ export interface FeedEntry {
 /** The stores cannot start as configured; the message says why and what to change. */
 export class StoreSetupError extends Error {}
 
+/**
+ * A store did not answer (unreachable, timed out, an election under way): what was asked may or
+ * may not have landed, and asking again can succeed. Callers answer it as a retryable 503.
+ */
+export class StoreUnavailableError extends Error {
+  readonly retryable = true;
+}
+
 export class VersionConflictError extends Error {
   constructor(readonly stream: string, readonly expected: number, readonly actual: number) {
     super(`append to ${stream} expected version ${expected}, found ${actual}`);

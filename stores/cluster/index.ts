@@ -1,17 +1,24 @@
 /**
- * Cluster store family (DESIGN "Sharding"): journal and readings on NATS JetStream, snapshots, reminders,
- * key-value and list indexes on Redis. One namespace prefixes every stream, subject and key.
+ * Cluster store family (DESIGN "Stores", "Sharding"; docs/cluster.md "What runs where"). JetStream
+ * holds everything that cannot be recomputed, replicated alike (NATS_REPLICAS): the journal,
+ * readings, reminders (bucket `<ns>_reminders`) and key-value records (buckets `<ns>_records`
+ * and `<ns>_idem`, kv-routes.ts). Redis holds what the journal gives back: snapshots, list
+ * indexes, derived records and the reminders' due-time index. One namespace prefixes every
+ * stream, subject, bucket and key.
  */
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { Now, Stores } from '../types.ts';
 import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
+import { JetStreamKeyValue, lapsedAt, sweepBucket } from './jetstream-kv.ts';
+import { JetStreamReminders } from './jetstream-reminders.ts';
 import { RedisKeyValue } from './kv.ts';
+import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
 import { checkNamespace } from './names.ts';
 import { JetStreamReadings } from './readings.ts';
-import { RedisReminders } from './reminders.ts';
 import { RedisSnapshots } from './snapshots.ts';
 
 export interface ClusterStoreOptions {
@@ -39,7 +46,17 @@ export interface ClusterStores extends Stores {
   /** The connections, shared with the runtime's shard leases and remote asks. */
   readonly nats: NatsConnection;
   readonly redis: Redis;
+  /** The JetStream KV buckets of this namespace (move-to-cluster checks they are empty). */
+  readonly buckets: readonly string[];
+  /**
+   * Deletes expired key-value records and purges delete markers in the records and reminders
+   * buckets; runs by itself every SWEEP_MS on one node at a time (a Redis lease).
+   */
+  sweep(): Promise<{ expired: number; markers: number }>;
 }
+
+/** How often a node offers to sweep the buckets: each sweep reads them whole. */
+const SWEEP_MS = 10 * 60_000;
 
 export async function createClusterStores(opts: ClusterStoreOptions): Promise<ClusterStores> {
   const ns = checkNamespace(opts.namespace ?? 'wf');
@@ -62,6 +79,20 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const readingNames = { stream: `${ns}_readings`, prefix: `${ns}.readings` };
   await JetStreamJournal.ensureStream(jsm, journalNames, replicas);
   await JetStreamReadings.ensureStream(jsm, readingNames, retention, replicas);
+  // Direct gets may be answered by a lagging replica, so with replicas reads go to the leader
+  // (a key issued on one node is found at once on the next), as the journal's do.
+  const direct = opts.directReads ?? replicas === 1;
+  const names = { records: `${ns}_records`, idem: `${ns}_idem`, reminders: `${ns}_reminders` };
+  const kvm = new Kvm(nc);
+  const bucket = (name: string, ttl?: number): Promise<KV> => kvm.create(name, { history: 1, replicas, allow_direct: direct, ...(ttl ? { ttl } : {}) });
+  const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
+  const sweep = () => sweepBuckets(jsm, opts.now, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
+  const sweeper = setInterval(() => {
+    void redis
+      .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
+      .then((won) => (won === 'OK' ? sweep() : undefined))
+      .catch((e) => console.error(`[stores] sweeping the key-value buckets of ${ns} failed; the next period retries`, e));
+  }, SWEEP_MS).unref();
 
   const s: ClusterStores = {
     mode: 'cluster',
@@ -71,16 +102,19 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     replicas,
     nats: nc,
     redis,
+    buckets: Object.values(names),
+    sweep,
     journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
     snapshots: new RedisSnapshots(redis, ns),
-    reminders: new RedisReminders(redis, ns, opts.now),
-    kv: new RedisKeyValue(redis, ns, opts.now),
+    reminders: new JetStreamReminders(remindersKv, redis, ns, opts.now),
+    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
     indexes: new RedisIndexes(redis, ns),
     readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
     async close() {
+      clearInterval(sweeper);
       await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
       if (opts.ephemeral) {
-        // Every stream of the namespace: the two above and the runtime's lease bucket (KV_<ns>_shards).
+        // Every stream of the namespace: the two above, the key-value and reminder buckets, and the runtime's lease bucket (KV_<ns>_shards).
         const names: string[] = [];
         for await (const name of jsm.streams.names()) if (name.startsWith(`${ns}_`) || name.startsWith(`KV_${ns}_`)) names.push(name);
         await Promise.all(names.map((n) => jsm.streams.delete(n).catch(() => false)));
@@ -91,6 +125,12 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     },
   };
   return s;
+}
+
+async function sweepBuckets(jsm: JetStreamManager, now: Now, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number }> {
+  const records = await sweepBucket(b.records[0], jsm, b.records[1], lapsedAt(now()));
+  const reminders = await sweepBucket(b.reminders[0], jsm, b.reminders[1], () => false);
+  return { expired: records.expired, markers: records.markers + reminders.markers };
 }
 
 async function deleteKeys(redis: Redis, pattern: string): Promise<void> {

@@ -63,3 +63,36 @@ export function nameOf(prefix: string, subject: string): string {
   if (isHashedSubject(prefix, subject)) throw new Error(`subject ${subject} is hashed: its name is kept in the message, not the subject`);
   return subject.slice(prefix.length + 1).split('.').map(unescapeToken).join('.');
 }
+
+/** Longest NATS KV key written exactly; a digest key (`cred:` and 64 hex) uses under 80. */
+export const KV_KEY_MAX = 256;
+const KV_SAFE = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A key-value key as a NATS KV key (tokens of [-/_=.A-Za-z0-9]): each `:`-separated part is one
+ * token, keeping [A-Za-z0-9_-] and writing any other character as `=XX` of its UTF-8 bytes (an
+ * empty part as a lone `=`), so an email's dots or a client's Idempotency-Key never make tokens or
+ * wildcards of their own. A key whose tokens would pass KV_KEY_MAX becomes its first part and one
+ * hashed token `=H` + base64url(sha256); escaping never writes `=H` (`=` is followed by two hex
+ * digits or nothing), so a hashed key never equals an exact one.
+ */
+export function kvKeyOf(key: string): string {
+  const parts = key.split(':');
+  if (key.length <= KV_KEY_MAX) {
+    const exact = parts.map(kvToken).join('.');
+    if (exact.length <= KV_KEY_MAX) return exact;
+  }
+  const head = parts.length > 1 && parts[0].length <= 64 ? `${kvToken(parts[0])}.` : '';
+  return `${head}=H${createHash('sha256').update(Buffer.from(key, 'utf16le')).digest('base64url')}`;
+}
+
+function kvToken(part: string): string {
+  if (part === '') return '=';
+  if (KV_SAFE.test(part)) return part;
+  let out = '';
+  for (const ch of part) {
+    if (/[A-Za-z0-9_-]/.test(ch)) out += ch;
+    else for (const b of Buffer.from(ch, 'utf8')) out += '=' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}

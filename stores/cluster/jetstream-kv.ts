@@ -1,0 +1,166 @@
+/**
+ * Key-value records in a NATS KV bucket (DESIGN "Stores": credentials, email reservations,
+ * sessions and idempotency records live in JetStream, replicated with the journal). The 2.9 server
+ * keeps no per-key TTL, so a record holds its expiry on the injected clock (`e`, -1 for none) next
+ * to its value, and every read decides expiry against it, as the memory and Redis stores do; a
+ * sweep deletes the expired ones (a bucket whose records all share one lifetime has a max age
+ * instead and needs none).
+ *
+ * Every conditional write is a compare-and-set on the key's revision (the stream sequence of its
+ * latest entry; 0 for a key never written), so setIfAbsent and compareAndSet are atomic across
+ * nodes: a write that meets a newer revision reads the key again and decides again.
+ */
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { pack, unpack } from './codec.ts';
+import { kvKeyOf } from './names.ts';
+import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
+
+/** A stored record: its expiry (-1 none) and its value, or an integer counter (`n`) for incr. */
+interface Held {
+  e: number;
+  v?: unknown;
+  n?: number;
+}
+
+interface Read {
+  /** The key's latest revision; 0 when it has none (never written, or its delete marker purged). */
+  revision: number;
+  /** Undefined when deleted or expired. */
+  held: Held | undefined;
+}
+
+const isStale = (e: unknown): boolean =>
+  (e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) ||
+  /wrong last sequence/i.test(String((e as Error)?.message));
+
+/** A JetStream fault that is not a refused revision: the caller may retry (a 503, never a 500). */
+function fault(e: unknown): never {
+  if (e instanceof StoreUnavailableError) throw e;
+  throw new StoreUnavailableError(`JetStream key-value: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+}
+
+export class JetStreamKeyValue implements KeyValueStore {
+  constructor(
+    private readonly kv: KV,
+    private readonly now: Now,
+  ) {}
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const { held } = await this.read(kvKeyOf(key));
+    if (!held) return undefined;
+    return (held.n !== undefined ? held.n : held.v) as T;
+  }
+
+  async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
+    const k = kvKeyOf(key);
+    if (value === undefined) return this.remove(k);
+    await this.kv.put(k, pack({ e: this.expiresAt(ttlMs), v: value } satisfies Held)).catch(fault);
+  }
+
+  async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
+    const k = kvKeyOf(key);
+    for (;;) {
+      const r = await this.read(k);
+      if (r.held) return false;
+      if (await this.write(k, r.revision, { e: this.expiresAt(ttlMs), v: value })) return true;
+    }
+  }
+
+  async compareAndSet(key: string, expected: Scalar | undefined, value: Scalar | undefined, ttlMs?: number): Promise<boolean> {
+    const k = kvKeyOf(key);
+    for (;;) {
+      const r = await this.read(k);
+      const current = r.held ? (r.held.n !== undefined ? r.held.n : r.held.v) : undefined;
+      if (current !== expected) return false;
+      if (await this.write(k, r.revision, value === undefined ? undefined : { e: this.expiresAt(ttlMs), v: value })) return true;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.remove(kvKeyOf(key));
+  }
+
+  /** A counter keeps the expiry it has; an expired or absent one counts from 0 with none. */
+  async incr(key: string, by = 1): Promise<number> {
+    const k = kvKeyOf(key);
+    for (;;) {
+      const r = await this.read(k);
+      const held = r.held;
+      const was = held ? Number(held.n ?? held.v) || 0 : 0;
+      if (await this.write(k, r.revision, { e: held ? held.e : -1, n: was + by })) return was + by;
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  private async read(k: string): Promise<Read> {
+    const e = await this.kv.get(k).catch(fault);
+    if (!e) return { revision: 0, held: undefined };
+    if (e.operation !== 'PUT') return { revision: e.revision, held: undefined };
+    const held = decode(e);
+    if (!held || (held.e >= 0 && held.e <= this.now())) return { revision: e.revision, held: undefined };
+    return { revision: e.revision, held };
+  }
+
+  /** Writes (or deletes, for undefined) at `revision`; false when the key moved past it. */
+  private async write(k: string, revision: number, held: Held | undefined): Promise<boolean> {
+    try {
+      if (held) await this.kv.put(k, pack(held), { previousSeq: revision });
+      else if (revision > 0) await this.kv.delete(k, { previousSeq: revision });
+      return true;
+    } catch (e) {
+      if (isStale(e)) return false;
+      return fault(e);
+    }
+  }
+
+  private async remove(k: string): Promise<void> {
+    await this.kv.delete(k).catch(fault);
+  }
+
+  private expiresAt(ttlMs: number | undefined): number {
+    return ttlMs === undefined ? -1 : this.now() + ttlMs;
+  }
+}
+
+function decode(e: KvEntry): Held | undefined {
+  return e.value.length ? (unpack(e.value) as Held) : undefined;
+}
+
+/**
+ * Deletes every record `expired` says has lapsed (each only at the revision read, so one written
+ * again meanwhile stays), and purges every delete marker up to its own sequence (a key written
+ * after it keeps its entry), so a bucket does not keep one marker per key it ever held. Reads the
+ * whole bucket: the cluster family runs it rarely, on one node at a time.
+ */
+export async function sweepBucket(kv: KV, jsm: JetStreamManager, bucket: string, expired: (value: Uint8Array) => boolean): Promise<{ expired: number; markers: number }> {
+  const lapsed: KvEntry[] = [];
+  const markers: KvEntry[] = [];
+  try {
+    const it = await kv.history({ key: '>' });
+    for await (const e of it) {
+      if (e.operation !== 'PUT') markers.push(e);
+      else if (e.value.length && expired(e.value)) lapsed.push(e);
+    }
+    let n = 0;
+    for (const e of lapsed) {
+      try {
+        await kv.delete(e.key, { previousSeq: e.revision });
+        n++;
+      } catch (err) {
+        if (!isStale(err)) throw err;
+      }
+    }
+    for (const e of markers) await jsm.streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${e.key}`, seq: e.revision + 1 });
+    return { expired: n, markers: markers.length };
+  } catch (e) {
+    return fault(e);
+  }
+}
+
+/** Whether a record of a JetStreamKeyValue has expired at `now`. */
+export const lapsedAt = (now: number) => (value: Uint8Array): boolean => {
+  const held = unpack(value) as Held;
+  return held.e >= 0 && held.e <= now;
+};
