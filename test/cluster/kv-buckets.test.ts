@@ -1,0 +1,88 @@
+/**
+ * The cluster family's key-value buckets (DESIGN "Stores"; stores/cluster/kv-routes.ts): where a
+ * key lives, how a key becomes a NATS KV key, and the sweep the 2.9 server's lack of per-key TTLs
+ * calls for. Over the shared NATS and a redis-server of this file's own; time is a ManualClock.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../runtime/index.ts';
+import { kvKeyOf } from '../../stores/cluster/names.ts';
+import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
+import { natsUrl, testNamespace } from '../../support/stores.ts';
+import { OwnRedis } from './redis-server.ts';
+
+const VALID_KV_KEY = /^[-/_=.A-Za-z0-9]+$/;
+let redis: OwnRedis;
+let stores: ClusterStores;
+const clock = new ManualClock();
+
+beforeAll(async () => {
+  redis = await OwnRedis.start();
+  stores = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redis.url, now: () => clock.now(), namespace: testNamespace('kvb'), ephemeral: true });
+}, 60_000);
+
+afterAll(async () => {
+  await stores?.close().catch(() => {});
+  await redis?.stop();
+});
+
+async function messages(bucket: string): Promise<number> {
+  return (await (await jetstreamManager(stores.nats)).streams.info(`KV_${bucket}`)).state.messages;
+}
+
+describe('kv keys as NATS KV keys (docs/cluster.md "Names")', () => {
+  const cases = ['cred:ab12', 'account_email:ada.obi+x@example.ng', 'idem:org_1:a key with spaces/and*wild>cards', 'a::b', ':', '', 'runtime:reactions:cursor', 'ünïcode:名前', `idem:org:${'k'.repeat(600)}`];
+  it('every key maps to a valid KV key of bounded length, and distinct keys never meet', () => {
+    const mapped = cases.map(kvKeyOf);
+    for (const k of mapped) {
+      expect(k).toMatch(VALID_KV_KEY);
+      expect(k.startsWith('.') || k.endsWith('.') || k.includes('..')).toBe(false);
+      expect(k.length).toBeLessThanOrEqual(300);
+    }
+    expect(new Set(mapped).size).toBe(cases.length);
+    expect(kvKeyOf('cred:ab12')).toBe('cred.ab12');
+  });
+
+  it('a key that would pass the limit keeps its first part and hashes the rest; a key that fits is never hashed', () => {
+    expect(kvKeyOf(`idem:org:${'k'.repeat(600)}`)).toMatch(/^idem\.=H[A-Za-z0-9_-]{43}$/);
+    expect(kvKeyOf(`idem:org:${'k'.repeat(200)}`)).toBe(`idem.org.${'k'.repeat(200)}`);
+  });
+});
+
+describe('where a record lives (stores/cluster/kv-routes.ts)', () => {
+  it('credentials, reservations and idempotency records survive FLUSHALL; derived records are Redis\'s and go with it', async () => {
+    await stores.kv.set('cred:feed', { type: 'api_key' });
+    await stores.kv.set('account_email:ada@example.ng', { account: 'acct_1' });
+    await stores.kv.set('idem:org_1:k1', { state: 'done' }, 7 * 86_400_000);
+    await stores.kv.set('derived:audit_entry:aud_1', { org: 'org_1' });
+    await redis.flushAll();
+    expect(await stores.kv.get('cred:feed')).toEqual({ type: 'api_key' });
+    expect(await stores.kv.get('account_email:ada@example.ng')).toEqual({ account: 'acct_1' });
+    expect(await stores.kv.get('idem:org_1:k1')).toEqual({ state: 'done' });
+    expect(await stores.kv.get('derived:audit_entry:aud_1')).toBeUndefined();
+  });
+});
+
+describe('the sweep (NATS 2.9 keeps no per-key TTL)', () => {
+  it('deletes the records expired on the clock, keeps live ones and one written again, and purges delete markers', async () => {
+    await stores.kv.set('sweep:expired', 1, 1_000);
+    await stores.kv.set('sweep:live', 2, 60_000);
+    await stores.kv.set('sweep:forever', 3);
+    await stores.kv.set('sweep:deleted', 4);
+    await stores.kv.delete('sweep:deleted');
+    await clock.advance(1_000);
+    expect(await stores.kv.get('sweep:expired')).toBeUndefined(); // expired when read, before any sweep
+    const before = await messages(stores.buckets[0]);
+    const swept = await stores.sweep();
+    expect(swept.expired).toBeGreaterThanOrEqual(1);
+    expect(swept.markers).toBeGreaterThanOrEqual(1);
+    expect(await stores.kv.get('sweep:live')).toBe(2);
+    expect(await stores.kv.get('sweep:forever')).toBe(3);
+    // the expired record's delete marker goes at the next sweep; then neither key holds a message
+    await stores.sweep();
+    expect(await messages(stores.buckets[0])).toBeLessThanOrEqual(before - 2);
+    expect(await stores.kv.setIfAbsent('sweep:expired', 5)).toBe(true);
+    expect(await stores.kv.compareAndSet('sweep:deleted', undefined, 6)).toBe(true);
+    expect(await stores.kv.get('sweep:deleted')).toBe(6);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Losing Redis costs a rebuild, never a record, a credential or a timer (DESIGN "Stores";
+ * docs/cluster.md "What runs where"). A platform over the shared NATS and a redis-server of this
+ * file's own, through the real gateway; each rule writes what it needs, Redis is emptied (FLUSHALL,
+ * or killed and started again empty), and the rule holds after. Time is the harness's ManualClock.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../runtime/index.ts';
+import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
+import { natsUrl, testNamespace } from '../../support/stores.ts';
+import { consent, subject } from '../identity/support.ts';
+import { OwnRedis } from './redis-server.ts';
+
+let redis: OwnRedis;
+let stores: ClusterStores;
+let h: Harness;
+let n = 0;
+const ik = (what: string) => `redis-loss-${what}-${process.pid}-${++n}`;
+
+beforeAll(async () => {
+  redis = await OwnRedis.start();
+  const clock = new ManualClock();
+  stores = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redis.url, now: () => clock.now(), namespace: testNamespace('redisloss'), ephemeral: true });
+  h = await startHarness({ clock, stores });
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  await stores?.close().catch(() => {});
+  await redis?.stop();
+});
+
+const authenticates = async (key: string) => (await h.request('GET', '/v1/api_keys', { key })).status;
+
+describe('Redis emptied under a cluster platform (DESIGN "Stores": JetStream holds what cannot be recomputed)', { timeout: 60_000 }, () => {
+  it('spec 5: every API key still authenticates after FLUSHALL, and one issued after it too', async () => {
+    const made = await h.request('POST', '/v1/api_keys', { body: { name: 'kept through a flush' }, idempotencyKey: ik('key') });
+    expect(made.status, made.text).toBe(200);
+    await redis.flushAll();
+    expect(await authenticates(h.key)).toBe(200);
+    expect(await authenticates(made.body.key)).toBe(200);
+    const after = await h.request('POST', '/v1/api_keys', { body: { name: 'issued after the flush' }, idempotencyKey: ik('key') });
+    expect(after.status, after.text).toBe(200);
+    expect(await authenticates(after.body.key)).toBe(200);
+    expect(await authenticates(`${made.body.key}x`)).toBe(401);
+  });
+
+  it('spec 5, 4.1: sign-in by email and password, an issued session and a device credential still authenticate after Redis is killed and started empty', async () => {
+    const device = await h.request('POST', '/v1/allocation/device_credentials', { body: { worker_id: `wrk_redis_loss_${process.pid}`, name: 'phone' }, idempotencyKey: ik('device') });
+    expect(device.status, device.text).toBe(201);
+    await redis.restartEmpty();
+    const me = await h.request('GET', '/v1/me', { key: null, session: h.session });
+    expect(me.status, me.text).toBe(200);
+    const signIn = await h.request('POST', '/v1/sessions', { key: null, body: { email: h.registration.email, password: h.registration.password } });
+    expect(signIn.status, signIn.text).toBe(200);
+    expect((await h.request('GET', '/v1/me', { key: null, session: signIn.body.token })).status).toBe(200);
+    const moved = await h.request('PUT', `/v1/allocation/availability/wrk_redis_loss_${process.pid}`, { body: { availability: 'available' }, key: device.body.key });
+    expect(moved.status, moved.text).toBe(200);
+  });
+
+  it('spec 4.1: a registered email is refused with 409 after FLUSHALL (its reservation is kept in JetStream)', async () => {
+    await redis.flushAll();
+    const again = await h.request('POST', '/v1/registrations', {
+      key: null,
+      body: { organisation_name: 'Second Try Ltd', name: 'Ada Obi', email: h.registration.email, password: 'violet-harmattan-7-kettle' },
+    });
+    expect(again.status, again.text).toBe(409);
+    expect(again.body.error.code).toBe('conflict');
+  });
+
+  it('spec 3 "Consent token", 6: a consent token expires on time with its consent_token.expired event though Redis was emptied before it was due', async () => {
+    const expires = h.clock.now() + 3_600_000;
+    const t = await consent(h, subject('redisloss'), { expires_at: new Date(expires).toISOString() });
+    await redis.flushAll();
+    await h.clock.advance(3_600_000 - 1);
+    await h.platform.system.settle();
+    expect((await h.request('GET', `/v1/identity/consent_tokens/${t.id}`)).body.status).toBe('active');
+    await h.clock.advance(1);
+    await h.platform.system.settle();
+    expect((await h.request('GET', `/v1/identity/consent_tokens/${t.id}`)).body.status).toBe('expired');
+    const events = await h.request('GET', '/v1/identity/events?limit=100');
+    expect(events.body.data.some((e: { type: string; data: { id: string } }) => e.type === 'anchor.consent_token.expired' && e.data.id === t.id)).toBe(true);
+  });
+
+  it('spec 8 (Idempotency-Key): a retried POST /v1/api_keys after FLUSHALL replays its first answer (the same key record, its secret not shown again) and issues no second secret', async () => {
+    const key = ik('replay');
+    const first = await h.request('POST', '/v1/api_keys', { body: { name: 'once only' }, idempotencyKey: key });
+    expect(first.status, first.text).toBe(200);
+    await redis.flushAll();
+    const retry = await h.request('POST', '/v1/api_keys', { body: { name: 'once only' }, idempotencyKey: key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['service-idempotent-replay']).toBe('true');
+    // A replay never shows the secret again (it is not kept); the record is the first one, and the
+    // first secret still works: an execution again would have issued and kept another.
+    expect(retry.body).toEqual({ ...first.body, key: null });
+    expect(await authenticates(first.body.key)).toBe(200);
+    const reused = await h.request('POST', '/v1/api_keys', { body: { name: 'another body' }, idempotencyKey: key });
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('spec 4.1: a revoked key stays revoked (401) through FLUSHALL', async () => {
+    const made = await h.request('POST', '/v1/api_keys', { body: { name: 'to revoke' }, idempotencyKey: ik('revoke') });
+    const revoked = await h.request('POST', `/v1/api_keys/${made.body.id}/revoke`, { idempotencyKey: ik('revoke') });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(await authenticates(made.body.key)).toBe(401);
+    await redis.flushAll();
+    expect(await authenticates(made.body.key)).toBe(401);
+  });
+});
