@@ -5,8 +5,13 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The layout this code reads and writes. A newer one is refused; there is no older one yet. */
-export const FORMAT = 1;
+/**
+ * The layout this code reads and writes. A newer one is refused. Format 1 kept each stream's head
+ * in a `heads` database and each event in its own record; format 2 reads a stream's head from its
+ * last record and writes an append of several events as one record, and reads format 1's records
+ * as they are, so upgrading drops the `heads` database (index.ts) and rewrites this record.
+ */
+export const FORMAT = 2;
 const FORMAT_FILE = 'format.json';
 const LOCK_FILE = 'platform.lock';
 export const ENV_DIR = 'lmdb';
@@ -23,17 +28,18 @@ interface FormatRecord {
 }
 
 /**
- * Creates the directory on first start, or checks the format of one that exists. A directory that
+ * Creates the directory on first start, or checks the format of one that exists; returns the
+ * format found (an older one is upgraded by createLocalStores once the environment is open). A directory that
  * holds files but no format record is not ours, and is refused rather than written into.
  */
-export function prepareDirectory(dir: string): void {
+export function prepareDirectory(dir: string): number {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, FORMAT_FILE);
   if (!existsSync(file)) {
     const other = readdirSync(dir).filter((f) => f !== LOCK_FILE);
     if (other.length) throw new DataDirectoryError(`${dir} holds files but no ${FORMAT_FILE}: it is not a platform data directory (or it was copied in part); choose an empty directory for DATA_DIR`);
     writeFormat(dir);
-    return;
+    return FORMAT;
   }
   let rec: FormatRecord;
   try {
@@ -43,7 +49,7 @@ export function prepareDirectory(dir: string): void {
   }
   if (!Number.isInteger(rec.format) || rec.engine !== 'lmdb') throw new DataDirectoryError(`${file} names no format this platform knows (${JSON.stringify(rec)})`);
   if (rec.format > FORMAT) throw new DataDirectoryError(`${dir} is in data format ${rec.format}, newer than this platform reads (${FORMAT}); run the newer platform version that wrote it`);
-  // rec.format < FORMAT: no older format exists yet; an upgrade step per format goes here.
+  return rec.format;
 }
 
 /** Written whole and renamed into place, so a crash leaves the old record or the new, never half. */

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database } from 'lmdb';
+import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { Now, Stores } from '../types.ts';
 import { ENV_DIR, lockDirectory, prepareDirectory, writeFormat } from './directory.ts';
 import { LocalIndexes } from './indexes.ts';
@@ -40,16 +40,19 @@ export interface LocalStores extends Stores {
   keyParts(key: string): string[] | undefined;
 }
 
-const DATABASES = ['events', 'heads', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'] as const;
+const DATABASES = ['events', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'] as const;
 export type LocalDatabaseName = (typeof DATABASES)[number];
 
 export function createLocalStores(opts: LocalStoreOptions): LocalStores {
-  prepareDirectory(opts.dir);
+  const found = prepareDirectory(opts.dir);
   const unlock = lockDirectory(opts.dir);
   let env;
   try {
-    // every commit includes its fsync (writer.ts says why not overlapping sync)
-    env = open({ path: join(opts.dir, ENV_DIR), maxDbs: DATABASES.length + 4, overlappingSync: false });
+    // Every commit includes its fsync (writer.ts says why not overlapping sync). Values are plain
+    // msgpack maps: without shared structures a record encoding carries its field list in every
+    // value, and decoding re-reads it each time (the option is the encoder's, untyped here).
+    env = open({ path: join(opts.dir, ENV_DIR), maxDbs: DATABASES.length + 4, overlappingSync: false, useRecords: false } as RootDatabaseOptionsWithPath);
+    if (found < 2) upgradeFromFormat1(env, opts.dir);
   } catch (e) {
     unlock();
     throw e;
@@ -58,7 +61,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
   const writer = new Writer(env);
   const indexes = new LocalIndexes(dbs['index-members'], dbs['index-places'], writer);
   const reminders = new LocalReminders(dbs.reminders, dbs['reminders-due'], writer, opts.now);
-  const journal = new LocalJournal(dbs.events, dbs.heads, dbs.feed, indexes, reminders, writer);
+  const journal = new LocalJournal(dbs.events, dbs.feed, indexes, reminders, writer);
   let closing: Promise<void> | undefined;
   const s: LocalStores = {
     mode: 'embedded',
@@ -92,4 +95,11 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     },
   };
   return s;
+}
+
+/** Format 1 to 2 (directory.ts FORMAT): its records read as they are; the `heads` database goes. */
+function upgradeFromFormat1(env: RootDatabase, dir: string): void {
+  const heads = env.openDB({ name: 'heads' });
+  env.transactionSync(() => heads.dropSync());
+  writeFormat(dir);
 }

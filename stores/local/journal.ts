@@ -2,7 +2,7 @@ import type { Database } from 'lmdb';
 import { appendConflict, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
-import { PAST, SEP, fixed, join, part } from './keys.ts';
+import { PAST, SEP, fixed, join } from './keys.ts';
 import type { Writer } from './writer.ts';
 
 /** Feed entries kept in memory as committed, so readers that keep up never decode from disk. */
@@ -11,9 +11,13 @@ const RECENT = 16_384;
 /**
  * The journal on disk (DESIGN "Stores": the source of truth of the local family).
  *
- * - `events`: (stream, version) -> the event; a stream is a key range read in order.
- * - `heads`: stream -> its last version, the check of an append's expected version.
- * - `feed`: position -> the event's key in `events`, every append in commit order.
+ * - `events`: (stream, version) -> what one append wrote to the stream: the event itself, or, for
+ *   an append of several, their list, under the last one's version. A stream is a key range read
+ *   in order; its head (last version, the check of an append's expected version) is the last key
+ *   of its range, so an append writes one record and one feed entry however many events it holds
+ *   (a B-tree put is the cost of a write here: each lands on a page the commit writes and syncs).
+ * - `feed`: position -> the key in `events` of the record holding the event, every append in
+ *   commit order; a record of several events takes their positions under the last one's.
  *
  * An append and its commit's effects (list and timer changes, AppendItem.effects) are written in
  * one transaction with the events, so a crash keeps both or neither. Positions are given inside
@@ -29,7 +33,6 @@ export class LocalJournal implements Journal {
 
   constructor(
     private readonly events: Database,
-    private readonly heads: Database,
     private readonly feed: Database,
     private readonly indexes: LocalIndexes,
     private readonly reminders: LocalReminders,
@@ -59,22 +62,17 @@ export class LocalJournal implements Journal {
     const results: Array<Error | undefined> = new Array(items.length);
     for (let n = 0; n < items.length; n++) {
       const { stream, expectedVersion, events, effects } = items[n];
-      const actual = (this.heads.get(part(stream)) as number | undefined) ?? 0;
-      const err = appendConflict(stream, expectedVersion, events, actual);
+      const prefix = join(stream, ''); // the stream's part of each record's key, made once
+      const err = appendConflict(stream, expectedVersion, events, this.head(prefix));
       results[n] = err;
       if (err || events.length === 0) continue;
-      const prefix = join(stream, ''); // the stream's part of each event's key, made once
       const named = prefix.length === stream.length + 1; // not written as its digest (keys.ts part)
-      for (const e of events) {
-        const position = ++this.position;
-        const key = prefix + fixed(e.version);
-        this.events.put(key, e);
-        // the event's key (a string encodes in one step, a tuple in several); with the stream when
-        // the key holds only its digest
-        this.feed.put(position, named ? key : [stream, key]);
-        entries.push({ position, stream, event: e });
-      }
-      this.heads.put(part(stream), events[events.length - 1].version);
+      const key = prefix + fixed(events[events.length - 1].version);
+      this.events.put(key, events.length === 1 ? events[0] : events);
+      for (const e of events) entries.push({ position: ++this.position, stream, event: e });
+      // the record's key (a string encodes in one step, a tuple in several); with the stream when
+      // the key holds only its digest
+      this.feed.put(this.position, named ? key : [stream, key]);
       if (effects) {
         if (effects.indexOps.length) this.indexes.write(effects.indexOps);
         if (effects.reminderPuts.length || effects.reminderCancels.length) this.reminders.write(effects.reminderPuts, effects.reminderCancels);
@@ -85,8 +83,18 @@ export class LocalJournal implements Journal {
 
   async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    for (const { value } of this.events.getRange({ start: join(stream, fixed(afterVersion + 1)), end: join(stream, fixed(Number.MAX_SAFE_INTEGER)) + PAST })) out.push(value as StoredEvent);
+    // the first record past afterVersion may begin at or before it (a record of several events)
+    for (const { value } of this.events.getRange({ start: join(stream, fixed(afterVersion + 1)), end: join(stream, fixed(Number.MAX_SAFE_INTEGER)) + PAST })) {
+      if (!Array.isArray(value)) out.push(value as StoredEvent);
+      else for (const e of value as StoredEvent[]) if (e.version > afterVersion) out.push(e);
+    }
     return out;
+  }
+
+  /** A stream's last version: the version of the last record in its key range (0 when it has none). */
+  private head(prefix: string): number {
+    for (const key of this.events.getKeys({ start: prefix + fixed(Number.MAX_SAFE_INTEGER) + PAST, end: prefix, reverse: true, limit: 1 })) return Number((key as string).slice(-16));
+    return 0;
   }
 
   async readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]> {
@@ -106,10 +114,18 @@ export class LocalJournal implements Journal {
 
   private readFeedFromDisk(afterPosition: number, limit: number): FeedEntry[] {
     const out: FeedEntry[] = [];
+    // an entry is a record's last position; the record before it ends before afterPosition + 1,
+    // so the first entry at or past that holds the next event (each entry gives at least one)
     for (const { key, value } of this.feed.getRange({ start: afterPosition + 1, limit })) {
       const [stream, eventKey] = typeof value === 'string' ? [value.slice(0, value.lastIndexOf(SEP)), value] : (value as [string, string]);
-      const event = this.events.get(eventKey) as StoredEvent | undefined;
-      if (event) out.push({ position: key as number, stream, event });
+      const record = this.events.get(eventKey) as StoredEvent | StoredEvent[] | undefined;
+      if (record === undefined) continue;
+      const held = Array.isArray(record) ? record : [record];
+      const first = (key as number) - held.length + 1;
+      for (let i = 0; i < held.length && out.length < limit; i++) {
+        if (first + i > afterPosition) out.push({ position: first + i, stream, event: held[i] });
+      }
+      if (out.length >= limit) break;
     }
     return out;
   }
@@ -125,7 +141,16 @@ export class LocalJournal implements Journal {
 
   /** Each stream's head, in key order (moving a directory to the cluster reads every stream). */
   *streams(): Generator<{ stream: string; version: number }> {
-    for (const { key, value } of this.heads.getRange({})) yield { stream: key as string, version: value as number };
+    let stream: string | undefined;
+    let version = 0;
+    for (const key of this.events.getKeys({}) as Iterable<string>) {
+      const at = key.lastIndexOf(SEP);
+      const s = key.slice(0, at);
+      if (s !== stream && stream !== undefined) yield { stream, version };
+      stream = s;
+      version = Number(key.slice(at + 1));
+    }
+    if (stream !== undefined) yield { stream, version };
   }
 
   /**

@@ -18,7 +18,7 @@ const BVN = '22180348250';
 const VNIN = 'AB012345678910YZ';
 const PHONE_E164 = '+2348098765432';
 const PHONE_NATIONAL = '08098765432';
-const LOCAL_DATABASES: LocalDatabaseName[] = ['events', 'heads', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'];
+const LOCAL_DATABASES: LocalDatabaseName[] = ['events', 'feed', 'snapshots', 'reminders', 'reminders-due', 'kv', 'kv-expiry', 'index-members', 'index-places', 'readings'];
 /** Any stored shape as text: maps, sets and bytes included (a snapshot is bytes: latin1 keeps every byte one character). */
 const dumpText = (v: unknown): string =>
   JSON.stringify(v, (_k, x) => {

@@ -10,7 +10,7 @@ import { startOperatorSocket } from '../../operator/server.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { localTestStores, storeFamily, tempDir } from '../../support/stores.ts';
 import { ManualClock } from '../../runtime/index.ts';
-import { createMemoryStores } from '../../stores/index.ts';
+import { createMemoryStores, DATA_FORMAT } from '../../stores/index.ts';
 import { cli, expectPopulated, listAll, populate } from './support.ts';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -79,7 +79,7 @@ describe.runIf(storeFamily() === 'local')('operator backup (DESIGN "Stores", iss
       await Promise.allSettled(writers);
     }
     const report = JSON.parse(stdout);
-    expect(report).toMatchObject({ path: join(work, 'copy'), format: 1, bytes: expect.any(Number) });
+    expect(report).toMatchObject({ path: join(work, 'copy'), format: DATA_FORMAT, bytes: expect.any(Number) });
     expect(readdirSync(join(work, 'copy')).sort()).toEqual(['format.json', 'lmdb']);
     // The copy was taken with writes going on (a guard against a backup that only ran idle).
     expect(during).toBeGreaterThan(0);

@@ -4,12 +4,13 @@
  * "an unknown newer format is refused with a clear message"). The second process is a real one.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalStores, DATA_FORMAT, DataDirectoryError } from '../../stores/index.ts';
+import { open } from 'lmdb';
+import { createLocalStores, DATA_FORMAT, DataDirectoryError, type StoredEvent } from '../../stores/index.ts';
 import { storeFamily, tempDir } from '../../support/stores.ts';
 
 const run = promisify(execFile);
@@ -80,6 +81,41 @@ describe.runIf(storeFamily() === 'local')('local data directory (DESIGN "Stores"
     expect(readFileSync(join(dir, 'format.json'), 'utf8')).toBe(newer);
     // refused before the lock is taken: another process is not told the directory is in use
     expect((await otherProcess(dir, 'close')).out).toContain('newer than this platform reads');
+  });
+
+  it('a directory in data format 1 (an event per record, stream heads kept apart) is upgraded in place: its journal reads back and appends go on from its heads', async () => {
+    const dir = fresh();
+    const ev = (version: number): StoredEvent => ({ version, id: `evt_${version}`, type: 'thing.changed', data: { n: version }, at: 1_000 + version, org: 'org_a' });
+    // format 1 as it was written: msgpack records, one record per event, a `heads` database
+    mkdirSync(join(dir, 'lmdb'), { recursive: true });
+    writeFileSync(join(dir, 'format.json'), `${JSON.stringify({ format: 1, engine: 'lmdb', created_at: '2026-11-01T00:00:00.000Z' })}\n`);
+    const old = open({ path: join(dir, 'lmdb'), maxDbs: 16 });
+    const [events, heads, feed] = ['events', 'heads', 'feed'].map((name) => old.openDB({ name }));
+    await old.transaction(() => {
+      for (const v of [1, 2, 3]) {
+        events.put(`thing.a\u001f${String(v).padStart(16, '0')}`, ev(v));
+        feed.put(v, `thing.a\u001f${String(v).padStart(16, '0')}`);
+      }
+      heads.put('thing.a', 3);
+    });
+    await old.close();
+
+    const s = createLocalStores({ dir, now: Date.now });
+    try {
+      expect((await s.journal.read('thing.a', 1)).map((e) => e.version)).toEqual([2, 3]);
+      await expect(s.journal.append('thing.a', 2, [ev(3)])).rejects.toThrow(/expected version 2/);
+      await s.journal.append('thing.a', 3, [ev(4), ev(5)]);
+      expect((await s.journal.readFeed(2, 10)).map((e) => [e.position, e.event.version])).toEqual([[3, 3], [4, 4], [5, 5]]);
+      expect(JSON.parse(readFileSync(join(dir, 'format.json'), 'utf8')).format).toBe(DATA_FORMAT);
+    } finally {
+      await s.close();
+    }
+    const after = open({ path: join(dir, 'lmdb'), maxDbs: 16 });
+    try {
+      expect(after.getKeys({}).asArray).not.toContain('heads');
+    } finally {
+      await after.close();
+    }
   });
 
   it('a directory holding files but no format record is not a data directory, and is refused rather than written into', async () => {

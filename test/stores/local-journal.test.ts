@@ -29,6 +29,9 @@ describe.runIf(process.env.TEST_STORES === 'local')('local journal across a rest
       const feed = await s.journal.readFeed(0, 100);
       expect(feed.map((e) => [e.position, e.stream, e.event.version])).toEqual([[1, 'thing.a', 1], [2, 'thing.a', 2], [3, long, 1], [4, 'thing.a', 3]]);
       expect(await s.journal.readFeed(2, 1)).toEqual([feed[2]]);
+      // a position inside an append of several events (kept as one record) reads from there
+      expect(await s.journal.readFeed(1, 2)).toEqual([feed[1], feed[2]]);
+      expect((await s.journal.read('thing.a', 1)).map((e) => e.version)).toEqual([2, 3]);
       await s.journal.append(long, 1, [ev(2)]);
       expect((await s.journal.readFeed(4, 100)).map((e) => [e.position, e.stream, e.event.version])).toEqual([[5, long, 2]]);
       expect((await s.journal.read(long, 0)).map((e) => e.version)).toEqual([1, 2]);
