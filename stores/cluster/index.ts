@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import type { Now, Stores } from '../types.ts';
 import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
-import { JetStreamKeyValue, lapsedAt, sweepBucket } from './jetstream-kv.ts';
+import { JetStreamKeyValue, lapsedAt, sweepBucket, type ReadCache } from './jetstream-kv.ts';
 import { JetStreamReminders } from './jetstream-reminders.ts';
 import { RedisKeyValue } from './kv.ts';
 import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
@@ -54,6 +54,12 @@ export interface ClusterStores extends Stores {
    */
   sweep(): Promise<{ expired: number; markers: number }>;
 }
+
+/**
+ * Credentials are read on every request: a node keeps one it found for a quarter second, so a hot
+ * key costs four bucket reads a second, and a revocation reaches the other nodes within that.
+ */
+const CREDENTIAL_READS: ReadCache = { prefix: 'cred:', ms: 250, max: 10_000 };
 
 /** How often a node offers to sweep the buckets: each sweep reads them whole. */
 const SWEEP_MS = 10 * 60_000;
@@ -107,7 +113,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
     snapshots: new RedisSnapshots(redis, ns),
     reminders: new JetStreamReminders(remindersKv, redis, ns, opts.now),
-    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
+    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
     indexes: new RedisIndexes(redis, ns),
     readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
     async close() {

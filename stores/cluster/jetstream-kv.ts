@@ -40,26 +40,64 @@ function fault(e: unknown): never {
   throw new StoreUnavailableError(`JetStream key-value: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }
 
+/**
+ * Records read on every request (credentials) may be kept on the node for `ms` of wall time after
+ * a read, at most `max` of them: a hot key costs one bucket read per period instead of one per
+ * request. Only what was found is kept (a key issued on another node is found at once), its own
+ * expiry still decides on every read, and a write through this node drops it, so a revocation is
+ * seen at once here and within `ms` on the other nodes.
+ */
+export interface ReadCache {
+  prefix: string;
+  ms: number;
+  max: number;
+}
+
+interface Cached {
+  held: Held;
+  until: number;
+}
+
 export class JetStreamKeyValue implements KeyValueStore {
+  private readonly cached = new Map<string, Cached>();
+  /** Reads of cached keys in flight: a write meanwhile removes its key, and that read is not kept. */
+  private readonly reading = new Map<string, object>();
+
   constructor(
     private readonly kv: KV,
     private readonly now: Now,
+    private readonly cache?: ReadCache,
   ) {}
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
-    const { held } = await this.read(kvKeyOf(key));
-    if (!held) return undefined;
+    const k = kvKeyOf(key);
+    const hit = this.cache && key.startsWith(this.cache.prefix) ? this.cachedHeld(k) : undefined;
+    let held = hit;
+    if (!hit) {
+      const cacheable = this.cache !== undefined && key.startsWith(this.cache.prefix);
+      const token = {};
+      if (cacheable) this.reading.set(k, token);
+      try {
+        held = (await this.read(k)).held;
+        if (held && cacheable && this.reading.get(k) === token) this.keep(k, held);
+      } finally {
+        if (cacheable && this.reading.get(k) === token) this.reading.delete(k);
+      }
+    }
+    if (!held || (held.e >= 0 && held.e <= this.now())) return undefined;
     return (held.n !== undefined ? held.n : held.v) as T;
   }
 
   async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
     const k = kvKeyOf(key);
     if (value === undefined) return this.remove(k);
-    await this.kv.put(k, pack({ e: this.expiresAt(ttlMs), v: value } satisfies Held)).catch(fault);
+    await this.writing(k, () => this.kv.put(k, pack({ e: this.expiresAt(ttlMs), v: value } satisfies Held)).catch(fault));
   }
 
   async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
     const k = kvKeyOf(key);
+    // Most claims are of a key never written (an Idempotency-Key, a new email): one round trip.
+    if (await this.write(k, 0, { e: this.expiresAt(ttlMs), v: value })) return true;
     for (;;) {
       const r = await this.read(k);
       if (r.held) return false;
@@ -104,19 +142,51 @@ export class JetStreamKeyValue implements KeyValueStore {
   }
 
   /** Writes (or deletes, for undefined) at `revision`; false when the key moved past it. */
-  private async write(k: string, revision: number, held: Held | undefined): Promise<boolean> {
-    try {
-      if (held) await this.kv.put(k, pack(held), { previousSeq: revision });
-      else if (revision > 0) await this.kv.delete(k, { previousSeq: revision });
-      return true;
-    } catch (e) {
-      if (isStale(e)) return false;
-      return fault(e);
-    }
+  private write(k: string, revision: number, held: Held | undefined): Promise<boolean> {
+    return this.writing(k, async () => {
+      try {
+        if (held) await this.kv.put(k, pack(held), { previousSeq: revision });
+        else if (revision > 0) await this.kv.delete(k, { previousSeq: revision });
+        return true;
+      } catch (e) {
+        if (isStale(e)) return false;
+        return fault(e);
+      }
+    });
   }
 
   private async remove(k: string): Promise<void> {
-    await this.kv.delete(k).catch(fault);
+    await this.writing(k, () => this.kv.delete(k).catch(fault));
+  }
+
+  /** Drops `k` from the read cache before a write and again once it landed, so no read from before it is kept. */
+  private async writing<T>(k: string, op: () => Promise<T>): Promise<T> {
+    this.forget(k);
+    try {
+      return await op();
+    } finally {
+      this.forget(k);
+    }
+  }
+
+  private forget(k: string): void {
+    this.cached.delete(k);
+    this.reading.delete(k);
+  }
+
+  private cachedHeld(k: string): Held | undefined {
+    const c = this.cached.get(k);
+    if (!c) return undefined;
+    if (c.until > performance.now()) return c.held;
+    this.cached.delete(k);
+    return undefined;
+  }
+
+  private keep(k: string, held: Held): void {
+    const cache = this.cache!;
+    this.cached.delete(k); // re-inserted last: the oldest read goes first when full
+    if (this.cached.size >= cache.max) this.cached.delete(this.cached.keys().next().value!);
+    this.cached.set(k, { held, until: performance.now() + cache.ms });
   }
 
   private expiresAt(ttlMs: number | undefined): number {

@@ -63,6 +63,25 @@ describe('where a record lives (stores/cluster/kv-routes.ts)', () => {
   });
 });
 
+describe('credential reads kept on the node (stores/cluster/index.ts CREDENTIAL_READS)', () => {
+  it('a credential issued through another node is found at once, and one deleted through this node is gone at once', async () => {
+    const other = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redis.url, now: () => clock.now(), namespace: stores.namespace });
+    try {
+      expect(await stores.kv.get('cred:cafe')).toBeUndefined();
+      await other.kv.set('cred:cafe', { type: 'api_key' });
+      expect(await stores.kv.get('cred:cafe')).toEqual({ type: 'api_key' }); // a miss is never kept
+      await stores.kv.delete('cred:cafe');
+      expect(await stores.kv.get('cred:cafe')).toBeUndefined();
+      await other.kv.set('cred:cafe', { type: 'session' }, 1_000);
+      expect(await stores.kv.get('cred:cafe')).toEqual({ type: 'session' });
+      await clock.advance(1_000);
+      expect(await stores.kv.get('cred:cafe')).toBeUndefined(); // a kept record's own expiry still decides
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('the sweep (NATS 2.9 keeps no per-key TTL)', () => {
   it('deletes the records expired on the clock, keeps live ones and one written again, and purges delete markers', async () => {
     await stores.kv.set('sweep:expired', 1, 1_000);
