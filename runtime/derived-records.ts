@@ -50,10 +50,16 @@ export class DerivedRecords<T> {
     return found.record;
   }
 
-  /** One page of a list, each record as `view` shows it (the list envelope is the caller's). */
+  /**
+   * One page of a list, each record as `view` shows it (the list envelope is the caller's). A member
+   * whose record is missing is left out: in a cluster a record and its list places are two writes
+   * to Redis, and a Redis emptied between them keeps the place alone until the feed is read again.
+   */
   async page<V>(org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }, view: (id: string, r: T) => V): Promise<{ data: V[]; has_more: boolean }> {
     const page = await this.stores.indexes.page(this.list(org, list), opts);
-    const data = await Promise.all(page.ids.map(async (id) => view(id, (await this.get(id, org))!)));
+    const found = await Promise.all(page.ids.map((id) => this.get(id, org)));
+    const data: V[] = [];
+    for (let i = 0; i < page.ids.length; i++) if (found[i] !== undefined) data.push(view(page.ids[i], found[i]!));
     return { data, has_more: page.hasMore };
   }
 
