@@ -5,10 +5,13 @@
  *   { "error": { "code": "forbidden", "message": "...", "request_id": "req_...",
  *                "retryable": false, "validation": ValidationReport? } }
  *
- * Any thrown value that is not an ApiError is a fault: it answers 500 internal_error (nothing about
- * the fault leaks) and is logged with its request id.
+ * A store or transport failing (stores isStoreFault) is a retryable 503: `unavailable` where
+ * nothing was applied, `outcome_unknown` once the request's handler ran and may have written. Any
+ * other thrown value that is not an ApiError is a fault: it answers 500 internal_error (nothing
+ * about the fault leaks) and is logged with its request id.
  */
-import { ApiError, isApiError } from '../kernel/index.ts';
+import { ApiError, isApiError, outcomeUnknown } from '../kernel/index.ts';
+import { isStoreFault } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './wire.ts';
 
@@ -22,8 +25,13 @@ export interface ErrorBody {
   };
 }
 
-export function toApiError(e: unknown, requestId: string): ApiError {
+/** `mayHaveWritten`: the handler of a request that may change something ran (and threw). */
+export function toApiError(e: unknown, requestId: string, mayHaveWritten = false): ApiError {
   if (isApiError(e)) return e;
+  if (isStoreFault(e)) {
+    console.error(`[gateway] ${requestId} store fault: ${(e as Error).name}: ${(e as Error).message}`);
+    return mayHaveWritten ? outcomeUnknown('A store did not answer while the request ran') : new ApiError('unavailable', 'A store did not answer; nothing was applied. Retry.', { retryable: true });
+  }
   console.error(`[gateway] ${requestId} internal error:`, e);
   return new ApiError('internal_error', `An unexpected fault; nothing was applied. Quote request ${requestId} when reporting it.`);
 }
@@ -34,8 +42,8 @@ export function errorBody(e: ApiError, requestId: string): ErrorBody {
   return body;
 }
 
-export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>): WireResponse {
-  const err = toApiError(e, requestId);
+export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>, mayHaveWritten = false): WireResponse {
+  const err = toApiError(e, requestId, mayHaveWritten);
   return {
     status: err.status,
     headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extraHeaders },

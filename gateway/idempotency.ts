@@ -8,8 +8,9 @@
  *
  * Records live in the platform key-value store under the caller's organisation, so two
  * organisations never see each other's keys and every node of a cluster sees the same record.
- * A finished record is kept 7 days (payroll and payout retries come days later). A response that
- * says nothing was applied (5xx, retryable) is not kept, so the retry runs again.
+ * A finished record is kept 7 days (payroll and payout retries come days later). A 5xx answer
+ * (nothing applied, or `outcome_unknown`) is not kept, so the retry runs again; a create's dedupe
+ * id (kernel createDedupe) makes the second run land on the first one's record.
  *
  * A request in progress holds a claim: a string `claim <fingerprint> <member> <nonce>` naming the
  * cluster member that runs it (kernel Membership; `-` without one). A waiter or retry that finds
@@ -165,14 +166,21 @@ export class Idempotency {
       const { response, replayBody } = await execute();
       if (response.status >= 500) {
         await this.release(k, claim);
-      } else {
-        const body = replayBody ?? response.body;
-        const text = typeof body === 'string';
-        // Whole literals, one shape each (a spread made the kept record's shape per request).
-        const stored: Done = text
-          ? { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: body as string }
-          : { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: Buffer.from(body).toString('base64'), base64: true };
+        return response;
+      }
+      const body = replayBody ?? response.body;
+      const text = typeof body === 'string';
+      // Whole literals, one shape each (a spread made the kept record's shape per request).
+      const stored: Done = text
+        ? { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: body as string }
+        : { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: Buffer.from(body).toString('base64'), base64: true };
+      try {
         await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
+      } catch (e) {
+        // The work is done and its answer is true: it goes out. Without the record a retry runs
+        // again, and an area's dedupe id (kernel createDedupe) lands it on the same record.
+        console.error(`[gateway] keeping the idempotency record ${k} failed:`, e);
+        await this.release(k, claim);
       }
       return response;
     } catch (e) {
@@ -184,8 +192,16 @@ export class Idempotency {
     }
   }
 
-  /** Ends this execution's claim, unless a survivor took it over (it then runs on under its own). */
+  /**
+   * Ends this execution's claim, unless a survivor took it over (it then runs on under its own).
+   * A store that cannot take the release leaves the claim to end with its lease: the answer in hand
+   * still goes out, and says what happened rather than that the release failed.
+   */
   private async release(k: string, claim: string): Promise<void> {
-    await this.kv.compareAndSet(k, claim, undefined);
+    try {
+      await this.kv.compareAndSet(k, claim, undefined);
+    } catch (e) {
+      console.error(`[gateway] releasing the idempotency claim ${k} failed:`, e);
+    }
   }
 }

@@ -11,7 +11,7 @@
  * applied by the transport before any of this, with the same request-id and error shape
  * (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, outcomeUnknown, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
@@ -92,15 +92,15 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
       }
       return { response };
     } catch (e) {
-      return { response: errorResponse(e, requestId) };
+      return { response: errorResponse(e, requestId, undefined, w.method !== 'GET' && w.method !== 'HEAD') };
     }
   }
 
   /**
    * An answer to a request that may have changed something leaves only once every write committed
    * so far is on disk (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores").
-   * A read waits for nothing. A flush that fails leaves the outcome unknown: the client is told to
-   * retry with the same Idempotency-Key.
+   * A read waits for nothing. A flush that fails leaves the outcome unknown (the writes may be on
+   * disk): `outcome_unknown`, whose retry with the same Idempotency-Key replays or completes.
    */
   const flushed = platform.stores.flushed?.bind(platform.stores);
   async function handle(w: WireRequest): Promise<WireResponse> {
@@ -109,7 +109,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
     try {
       await flushed();
     } catch {
-      return errorResponse(new ApiError('unavailable', 'The change could not be confirmed on disk; retry with the same Idempotency-Key.', { retryable: true }), response.headers[REQUEST_ID_HEADER] ?? newId('req_'));
+      return errorResponse(outcomeUnknown('The change could not be confirmed on disk'), response.headers[REQUEST_ID_HEADER] ?? newId('req_'));
     }
     return response;
   }

@@ -42,6 +42,7 @@ export const CATALOGUE = {
   engagement_not_current: { status: 422, spec: true, doc: 'The engagement is not executed and current.' },
   overloaded: { status: 503, spec: false, doc: 'The record is busy; retry after a short wait. Nothing was applied.' },
   unavailable: { status: 503, spec: false, doc: 'A dependency is unreachable; retry. Nothing was applied.' },
+  outcome_unknown: { status: 503, spec: false, doc: 'A node or store went quiet after the request was sent: it may have been applied. Retry with the same Idempotency-Key; the retry replays or completes it, never applies it twice.' },
   internal_error: { status: 500, spec: false, doc: 'An unexpected fault; nothing was applied. Reported with the request id.' },
 } as const satisfies Record<string, { status: number; spec: boolean; doc: string }>;
 
@@ -60,7 +61,8 @@ export class ApiError extends Error {
 
   /**
    * Whether sending the same request again can succeed: by default only a 503 (`overloaded`,
-   * `unavailable`: a busy record or an unreachable dependency, nothing applied). Any other
+   * `unavailable`: a busy record or an unreachable dependency, nothing applied; `outcome_unknown`:
+   * maybe applied, and a retry with the same Idempotency-Key is safe). Any other
    * refusal, `internal_error` included (a deterministic fault such as a handler bug answers the
    * same again), is final unless its creator says otherwise with `details.retryable`.
    */
@@ -89,6 +91,13 @@ export function validationError(entries: ValidationEntry[], entryCount = entries
   const msg = entries.length === 1 ? first.detail : `${entries.length} values were refused; see validation.entries`;
   return new ApiError('validation_failed', msg, { validation: validationReport(entryCount, entries) });
 }
+
+/**
+ * The answer when a request's work may have been applied but its result is not known: a node or
+ * store went quiet after the request reached it. `unavailable` would claim nothing was applied.
+ */
+export const outcomeUnknown = (what: string) =>
+  new ApiError('outcome_unknown', `${what}; the change may have been applied. Retry with the same Idempotency-Key: the retry replays or completes it, never applies it twice.`, { retryable: true });
 
 export const notFound = (what: string, id: string) => new ApiError('not_found', `No ${what} with id ${id}.`);
 export const conflict = (msg: string) => new ApiError('conflict', msg);

@@ -20,14 +20,14 @@
  * another member's lease has lapsed, from the lease table's membership keys.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { ClusterStores } from '../../stores/index.ts';
-import { ApiError, assertNever } from '../../kernel/base/index.ts';
+import { isStoreFault, type ClusterStores } from '../../stores/index.ts';
+import { ApiError, assertNever, outcomeUnknown } from '../../kernel/base/index.ts';
 import { SystemClock } from '../clock.ts';
 import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
 import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
-import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply } from './wire.ts';
+import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
 
 /** NATS's default max_payload, used until the server's INFO says otherwise. */
 const DEFAULT_MAX_PAYLOAD = 1 << 20;
@@ -42,7 +42,7 @@ export interface ClusterNodeOptions {
   nodeId: string;
   shards?: number;
   timings?: Partial<LeaseTimings>;
-  /** How long one remote ask may take before the caller gets a retryable 503. */
+  /** How long one remote ask may take before the caller gets a retryable 503 (outcome_unknown for a command). */
   requestTimeoutMs?: number;
   /** How long an ask waits for its shard to get an owner (failover, hand-over) before a 503. */
   forwardWaitMs?: number;
@@ -189,22 +189,34 @@ export class ClusterNode implements Placement {
     } catch (e) {
       if (e instanceof NoResponders) return undefined;
       if (e instanceof TargetLapsed || e instanceof RequestTimedOut) {
-        // The owner may have applied the command before going quiet: only the client may retry
-        // (with its Idempotency-Key), never this node behind its back.
+        // The owner may have applied a command before going quiet: only the client may retry
+        // (with its Idempotency-Key), never this node behind its back. A read applied nothing.
+        if (call.op === 'ask') throw outcomeUnknown(`The node serving ${kind} ${shown(id)} did not answer in time`);
         throw new ApiError('unavailable', `The node serving ${kind} ${shown(id)} did not answer in time; retry.`, { retryable: true });
       }
+      // Not sent: this node stopped, or NATS refused the publish.
       if (e instanceof RequestsStopped) throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
+      if (isStoreFault(e)) throw new ApiError('unavailable', `The call to ${kind} ${shown(id)} could not be sent; retry.`, { retryable: true });
       throw e;
     }
   }
 
-  /** Answers one remote ask; whatever happens, one reply within max_payload, and nothing thrown. */
+  /**
+   * Answers one remote ask; whatever happens, one reply within max_payload, and nothing thrown. A
+   * store failing under it travels as a retryable 503 (a bug as a fault): `outcome_unknown` for a
+   * command, which may have written, and `unavailable` for a read.
+   */
   private async answer(msg: Msg): Promise<void> {
     let data: Uint8Array;
+    let op: RemoteCall['op'] | undefined;
     try {
-      data = encode(await this.serve(msg.data));
+      const req = decodeRequest(msg.data);
+      op = req.call.op;
+      data = encode(await this.serve(req));
     } catch (e) {
-      data = encode(replyOf(e));
+      if (!isStoreFault(e)) data = encode(replyOf(e));
+      else if (op === 'ask') data = encode(replyOf(outcomeUnknown('A store did not answer while the command ran')));
+      else data = encode(replyOf(new ApiError('unavailable', 'A store did not answer; retry.', { retryable: true })));
     }
     if (data.length > this.maxPayload()) data = encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` });
     this.requests.reply(msg, data);
@@ -214,8 +226,7 @@ export class ClusterNode implements Placement {
     return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
-  private async serve(data: Uint8Array): Promise<RemoteReply> {
-    const { kind, id, call } = decodeRequest(data);
+  private async serve({ kind, id, call }: RemoteRequest): Promise<RemoteReply> {
     if (!this.isLocal(kind, id)) return { t: 'moved' };
     return { t: 'ok', value: await this.local(kind, id, call) };
   }
