@@ -5,8 +5,9 @@
  * SHA-256 digest keys a record in the platform key-value store: `cred:<digest>`. Looking a secret up
  * is one read; the record's own digest is compared in constant time. A revoked API key's record is
  * deleted before the key's actor records the revocation, so a revoked key stops at once on every
- * node. Access tokens and sessions carry expires_at, checked against the platform clock as well as
- * stored with a TTL.
+ * node; the record is derived, so an API key is also refused once its revocation is in the journal
+ * (revoked-keys.ts), whatever record is left. Access tokens and sessions carry expires_at, checked
+ * against the platform clock as well as stored with a TTL.
  */
 import { BoundedMap } from '../../runtime/index.ts';
 import { ApiError, type Auth, CREDENTIAL_HEADERS, type Principal } from '../../kernel/index.ts';
@@ -120,7 +121,7 @@ async function lookup(kv: KeyValueStore, secret: string): Promise<CredentialReco
  * credential (sent the same ways; spec 4.7, docs/gaps.md#allocation). 'session': a
  * Service-Session only; an API key is refused with 401 (spec 5.4).
  */
-export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude<Auth, 'none'>, headers: Readonly<Record<string, string>>): Promise<Principal> {
+export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude<Auth, 'none'>, headers: Readonly<Record<string, string>>, revoked?: { has(keyId: string): boolean }): Promise<Principal> {
   if (auth === 'session') {
     const token = headers[SESSION];
     if (!token) throw unauthenticated('This endpoint needs a signed-in session in the Service-Session header; an API key is not accepted here.');
@@ -144,6 +145,7 @@ export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude
   if (!secret) throw unauthenticated('No credential: send an API key in Service-Api-Key or Authorization: Bearer <key>.');
   const rec = await lookup(kv, secret);
   if (!rec || rec.type === 'session' || rec.type === 'socket_ticket') throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
+  if (rec.type === 'api_key' && revoked?.has(rec.id)) throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
   if (rec.type === 'access_token' && rec.expires_at <= now) throw unauthenticated('The access token has expired; request a new one (POST /v1/oauth/token).');
   return principalOf(rec);
 }

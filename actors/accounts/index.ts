@@ -6,6 +6,7 @@ import { authenticate } from './credentials.ts';
 import { Invitation } from './invitation.ts';
 import { OAuthClient } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
+import { RevokedKeys, revokedKeysOf } from './revoked-keys.ts';
 import { routes } from './routes.ts';
 import { SupportAccess } from './support-access.ts';
 
@@ -47,9 +48,12 @@ export const area: Area = {
   ],
   // The gateway asks "who is this?" through the kernel's AUTHENTICATOR, never this area's face.
   start(platform) {
-    platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(platform.stores.kv, platform.clock.now(), auth, headers) });
+    const revoked = new RevokedKeys(platform);
+    revoked.start();
+    platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(platform.stores.kv, platform.clock.now(), auth, headers, revoked) });
   },
-  stop(platform) {
+  async stop(platform) {
     platform.services.remove(AUTHENTICATOR);
+    await revokedKeysOf(platform)?.stop();
   },
 };

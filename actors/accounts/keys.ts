@@ -7,6 +7,7 @@ import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, list
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
 import { personBehind } from './persons.ts';
+import { revokedKeysOf } from './revoked-keys.ts';
 import { canonicalScopes, isScope } from './scopes.ts';
 import { digest, newSecret } from './secrets.ts';
 
@@ -68,12 +69,18 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
   return { ...view, key: secret };
 }
 
-/** The credential goes first, so the key stops at once even if recording the revocation fails. */
+/**
+ * The credential goes first, so the key stops at once even if recording the revocation fails. The
+ * digest record that finds it is derived and may be missing: the recorded revocation then stops the
+ * key (revoked-keys.ts), on this node as soon as it is answered.
+ */
 export async function revokeKey(platform: Platform, caller: Caller, id: string): Promise<ApiKeyView> {
   await platform.system.state<ApiKeyState>(ApiKey, id, caller.org); // 404 / 403 organisation_mismatch first
   const d = await platform.stores.kv.get<string>(digestKey(id));
   if (d) await removeCredential(platform.stores.kv, d);
-  return (await platform.system.ask(ApiKey, id, 'revoke', undefined, caller)) as ApiKeyView;
+  const view = (await platform.system.ask(ApiKey, id, 'revoke', undefined, caller)) as ApiKeyView;
+  revokedKeysOf(platform)?.add(id);
+  return view;
 }
 
 /** Newest first, revoked keys included (spec 5.2). */
