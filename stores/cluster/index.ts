@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import type { Now, Stores } from '../types.ts';
 import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
-import { JetStreamKeyValue, lapsedAt, sweepBucket, type ReadCache } from './jetstream-kv.ts';
+import { JetStreamKeyValue, sweepBucket, type ReadCache } from './jetstream-kv.ts';
 import { JetStreamReminders } from './jetstream-reminders.ts';
 import { RedisKeyValue } from './kv.ts';
 import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
@@ -134,8 +134,8 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
 }
 
 async function sweepBuckets(jsm: JetStreamManager, now: Now, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number }> {
-  const records = await sweepBucket(b.records[0], jsm, b.records[1], lapsedAt(now()));
-  const reminders = await sweepBucket(b.reminders[0], jsm, b.reminders[1], () => false);
+  const records = await sweepBucket(b.records[0], jsm, b.records[1], now());
+  const reminders = await sweepBucket(b.reminders[0], jsm, b.reminders[1]);
   return { expired: records.expired, markers: records.markers + reminders.markers };
 }
 

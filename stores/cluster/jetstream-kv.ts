@@ -10,18 +10,32 @@
  * latest entry; 0 for a key never written), so setIfAbsent and compareAndSet are atomic across
  * nodes: a write that meets a newer revision reads the key again and decides again.
  */
+import { randomBytes } from 'node:crypto';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { pack, unpack } from './codec.ts';
 import { kvKeyOf } from './names.ts';
 import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
 
-/** A stored record: its expiry (-1 none) and its value, or an integer counter (`n`) for incr. */
+/**
+ * A stored record: its expiry (-1 none) and its value, or an integer counter (`n`) for incr. A
+ * record whose encoding passes CHUNK_BYTES (a signed 10,000-line payout document, a large
+ * idempotent answer) is written as chunks under `=C.<id>.<i>` first and then as its entry naming
+ * them (`p`: id and count), since a NATS message is at most the server's max_payload (1 MiB by
+ * default). kvKeyOf never writes a first token `=C`, so chunks never meet a record's key.
+ */
 interface Held {
   e: number;
   v?: unknown;
   n?: number;
+  p?: [string, number];
 }
+
+/** Chunk size: well under the default max_payload, with room for headers. */
+const CHUNK_BYTES = 256 * 1024;
+const CHUNK_PREFIX = '=C.';
+/** A chunk no entry names is deleted by the sweep once this old (a writer may be between its chunks and its entry). */
+const CHUNK_GRACE_MS = 10 * 60_000;
 
 interface Read {
   /** The key's latest revision; 0 when it has none (never written, or its delete marker purged). */
@@ -91,7 +105,8 @@ export class JetStreamKeyValue implements KeyValueStore {
   async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
     const k = kvKeyOf(key);
     if (value === undefined) return this.remove(k);
-    await this.writing(k, () => this.kv.put(k, pack({ e: this.expiresAt(ttlMs), v: value } satisfies Held)).catch(fault));
+    const held: Held = { e: this.expiresAt(ttlMs), v: value };
+    await this.writing(k, async () => this.kv.put(k, await this.encode(held)).catch(fault));
   }
 
   async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
@@ -138,14 +153,31 @@ export class JetStreamKeyValue implements KeyValueStore {
     if (e.operation !== 'PUT') return { revision: e.revision, held: undefined };
     const held = decode(e);
     if (!held || (held.e >= 0 && held.e <= this.now())) return { revision: e.revision, held: undefined };
-    return { revision: e.revision, held };
+    return { revision: e.revision, held: held.p ? await this.assemble(held.p) : held };
   }
+
+  private async encode(held: Held): Promise<Uint8Array> {
+    const blob = pack(held);
+    if (blob.length <= CHUNK_BYTES) return blob;
+    const id = randomBytes(12).toString('base64url');
+    const n = Math.ceil(blob.length / CHUNK_BYTES);
+    await Promise.all(Array.from({ length: n }, (_, i) => this.kv.put(`${CHUNK_PREFIX}${id}.${i}`, blob.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES)))).catch(fault);
+    return pack({ e: held.e, p: [id, n] } satisfies Held);
+  }
+
+  /** The record whose chunks `p` names; they stay while named and a grace period after. */
+  private async assemble([id, n]: [string, number]): Promise<Held> {
+    const parts = await Promise.all(Array.from({ length: n }, (_, i) => this.kv.get(`${CHUNK_PREFIX}${id}.${i}`))).catch(fault);
+    if (parts.some((p) => !p || p.operation !== 'PUT')) throw new StoreUnavailableError(`JetStream key-value: a chunk of ${id} is missing`);
+    return unpack(Buffer.concat(parts.map((p) => p!.value))) as Held;
+  }
+
 
   /** Writes (or deletes, for undefined) at `revision`; false when the key moved past it. */
   private write(k: string, revision: number, held: Held | undefined): Promise<boolean> {
     return this.writing(k, async () => {
       try {
-        if (held) await this.kv.put(k, pack(held), { previousSeq: revision });
+        if (held) await this.kv.put(k, await this.encode(held), { previousSeq: revision });
         else if (revision > 0) await this.kv.delete(k, { previousSeq: revision });
         return true;
       } catch (e) {
@@ -199,20 +231,31 @@ function decode(e: KvEntry): Held | undefined {
 }
 
 /**
- * Deletes every record `expired` says has lapsed (each only at the revision read, so one written
- * again meanwhile stays), and purges every delete marker up to its own sequence (a key written
- * after it keeps its entry), so a bucket does not keep one marker per key it ever held. Reads the
+ * Deletes every record expired at `now` (each only at the revision read, so one written again
+ * meanwhile stays) and every chunk no record names past its grace, and purges every delete marker
+ * up to its own sequence (a key written after it keeps its entry), so a bucket does not keep one
+ * marker per key it ever held. Without `now` (the reminders bucket) only markers go. Reads the
  * whole bucket: the cluster family runs it rarely, on one node at a time.
  */
-export async function sweepBucket(kv: KV, jsm: JetStreamManager, bucket: string, expired: (value: Uint8Array) => boolean): Promise<{ expired: number; markers: number }> {
+export async function sweepBucket(kv: KV, jsm: JetStreamManager, bucket: string, now?: number): Promise<{ expired: number; markers: number }> {
   const lapsed: KvEntry[] = [];
   const markers: KvEntry[] = [];
+  const chunks: KvEntry[] = [];
+  const named = new Set<string>();
   try {
     const it = await kv.history({ key: '>' });
     for await (const e of it) {
       if (e.operation !== 'PUT') markers.push(e);
-      else if (e.value.length && expired(e.value)) lapsed.push(e);
+      else if (now === undefined || !e.value.length) continue;
+      else if (e.key.startsWith(CHUNK_PREFIX)) chunks.push(e);
+      else {
+        const held = unpack(e.value) as Held;
+        if (held.e >= 0 && held.e <= now) lapsed.push(e);
+        else if (held.p) named.add(held.p[0]);
+      }
     }
+    const old = Date.now() - CHUNK_GRACE_MS;
+    for (const c of chunks) if (!named.has(c.key.split('.')[1]) && c.created.getTime() < old) lapsed.push(c);
     let n = 0;
     for (const e of lapsed) {
       try {
@@ -228,9 +271,3 @@ export async function sweepBucket(kv: KV, jsm: JetStreamManager, bucket: string,
     return fault(e);
   }
 }
-
-/** Whether a record of a JetStreamKeyValue has expired at `now`. */
-export const lapsedAt = (now: number) => (value: Uint8Array): boolean => {
-  const held = unpack(value) as Held;
-  return held.e >= 0 && held.e <= now;
-};

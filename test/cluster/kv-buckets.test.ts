@@ -63,6 +63,19 @@ describe('where a record lives (stores/cluster/kv-routes.ts)', () => {
   });
 });
 
+describe('records larger than a NATS message (max_payload, 1 MiB by default)', () => {
+  it('a 3 MB record is kept in chunks and read back whole, through set and setIfAbsent, and the sweep keeps the chunks a record names', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => ({ payee_ref: `p${i}`, account: String(1_000_000_000 + i), amount: i * 100, note: 'x'.repeat(50) }));
+    await stores.kv.set('payouts:document:big', { lines });
+    expect(await stores.kv.setIfAbsent('payouts:document:big2', { lines })).toBe(true);
+    await stores.sweep();
+    expect(await stores.kv.get('payouts:document:big')).toEqual({ lines });
+    expect(await stores.kv.get('payouts:document:big2')).toEqual({ lines });
+    await stores.kv.set('payouts:document:big', { lines: [] });
+    expect(await stores.kv.get('payouts:document:big')).toEqual({ lines: [] });
+  });
+});
+
 describe('credential reads kept on the node (stores/cluster/index.ts CREDENTIAL_READS)', () => {
   it('a credential issued through another node is found at once, and one deleted through this node is gone at once', async () => {
     const other = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redis.url, now: () => clock.now(), namespace: stores.namespace });
