@@ -21,7 +21,7 @@
  *   the badFramesPerConnection-th bad one     its error frame, then close 1008
  *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, outcomeUnknown, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
 import type { SocketReply, SocketRoute } from './wire.ts';
 
@@ -119,10 +119,15 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
         try {
           const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform });
           // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
-          await platform.stores.flushed?.();
+          try {
+            await platform.stores.flushed?.();
+          } catch {
+            throw outcomeUnknown('The frame could not be confirmed on disk');
+          }
           return { frame: { data: reply, binary: typeof reply !== 'string' } };
         } catch (e) {
-          const err = toApiError(e, requestId);
+          // a frame may store what it carries (heartbeats), so a store fault under it leaves the outcome unknown
+          const err = toApiError(e, requestId, true);
           return errorFrame(s, err, requestId, err.status < 500);
         }
       },

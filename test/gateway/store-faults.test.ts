@@ -10,6 +10,9 @@ import { ManualClock } from '../../runtime/index.ts';
 import { type Stores, StoreUnavailableError } from '../../stores/index.ts';
 import { type Harness, startHarness } from '../../support/http.ts';
 import { storeFamily, testStores } from '../../support/stores.ts';
+import { connect, upgrade } from '../../support/ws.ts';
+import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
+import { makeAvailable, reading, workerId } from '../allocation/support.ts';
 
 /** Errors as the families' clients throw them (matched by their names and messages, not classes). */
 function named(name: string, message: string): Error {
@@ -44,7 +47,7 @@ class FaultyStores {
           };
         },
       });
-    const wrapped = { kv: wrap('kv', inner.kv), indexes: wrap('indexes', inner.indexes), journal: wrap('journal', inner.journal) };
+    const wrapped = { kv: wrap('kv', inner.kv), indexes: wrap('indexes', inner.indexes), journal: wrap('journal', inner.journal), readings: wrap('readings', inner.readings) };
     this.stores = new Proxy(inner, {
       get(t, p) {
         if (p in wrapped) return wrapped[p as keyof typeof wrapped];
@@ -138,6 +141,27 @@ describe('a store fault is 503, never 500 (spec 7 Errors; docs/errors.md)', () =
     const body = { email: h.registration.email, password: h.registration.password };
     const r = await during('kv.get', FAULTS['nats.js TimeoutError'], () => h.request('POST', '/v1/sessions', { body, key: null }));
     expect({ status: r.status, retryable: r.body.error.retryable }).toEqual({ status: 503, retryable: true });
+  });
+
+  it('the heartbeat socket: an upgrade whose credential lookup fails is 503; a frame whose readings cannot be stored is an outcome_unknown error frame, and the connection stays open', async () => {
+    const refused = await during('kv.get', FAULTS['ioredis MaxRetriesPerRequestError'], () => upgrade(h.url + HEARTBEAT_SOCKET_PATH, { 'service-api-key': h.key }));
+    expect(refused.ok ? 101 : { status: refused.status, code: JSON.parse(refused.body).error.code }).toEqual({ status: 503, code: 'unavailable' });
+
+    const worker = workerId();
+    await makeAvailable(h, worker);
+    const s = await connect(h.url + HEARTBEAT_SOCKET_PATH, { 'service-api-key': h.key });
+    try {
+      const frame = JSON.stringify({ worker_id: worker, readings: [reading(h.clock.now())] });
+      const failed = await during('readings.append', FAULTS['StoreUnavailableError (the stores contract)'], async () => {
+        s.send(frame);
+        return JSON.parse((await s.next()).text);
+      });
+      expect(failed.error).toMatchObject({ code: 'outcome_unknown', retryable: true });
+      s.send(frame);
+      expect(JSON.parse((await s.next()).text).error).toBeUndefined();
+    } finally {
+      s.close();
+    }
   });
 
   it('a bug is not a store fault: a TypeError from a store call stays 500 internal_error, not retryable', async () => {
