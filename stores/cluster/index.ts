@@ -49,10 +49,11 @@ export interface ClusterStores extends Stores {
   /** The JetStream KV buckets of this namespace (move-to-cluster checks they are empty). */
   readonly buckets: readonly string[];
   /**
-   * Deletes expired key-value records and purges delete markers in the records and reminders
-   * buckets; runs by itself every SWEEP_MS on one node at a time (a Redis lease).
+   * Deletes expired key-value records, purges delete markers in the records and reminders
+   * buckets and puts every reminder in the due-time index again; runs by itself every SWEEP_MS
+   * on one node at a time (a Redis lease).
    */
-  sweep(): Promise<{ expired: number; markers: number }>;
+  sweep(): Promise<{ expired: number; markers: number; reminders: number }>;
 }
 
 /**
@@ -92,7 +93,8 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const kvm = new Kvm(nc);
   const bucket = (name: string, ttl?: number): Promise<KV> => kvm.create(name, { history: 1, replicas, allow_direct: direct, ...(ttl ? { ttl } : {}) });
   const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
-  const sweep = () => sweepBuckets(jsm, opts.now, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
+  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now);
+  const sweep = () => sweepBuckets(jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
   const sweeper = setInterval(() => {
     void redis
       .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
@@ -112,7 +114,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     sweep,
     journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
     snapshots: new RedisSnapshots(redis, ns),
-    reminders: new JetStreamReminders(remindersKv, redis, ns, opts.now),
+    reminders,
     kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
     indexes: new RedisIndexes(redis, ns),
     readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
@@ -133,10 +135,10 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   return s;
 }
 
-async function sweepBuckets(jsm: JetStreamManager, now: Now, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number }> {
+async function sweepBuckets(jsm: JetStreamManager, now: Now, reminders: JetStreamReminders, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number; reminders: number }> {
   const records = await sweepBucket(b.records[0], jsm, b.records[1], now());
-  const reminders = await sweepBucket(b.reminders[0], jsm, b.reminders[1]);
-  return { expired: records.expired, markers: records.markers + reminders.markers };
+  const timers = await sweepBucket(b.reminders[0], jsm, b.reminders[1]);
+  return { expired: records.expired, markers: records.markers + timers.markers, reminders: await reminders.reindex() };
 }
 
 async function deleteKeys(redis: Redis, pattern: string): Promise<void> {

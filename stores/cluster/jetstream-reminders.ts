@@ -133,18 +133,29 @@ export class JetStreamReminders implements ReminderStore {
     if ((await this.redis.get(this.marker)) !== null) return;
     const token = `building:${randomBytes(8).toString('hex')}`;
     if ((await this.redis.set(this.marker, token, 'PX', BUILD_LEASE_MS, 'NX')) !== 'OK') return;
+    await this.reindex();
+    await this.redis.eval(FINISH_BUILD, 1, this.marker, token);
+  }
+
+  /**
+   * Puts every reminder of the bucket in the index at its due time. Besides the rebuild, the
+   * cluster family's sweep runs it, so a put whose index write failed (Redis briefly unreachable,
+   * its data intact and so its marker too) still fires, late by at most a sweep period.
+   */
+  async reindex(): Promise<number> {
+    let n = 0;
     const it = await this.kv.history({ key: '>' }).catch(fault);
     let batch: Array<string | number> = [];
     for await (const e of it) {
       const held = e.operation === 'PUT' ? decode(e) : undefined;
-      if (held) batch.push(held.r.dueAt, held.r.key);
+      if (held) (batch.push(held.r.dueAt, held.r.key), n++);
       if (batch.length >= 1000) {
         await this.redis.zadd(this.dueKey, ...batch);
         batch = [];
       }
     }
     if (batch.length) await this.redis.zadd(this.dueKey, ...batch);
-    await this.redis.eval(FINISH_BUILD, 1, this.marker, token);
+    return n;
   }
 
   /** Drops `key` from the index, then puts it back if a put landed meanwhile. */

@@ -95,6 +95,38 @@ describe('credential reads kept on the node (stores/cluster/index.ts CREDENTIAL_
   });
 });
 
+describe('reminders kept in JetStream, indexed in Redis (stores/cluster/jetstream-reminders.ts)', () => {
+  const reminder = (name: string, dueAt: number) => ({ key: `probe.prb_1.${name}`, kind: 'probe', id: 'prb_1', org: 'org_1', name, dueAt, command: 'tick', payload: {}, generation: `g-${name}` });
+
+  it('an index emptied with Redis is rebuilt from the bucket before the next read; one that lost an entry while Redis kept its data gets it back at the sweep', async () => {
+    const t = clock.now();
+    await stores.reminders.put(reminder('flushed', t + 10));
+    await redis.flushAll();
+    expect((await stores.reminders.due(t + 10, 10)).map((r) => r.name)).toContain('flushed');
+    await stores.reminders.put(reminder('unindexed', t + 20));
+    await stores.redis.zrem(`${stores.namespace}:rem:due`, 'probe.prb_1.unindexed'); // the put's index write lost
+    expect((await stores.reminders.due(t + 20, 10)).map((r) => r.name)).not.toContain('unindexed');
+    expect((await stores.sweep()).reminders).toBeGreaterThanOrEqual(2);
+    expect((await stores.reminders.due(t + 20, 10)).map((r) => r.name)).toEqual(['flushed', 'unindexed']);
+  });
+
+  it('one claim per generation; complete keeps a replacement put meanwhile, cancel removes it', async () => {
+    const t = clock.now();
+    const first = reminder('claimed', t);
+    await stores.reminders.put(first);
+    expect(await stores.reminders.claim(first, 30_000)).toBe(true);
+    expect(await stores.reminders.claim(first, 30_000)).toBe(false);
+    const replacement = { ...first, generation: 'g-claimed-2', dueAt: t + 5 };
+    await stores.reminders.put(replacement);
+    await stores.reminders.complete(first);
+    expect(await stores.reminders.get(first.key)).toEqual(replacement);
+    expect((await stores.reminders.due(t + 5, 10)).map((r) => r.generation)).toContain('g-claimed-2');
+    await stores.reminders.cancel(first.key);
+    expect(await stores.reminders.get(first.key)).toBeUndefined();
+    expect((await stores.reminders.due(t + 5, 10)).map((r) => r.generation)).not.toContain('g-claimed-2');
+  });
+});
+
 describe('the sweep (NATS 2.9 keeps no per-key TTL)', () => {
   it('deletes the records expired on the clock, keeps live ones and one written again, and purges delete markers', async () => {
     await stores.kv.set('sweep:expired', 1, 1_000);
