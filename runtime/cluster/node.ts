@@ -194,8 +194,11 @@ export class ClusterNode implements Placement {
         if (call.op === 'ask') throw outcomeUnknown(`The node serving ${kind} ${shown(id)} did not answer in time`);
         throw new ApiError('unavailable', `The node serving ${kind} ${shown(id)} did not answer in time; retry.`, { retryable: true });
       }
-      // Not sent: this node stopped, or NATS refused the publish.
-      if (e instanceof RequestsStopped) throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
+      if (e instanceof RequestsStopped) {
+        if (e.sent && call.op === 'ask') throw outcomeUnknown(`This node left the cluster before ${kind} ${shown(id)} answered`);
+        throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
+      }
+      // Not sent: NATS refused the publish.
       if (isStoreFault(e)) throw new ApiError('unavailable', `The call to ${kind} ${shown(id)} could not be sent; retry.`, { retryable: true });
       throw e;
     }

@@ -22,8 +22,15 @@ export class NoResponders extends Error {}
 export class RequestTimedOut extends Error {}
 /** The target left (its membership lapsed) before answering. */
 export class TargetLapsed extends Error {}
-/** This node stopped before the answer came. */
-export class RequestsStopped extends Error {}
+/** This node stopped before the answer came; `sent` when the request may have reached its target. */
+export class RequestsStopped extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
 
 interface Pending {
   resolve(data: Uint8Array): void;
@@ -61,7 +68,7 @@ export class Requests {
 
   /** Sends `data` to `subject` (served by `target`) and resolves with the answer's bytes. */
   send(subject: string, target: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    if (!this.sub) return Promise.reject(new RequestsStopped('requests are not started'));
+    if (!this.sub) return Promise.reject(new RequestsStopped('requests are not started', false));
     return new Promise((resolve, reject) => {
       const token = this.next++;
       this.pending.set(token, { resolve, reject, target, deadline: this.now() + timeoutMs });
@@ -119,7 +126,8 @@ export class Requests {
   stop(): void {
     this.sub?.unsubscribe();
     this.sub = undefined;
-    for (const p of this.pending.values()) p.reject(new RequestsStopped('this node stopped before the answer came'));
+    // published, or still to be by the flush already scheduled: the target may act on them
+    for (const p of this.pending.values()) p.reject(new RequestsStopped('this node stopped before the answer came', true));
     this.pending.clear();
   }
 

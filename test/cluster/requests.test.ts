@@ -74,6 +74,7 @@ it("a request whose target's membership lapsed fails on the next sweep, before i
   expect(requests.size).toBe(1);
   requests.stop();
   expect(await toC).toBeInstanceOf(RequestsStopped);
+  expect(await toC).toMatchObject({ sent: true }); // it reached the target, which may act on it
 });
 
 it('an answer after the deadline is dropped; a stopped node sends nothing more', async () => {
@@ -92,4 +93,5 @@ it('an answer after the deadline is dropped; a stopped node sends nothing more',
   expect(requests.size).toBe(0);
   requests.stop();
   await expect(requests.send(subject, 'b', bytes('q'), 100)).rejects.toBeInstanceOf(RequestsStopped);
+  await expect(requests.send(subject, 'b', bytes('q'), 100)).rejects.toMatchObject({ sent: false });
 });
