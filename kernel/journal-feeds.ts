@@ -3,18 +3,22 @@
  * "Reactions"). Two shapes, each with the platform's limits, log and settle() tracking:
  * - `platformFeed`: a reader of the global journal feed, by default one for the whole cluster (a
  *   lease; its cursor in the store, at least once), or one per node (`perNode`, cursor in memory
- *   from the feed's start);
+ *   from the feed's start). The per-node readers of a platform are members of one FeedGroup: the
+ *   feed is read and decoded once for all of them, not once each (a start over a large journal
+ *   rebuilds every read model in one pass);
  * - `NodeReadModel`: what a read model kept in memory on every node needs: the actor system's
  *   commits as they happen (so the next read on this node sees them) and, over durable stores
  *   (local and cluster), its own per-node feed: for rebuilding after a start from the journal on
  *   disk, and in a cluster for commits made on other nodes.
  */
-import { type Committed, FeedReader, type FeedHandler } from '../runtime/index.ts';
+import { type Committed, FeedGroup, type FeedMember, FeedReader, type MemberHandler } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 
-/** The per-node readers of each platform: what this node keeps in memory from the journal. */
-const perNodeReaders = new WeakMap<Platform, Set<FeedReader>>();
+/** The per-node readers of each platform (what this node keeps in memory from the journal) and their group. */
+const perNodeReaders = new WeakMap<Platform, FeedGroup>();
+/** Entries per read of the per-node group. */
+const PER_NODE_BATCH = 1000;
 
 /**
  * Resolves once every per-node reader has read the journal as it stood when asked: the read
@@ -22,28 +26,26 @@ const perNodeReaders = new WeakMap<Platform, Set<FeedReader>>();
  * it, so a platform over durable stores serves no request against a half-built gate.
  */
 export async function perNodeReadersCaughtUp(platform: Platform): Promise<void> {
-  await Promise.all([...(perNodeReaders.get(platform) ?? [])].map((r) => r.caughtUp()));
+  await perNodeReaders.get(platform)?.caughtUp();
 }
 
-export function platformFeed(platform: Platform, name: string, handle: FeedHandler, opts: { perNode?: boolean; batch?: number } = {}): FeedReader {
+/** A per-node reader (`perNode`) is a member of its platform's group, whose batches hold PER_NODE_BATCH entries. */
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode: true }): FeedMember;
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts?: { perNode?: false; batch?: number }): FeedReader;
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode?: boolean; batch?: number } = {}): FeedReader | FeedMember {
   const system = platform.system;
-  const reader = new FeedReader({
-    name,
+  const common = {
     stores: platform.stores,
-    batch: opts.batch ?? 1000,
-    handle,
     limits: system.limits,
-    log: (msg, err) => console.error(`[${name}] ${msg}`, err ?? ''),
-    track: (p) => system.track(p),
+    track: <T>(p: Promise<T>) => system.track(p),
     halted: () => system.stopping,
-    perNode: opts.perNode,
-  });
-  if (opts.perNode) {
-    let readers = perNodeReaders.get(platform);
-    if (!readers) perNodeReaders.set(platform, (readers = new Set()));
-    readers.add(reader);
+  };
+  if (!opts.perNode) {
+    return new FeedReader({ ...common, name, batch: opts.batch ?? 1000, handle, log: (msg, err) => console.error(`[${name}] ${msg}`, err ?? '') });
   }
-  return reader;
+  let group = perNodeReaders.get(platform);
+  if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => console.error(`[per-node feed] ${msg}`, err ?? '') })));
+  return group.member(name, handle);
 }
 
 export interface ReadModelHandlers {
@@ -55,7 +57,7 @@ export interface ReadModelHandlers {
 
 export class NodeReadModel {
   private unsubscribe: (() => void) | undefined;
-  private feed: FeedReader | undefined;
+  private feed: FeedMember | undefined;
 
   constructor(
     private readonly platform: Platform,

@@ -23,6 +23,12 @@ import type { Limits } from './limits.ts';
  */
 export type FeedHandler = (entries: FeedEntry[], reader: FeedReader) => Promise<number | void>;
 
+/** What a handler may ask of its reader, a FeedReader or a FeedGroup's member (MemberHandler). */
+export interface FeedProgress {
+  /** True once the reader is stopping: a handler in the middle of a batch may end it early. */
+  readonly stopping: boolean;
+}
+
 export type FeedLimits = Pick<Limits, 'feedRetryMs' | 'feedRetryMaxMs' | 'feedLeaseMs' | 'feedLeaseRenewMs'>;
 
 export interface FeedReaderOptions {
@@ -61,6 +67,8 @@ export class FeedReader {
   private reading = false;
   private pass: Promise<void> | undefined;
   private again = false;
+  /** A position to read again from (rewind), taken at the next batch. */
+  private rewound: number | undefined;
   private stopped = true;
   private unsubscribe: (() => void) | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -113,6 +121,16 @@ export class FeedReader {
     this.reading = false;
   }
 
+  /**
+   * A per-node reader reads again from `position` when its cursor is past it (a FeedGroup's member
+   * that starts behind the group). The batch in hand finishes first; the next one starts there.
+   */
+  rewind(position: number): void {
+    if (!this.opts.perNode) throw new Error(`${this.opts.name}: only a per-node reader rewinds; a shared one's cursor is the cluster's`);
+    if (position < this.cursor && (this.rewound === undefined || position < this.rewound)) this.rewound = position;
+    this.poke();
+  }
+
   poke(): void {
     if (this.stopped) return;
     if (this.pass) {
@@ -162,6 +180,10 @@ export class FeedReader {
     const { stores, batch, handle } = this.opts;
     for (;;) {
       if (this.stopped || !(await this.hold())) return;
+      if (this.rewound !== undefined) {
+        this.cursor = Math.min(this.cursor, this.rewound);
+        this.rewound = undefined;
+      }
       const read = await stores.journal.readFeed(this.cursor, batch);
       // a store hands back only positions past the cursor; one that did not would be handled
       // again and again, the cursor never moving

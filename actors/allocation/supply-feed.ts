@@ -34,7 +34,7 @@
  * at the head                           held until a change (then as above) or HOLD_MS (empty)
  */
 import { ApiError, listPage, platformFeed, randomSuffix, serviceKey, type Platform, type SocketDef } from '../../kernel/index.ts';
-import type { Committed, FeedReader } from '../../runtime/index.ts';
+import type { Committed, FeedMember } from '../../runtime/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
 import { Worker, type WorkerState } from './worker.ts';
@@ -131,7 +131,7 @@ export class SupplyFeed {
   private readonly known = new Map<string, Set<string>>();
   /** Worker actor id -> worker_id, for feed entries (which name the stream, not the worker_id). */
   private readonly workerIds = new Map<string, string>();
-  private feed: FeedReader | undefined;
+  private feed: FeedMember | undefined;
   private unsubscribe: (() => void) | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private stopped = false;

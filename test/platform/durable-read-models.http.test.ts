@@ -7,8 +7,10 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { areas } from '../../actors/index.ts';
 import { identityGate } from '../../actors/identity/index.ts';
 import { engagementStanding } from '../../actors/engagements/index.ts';
+import { createPlatform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { startHarness } from '../../support/http.ts';
 import { localTestStores, tempDir } from '../../support/stores.ts';
@@ -38,6 +40,36 @@ describe.runIf(process.env.TEST_STORES === 'local')('read models after a restart
       expect(engagementStanding(h.platform).isCurrent(org, unverified)).toBe(false);
     } finally {
       await h.close();
+    }
+  });
+
+  it('a start reads the journal once for all the read models it rebuilds, not once for each (kernel platformFeed perNode)', async () => {
+    const clock = new ManualClock();
+    const own = tempDir('wf-read-models-once-');
+    const h = await startHarness({ clock, stores: localTestStores(clock, { dir: own }) });
+    const kit = dispatchKit(h);
+    const p = kit.centre();
+    await kit.worker(p, 100);
+    await kit.worker(p, 200);
+    await h.platform.system.settle();
+    await h.close();
+    const stores = localTestStores(clock, { dir: own });
+    const feedLength = (await stores.journal.readFeed(0, Number.MAX_SAFE_INTEGER)).length;
+    let read = 0;
+    const readFeed = stores.journal.readFeed.bind(stores.journal);
+    stores.journal.readFeed = async (after, limit) => {
+      const out = await readFeed(after, limit);
+      read += out.length;
+      return out;
+    };
+    const platform = await createPlatform({ areas, stores, clock, config: {} });
+    try {
+      // every reader of a cursor kept in the store is at the end already; the per-node ones share one pass
+      expect(feedLength).toBeGreaterThan(50);
+      expect(read).toBe(feedLength);
+    } finally {
+      await stopPlatform(platform);
+      rmSync(own, { recursive: true, force: true });
     }
   });
 });
