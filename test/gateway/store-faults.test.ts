@@ -121,6 +121,15 @@ describe('a store fault is 503, never 500 (spec 7 Errors; docs/errors.md)', () =
     expect((await h.request('GET', '/v1/api_keys', { key: retry.body.key })).status).toBe(200);
   });
 
+  it('a write whose idempotency record cannot be kept answers what it did (200), not a fault: the work is done', async () => {
+    const c = await h.request('POST', '/v1/api_keys', { body: { name: 'record fault' }, idempotencyKey: 'sf-record-create' });
+    expect(c.status).toBe(200);
+    // revoking writes no key-value record of its own, so the only failing write is the idempotency record
+    const r = await during('kv.set', FAULTS['JetStream API error'], () => h.request('POST', `/v1/api_keys/${c.body.id}/revoke`, { idempotencyKey: 'sf-record-revoke' }));
+    expect({ status: r.status, revoked: r.body.revoked_at !== null }).toEqual({ status: 200, revoked: true });
+    expect((await h.request('GET', '/v1/api_keys', { key: c.body.key })).status).toBe(401);
+  });
+
   it('a create whose journal append fails is 503, retryable', async () => {
     // A failed append fails the flush too, as a journal's writer does (an answer may go ahead of its commit).
     const append = () => h.request('POST', '/v1/api_keys', { body: { name: 'append fault' }, idempotencyKey: 'sf-append' });
