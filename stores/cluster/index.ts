@@ -73,6 +73,13 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const servers = opts.natsUrl.split(',').map((u) => u.trim()).filter(Boolean);
   const nc = await connect({ servers, name: opts.name, noAsyncTraces: true, maxReconnectAttempts: -1 });
   const redis = new Redis(opts.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  // ioredis reconnects by itself; an outage is logged once, not once per attempt.
+  let redisDown = false;
+  redis.on('error', (e: Error) => {
+    if (!redisDown) console.error(`[stores] Redis of namespace ${ns} failed (${e.message}); reconnecting`);
+    redisDown = true;
+  });
+  redis.on('ready', () => (redisDown = false));
   try {
     await redis.connect();
   } catch (err) {

@@ -5,6 +5,7 @@
  * or killed and started again empty), and the rule holds after. Time is the harness's ManualClock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueClient } from '../../actors/accounts/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
@@ -57,6 +58,18 @@ describe('Redis emptied under a cluster platform (DESIGN "Stores": JetStream hol
     expect((await h.request('GET', '/v1/me', { key: null, session: signIn.body.token })).status).toBe(200);
     const moved = await h.request('PUT', `/v1/allocation/availability/wrk_redis_loss_${process.pid}`, { body: { availability: 'available' }, key: device.body.key });
     expect(moved.status, moved.text).toBe(200);
+  });
+
+  it('spec 5 item 3: an OAuth client still grants access tokens after FLUSHALL, and a token granted before it still authenticates', async () => {
+    const client = await issueClient(h.platform, { org: h.org, name: 'kept through a flush', scopes: ['iam:read'] });
+    const grant = () => h.request('POST', '/v1/oauth/token', { key: null, body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.client_secret } });
+    const before = await grant();
+    expect(before.status, before.text).toBe(200);
+    await redis.flushAll();
+    expect((await h.request('GET', '/v1/api_keys', { key: before.body.access_token, bearer: true })).status).toBe(200);
+    const after = await grant();
+    expect(after.status, after.text).toBe(200);
+    expect((await h.request('GET', '/v1/api_keys', { key: after.body.access_token, bearer: true })).status).toBe(200);
   });
 
   it('spec 4.1: a registered email is refused with 409 after FLUSHALL (its reservation is kept in JetStream)', async () => {
