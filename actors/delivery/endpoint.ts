@@ -2,7 +2,11 @@
  * Webhook endpoint. Spec 2.12, 4.11, 6.2, 6.5, 8.
  *
  * It owns the endpoint's delivery sequence (monotonic from 1, no gaps: assigned in this mailbox)
- * and its signing secrets. A secret is shown once (the create and rotate replies) and never in a
+ * and its signing secrets. It receives the events committed after its own creation, in the
+ * journal's commit order: the event feed tells it the feed position of its creation when it reads
+ * it (note_position), and it takes only events past that position. Commit times cannot order them:
+ * an event and the creation may share a millisecond, and the event feed may offer the event after
+ * the endpoint exists. A secret is shown once (the create and rotate replies) and never in a
  * view; it stays in the endpoint's own state because an HMAC needs the key itself. After a
  * rotation the previous secret stays active for PREVIOUS_SECRET_LIFETIME_MS, then a reminder
  * retires it; a third secret retires the oldest at once, so at most two are ever active.
@@ -12,9 +16,10 @@
  * (none)    create          -                                         endpoint.created            enabled
  * enabled   rotate_secret   -                                         endpoint.secret_rotated     enabled
  * enabled   disable         -                                         endpoint.disabled           disabled
- * enabled   enqueue         subscribed, event not older, not seen    endpoint.delivery_assigned  enabled
+ * enabled   enqueue         subscribed, event after it, not seen     endpoint.delivery_assigned  enabled
  * enabled   test            -                                         endpoint.delivery_assigned  enabled
  * (any)     retire_secrets  a previous secret's time is up            endpoint.secret_retired     unchanged
+ * (any)     note_position   its creation's position not yet noted     endpoint.position_noted     unchanged
  * disabled  rotate_secret, disable, test                              409 conflict
  * disabled  enqueue         -                                         - (nothing is sent)         disabled
  */
@@ -33,6 +38,13 @@ export const DEFAULT_TEST_EVENT_TYPE = 'payroll.run.completed';
 const RECENT = 640;
 
 export type EndpointStatus = 'enabled' | 'disabled';
+
+/**
+ * Where receiving starts. `feed`: after the feed position of the endpoint's creation, null until
+ * the event feed has read that far. `time`: an endpoint created before its position was noted
+ * receives the events committed at or after its creation time.
+ */
+export type ReceivingStart = { by: 'feed'; after: number | null } | { by: 'time' };
 
 export interface Secret {
   secret: string;
@@ -55,10 +67,13 @@ export interface EndpointState {
   last_sequence: number;
   /** [event id, delivery id, sequence] of the last assignments. */
   recent: Recent<[string, string, number]>;
+  start: ReceivingStart;
 }
 
 export type EndpointEvent =
-  | { type: 'endpoint.created'; url: string; event_types: string[]; livemode: boolean; secret: string; digest: string }
+  /** `by_feed`: receiving starts at the creation's feed position (absent from an endpoint created before positions were noted). */
+  | { type: 'endpoint.created'; url: string; event_types: string[]; livemode: boolean; secret: string; digest: string; by_feed?: true }
+  | { type: 'endpoint.position_noted'; position: number }
   | { type: 'endpoint.secret_rotated'; secret: string; digest: string; previous_retires_at: number }
   | { type: 'endpoint.secret_retired'; digest: string }
   | { type: 'endpoint.disabled' }
@@ -68,11 +83,14 @@ export type EndpointEvent =
 export interface EnqueueCommand {
   event_id: string;
   event_type: string;
-  /** Commit time of the event: an endpoint receives only events that happened after it existed. */
+  /** Commit time of the event: what an endpoint that starts by time compares. */
   occurred_at_ms: number;
   livemode: boolean;
   body: string;
-  /** The event's feed position: only an event at or before the last one assigned can be a repeat. */
+  /**
+   * The event's feed position: only one past the endpoint's creation is received, and only one at
+   * or before the last one assigned can be a repeat.
+   */
   position: number;
 }
 
@@ -104,6 +122,19 @@ function assign(state: EndpointState, ctx: CommandContext, seed: Omit<DeliverySe
   return { events: [ev], reply: { delivery_id, sequence, seed: full } satisfies Assignment };
 }
 
+/** Whether the event was committed after the endpoint was created. */
+function after(state: EndpointState, cmd: EnqueueCommand): boolean {
+  const start = state.start;
+  switch (start.by) {
+    case 'feed':
+      return start.after !== null && cmd.position > start.after;
+    case 'time':
+      return cmd.occurred_at_ms >= state.created_at;
+    default:
+      return assertNever(start);
+  }
+}
+
 function mustBeEnabled(state: EndpointState, what: string): void {
   switch (state.status) {
     case 'enabled':
@@ -120,17 +151,18 @@ export const WebhookEndpoint = defineActor({
   prefix: 'webhook_endpoint_',
   // Hot: one event per delivery; see event-stream.ts.
   snapshotEvery: 1000,
-  // 2: `recent` became a persistent window (recent-assignments.ts); older snapshots are replayed instead.
-  schema: 2,
+  // 3: `start` (where receiving starts); older snapshots are replayed instead.
+  schema: 3,
   creates: ['create'],
   initial: (id: string): EndpointState => ({
     id, status: 'enabled', url: '', event_types: [], livemode: false, secrets: [], created_at: 0, disabled_at: null, last_sequence: 0, recent: emptyRecent(),
+    start: { by: 'feed', after: null },
   }),
   decide: {
     create(state: EndpointState, cmd: { url: string; event_types: string[]; livemode: boolean }, ctx) {
       if (state.created_at !== 0) throw conflict(`Webhook endpoint ${state.id} exists.`);
       const secret = newSecret(ctx);
-      const ev: EndpointEvent = { type: 'endpoint.created', url: cmd.url, event_types: cmd.event_types, livemode: cmd.livemode, secret, digest: secretDigest(secret) };
+      const ev: EndpointEvent = { type: 'endpoint.created', url: cmd.url, event_types: cmd.event_types, livemode: cmd.livemode, secret, digest: secretDigest(secret), by_feed: true };
       return { events: [ev], reply: { secret } };
     },
     rotate_secret(state: EndpointState, _cmd: unknown, ctx) {
@@ -149,10 +181,15 @@ export const WebhookEndpoint = defineActor({
     enqueue(state: EndpointState, cmd: EnqueueCommand, ctx) {
       const seen = recall(state.recent, cmd.position, ([e]) => e === cmd.event_id);
       if (seen) return { events: [], reply: { delivery_id: seen[1], sequence: seen[2], seed: null } };
-      if (state.status !== 'enabled' || !subscribes(state.event_types, cmd.event_type) || cmd.occurred_at_ms < state.created_at) {
+      if (state.status !== 'enabled' || !subscribes(state.event_types, cmd.event_type) || !after(state, cmd)) {
         return { events: [], reply: null };
       }
       return assign(state, ctx, { event_id: cmd.event_id, event_type: cmd.event_type, is_test: false, livemode: cmd.livemode, body: cmd.body }, cmd.position);
+    },
+    /** From the event feed, when it reads the endpoint's creation (again, after a crash: a repeat changes nothing). */
+    note_position(state: EndpointState, cmd: { position: number }): EndpointEvent[] {
+      if (state.start.by !== 'feed' || state.start.after !== null || !(Number.isSafeInteger(cmd.position) && cmd.position > 0)) return [];
+      return [{ type: 'endpoint.position_noted', position: cmd.position }];
     },
     test(state: EndpointState, cmd: { event_type: string; source: string; schema_version: number }, ctx) {
       mustBeEnabled(state, 'send a test delivery');
@@ -169,7 +206,7 @@ export const WebhookEndpoint = defineActor({
     switch (ev.type) {
       case 'endpoint.created':
         return {
-          ...s, url: ev.url, event_types: ev.event_types, livemode: ev.livemode, created_at: meta.at,
+          ...s, url: ev.url, event_types: ev.event_types, livemode: ev.livemode, created_at: meta.at, start: ev.by_feed ? { by: 'feed', after: null } : { by: 'time' },
           secrets: [{ secret: ev.secret, digest: ev.digest, created_at: meta.at, retires_at: null }],
         };
       case 'endpoint.secret_rotated': {
@@ -181,6 +218,8 @@ export const WebhookEndpoint = defineActor({
         return { ...s, secrets: s.secrets.filter((x) => x.digest !== ev.digest) };
       case 'endpoint.disabled':
         return { ...s, status: 'disabled', disabled_at: meta.at };
+      case 'endpoint.position_noted':
+        return { ...s, start: { by: 'feed', after: ev.position } };
       case 'endpoint.delivery_assigned': {
         const recent = remember<[string, string, number]>(s.recent, [ev.seed.event_id, ev.delivery_id, ev.seed.sequence], ev.position, RECENT);
         return { ...s, last_sequence: ev.seed.sequence, recent };

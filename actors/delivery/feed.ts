@@ -5,7 +5,9 @@
  *   - of a module's kind: records its audit entry (spec 3: every transition is recorded);
  *   - declared in the catalogue: assigns its sequence in the organisation's stream, records the
  *     public event (the module's event list), and hands it to every enabled endpoint of the
- *     organisation that subscribes to its type, which assigns the delivery.
+ *     organisation that subscribes to its type, which assigns the delivery;
+ *   - a webhook endpoint's creation: tells the endpoint its feed position, before any later event
+ *     is handed to it, since an endpoint receives only the events committed after it (endpoint.ts).
  * Audit entries and public events are write-once derived records (runtime/derived-records.ts), written in one
  * batch per organisation and pass; only sequencing and deliveries go through actors.
  * Each step is idempotent (ids derived from the event id, repeats answered from memory of recent
@@ -130,10 +132,14 @@ export class EventFeed {
     const published: Published[] = [];
     // Each stream's events of the batch, in feed order: one ask to its sequencer for all of them.
     const byStream = new Map<string, { events: { event_id: string; position: number }[]; published: Published[] }>();
+    const noted: Promise<unknown>[] = [];
 
     for (const entry of entries) {
       const dot = entry.stream.indexOf('.');
       const kind = entry.stream.slice(0, dot);
+      if (kind === WebhookEndpoint.kind && entry.event.type === 'endpoint.created') {
+        noted.push(later(system.ask(WebhookEndpoint, entry.stream.slice(dot + 1), 'note_position', { position: entry.position }, quiet)));
+      }
       if (this.ownKinds.has(kind)) continue;
       const area = this.catalogue.areaOf(kind);
       const def = this.defs.get(kind);
@@ -185,6 +191,7 @@ export class EventFeed {
         for (let i = 0; i < sequences.length; i++) s.published[i].sequence = sequences[i];
       }));
       const endpoints = await this.endpoints(org);
+      await Promise.all(noted); // an endpoint created in this batch knows where it starts before it is offered an event
       const enqueued: Promise<unknown>[] = [];
       for (const p of published) {
         const { ev, decl, sequence } = p;
@@ -207,7 +214,7 @@ export class EventFeed {
       }
       work.push(...enqueued);
     }
-    work.push(this.audit.put(audits), this.events.put(publics));
+    work.push(...noted, this.audit.put(audits), this.events.put(publics));
     await Promise.all(work);
   }
 
