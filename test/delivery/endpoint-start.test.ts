@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookEndpoint, type EndpointState, type EnqueueCommand } from '../../actors/delivery/endpoint.ts';
-import { ManualClock } from '../../runtime/index.ts';
+import { ManualClock, roundTrip } from '../../runtime/index.ts';
 import { testStores } from '../../support/stores.ts';
 import { FakeRun, call, startPlatform, startReceiver, type Receiver, type TestPlatform } from './support.ts';
 
@@ -61,6 +61,13 @@ describe('where an endpoint starts receiving (spec 6 rule 5; endpoint.ts)', () =
     ['stored before positions were noted: an earlier millisecond is not', [created], enqueue(999, 1), false],
   ])('enqueue - %s', (_name, events, cmd, expected) => {
     expect(assigned(fold(events), cmd)).toBe(expected);
+  });
+
+  it('snapshot - where receiving starts survives a snapshot and restore; the restored endpoint decides as the live one', () => {
+    const live = fold([{ ...created, by_feed: true }, { type: 'endpoint.position_noted', position: 40 }]);
+    const restored = roundTrip(live);
+    expect(restored).toEqual(live);
+    for (const cmd of [enqueue(1000, 40), enqueue(1000, 41)]) expect(assigned(restored, cmd)).toBe(assigned(live, cmd));
   });
 
   it('note_position - taken once; a repeat (the feed read again after a crash) changes nothing', () => {
