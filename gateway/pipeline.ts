@@ -97,19 +97,23 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
   }
 
   /**
-   * An answer to a request that may have changed something leaves only once every write committed
-   * so far is on disk (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores").
-   * A read waits for nothing. A flush that fails leaves the outcome unknown (the writes may be on
-   * disk): `outcome_unknown`, whose retry with the same Idempotency-Key replays or completes.
+   * An answer leaves only once every write made so far is on disk and every turn answered so far
+   * committed (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores";
+   * ActorSystem.flushed). A read waits too: over the local stores a turn's callers are answered
+   * before its commit, so a read may have seen a turn a crash could still take back. A flush that
+   * fails leaves a change's outcome unknown (its writes may be on disk): `outcome_unknown`, whose
+   * retry with the same Idempotency-Key replays or completes; a read is answered `unavailable`.
    */
-  const flushed = platform.stores.flushed?.bind(platform.stores);
+  const flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   async function handle(w: WireRequest): Promise<WireResponse> {
     const response = await answer(w);
-    if (flushed === undefined || w.method === 'GET' || w.method === 'HEAD') return response;
+    if (flushed === undefined) return response;
     try {
       await flushed();
     } catch {
-      return errorResponse(outcomeUnknown('The change could not be confirmed on disk'), response.headers[REQUEST_ID_HEADER] ?? newId('req_'));
+      const requestId = response.headers[REQUEST_ID_HEADER] ?? newId('req_');
+      if (w.method === 'GET' || w.method === 'HEAD') return errorResponse(new ApiError('unavailable', 'What this read found could not be confirmed on disk; retry.', { retryable: true }), requestId);
+      return errorResponse(outcomeUnknown('The change could not be confirmed on disk'), requestId);
     }
     return response;
   }

@@ -120,7 +120,7 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
           const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform });
           // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
           try {
-            await platform.stores.flushed?.();
+            if (platform.stores.flushed) await platform.system.flushed();
           } catch {
             throw outcomeUnknown('The frame could not be confirmed on disk');
           }

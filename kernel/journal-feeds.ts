@@ -66,7 +66,8 @@ export class NodeReadModel {
   ) {}
 
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c));
+    // ahead: the request that made a turn reads this model next (ActorSystem.onCommit)
+    this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c), { ahead: true });
     if (this.platform.stores.durable) {
       this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true });
       this.feed.start();

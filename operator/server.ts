@@ -38,7 +38,7 @@ export async function startOperatorSocket(platform: Platform, path = defaultOper
         return;
       }
       // a staff command's answer acknowledges what it wrote: on disk first (gateway/pipeline.ts handle)
-      runOperatorCommand(platform, cmd).then(async (result) => (await platform.stores.flushed?.(), result)).then(
+      runOperatorCommand(platform, cmd).then(async (result) => (platform.stores.flushed && (await platform.system.flushed()), result)).then(
         (result) => conn.end(JSON.stringify({ ok: true, result }) + '\n'),
         (e) => {
           if (!isApiError(e)) console.error('[operator] fault:', e);

@@ -14,6 +14,13 @@
  * commit listeners told. If an actor's append fails nothing of its turn is kept and each of its callers
  * gets a retryable error.
  *
+ * Over an ordered journal (Journal.ordered: appends kept in order, and none after a failed one)
+ * a turn goes ahead once its append is queued: the actor takes its state, its callers are
+ * answered and it may take its next turn, decided on that state, while the commit is in flight.
+ * Commit listeners and snapshots still wait for the commit. Nothing outside the process is told
+ * before the commit (whatever acknowledges a write waits for Stores.flushed()); a failed append
+ * reloads the actor and leaves the stores taking no more writes.
+ *
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
  * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
  *
@@ -99,6 +106,11 @@ interface Cell {
   dropped: boolean;
   /** Activating for a turn, or a turn decided and its commit not yet settled. */
   running: boolean;
+  /**
+   * Turns answered ahead of their commit and not yet committed (an ordered journal: header). The
+   * cell's state includes them; it is not passivated meanwhile, since an activation reads the disk.
+   */
+  ahead: number;
   lastActive: number;
 }
 
@@ -137,6 +149,9 @@ const SHED_TOGETHER = 1_024;
 
 /** Messages waiting for a cell. */
 const mailOf = (cell: Cell): number => cell.mailbox?.size ?? 0;
+
+/** In a turn, waiting for one, or holding turns not yet committed: not to be passivated. */
+const busy = (cell: Cell): boolean => cell.running || cell.queued || cell.ahead > 0 || mailOf(cell) > 0;
 
 function outcome(turn: Turn, env: Envelope, ok: boolean, value: unknown): void {
   env.ok = ok;
@@ -183,6 +198,8 @@ export class ActorSystem {
   private cellCount = 0;
   private shedding = false;
   private readonly listeners = new Set<(c: Committed) => void>();
+  /** Listeners told of a turn that went ahead of its commit (onCommit `ahead`, an ordered journal). */
+  private readonly aheadListeners = new Set<(c: Committed) => void>();
   private readonly tracked = new Set<Promise<unknown>>();
   private readonly scheduler: ReminderScheduler;
   private readonly reactions: ReactionDispatcher;
@@ -190,6 +207,10 @@ export class ActorSystem {
   private readonly log: (msg: string, err?: unknown) => void;
   /** Actors queued, activating for a turn, or with a commit in flight. */
   private inflight = 0;
+  /** Turns that went ahead of their commit (an ordered journal) and are not yet committed. */
+  private uncommitted = 0;
+  /** Group commits whose turns went ahead, until each turn's effects and commit listeners have run. */
+  private readonly settling = new Set<Promise<void>>();
   private readonly ready: Cell[] = [];
   private readyHead = 0;
   private drainScheduled = false;
@@ -354,9 +375,16 @@ export class ActorSystem {
     return { data, has_more: page.hasMore };
   }
 
-  onCommit(listener: (c: Committed) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * `listener` is told of every commit on this node. With `ahead` (a read model kept in memory,
+   * which the request that made a turn reads next), over an ordered journal it is told when the
+   * turn goes ahead, before the commit (header): it must start nothing outside the process. Others
+   * are told once the commit is durable (they may start outbound work).
+   */
+  onCommit(listener: (c: Committed) => void, opts: { ahead?: boolean } = {}): () => void {
+    const set = opts.ahead && this.stores.journal.ordered ? this.aheadListeners : this.listeners;
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   /** True once stop() began: asks are refused, and work tracked for settle() should wind down rather than retry. */
@@ -382,7 +410,7 @@ export class ActorSystem {
       if (this.clock.manual) await this.scheduler.fireDue(this.clock.now());
       await Promise.allSettled([...this.tracked]);
       await this.reactions.caughtUp();
-      quiet = this.inflight === 0 && this.tracked.size === 0 && this.reactions.idle ? quiet + 1 : 0;
+      quiet = this.inflight === 0 && this.uncommitted === 0 && this.tracked.size === 0 && this.reactions.idle ? quiet + 1 : 0;
     }
   }
 
@@ -396,7 +424,7 @@ export class ActorSystem {
     const horizon = this.clock.now() - idleMs;
     let n = 0;
     for (const cell of [...this.allCells()]) {
-      if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
+      if (cell.def.ephemeral || busy(cell) || !cell.ready) continue;
       if (cell.lastActive > horizon) continue;
       await this.passivate(cell);
       n++;
@@ -408,7 +436,7 @@ export class ActorSystem {
   async passivateWhere(which: (kind: string, id: string) => boolean): Promise<void> {
     const targets = [...this.allCells()].filter((c) => which(c.def.kind, c.id));
     await Promise.all(targets.map(async (c) => {
-      while (c.running || c.queued || mailOf(c)) await yieldToLoop();
+      while (busy(c)) await yieldToLoop();
       await this.passivate(c);
     }));
   }
@@ -434,7 +462,7 @@ export class ActorSystem {
       cell = {
         def, id, key: [def.kind, id].join('.'), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
         mailbox: undefined,
-        ready: false, loading: undefined, queued: false, dropped: false, running: false, lastActive: this.clock.now(),
+        ready: false, loading: undefined, queued: false, dropped: false, running: false, ahead: 0, lastActive: this.clock.now(),
       };
       m.set(id, cell);
       if (++this.cellCount > this.limits.maxActive) void this.shed();
@@ -447,7 +475,7 @@ export class ActorSystem {
   }
 
   private forgetIfEmpty(cell: Cell): void {
-    if (!this.exists(cell) && !cell.running && !cell.queued && mailOf(cell) === 0) this.drop(cell);
+    if (!this.exists(cell) && !busy(cell)) this.drop(cell);
   }
 
   private activate(cell: Cell): Promise<void> {
@@ -678,32 +706,109 @@ export class ActorSystem {
     return turn;
   }
 
-  /** One group commit for the turns of a pass; each turn is then kept or dropped on its own. */
-  private async commit(turns: Turn[]): Promise<void> {
+  /**
+   * One group commit for the turns of a pass; each turn is then kept or dropped on its own. Over
+   * an ordered journal (Journal.ordered) the turns go ahead once their appends are queued: each
+   * actor takes its turn's state and may take its next turn, and callers are answered, while the
+   * commit is in flight (header).
+   */
+  private commit(turns: Turn[]): Promise<void> {
+    const p = this.commitTurns(turns);
+    if (!this.stores.journal.ordered) return p;
+    this.settling.add(p);
+    const done = () => void this.settling.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /**
+   * Settles once every turn answered so far is committed and its effects and commit listeners have
+   * run (read models included), then once the stores' writes are on disk (Stores.flushed); rejects
+   * when they are not. What acknowledges a write outside the process waits for this: over an
+   * ordered journal a turn's callers are answered before its commit (header).
+   */
+  async flushed(): Promise<void> {
+    if (this.settling.size) await Promise.all(this.settling);
+    await this.stores.flushed?.();
+  }
+
+  private async commitTurns(turns: Turn[]): Promise<void> {
     const durable = turns.some((t) => t.cell.def.ephemeral) ? turns.filter((t) => !t.cell.def.ephemeral) : turns;
+    const journal = this.stores.journal;
     // The outcome of each durable turn's append, by its position in `durable`.
     let results: Array<Error | undefined> = [];
     if (durable.length) {
-      const journal = this.stores.journal;
       // A journal that writes effects with the events gets each turn's list and timer changes now,
       // so one transaction keeps both or neither (DESIGN "Stores"); the others get them after.
       if (journal.writesEffects) for (const t of durable) t.effects = this.commitEffects(t);
+      let appended: Promise<Array<Error | undefined>>;
       try {
-        results = journal.appendMany
-          ? await journal.appendMany(durable)
-          : await Promise.all(durable.map((t) => journal.append(t.stream, t.expectedVersion, t.events).then(() => undefined, (e: Error) => e)));
+        appended = journal.appendMany
+          ? journal.appendMany(durable)
+          : Promise.all(durable.map((t) => journal.append(t.stream, t.expectedVersion, t.events).then(() => undefined, (e: Error) => e)));
+      } catch (e) {
+        appended = Promise.resolve(durable.map(() => e as Error));
+      }
+      if (journal.ordered) for (const t of turns) this.goAhead(t);
+      try {
+        results = await appended;
       } catch (e) {
         results = durable.map(() => e as Error);
       }
-    }
+    } else if (journal.ordered) for (const t of turns) this.goAhead(t);
     let pending: Promise<void>[] | undefined;
     for (let i = 0, d = 0; i < turns.length; i++) {
       const t = turns[i];
       const err = durable[d] === t ? results[d++] : undefined;
-      const p = this.settleTurn(t, err);
+      const p = journal.ordered ? this.settleAhead(t, err) : this.settleTurn(t, err);
       if (p) (pending ??= []).push(p);
     }
     if (pending) await Promise.all(pending);
+  }
+
+  /** Takes a turn's outcome before its commit settles (an ordered journal), answers its callers and lets the actor go on. */
+  private goAhead(turn: Turn): void {
+    const { cell } = turn;
+    this.keep(turn);
+    if (this.aheadListeners.size && turn.events.length && turn.org !== undefined) this.tell(this.aheadListeners, cell, turn.org, turn.events, turn.state);
+    cell.ahead++;
+    this.uncommitted++;
+    this.answer(turn);
+  }
+
+  /**
+   * The commit of a turn that went ahead. Its callers have their answers, and nothing outside this
+   * process has been told (whatever acknowledges a write waits for Stores.flushed()); a failed
+   * append means the actor's state in memory holds a turn the disk does not, so the actor is
+   * reloaded, and the journal fails every later append as well (Journal.ordered).
+   */
+  private settleAhead(turn: Turn, err: Error | undefined): Promise<void> | undefined {
+    const { cell } = turn;
+    const done = () => {
+      cell.ahead--;
+      this.uncommitted--;
+      if (busy(cell)) return;
+      this.forgetIfEmpty(cell);
+      // shedding skips actors with turns not yet committed: start it again as they come to rest
+      if (this.cellCount > this.limits.maxActive && !this.shedding) void this.shed();
+    };
+    if (err) {
+      this.log(`append to ${cell.key} failed after its turn went ahead: reloading`, err);
+      // a version moved under it: whatever was decided on this turn's outcome must not be kept either
+      if (err instanceof VersionConflictError) this.stores.journal.halt?.(err);
+      for (const env of cell.mailbox?.drain() ?? []) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));
+      this.drop(cell);
+      done();
+      return undefined;
+    }
+    if (cell.dropped || !this.hasEffects(cell)) {
+      done();
+      return undefined;
+    }
+    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events, turn.effects, turn.state).then(done, (e) => {
+      this.log(`effects of a commit to ${cell.key} failed`, e);
+      done();
+    });
   }
 
   /** Keeps or drops a committed turn; returns a promise only when effects must be written first. */
@@ -721,17 +826,12 @@ export class ActorSystem {
       this.release(cell);
       return undefined;
     }
-    cell.state = turn.state;
-    cell.version = turn.version;
-    cell.org = turn.org;
-    if (turn.dedupe) {
-      cell.dedupe = remember(cell.dedupe, turn.dedupe, this.limits.dedupeMemory);
-    }
+    this.keep(turn);
     if (!this.hasEffects(cell)) {
       this.answer(turn);
       return undefined;
     }
-    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events, turn.effects).then(
+    return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events, turn.effects, turn.state).then(
       () => this.answer(turn),
       (e) => {
         // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
@@ -739,6 +839,15 @@ export class ActorSystem {
         this.answer(turn);
       },
     );
+  }
+
+  /** The actor takes the turn's state, version and dedupe ids. */
+  private keep(turn: Turn): void {
+    const { cell } = turn;
+    cell.state = turn.state;
+    cell.version = turn.version;
+    cell.org = turn.org;
+    if (turn.dedupe) cell.dedupe = remember(cell.dedupe, turn.dedupe, this.limits.dedupeMemory);
   }
 
   private answer(turn: Turn): void {
@@ -761,10 +870,9 @@ export class ActorSystem {
   }
 
   /** Index and timer diffs (unless written with the events), snapshot when due, commit listeners. */
-  private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[], written: CommitEffects | undefined): Promise<void> {
+  private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[], written: CommitEffects | undefined, state: unknown): Promise<void> {
     const { def, id } = cell;
     const org = cell.org!;
-    const state = cell.state;
     if (written) {
       for (const r of written.reminderPuts) this.scheduler.poke(r.dueAt);
     } else {
@@ -777,26 +885,31 @@ export class ActorSystem {
         this.scheduler.poke(r.dueAt);
       }
     }
+    // listeners first: they are told once the events are durable, and a snapshot is only a cache
+    if (this.listeners.size) this.tell(this.listeners, cell, org, events, state);
     if (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)) await this.snapshot(cell);
-    if (this.listeners.size) {
-      let view: unknown;
-      let viewed = false;
-      const committed: Committed = {
-        kind: def.kind, id, stream: cell.key, org, events, state,
-        get view() {
-          if (!viewed) (view = def.view(state)), (viewed = true);
-          return view;
-        },
-      };
-      for (const l of this.listeners) {
-        try {
-          l(committed);
-        } catch (e) {
-          this.log(`commit listener failed on ${cell.key}`, e);
-        }
+  }
+
+  private tell(listeners: ReadonlySet<(c: Committed) => void>, cell: Cell, org: string, events: StoredEvent[], state: unknown): void {
+    const { def, id } = cell;
+    let view: unknown;
+    let viewed = false;
+    const committed: Committed = {
+      kind: def.kind, id, stream: cell.key, org, events, state,
+      get view() {
+        if (!viewed) (view = def.view(state)), (viewed = true);
+        return view;
+      },
+    };
+    for (const l of listeners) {
+      try {
+        l(committed);
+      } catch (e) {
+        this.log(`commit listener failed on ${cell.key}`, e);
       }
     }
   }
+
 
   private async snapshot(cell: Cell): Promise<void> {
     if (cell.def.ephemeral || cell.org === undefined || cell.version <= cell.snapVersion) return;
@@ -817,7 +930,7 @@ export class ActorSystem {
    */
   private async passivate(cell: Cell, shortTail: 'snapshot' | 'skip' = 'snapshot'): Promise<void> {
     if (shortTail === 'snapshot' || cell.version - cell.snapVersion >= PASSIVATION_TAIL) await this.snapshot(cell);
-    if (!cell.running && !cell.queued && mailOf(cell) === 0) this.drop(cell);
+    if (!busy(cell)) this.drop(cell);
   }
 
   /**
@@ -836,7 +949,7 @@ export class ActorSystem {
         const victims: Cell[] = [];
         for (const cell of this.allCells()) {
           if (this.cellCount - victims.length <= floor) break;
-          if (cell.def.ephemeral || cell.running || cell.queued || mailOf(cell) || !cell.ready) continue;
+          if (cell.def.ephemeral || busy(cell) || !cell.ready) continue;
           victims.push(cell);
         }
         if (victims.length === 0) break; // every actor is busy: the next new one tries again
@@ -856,6 +969,7 @@ export class ActorSystem {
   }
 
   private async settleMailboxes(): Promise<void> {
-    while (this.inflight > 0) await yieldToLoop(); // a cell with mail is always queued or running, so counted
+    // a cell with mail is always queued or running, so counted
+    while (this.inflight > 0 || this.uncommitted > 0) await yieldToLoop();
   }
 }

@@ -94,6 +94,18 @@ export interface Journal {
    * family: one LMDB transaction). Otherwise the runtime writes them after the append.
    */
   readonly writesEffects?: boolean;
+  /**
+   * True when appends are applied in the order they are made, and once one fails every later
+   * write fails too until the stores are opened again (the local family: one writer, one
+   * transaction after another). The runtime may then take a turn's outcome, answer its callers and
+   * decide the actor's next turn before the commit settles: a later append can never be kept
+   * without the earlier ones it builds on. Whatever acknowledges a write outside the process waits
+   * for Stores.flushed(), which then fails. An append refused for a moved version is refused alone;
+   * a runtime that went ahead on it calls halt().
+   */
+  readonly ordered?: boolean;
+  /** An ordered journal: fail every later write, as after a failed one (ordered). */
+  halt?(reason: Error): void;
   /** Events of one stream with version > afterVersion, in order. */
   read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
   /** Every stream's events in global order, after a feed position (0 = from the start). */

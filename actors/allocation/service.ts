@@ -92,7 +92,9 @@ export class AllocationService {
   }
 
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    // ahead: a request reads the supply its own turn changed (ActorSystem.onCommit); the bus only
+    // runs in a cluster, whose journal is not ordered, so it still hears of durable commits only
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c), { ahead: true });
     this.replica.start();
     this.bus?.start();
   }

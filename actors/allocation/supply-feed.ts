@@ -151,7 +151,8 @@ export class SupplyFeed {
    * before the feed started, embedded or not.
    */
   start(): void {
-    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    // ahead: a request reads the map its own turn changed (ActorSystem.onCommit)
+    this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c), { ahead: true });
     this.feed = platformFeed(this.platform, NAME, async (entries) => this.onFeed(entries), { perNode: true });
     this.feed.start();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);

@@ -39,6 +39,9 @@ export class LocalIndexes implements IndexStore {
   }
 
   async page(list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage> {
+    // after the writes queued before it: a turn's list changes are written with its events, and
+    // the runtime answers a turn before its commit (Journal.ordered)
+    await this.writer.idle();
     const lo = list + SEP;
     const hi = list + PAST;
     let from: string | undefined;

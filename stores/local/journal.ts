@@ -26,6 +26,8 @@ const RECENT = 16_384;
  */
 export class LocalJournal implements Journal {
   readonly writesEffects = true;
+  /** One writer commits transactions in turn, and fails every later one after a failure (writer.ts). */
+  readonly ordered = true;
   private readonly listeners = new Set<() => void>();
   private position: number;
   /** The newest committed feed entries, in order; `recent[0]` is at `recentFirst`. */
@@ -79,6 +81,10 @@ export class LocalJournal implements Journal {
       }
     }
     return results;
+  }
+
+  halt(reason: Error): void {
+    this.writer.stop(reason);
   }
 
   async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {

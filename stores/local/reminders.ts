@@ -32,7 +32,12 @@ export class LocalReminders implements ReminderStore {
     }
   }
 
+  // Reads wait for the writes queued before them (writer.idle): a turn's timers are written with
+  // its events, and the runtime answers a turn before its commit (Journal.ordered), so a caller
+  // reads what the turn it was answered for wrote.
+
   async get(key: string): Promise<Reminder | undefined> {
+    await this.writer.idle();
     return this.byKey.get(part(key)) as Reminder | undefined;
   }
 
@@ -41,6 +46,7 @@ export class LocalReminders implements ReminderStore {
   }
 
   async due(now: number, limit: number, skip = 0): Promise<Reminder[]> {
+    await this.writer.idle();
     const out: Reminder[] = [];
     let n = 0;
     for (const { value } of this.byDue.getRange({ end: fixed(now) + PAST })) {
@@ -79,6 +85,7 @@ export class LocalReminders implements ReminderStore {
   }
 
   async nextDue(): Promise<number | undefined> {
+    await this.writer.idle();
     for (const { value } of this.byDue.getRange({ limit: 1 })) return (this.byKey.get(part(value as string)) as Reminder | undefined)?.dueAt;
     return undefined;
   }

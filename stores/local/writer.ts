@@ -27,6 +27,13 @@ export class Writer {
   private last: Promise<void> = Promise.resolve();
   /** Transactions that failed to commit since start. */
   private failures = 0;
+  /**
+   * Why the writer stopped: a transaction that failed, or a check that found the process's
+   * state in memory ahead of the disk (an append against a moved version). Every later
+   * transaction fails with it until the stores are opened again (Journal.ordered): the runtime
+   * answers turns before their commit, so a write kept after a lost one could build on it.
+   */
+  private broken: Error | undefined;
 
   constructor(private readonly env: RootDatabase) {}
 
@@ -61,7 +68,7 @@ export class Writer {
     return batch.done;
   }
 
-  /** Settles once every write queued so far is committed or failed (close, backup). */
+  /** Settles once every write queued so far is committed or failed (close, backup, a read after its writes). */
   async idle(): Promise<void> {
     await this.last.catch(() => undefined);
   }
@@ -74,6 +81,12 @@ export class Writer {
     const failures = this.failures;
     await this.idle();
     if (this.failures !== failures) throw new Error('a write transaction failed; what was queued with it is not on disk');
+    if (this.broken) throw this.broken;
+  }
+
+  /** Stops the writer (`broken`): this transaction's callers and every later write fail with `reason`. */
+  stop(reason: Error): void {
+    this.broken ??= reason;
   }
 
   private start(): Batch {
@@ -81,12 +94,20 @@ export class Writer {
     const committed = this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
+      if (this.broken) return; // writes nothing; its callers fail below
       for (const w of batch.work) w();
     });
     batch.done = Promise.resolve(committed).then(
-      // reads from here on see this commit (LMDB keeps a read snapshot between resets)
-      () => this.env.resetReadTxn(),
+      () => {
+        // reads from here on see this commit (LMDB keeps a read snapshot between resets)
+        this.env.resetReadTxn();
+        if (this.broken) {
+          this.failures++;
+          throw this.broken;
+        }
+      },
       (e) => {
+        this.broken ??= new Error(`a write transaction failed (${(e as Error).message}); the data directory takes no more writes until the platform is started again`);
         this.failures++;
         throw e;
       },

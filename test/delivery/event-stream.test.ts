@@ -22,6 +22,7 @@ describe('event stream sequencer (spec 6 sequence)', () => {
     tp = await startPlatform();
     expect(await tp.platform.system.ask(EventStream, id, 'assign', { stream: 'payroll', event_id: 'evt_1', position: 1 }, opts)).toEqual({ sequence: 1 });
     expect(await tp.platform.system.ask(EventStream, id, 'assign_many', { stream: 'payroll', events: batch(2, 5) }, opts)).toEqual({ sequences: [2, 3, 4, 5] });
+    await tp.platform.system.flushed(); // answered is decided; on disk once flushed (Journal.ordered)
     const journal = await tp.stores.journal.read(`event_stream.${id}`, 0);
     expect(journal.map((e) => e.type)).toEqual(['stream.assigned', 'stream.assigned_many']);
     expect(await tp.platform.system.ask(EventStream, id, 'assign', { stream: 'payroll', event_id: 'evt_6', position: 6 }, opts)).toEqual({ sequence: 6 });
@@ -31,6 +32,7 @@ describe('event stream sequencer (spec 6 sequence)', () => {
     tp = await startPlatform();
     await tp.platform.system.ask(EventStream, id, 'assign_many', { stream: 'payroll', events: batch(1, 3) }, opts);
     expect(await tp.platform.system.ask(EventStream, id, 'assign_many', { stream: 'payroll', events: batch(1, 3) }, opts)).toEqual({ sequences: [1, 2, 3] });
+    await tp.platform.system.flushed(); // answered is decided; on disk once flushed (Journal.ordered)
     expect(await tp.stores.journal.read(`event_stream.${id}`, 0)).toHaveLength(1);
     expect(await tp.platform.system.ask(EventStream, id, 'assign_many', { stream: 'payroll', events: batch(2, 5) }, opts)).toEqual({ sequences: [2, 3, 4, 5] });
     expect(await tp.platform.system.ask(EventStream, id, 'assign_many', { stream: 'payroll', events: batch(6, 6) }, opts)).toEqual({ sequences: [6] });

@@ -122,6 +122,7 @@ describe('a time-out is unknown, never failed (spec 3 Individual payout)', () =>
       timing: { answer_timeout_ms: { route_multi_rail_rail_nip: 60_000, route_multi_rail_rail_batch: 60_000 }, query_delays_ms: { first: 60_000, fast: 60_000, fast_tries: 3, slow: 3_600_000 }, not_found_is_failed_after_ms: 1_800_000 },
       livemode: false, mocked: true,
     }, { org: o.org, principal: 'system', dedupeId: 'create' });
+    await h.platform.system.flushed(); // committed, and its commit listeners told, while the sender is gone
     svc.start(); // a survivor: dispatch resumes (line 1 is already made) and the tally watches
     await h.platform.system.settle();
     expect((await h.request('GET', `/v1/payouts/payouts/${pid}`, { key: o.key })).body.status).toBe('sending');

@@ -100,6 +100,7 @@ describe('payroll run transitions (spec 3 Payroll run)', () => {
     system = new ActorSystem({ stores, clock, kinds, log: () => {} });
     await system.start();
     await ask(id, 'record_payout_outcome', { outcome: 'partially_settled' });
+    await system.flushed(); // answered is decided; on disk once flushed (Journal.ordered)
     const third = new ActorSystem({ stores, clock, kinds, log: () => {} });
     const rebuilt = await third.state<RunState>(Run, id, ORG);
     expect(rebuilt).toEqual(await system.state<RunState>(Run, id, ORG));

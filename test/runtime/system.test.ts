@@ -27,8 +27,13 @@ async function boot(opts: { clock?: ManualClock; stores?: Stores; limits?: Parti
   return { clock, stores, system };
 }
 
-/** A new system over the same stores: the old one is dropped without a goodbye (a crash). */
+/**
+ * A new system over the same stores: the old one is dropped without a goodbye (a crash), after
+ * what it answered is on disk, as anything it acknowledged outside would be (an ordered journal
+ * answers a turn before its commit: Journal.ordered; the gateway waits for Stores.flushed()).
+ */
 async function crashAndRestart(old: { clock: ManualClock; stores: Stores; system: ActorSystem }, kinds?: any[]) {
+  await old.stores.flushed?.();
   systems.splice(systems.indexOf(old.system), 1);
   await old.system.setReactionDispatch(false); // a dead process reads no more of the feed (nor holds its lease)
   return boot({ clock: old.clock, stores: old.stores, kinds });
@@ -41,6 +46,7 @@ describe('mailbox: one command at a time, in order (DESIGN "The runtime")', () =
     const { system, stores } = await boot();
     await system.ask(Counter, 'ctr_hot', 'open', {}, { org: ORG });
     const replies = await Promise.all(Array.from({ length: 10_000 }, (_, i) => system.ask(Counter, 'ctr_hot', 'add', { n: i }, { org: ORG })));
+    await stores.flushed?.(); // answered is decided; on disk once flushed (Journal.ordered)
     const events = await stores.journal.read('test_counter.ctr_hot', 0);
     const ns = addedNs(events);
     expect(ns).toHaveLength(10_000);
