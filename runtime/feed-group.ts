@@ -61,7 +61,10 @@ export class FeedGroup {
   private async fanOut(entries: FeedEntry[]): Promise<number> {
     const last = entries[entries.length - 1].position;
     const taking = [...this.members];
-    await Promise.all(taking.map((m) => m.take(entries, last)));
+    // every member's handling ends before a failure is reported: the batch is read again only
+    // once none of them is still in it, so none is handed an entry twice
+    const taken = await Promise.allSettled(taking.map((m) => m.take(entries, last)));
+    for (const t of taken) if (t.status === 'rejected') throw t.reason;
     let lowest = last;
     for (const m of taking) if (!m.stopping && m.cursor < lowest) lowest = m.cursor;
     return lowest === last ? entries.length : firstAfter(entries, lowest);

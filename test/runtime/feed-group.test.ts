@@ -104,6 +104,30 @@ describe('per-node readers share one reading of the feed (kernel platformFeed pe
     expect(steady.seen).toEqual([...ids, `evt_${appended}`]);
   });
 
+  it('a member whose handler fails is handed the batch again; a slower member beside it sees each entry once', async () => {
+    const { stores: s } = await fresh();
+    const ids = await append(s, 8);
+    const g = group(s);
+    let failures = 1;
+    let release = () => {};
+    const slowDone = new Promise<void>((r) => (release = r));
+    const failing = recorder(g, () => {
+      if (failures-- > 0) throw new Error('the read model refused the batch');
+    });
+    const slow: string[] = [];
+    const slowMember = g.member('slow', async (entries) => {
+      if (slow.length === 0) await slowDone; // still in its first batch when the other fails
+      slow.push(...entries.map((e) => e.event.id));
+    });
+    members.push(slowMember);
+    failing.member.start();
+    slowMember.start();
+    setImmediate(() => setImmediate(release));
+    await g.caughtUp();
+    expect(failing.seen).toEqual(ids);
+    expect(slow).toEqual(ids);
+  });
+
   it('a member stopped and started again reads on after its cursor, while the others read on without it', async () => {
     const { stores: s } = await fresh();
     const g = group(s);
