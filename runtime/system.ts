@@ -35,14 +35,14 @@
  * commit's effects, so events it covers need nothing.
  */
 import type { CommitEffects, IndexPage, Stores, StoredEvent } from '../stores/index.ts';
-import { VersionConflictError } from '../stores/index.ts';
+import { isStoreFault, VersionConflictError } from '../stores/index.ts';
 import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
 import type { AskOptions } from './ask.ts';
 import type { Clock } from './clock.ts';
 import { decodeSnapshot, encodeSnapshot } from './codec.ts';
 import { listed, remember, seen, type Remembered } from './dedupe.ts';
 import { indexOps, listName, timerOps } from './effects.ts';
-import { ApiError, isApiError, newId, shownId } from '../kernel/base/index.ts';
+import { ApiError, isApiError, newId, outcomeUnknown, shownId } from '../kernel/base/index.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -817,8 +817,10 @@ export class ActorSystem {
     if (err) {
       const conflict = err instanceof VersionConflictError;
       this.log(`append to ${cell.key} failed${conflict ? ' (another writer): reloading' : ''}`, conflict ? undefined : err);
+      // a store fault (a time-out after sending) may have kept the append: its outcome is unknown
+      const refusal = !conflict && isStoreFault(err) ? outcomeUnknown('The change could not be confirmed') : new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true });
       for (let o = turn.first; o; o = o.next) {
-        if (o.ok) (o.ok = false), (o.value = new ApiError('unavailable', 'The change could not be recorded; retry.', { retryable: true }));
+        if (o.ok) (o.ok = false), (o.value = refusal);
       }
       deliver(turn);
       for (const env of cell.mailbox?.drain() ?? []) env.reject(new ApiError('unavailable', 'The record is being reloaded; retry.', { retryable: true }));

@@ -1,4 +1,5 @@
 import type { RootDatabase } from 'lmdb';
+import { StoreUnavailableError } from '../types.ts';
 
 /** One write transaction's work: the closures queued while it was open, run in order inside it. */
 interface Batch {
@@ -80,7 +81,7 @@ export class Writer {
   async flushed(): Promise<void> {
     const failures = this.failures;
     await this.idle();
-    if (this.failures !== failures) throw new Error('a write transaction failed; what was queued with it is not on disk');
+    if (this.failures !== failures) throw new StoreUnavailableError('a write transaction failed; what was queued with it is not on disk');
     if (this.broken) throw this.broken;
   }
 
@@ -107,7 +108,7 @@ export class Writer {
         }
       },
       (e) => {
-        this.broken ??= new Error(`a write transaction failed (${(e as Error).message}); the data directory takes no more writes until the platform is started again`);
+        this.broken ??= new StoreUnavailableError(`a write transaction failed (${(e as Error).message}); the data directory takes no more writes until the platform is started again`, { cause: e });
         this.failures++;
         throw e;
       },
