@@ -140,7 +140,7 @@ export class ShardLeases {
 
   /**
    * When this node last took the shard over from a lease that lapsed rather than was released
-   * (runtime/system.ts "Effects after a takeover"); undefined when it never did.
+   * (runtime/activation.ts "Effects after a takeover"); undefined when it never did.
    */
   takenOverAt(shard: number): number | undefined {
     return this.takeovers.get(shard);

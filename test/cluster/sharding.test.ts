@@ -79,7 +79,7 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     await cluster!.crash(victim);
     const took = await until(() => cluster!.fullyOwned(survivors), 5_000);
     expect(took).toBeLessThan(5_000);
-    // taken over from a lapsed lease, which the new owner remembers (runtime/system.ts "Effects after a takeover")
+    // taken over from a lapsed lease, which the new owner remembers (runtime/activation.ts "Effects after a takeover")
     const heir = survivors.find((m) => m.node.isLocal(Counter.kind, 'ctr_x'))!;
     expect(heir.node.leases.takenOverAt(shardOf(Counter.kind, 'ctr_x', TEST_SHARDS))).toBeGreaterThan(0);
     expect(heir.node.recoverSince(Counter.kind, 'ctr_x')).toBeLessThan(Date.now());

@@ -1,5 +1,5 @@
 /**
- * A turn over an ordered journal (stores/types.ts Journal.ordered; runtime/system.ts header;
+ * A turn over an ordered journal (stores/types.ts Journal.ordered; runtime/commits.ts header;
  * docs/architecture.md "Stores: what is on disk when an answer leaves"): its callers are answered
  * and in-memory read models told before its commit, nothing outside the process hears of it
  * before the commit, and once a write fails the stores take no more, so nothing decided on a lost

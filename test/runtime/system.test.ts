@@ -246,7 +246,7 @@ describe('reminders: durable timers (DESIGN "Reminders"; STYLE "Time is injected
   });
 });
 
-describe('effects after a takeover (runtime/system.ts header; DESIGN "Sharding")', () => {
+describe('effects after a takeover (runtime/activation.ts header; DESIGN "Sharding")', () => {
   /**
    * The journal as a node killed between an append and its effects leaves it: the events of
    * ctr_dead (opened, then armed an hour ahead, then closed) are durable; no list membership and
