@@ -9,6 +9,8 @@ type Held = [unknown] | [unknown, number];
 /** A write queued and not yet committed; `undefined` value: a delete. */
 interface Pending {
   held: Held | undefined;
+  /** The transaction it was queued for. */
+  committed: Promise<void>;
 }
 
 /** Expired keys removed per sweep transaction. */
@@ -119,26 +121,38 @@ export class LocalKeyValue implements KeyValueStore {
 
   /**
    * A write: visible to this process's reads at once (pending until its transaction commits), on
-   * disk by the next flushed(), which whatever acknowledges it to a client waits for.
+   * disk by the next flushed(), which whatever acknowledges it to a client waits for. A key written
+   * again before its transaction starts (an idempotency claim and its record, in one request) is
+   * written once, with what it holds last: a put is what a commit pays for.
    */
   private put(key: string, held: Held): void {
-    this.mark(key, held, this.writer.queue(() => {
-      this.db.put(part(key), held);
-      if (held.length === 2) this.expiry.put(join(fixed(held[1]), key), part(key));
-    }));
+    this.write(key, held);
   }
 
   private remove(key: string): void {
-    this.mark(key, undefined, this.writer.queue(() => this.db.remove(part(key))));
+    this.write(key, undefined);
   }
 
-  /** Reads of `key` see `held` until `committed` settles (then the disk holds it, or it failed). */
-  private mark(key: string, held: Held | undefined, committed: Promise<void>): void {
-    const mark: Pending = { held };
+  private write(key: string, held: Held | undefined): void {
+    const queued = this.pending.get(key);
+    if (queued !== undefined && queued.committed === this.writer.next) {
+      queued.held = held; // its write, not yet run, writes this instead
+      return;
+    }
+    const mark = { held } as Pending;
+    mark.committed = this.writer.queue(() => {
+      const now = mark.held;
+      if (now === undefined) this.db.remove(part(key));
+      else {
+        this.db.put(part(key), now);
+        if (now.length === 2) this.expiry.put(join(fixed(now[1]), key), part(key));
+      }
+    });
     this.pending.set(key, mark);
+    // reads of `key` see `held` until the transaction settles (then the disk holds it, or it failed)
     const clear = () => {
       if (this.pending.get(key) === mark) this.pending.delete(key);
     };
-    committed.then(clear, clear);
+    mark.committed.then(clear, clear);
   }
 }

@@ -69,6 +69,11 @@ export class Writer {
     return batch.done;
   }
 
+  /** The promise of the transaction a write queued now would join (the one not yet started), if any. */
+  get next(): Promise<void> | undefined {
+    return this.open?.done;
+  }
+
   /** Settles once every write queued so far is committed or failed (close, backup, a read after its writes). */
   async idle(): Promise<void> {
     await this.last.catch(() => undefined);
