@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { pack, unpack } from './codec.ts';
+import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
 import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
 
@@ -48,7 +49,10 @@ const isStale = (e: unknown): boolean =>
   (e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) ||
   /wrong last sequence/i.test(String((e as Error)?.message));
 
-/** A JetStream fault that is not a refused revision: the caller may retry (a 503, never a 500). */
+/**
+ * A JetStream fault that is not a refused revision, after riding out an election (election.ts):
+ * the caller may retry (a 503, never a 500).
+ */
 function fault(e: unknown): never {
   if (e instanceof StoreUnavailableError) throw e;
   throw new StoreUnavailableError(`JetStream key-value: ${(e as Error)?.message ?? String(e)}`, { cause: e });
@@ -106,7 +110,10 @@ export class JetStreamKeyValue implements KeyValueStore {
     const k = kvKeyOf(key);
     if (value === undefined) return this.remove(k);
     const held: Held = { e: this.expiresAt(ttlMs), v: value };
-    await this.writing(k, async () => this.kv.put(k, await this.encode(held)).catch(fault));
+    await this.writing(k, async () => {
+      const data = await this.encode(held);
+      await rideOut('put', () => this.kv.put(k, data)).catch(fault);
+    });
   }
 
   async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
@@ -148,7 +155,7 @@ export class JetStreamKeyValue implements KeyValueStore {
   async close(): Promise<void> {}
 
   private async read(k: string): Promise<Read> {
-    const e = await this.kv.get(k).catch(fault);
+    const e = await rideOut('read', () => this.kv.get(k)).catch(fault);
     if (!e) return { revision: 0, held: undefined };
     if (e.operation !== 'PUT') return { revision: e.revision, held: undefined };
     const held = decode(e);
@@ -161,13 +168,13 @@ export class JetStreamKeyValue implements KeyValueStore {
     if (blob.length <= CHUNK_BYTES) return blob;
     const id = randomBytes(12).toString('base64url');
     const n = Math.ceil(blob.length / CHUNK_BYTES);
-    await Promise.all(Array.from({ length: n }, (_, i) => this.kv.put(`${CHUNK_PREFIX}${id}.${i}`, blob.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES)))).catch(fault);
+    await Promise.all(Array.from({ length: n }, (_, i) => rideOut('put', () => this.kv.put(`${CHUNK_PREFIX}${id}.${i}`, blob.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES))))).catch(fault);
     return pack({ e: held.e, p: [id, n] } satisfies Held);
   }
 
   /** The record whose chunks `p` names; they stay while named and a grace period after. */
   private async assemble([id, n]: [string, number]): Promise<Held> {
-    const parts = await Promise.all(Array.from({ length: n }, (_, i) => this.kv.get(`${CHUNK_PREFIX}${id}.${i}`))).catch(fault);
+    const parts = await Promise.all(Array.from({ length: n }, (_, i) => rideOut('read', () => this.kv.get(`${CHUNK_PREFIX}${id}.${i}`)))).catch(fault);
     if (parts.some((p) => !p || p.operation !== 'PUT')) throw new StoreUnavailableError(`JetStream key-value: a chunk of ${id} is missing`);
     return unpack(Buffer.concat(parts.map((p) => p!.value))) as Held;
   }
@@ -177,8 +184,10 @@ export class JetStreamKeyValue implements KeyValueStore {
   private write(k: string, revision: number, held: Held | undefined): Promise<boolean> {
     return this.writing(k, async () => {
       try {
-        if (held) await this.kv.put(k, await this.encode(held), { previousSeq: revision });
-        else if (revision > 0) await this.kv.delete(k, { previousSeq: revision });
+        if (held) {
+          const data = await this.encode(held);
+          await rideOut('cas', () => this.kv.put(k, data, { previousSeq: revision }));
+        } else if (revision > 0) await rideOut('cas', () => this.kv.delete(k, { previousSeq: revision }));
         return true;
       } catch (e) {
         if (isStale(e)) return false;
@@ -188,7 +197,7 @@ export class JetStreamKeyValue implements KeyValueStore {
   }
 
   private async remove(k: string): Promise<void> {
-    await this.writing(k, () => this.kv.delete(k).catch(fault));
+    await this.writing(k, () => rideOut('put', () => this.kv.delete(k)).catch(fault));
   }
 
   /** Drops `k` from the read cache before a write and again once it landed, so no read from before it is kept. */

@@ -21,6 +21,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { Redis } from 'ioredis';
 import { pack, unpack } from './codec.ts';
+import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
 import { StoreUnavailableError, type Now, type Reminder, type ReminderStore } from '../types.ts';
 
@@ -62,7 +63,7 @@ export class JetStreamReminders implements ReminderStore {
   }
 
   async put(r: Reminder): Promise<void> {
-    await this.kv.put(kvKeyOf(r.key), pack({ r, c: 0 } satisfies Held)).catch(fault);
+    await rideOut('put', () => this.kv.put(kvKeyOf(r.key), pack({ r, c: 0 } satisfies Held))).catch(fault);
     await this.redis.zadd(this.dueKey, r.dueAt, r.key);
   }
 
@@ -71,7 +72,7 @@ export class JetStreamReminders implements ReminderStore {
   }
 
   async cancel(key: string): Promise<void> {
-    await this.kv.delete(kvKeyOf(key)).catch(fault);
+    await rideOut('put', () => this.kv.delete(kvKeyOf(key))).catch(fault);
     await this.unindex(key);
   }
 
@@ -166,7 +167,7 @@ export class JetStreamReminders implements ReminderStore {
   }
 
   private async read(key: string): Promise<{ revision: number; held: Held | undefined }> {
-    const e = await this.kv.get(kvKeyOf(key)).catch(fault);
+    const e = await rideOut('read', () => this.kv.get(kvKeyOf(key))).catch(fault);
     if (!e) return { revision: 0, held: undefined };
     return { revision: e.revision, held: e.operation === 'PUT' ? decode(e) : undefined };
   }
@@ -174,8 +175,8 @@ export class JetStreamReminders implements ReminderStore {
   /** Writes (or deletes, for undefined) at `revision`; false when the entry moved past it. */
   private async write(key: string, revision: number, held: Held | undefined): Promise<boolean> {
     try {
-      if (held) await this.kv.put(kvKeyOf(key), pack(held), { previousSeq: revision });
-      else await this.kv.delete(kvKeyOf(key), { previousSeq: revision });
+      if (held) await rideOut('cas', () => this.kv.put(kvKeyOf(key), pack(held), { previousSeq: revision }));
+      else await rideOut('cas', () => this.kv.delete(kvKeyOf(key), { previousSeq: revision }));
       return true;
     } catch (e) {
       if (isStale(e)) return false;
