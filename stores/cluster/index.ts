@@ -98,7 +98,22 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const direct = opts.directReads ?? replicas === 1;
   const names = { records: `${ns}_records`, idem: `${ns}_idem`, reminders: `${ns}_reminders` };
   const kvm = new Kvm(nc);
-  const bucket = (name: string, ttl?: number): Promise<KV> => kvm.create(name, { history: 1, replicas, allow_direct: direct, ...(ttl ? { ttl } : {}) });
+  const bucket = async (name: string, ttl?: number): Promise<KV> => {
+    const config = { history: 1, replicas, allow_direct: direct, ...(ttl ? { ttl } : {}) };
+    try {
+      return await kvm.create(name, config);
+    } catch (err) {
+      // Two stores of one namespace starting at once (two nodes, a test's two members) both find
+      // the bucket missing and both add it; the 2.9 server may refuse the later add with "subjects
+      // overlap with an existing stream" (the earlier one's) or "already in use". The bucket is
+      // then there: open it. A bucket still missing means another stream holds its subjects.
+      if (!/subjects overlap|already in use/i.test(String((err as Error)?.message))) throw err;
+      await jsm.streams.info(`KV_${name}`).catch(() => {
+        throw err;
+      });
+      return kvm.create(name, config);
+    }
+  };
   const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
   const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now);
   const sweep = () => sweepBuckets(jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
