@@ -13,8 +13,18 @@
  * again (it would meet its own revision and read it as another writer's); a read, or a write that
  * sets a key whatever it holds, may be.
  */
-/** How long one operation rides out an election before it fails (an election takes a few seconds). */
-export const RIDE_OUT_MS = 10_000;
+/**
+ * How long one operation rides out an election before it fails: an election takes a few seconds,
+ * more on a loaded machine, and an idempotency claim whose release fails meanwhile holds its key
+ * until the claim's lease ends (gateway/idempotency.ts), so this errs long.
+ */
+export const RIDE_OUT_MS = 15_000;
+/**
+ * One read's wait for an answer before it is sent again: a read sent while the stream had no
+ * leader is never answered, and the client's own time-out (5 s) would spend a third of the ride-out
+ * on it. A read left behind answers nobody; a write is never raced (it could land after its retry).
+ */
+export const READ_ATTEMPT_MS = 1_500;
 /** Waits between attempts: short first, so a leader elected meanwhile is used at once. */
 const BACKOFF_MS = [20, 50, 100, 200, 300, 500];
 
@@ -42,11 +52,21 @@ export async function rideOut<T>(kind: Attempt, op: () => Promise<T>, rideOutMs 
   const deadline = performance.now() + rideOutMs;
   for (let i = 0; ; i++) {
     try {
-      return await op();
+      return await (kind === 'read' ? raced(op(), Math.min(READ_ATTEMPT_MS, Math.max(1, deadline - performance.now()))) : op());
     } catch (e) {
       const wait = BACKOFF_MS[Math.min(i, BACKOFF_MS.length - 1)];
       if (!isElectionFault(e, kind) || performance.now() + wait >= deadline) throw e;
       await new Promise((r) => setTimeout(r, wait));
     }
   }
+}
+
+/** `p`, or a TimeoutError after `ms` (p goes on, its outcome ignored). */
+function raced<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), ms);
+  });
+  p.catch(() => {}); // a read left behind may still fail
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
