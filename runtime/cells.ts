@@ -50,6 +50,9 @@ const PASSIVATION_TAIL = 8;
 /** Actors a shedding pass passivates at once (their snapshots written together). */
 const SHED_TOGETHER = 1_024;
 
+/** How long shedding waits before looking again when every resident actor is busy (wall time). */
+const SHED_RETRY_MS = 20;
+
 /** Messages waiting for a cell. */
 export const mailOf = (cell: Cell): number => cell.mailbox?.size ?? 0;
 
@@ -173,7 +176,13 @@ export class Cells {
           if (cell.def.ephemeral || busy(cell) || !cell.ready) continue;
           victims.push(cell);
         }
-        if (victims.length === 0) break; // every actor is busy: the next new one tries again
+        if (victims.length === 0) {
+          // Every actor is busy (in a turn, or with turns not yet committed: a flood of new ones).
+          // Look again shortly, not as each comes to rest: a look reads every resident cell, and
+          // one per actor coming to rest made a flood quadratic. The pass stays open meanwhile.
+          await new Promise<void>((r) => setTimeout(r, SHED_RETRY_MS).unref());
+          continue;
+        }
         for (let i = 0; i < victims.length; i += SHED_TOGETHER) await Promise.all(victims.slice(i, i + SHED_TOGETHER).map((c) => this.passivate(c, 'skip')));
       }
     } finally {
