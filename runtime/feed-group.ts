@@ -11,7 +11,7 @@
  * starts behind the group's reader (it joined late, or stopped and started again) sends the
  * reader back to its cursor: that stretch is read again and handed to the members behind only.
  */
-import type { FeedEntry } from '../stores/index.ts';
+import { firstAfter, type FeedEntry } from '../stores/index.ts';
 import { type FeedProgress, FeedReader, type FeedReaderOptions } from './feed-reader.ts';
 
 /** Handles one batch of a member, as a FeedReader's handler does; `reader.stopping` is the member's. */
@@ -124,16 +124,4 @@ export class FeedMember {
     const done = (await handled) ?? mine.length;
     if (done > 0) this.cursor = mine[done - 1].position;
   }
-}
-
-/** Index of the first entry with a position past `after` (entries ordered by position). */
-function firstAfter(entries: FeedEntry[], after: number): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (entries[mid].position <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

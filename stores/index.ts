@@ -5,7 +5,7 @@ import { createMemoryStores } from './memory/index.ts';
 import { StoreSetupError, type Now, type Stores } from './types.ts';
 
 export type * from './types.ts';
-export { StoreSetupError, StoreUnavailableError, VersionConflictError } from './types.ts';
+export { firstAfter, StoreSetupError, StoreUnavailableError, VersionConflictError } from './types.ts';
 export { isStoreFault } from './faults.ts';
 export { createMemoryStores, type MemoryStoreOptions } from './memory/index.ts';
 export { createLocalStores, DataDirectoryError, DATA_FORMAT, type LocalStoreOptions, type LocalStores, type LocalDatabaseName } from './local/index.ts';

@@ -54,6 +54,18 @@ export class VersionConflictError extends Error {
  * Why an append of `events` after `expectedVersion` to a stream now at `actual` is refused, if it
  * is: another version than expected, or events not numbered on from it.
  */
+/** Index of the first entry with a position past `after` (entries ordered by position). */
+export function firstAfter(entries: readonly FeedEntry[], after: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid].position <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function appendConflict(stream: string, expectedVersion: number, events: readonly StoredEvent[], actual: number): VersionConflictError | undefined {
   if (actual !== expectedVersion) return new VersionConflictError(stream, expectedVersion, actual);
   for (let i = 0; i < events.length; i++) {

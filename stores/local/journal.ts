@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import { appendConflict, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { appendConflict, firstAfter, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
 import { PAST, SEP, fixed, join } from './keys.ts';
@@ -172,16 +172,4 @@ export class LocalJournal implements Journal {
     }
     if (recent.length > RECENT * 2) this.recent = recent.slice(recent.length - RECENT);
   }
-}
-
-/** Index of the first entry with a position past `after` (entries ordered by position). */
-function firstAfter(entries: FeedEntry[], after: number): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (entries[mid].position <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
