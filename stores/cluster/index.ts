@@ -6,11 +6,12 @@
  * indexes, derived records and the reminders' due-time index. One namespace prefixes every
  * stream, subject, bucket and key.
  */
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { Now, Stores } from '../types.ts';
+import { scanBucket } from './bucket-scan.ts';
 import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
 import { JetStreamKeyValue, sweepBucket, type ReadCache } from './jetstream-kv.ts';
@@ -115,8 +116,8 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     }
   };
   const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
-  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now);
-  const sweep = () => sweepBuckets(jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
+  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit));
+  const sweep = () => sweepBuckets(js, jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
   const sweeper = setInterval(() => {
     void redis
       .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
@@ -157,9 +158,9 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   return s;
 }
 
-async function sweepBuckets(jsm: JetStreamManager, now: Now, reminders: JetStreamReminders, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number; reminders: number }> {
-  const records = await sweepBucket(b.records[0], jsm, b.records[1], now());
-  const timers = await sweepBucket(b.reminders[0], jsm, b.reminders[1]);
+async function sweepBuckets(js: JetStreamClient, jsm: JetStreamManager, now: Now, reminders: JetStreamReminders, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number; reminders: number }> {
+  const records = await sweepBucket(b.records[0], js, jsm, b.records[1], now());
+  const timers = await sweepBucket(b.reminders[0], js, jsm, b.reminders[1]);
   return { expired: records.expired, markers: records.markers + timers.markers, reminders: await reminders.reindex() };
 }
 

@@ -11,8 +11,9 @@
  * nodes: a write that meets a newer revision reads the key again and decides again.
  */
 import { randomBytes } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
+import { scanBucket, type BucketEntry } from './bucket-scan.ts';
 import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
@@ -246,23 +247,22 @@ function decode(e: KvEntry): Held | undefined {
  * marker per key it ever held. Without `now` (the reminders bucket) only markers go. Reads the
  * whole bucket: the cluster family runs it rarely, on one node at a time.
  */
-export async function sweepBucket(kv: KV, jsm: JetStreamManager, bucket: string, now?: number): Promise<{ expired: number; markers: number }> {
-  const lapsed: KvEntry[] = [];
-  const markers: KvEntry[] = [];
-  const chunks: KvEntry[] = [];
+export async function sweepBucket(kv: KV, js: JetStreamClient, jsm: JetStreamManager, bucket: string, now?: number): Promise<{ expired: number; markers: number }> {
+  const lapsed: BucketEntry[] = [];
+  const markers: BucketEntry[] = [];
+  const chunks: BucketEntry[] = [];
   const named = new Set<string>();
   try {
-    const it = await kv.history({ key: '>' });
-    for await (const e of it) {
+    await scanBucket(js, jsm, bucket, (e) => {
       if (e.operation !== 'PUT') markers.push(e);
-      else if (now === undefined || !e.value.length) continue;
+      else if (now === undefined || !e.value.length) return;
       else if (e.key.startsWith(CHUNK_PREFIX)) chunks.push(e);
       else {
         const held = unpack(e.value) as Held;
         if (held.e >= 0 && held.e <= now) lapsed.push(e);
         else if (held.p) named.add(held.p[0]);
       }
-    }
+    });
     const old = Date.now() - CHUNK_GRACE_MS;
     for (const c of chunks) if (!named.has(c.key.split('.')[1]) && c.created.getTime() < old) lapsed.push(c);
     let n = 0;

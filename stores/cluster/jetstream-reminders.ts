@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
+import type { BucketEntry } from './bucket-scan.ts';
 import type { Redis } from 'ioredis';
 import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
@@ -57,6 +58,8 @@ export class JetStreamReminders implements ReminderStore {
     private readonly redis: Redis,
     prefix: string,
     private readonly now: Now,
+    /** Reads the bucket whole (bucket-scan.ts). */
+    private readonly scan: (visit: (e: BucketEntry) => void) => Promise<void>,
   ) {
     this.dueKey = `${prefix}:rem:due`;
     this.marker = `${prefix}:rem:indexed`;
@@ -144,19 +147,13 @@ export class JetStreamReminders implements ReminderStore {
    * its data intact and so its marker too) still fires, late by at most a sweep period.
    */
   async reindex(): Promise<number> {
-    let n = 0;
-    const it = await this.kv.history({ key: '>' }).catch(fault);
-    let batch: Array<string | number> = [];
-    for await (const e of it) {
+    const batch: Array<string | number> = [];
+    await this.scan((e) => {
       const held = e.operation === 'PUT' ? decode(e) : undefined;
-      if (held) (batch.push(held.r.dueAt, held.r.key), n++);
-      if (batch.length >= 1000) {
-        await this.redis.zadd(this.dueKey, ...batch);
-        batch = [];
-      }
-    }
-    if (batch.length) await this.redis.zadd(this.dueKey, ...batch);
-    return n;
+      if (held) batch.push(held.r.dueAt, held.r.key);
+    }).catch(fault);
+    for (let i = 0; i < batch.length; i += 2000) await this.redis.zadd(this.dueKey, ...batch.slice(i, i + 2000));
+    return batch.length / 2;
   }
 
   /** Drops `key` from the index, then puts it back if a put landed meanwhile. */
@@ -185,6 +182,6 @@ export class JetStreamReminders implements ReminderStore {
   }
 }
 
-function decode(e: KvEntry): Held | undefined {
+function decode(e: KvEntry | BucketEntry): Held | undefined {
   return e.value.length ? (unpack(e.value) as Held) : undefined;
 }
