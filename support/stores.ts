@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../runtime/index.ts';
-import { createClusterStores, createLocalStores, createMemoryStores, type ClusterStores, type LocalStores, type Stores } from '../stores/index.ts';
+import { createClusterStores, createLocalStores, dropNamespace, createMemoryStores, type ClusterStores, type LocalStores, type Stores } from '../stores/index.ts';
 
 export type StoreFamily = 'memory' | 'local' | 'cluster';
 
@@ -56,22 +56,37 @@ export function localTestStores(clock: Clock, opts: { dir?: string; keep?: boole
   return stores;
 }
 
-/** Cluster stores on a namespace of the test's own; pass one namespace to two calls to share it. */
+/** Cluster stores of this process open on each namespace (clusterTestStores). */
+const users = new Map<string, number>();
+
+/**
+ * Cluster stores on a namespace of the test's own; pass one namespace to two calls to share it.
+ * An ephemeral namespace is deleted when the last stores of this process on it close, so a test
+ * that closes one member first does not pull the streams from under the other.
+ */
 export async function clusterTestStores(clock: Clock, opts: { namespace?: string; readingRetentionMs?: number; ephemeral?: boolean; directReads?: boolean } = {}): Promise<ClusterStores> {
+  const namespace = opts.namespace ?? testNamespace();
   const stores = await createClusterStores({
     natsUrl: natsUrl(),
     redisUrl: redisUrl(),
     now: () => clock.now(),
-    namespace: opts.namespace ?? testNamespace(),
+    namespace,
     readingRetentionMs: opts.readingRetentionMs,
-    ephemeral: opts.ephemeral ?? true,
+    ephemeral: false,
     directReads: opts.directReads,
   });
+  users.set(namespace, (users.get(namespace) ?? 0) + 1);
   const close = stores.close.bind(stores);
   let closing: Promise<void> | undefined;
   stores.close = () => {
     open.delete(stores);
-    return (closing ??= close());
+    return (closing ??= (async () => {
+      const left = (users.get(namespace) ?? 1) - 1;
+      if (left > 0) users.set(namespace, left);
+      else users.delete(namespace);
+      if (left === 0 && (opts.ephemeral ?? true)) await dropNamespace(stores).catch(() => {});
+      await close();
+    })());
   };
   open.add(stores);
   return stores;

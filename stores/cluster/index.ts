@@ -144,13 +144,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     async close() {
       clearInterval(sweeper);
       await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
-      if (opts.ephemeral) {
-        // Every stream of the namespace: the two above, the key-value and reminder buckets, and the runtime's lease bucket (KV_<ns>_shards).
-        const names: string[] = [];
-        for await (const name of jsm.streams.names()) if (name.startsWith(`${ns}_`) || name.startsWith(`KV_${ns}_`)) names.push(name);
-        await Promise.all(names.map((n) => jsm.streams.delete(n).catch(() => false)));
-        await deleteKeys(redis, `${ns}:*`);
-      }
+      if (opts.ephemeral) await dropNamespace(s);
       await nc.drain().catch(() => nc.close());
       await redis.quit().catch(() => redis.disconnect());
     },
@@ -162,6 +156,19 @@ async function sweepBuckets(js: JetStreamClient, jsm: JetStreamManager, now: Now
   const records = await sweepBucket(b.records[0], js, jsm, b.records[1], now());
   const timers = await sweepBucket(b.reminders[0], js, jsm, b.reminders[1]);
   return { expired: records.expired, markers: records.markers + timers.markers, reminders: await reminders.reindex() };
+}
+
+/**
+ * Deletes every stream of the namespace (the journal and readings, the key-value and reminder
+ * buckets, and the runtime's lease bucket KV_<ns>_shards) and every Redis key under it (tests).
+ */
+export async function dropNamespace(s: Pick<ClusterStores, 'nats' | 'redis' | 'namespace'>): Promise<void> {
+  const ns = s.namespace;
+  const jsm = await jetstreamManager(s.nats);
+  const names: string[] = [];
+  for await (const name of jsm.streams.names()) if (name.startsWith(`${ns}_`) || name.startsWith(`KV_${ns}_`)) names.push(name);
+  await Promise.all(names.map((n) => jsm.streams.delete(n).catch(() => false)));
+  await deleteKeys(s.redis, `${ns}:*`);
 }
 
 async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
