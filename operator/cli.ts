@@ -9,6 +9,9 @@
  *                  record a support-access entry (spec 2.2), listed at GET /v1/support_access
  *   backup PATH    the running platform copies its data directory into PATH (new or empty) while
  *                  it serves; start with DATA_DIR=PATH to restore it (operator/backup.ts)
+ *   rebuild-indexes
+ *                  (cluster) the node replays the journal into the list indexes in Redis now, as
+ *                  every node does by itself when it finds Redis emptied (runtime/derived-watch.ts)
  *
  * And one command that runs here, not on the socket, with the platform stopped:
  *
@@ -29,6 +32,7 @@ const USAGE = `usage: npm run operator -- <command> [flags]
     revoke-client  --org --client
     support-access --org --action --purpose --staff
     backup PATH    (a new or empty directory)
+    rebuild-indexes (cluster: the list indexes replayed from the journal now)
   offline, the platform stopped:
     move-to-cluster --data-dir DIR --nats URL --redis URL --namespace NS [--replicas N]
                     (defaults: $DATA_DIR or ./data, $NATS_URL, $REDIS_URL, $STORE_NAMESPACE or wf)`;
@@ -61,6 +65,8 @@ export function parseArgs(argv: string[], env: Readonly<Record<string, string | 
       return { op, org: flags.org, client: flags.client };
     case 'support-access':
       return { op, org: flags.org, action: flags.action, purpose: flags.purpose, staff: flags.staff ?? env.USER ?? '' };
+    case 'rebuild-indexes':
+      return { op };
     case 'backup':
       // The platform may run in another directory: a relative PATH means the one here.
       if (!positional[0]) throw new Error(`backup needs a PATH\n${USAGE}`);

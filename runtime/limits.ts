@@ -25,6 +25,8 @@ export interface Limits {
   reminderRetryMs: number;
   /** Longest wait between reminder polls with the system clock (other nodes may add some). */
   reminderPollMs: number;
+  /** How often a node looks whether the stores lost what they derived from the journal (wall time; derived-watch.ts). */
+  derivedCheckMs: number;
   reactionBatch: number;
   reactionMaxAttempts: number;
   /** First retry delay of a failed reaction (wall time, doubled per attempt, capped). */
@@ -56,6 +58,7 @@ export const DEFAULT_LIMITS: Limits = {
   reminderLeaseMs: 30_000,
   reminderRetryMs: 5_000,
   reminderPollMs: 1_000,
+  derivedCheckMs: 2_000,
   reactionBatch: 256,
   reactionMaxAttempts: 12,
   reactionBackoffMs: 5,

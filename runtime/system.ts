@@ -20,6 +20,7 @@ import type { Clock } from './clock.ts';
 import { Commits, type Committed } from './commits.ts';
 import { listName } from './effects.ts';
 import { ApiError, newId, shownId } from '../kernel/base/index.ts';
+import { DerivedWatch } from './derived-watch.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -65,6 +66,8 @@ export class ActorSystem {
   private readonly tracked = new Set<Promise<unknown>>();
   private readonly scheduler: ReminderScheduler;
   private readonly reactions: ReactionDispatcher;
+  /** Rebuilds the list indexes when their store lost them; absent where they cannot be lost apart from the journal. */
+  readonly derived: DerivedWatch | undefined;
   private placement: Placement | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
   /** Actors queued, activating for a turn, or with a commit in flight. */
@@ -94,11 +97,14 @@ export class ActorSystem {
     this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log);
     this.activation = new Activation(opts.stores, this.scheduler, this.limits, this.log, (kind, id) => this.placement?.recoverSince?.(kind, id));
     this.commits = new Commits(opts.stores, this.cells, this.scheduler, this.limits, this.log, (cell) => this.release(cell));
+    const marker = opts.stores.derived;
+    if (marker) this.derived = new DerivedWatch(marker, [...this.kinds.values()], opts.stores.journal, opts.stores.indexes, this.limits.derivedCheckMs, this.log, (p) => this.track(p));
   }
 
   async start(): Promise<void> {
     await this.setReactionDispatch(true);
     this.scheduler.start();
+    this.derived?.start();
     this.sweepTimer = setInterval(() => void this.sweep(), this.limits.sweepEveryMs).unref();
   }
 
@@ -107,6 +113,7 @@ export class ActorSystem {
     this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.scheduler.stop();
+    await this.derived?.stop();
     await this.setReactionDispatch(false);
     await this.settleMailboxes();
     await Promise.allSettled([...this.tracked]);

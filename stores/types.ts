@@ -237,6 +237,20 @@ export interface ReadingStore {
   close(): Promise<void>;
 }
 
+/**
+ * Present where what is derived from the journal (list indexes) lives in a store that can lose it
+ * on its own (the cluster's Redis, stores/cluster/generation.ts): one marker says whether it is
+ * whole, and the node that claims a missing one rebuilds it (runtime/derived-watch.ts).
+ */
+export interface DerivedMarker {
+  state(): Promise<'built' | 'building' | 'missing'>;
+  /** A token when this node now holds the rebuild: the marker was missing, or `force` and nobody holds it. */
+  claim(force?: boolean): Promise<string | undefined>;
+  /** False once the claim is lost (it lapsed, or the store was emptied again). */
+  renew(token: string): Promise<boolean>;
+  finish(token: string): Promise<boolean>;
+}
+
 export interface Stores {
   /** embedded: one process owns every shard (local or memory); cluster: NATS and Redis. */
   readonly mode: 'embedded' | 'cluster';
@@ -258,5 +272,6 @@ export interface Stores {
   kv: KeyValueStore;
   indexes: IndexStore;
   readings: ReadingStore;
+  derived?: DerivedMarker;
   close(): Promise<void>;
 }

@@ -2,4 +2,3 @@
 export { ClusterNode, type ClusterNodeOptions } from './node.ts';
 export { DEFAULT_TIMINGS, type LeaseTimings } from './leases.ts';
 export { DEFAULT_SHARDS, shardOf, shardOfStream, preferredOwner } from './shards.ts';
-export { rebuildIndexes } from './reindex.ts';

@@ -12,6 +12,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { Now, Stores } from '../types.ts';
 import { scanBucket } from './bucket-scan.ts';
+import { DerivedGeneration } from './generation.ts';
 import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
 import { JetStreamKeyValue, sweepBucket, type ReadCache } from './jetstream-kv.ts';
@@ -140,6 +141,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     reminders,
     kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
     indexes: new RedisIndexes(redis, ns),
+    derived: new DerivedGeneration(redis, ns),
     readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
     async close() {
       clearInterval(sweeper);

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperatorSocket } from '../../operator/server.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
+import { storeFamily } from '../../support/stores.ts';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -51,5 +52,17 @@ describe('operator CLI', () => {
     expect(entry.id).toMatch(/^sta_/);
     const list = await h.request('GET', '/v1/support_access');
     expect(list.body.data[0]).toMatchObject({ id: entry.id, action: 'GET /v1/me', purpose: 'ticket 77' });
+  });
+
+  it(`rebuild-indexes replays the journal into the list indexes where they live apart from it (cluster), and is refused where the journal writes them (${storeFamily()})`, async () => {
+    if (storeFamily() !== 'cluster') {
+      await expect(cli('rebuild-indexes')).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('cluster stores only') });
+      return;
+    }
+    const before = (await h.request('GET', '/v1/api_keys?limit=100')).body.data;
+    const { stdout } = await cli('rebuild-indexes');
+    expect(JSON.parse(stdout)).toMatchObject({ rebuilt: true, records: expect.any(Number), entries: expect.any(Number) });
+    expect(JSON.parse(stdout).entries).toBeGreaterThan(0);
+    expect((await h.request('GET', '/v1/api_keys?limit=100')).body.data).toEqual(before);
   });
 });

@@ -113,6 +113,30 @@ describe('Redis emptied under a cluster platform (DESIGN "Stores": JetStream hol
     expect(reused.body.error.code).toBe('idempotency_key_reused');
   });
 
+  it('DESIGN "Stores": every list is whole again after FLUSHALL, rebuilt from the journal while serving, a change made before the rebuild included', async () => {
+    await h.platform.system.derived!.check(); // earlier rules' flushes are mended first
+    const keys = [];
+    for (let i = 0; i < 3; i++) keys.push((await h.request('POST', '/v1/api_keys', { body: { name: `listed ${i}` }, idempotencyKey: ik('list') })).body.id);
+    const tokens = [];
+    for (let i = 0; i < 4; i++) tokens.push(await consent(h, subject(`redisloss-list-${i}`)));
+    const ids = async (path: string) => ((await h.request('GET', path)).body.data as { id: string }[]).map((x) => x.id);
+    const keysBefore = await ids('/v1/api_keys?limit=100');
+    const tokensBefore = await ids('/v1/identity/consent_tokens?limit=100');
+    expect(keysBefore).toEqual(expect.arrayContaining(keys));
+    await h.platform.system.settle();
+    await redis.flushAll();
+    // committed while the lists are empty: its own list change is written, and the rebuild must not undo it
+    const withdrawn = await h.request('POST', `/v1/identity/consent_tokens/${tokens[1].id}/revoke`, { idempotencyKey: ik('list-revoke') });
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    await h.platform.system.derived!.check();
+    expect(await ids('/v1/api_keys?limit=100')).toEqual(keysBefore);
+    expect(await ids('/v1/identity/consent_tokens?limit=100')).toEqual(tokensBefore);
+    const active = await ids('/v1/identity/consent_tokens?limit=100&status=active');
+    expect(active).toEqual(expect.arrayContaining([tokens[0].id, tokens[2].id, tokens[3].id]));
+    expect(active).not.toContain(tokens[1].id);
+    expect(await ids('/v1/identity/consent_tokens?limit=100&status=withdrawn')).toContain(tokens[1].id);
+  });
+
   it('spec 4.1: a revoked key stays revoked (401) through FLUSHALL', async () => {
     const made = await h.request('POST', '/v1/api_keys', { body: { name: 'to revoke' }, idempotencyKey: ik('revoke') });
     const revoked = await h.request('POST', `/v1/api_keys/${made.body.id}/revoke`, { idempotencyKey: ik('revoke') });

@@ -3,9 +3,9 @@
  * rebuildIndexes pages exactly as the one written in the commit path.
  */
 import { afterEach, expect, it } from 'vitest';
-import { ActorSystem, ManualClock } from '../../runtime/index.ts';
-import { rebuildIndexes } from '../../runtime/cluster/index.ts';
+import { ActorSystem, ManualClock, rebuildIndexes } from '../../runtime/index.ts';
 import type { Stores } from '../../stores/index.ts';
+import { indexOps } from '../../runtime/effects.ts';
 import { Counter } from '../runtime/counter.ts';
 import { storeFamily, testStores } from '../../support/stores.ts';
 
@@ -37,4 +37,38 @@ it(`rebuildIndexes - the journal gives back every list membership (${storeFamily
   }
   expect((await fresh.indexes.page(`${ORG}/test_counter/status:closed`, { limit: 50, order: 'asc' })).ids).toEqual(['ctr_1', 'ctr_4']);
   expect((await fresh.indexes.page(`${ORG}/test_counter/status:open`, { limit: 50, order: 'asc' })).ids).toEqual(['ctr_0', 'ctr_2', 'ctr_3', 'ctr_5']);
+});
+
+it(`rebuildIndexes - a change committed while it runs is not undone by a membership replayed from before it (${storeFamily()})`, async () => {
+  const clock = new ManualClock();
+  const stores = await testStores(clock);
+  const fresh = await testStores(clock);
+  opened.push(stores, fresh);
+  const system = new ActorSystem({ stores, clock, kinds: [Counter], log: () => {} });
+  for (let i = 0; i < 3; i++) {
+    await clock.advance(1000);
+    await system.ask(Counter, `ctr_${i}`, 'open', {}, { org: ORG });
+  }
+  let pages = 0;
+  const keepGoing = async () => {
+    // the third look comes after the whole journal was read, before its memberships are written:
+    // ctr_0 closes then, and its commit writes its own list change first, as a serving node's does
+    if (++pages === 3) {
+      const before = await system.state(Counter, 'ctr_0', ORG);
+      await system.ask(Counter, 'ctr_0', 'close', undefined, { org: ORG });
+      await fresh.indexes.apply(indexOps(Counter, 'ctr_0', ORG, before, await system.state(Counter, 'ctr_0', ORG), true));
+    }
+    return true;
+  };
+  await rebuildIndexes([Counter], stores.journal, fresh.indexes, { keepGoing });
+  await system.stop();
+  expect((await fresh.indexes.page(`${ORG}/test_counter/status:open`, { limit: 50, order: 'asc' })).ids).toEqual(['ctr_1', 'ctr_2']);
+  expect((await fresh.indexes.page(`${ORG}/test_counter/status:closed`, { limit: 50, order: 'asc' })).ids).toEqual(['ctr_0']);
+});
+
+it(`rebuildIndexes - stops, throwing, once its claim is lost (${storeFamily()})`, async () => {
+  const clock = new ManualClock();
+  const stores = await testStores(clock);
+  opened.push(stores);
+  await expect(rebuildIndexes([Counter], stores.journal, stores.indexes, { keepGoing: async () => false })).rejects.toThrow(/lost its claim/);
 });
