@@ -18,6 +18,7 @@ import type { AnyActorDef } from './actor.ts';
 import type { Cell } from './cells.ts';
 import { decodeSnapshot } from './codec.ts';
 import { remember } from './dedupe.ts';
+import type { EffectWriter } from './effect-writer.ts';
 import { indexOps, timerOps } from './effects.ts';
 import { shownId } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
@@ -27,6 +28,7 @@ export class Activation {
   constructor(
     private readonly stores: Stores,
     private readonly scheduler: ReminderScheduler,
+    private readonly writer: EffectWriter,
     private readonly limits: Limits,
     private readonly log: (msg: string, err?: unknown) => void,
     /** The earliest event time whose effects may be missing for an actor of a shard taken over (Placement.recoverSince). */
@@ -52,6 +54,8 @@ export class Activation {
     let version = 0;
     let org: string | undefined;
     const dedupe: string[] = [];
+    /** Set when the recovery after a takeover failed: retried from there (effect-writer.ts). */
+    let retry: { state: unknown; existed: boolean } | undefined;
     if (!def.ephemeral) {
       const blob = await this.stores.snapshots.load(key);
       if (blob) {
@@ -77,17 +81,18 @@ export class Activation {
         if (e.dedupe) dedupe.push(e.dedupe);
       }
       cell.snapVersion = snapVersion;
-      if (recoverFrom && org !== undefined) await this.recoverEffects(def, id, org, recoverFrom.state, recoverFrom.existed, state);
+      if (recoverFrom && org !== undefined && !(await this.recoverEffects(def, id, org, recoverFrom.state, recoverFrom.existed, state))) retry = recoverFrom;
     }
     cell.state = state;
     cell.version = version;
     cell.org = org;
     cell.dedupe = remember(undefined, dedupe.slice(-this.limits.dedupeMemory), this.limits.dedupeMemory);
     cell.ready = true;
+    if (retry) this.writer.retryFrom(cell, retry.state, retry.existed);
   }
 
-  /** Effects after a takeover (header): list memberships and timers written again, each failure logged. */
-  private async recoverEffects(def: AnyActorDef, id: string, org: string, before: unknown, existedBefore: boolean, state: unknown): Promise<void> {
+  /** Effects after a takeover (header): list memberships and timers written again; false when that failed. */
+  private async recoverEffects(def: AnyActorDef, id: string, org: string, before: unknown, existedBefore: boolean, state: unknown): Promise<boolean> {
     try {
       const ops = indexOps(def, id, org, before, state, existedBefore, false);
       if (ops.length) await this.stores.indexes.apply(ops);
@@ -102,8 +107,10 @@ export class Activation {
         this.scheduler.poke(r.dueAt);
         this.log(`timer ${r.name} of ${def.kind}.${shownId(id)} written again after a takeover (${held ? 'it was held as an earlier wish' : 'it was missing'})`);
       }
+      return true;
     } catch (e) {
-      this.log(`recovering the effects of ${def.kind}.${shownId(id)} after a takeover failed`, e);
+      this.log(`recovering the effects of ${def.kind}.${shownId(id)} after a takeover failed; retrying until written`, e);
+      return false;
     }
   }
 }

@@ -41,6 +41,11 @@ export interface Cell {
    * cell's state includes them; it is not passivated meanwhile, since an activation reads the disk.
    */
   ahead: number;
+  /**
+   * Set while list and timer changes of its commits are unwritten (effect-writer.ts): the state
+   * before the first of them, from which they are being retried. The cell stays resident meanwhile.
+   */
+  unwritten: { state: unknown; existed: boolean } | undefined;
   lastActive: number;
 }
 
@@ -99,7 +104,7 @@ export class Cells {
       cell = {
         def, id, key: [def.kind, id].join('.'), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
         mailbox: undefined,
-        ready: false, loading: undefined, queued: false, dropped: false, running: false, ahead: 0, lastActive: this.clock.now(),
+        ready: false, loading: undefined, queued: false, dropped: false, running: false, ahead: 0, unwritten: undefined, lastActive: this.clock.now(),
       };
       m.set(id, cell);
       if (++this.cellCount > this.limits.maxActive) void this.shed();
@@ -144,7 +149,7 @@ export class Cells {
   async passivateIdle(horizon: number): Promise<number> {
     let n = 0;
     for (const cell of [...this.all()]) {
-      if (cell.def.ephemeral || busy(cell) || !cell.ready) continue;
+      if (cell.def.ephemeral || busy(cell) || cell.unwritten || !cell.ready) continue;
       if (cell.lastActive > horizon) continue;
       await this.passivate(cell);
       n++;
@@ -173,7 +178,7 @@ export class Cells {
         const victims: Cell[] = [];
         for (const cell of this.all()) {
           if (this.cellCount - victims.length <= floor) break;
-          if (cell.def.ephemeral || busy(cell) || !cell.ready) continue;
+          if (cell.def.ephemeral || busy(cell) || cell.unwritten || !cell.ready) continue;
           victims.push(cell);
         }
         if (victims.length === 0) {

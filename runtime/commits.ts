@@ -17,7 +17,7 @@ import type { CommitEffects, Stores, StoredEvent } from '../stores/index.ts';
 import { isStoreFault, VersionConflictError } from '../stores/index.ts';
 import { busy, type Cell, type Cells } from './cells.ts';
 import { remember } from './dedupe.ts';
-import { indexOps, timerOps } from './effects.ts';
+import type { EffectWriter } from './effect-writer.ts';
 import { ApiError, outcomeUnknown } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 import type { ReminderScheduler } from './scheduler.ts';
@@ -49,6 +49,7 @@ export class Commits {
     private readonly stores: Stores,
     private readonly cells: Cells,
     private readonly scheduler: ReminderScheduler,
+    private readonly writer: EffectWriter,
     private readonly limits: Limits,
     private readonly log: (msg: string, err?: unknown) => void,
     /** The cell leaves the pipeline once its turn is answered (the system's dispatch). */
@@ -185,7 +186,7 @@ export class Commits {
     return this.effects(cell, turn.beforeState, turn.beforeOrg !== undefined, turn.events, turn.effects, turn.state).then(
       () => this.answer(turn),
       (e) => {
-        // The events are durable; a list or timer write that failed is logged (indexes can be rebuilt from the journal).
+        // a listener or a snapshot failed (list and timer changes never reject: effect-writer.ts)
         this.log(`effects of a commit to ${cell.key} failed`, e);
         this.answer(turn);
       },
@@ -213,23 +214,15 @@ export class Commits {
 
   /** Index and timer diffs (unless written with the events), snapshot when due, commit listeners. */
   private async effects(cell: Cell, beforeState: unknown, existedBefore: boolean, events: StoredEvent[], written: CommitEffects | undefined, state: unknown): Promise<void> {
-    const { def, id } = cell;
+    const { def } = cell;
     const org = cell.org!;
     if (written) {
       for (const r of written.reminderPuts) this.scheduler.poke(r.dueAt);
-    } else {
-      const ops = indexOps(def, id, org, beforeState, state, existedBefore);
-      if (ops.length) await this.stores.indexes.apply(ops);
-      const timers = timerOps(def, id, org, beforeState, state, existedBefore);
-      for (const key of timers.cancel) await this.stores.reminders.cancel(key);
-      for (const r of timers.put) {
-        await this.stores.reminders.put(r);
-        this.scheduler.poke(r.dueAt);
-      }
-    }
+    } else if (def.indexes || def.timers) await this.writer.write(cell, beforeState, existedBefore, state);
     // listeners first: they are told once the events are durable, and a snapshot is only a cache
     if (this.listeners.size) this.tell(this.listeners, cell, org, events, state);
-    if (!def.ephemeral && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)) await this.cells.snapshot(cell);
+    // none while changes are unwritten: a takeover recovers them from the events after the last one
+    if (!def.ephemeral && !cell.unwritten && cell.version - cell.snapVersion >= (def.snapshotEvery ?? this.limits.snapshotEvery)) await this.cells.snapshot(cell);
   }
 
   private tell(listeners: ReadonlySet<(c: Committed) => void>, cell: Cell, org: string, events: StoredEvent[], state: unknown): void {

@@ -21,6 +21,7 @@ import { Commits, type Committed } from './commits.ts';
 import { listName } from './effects.ts';
 import { ApiError, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
+import { EffectWriter } from './effect-writer.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -95,8 +96,9 @@ export class ActorSystem {
     this.cells = new Cells(this.kinds.values(), opts.stores, opts.clock, this.limits, this.log);
     this.scheduler = new ReminderScheduler(this, opts.stores.reminders, opts.clock, this.limits, this.log);
     this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log);
-    this.activation = new Activation(opts.stores, this.scheduler, this.limits, this.log, (kind, id) => this.placement?.recoverSince?.(kind, id));
-    this.commits = new Commits(opts.stores, this.cells, this.scheduler, this.limits, this.log, (cell) => this.release(cell));
+    const writer = new EffectWriter(opts.stores, this.scheduler, this.log, (p) => this.track(p), () => this.shuttingDown);
+    this.activation = new Activation(opts.stores, this.scheduler, writer, this.limits, this.log, (kind, id) => this.placement?.recoverSince?.(kind, id));
+    this.commits = new Commits(opts.stores, this.cells, this.scheduler, writer, this.limits, this.log, (cell) => this.release(cell));
     const marker = opts.stores.derived;
     if (marker) this.derived = new DerivedWatch(marker, [...this.kinds.values()], opts.stores.journal, opts.stores.indexes, this.limits.derivedCheckMs, this.log, (p) => this.track(p));
   }
