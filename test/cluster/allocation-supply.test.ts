@@ -18,7 +18,7 @@ import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import type { ClusterStores } from '../../stores/index.ts';
 import { WorkOrder } from '../../actors/allocation/work-order.ts';
 import { EMPLOYMENT_FACTS } from '../engagements/support.ts';
-import { NodeProcesses, type Proc } from './node-processes.ts';
+import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
 
 const namespace = testNamespace('alloc_supply');
 const nodes = new NodeProcesses(namespace, 'test/cluster/node-main.ts', { logDir: process.env.ALLOCATION_CLUSTER_LOG_DIR });

@@ -13,7 +13,7 @@ import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
-import { NodeProcesses, type Proc } from './node-processes.ts';
+import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
 import { DEFAULT_SHARDS } from '../../runtime/cluster/index.ts';
 import type { ClusterStores, StoredEvent } from '../../stores/index.ts';
 import { clusterTestStores, testNamespace } from '../../support/stores.ts';

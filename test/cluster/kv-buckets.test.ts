@@ -9,7 +9,7 @@ import { ManualClock } from '../../runtime/index.ts';
 import { kvKeyOf } from '../../stores/cluster/names.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
-import { OwnRedis } from './redis-server.ts';
+import { OwnRedis } from '../../support/chaos/redis-server.ts';
 
 const VALID_KV_KEY = /^[-/_=.A-Za-z0-9]+$/;
 let redis: OwnRedis;

@@ -16,8 +16,8 @@ import { SystemClock } from '../../runtime/index.ts';
 import { createClusterStores, type ClusterStores, type StoredEvent } from '../../stores/index.ts';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { redisUrl, tempDir, testNamespace } from '../../support/stores.ts';
-import { NatsCluster } from './nats-cluster.ts';
-import { NodeProcesses, type Proc } from './node-processes.ts';
+import { NatsCluster } from '../../support/chaos/nats-cluster.ts';
+import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
 
 /** Every shard owned again after the kill: a JetStream election (a few seconds) plus a lease period (3 s), with room. */
 const LEASE_BOUND_MS = 10_000;

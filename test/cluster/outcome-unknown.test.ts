@@ -13,7 +13,7 @@ import type { ClusterStores } from '../../stores/index.ts';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { until } from '../../support/until.ts';
-import { NodeProcesses, type Proc } from './node-processes.ts';
+import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
 import { Tally } from './tally.ts';
 
 const namespace = testNamespace('outcome');

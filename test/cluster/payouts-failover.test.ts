@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { shardOf } from '../../runtime/cluster/index.ts';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
-import { NodeProcesses } from './node-processes.ts';
+import { NodeProcesses } from '../../support/chaos/node-processes.ts';
 import type { ClusterStores } from '../../stores/index.ts';
 import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { INSTRUCTION_KIND, nuban, PAYOUTS_POLICY, sandboxRails } from '../../actors/payouts/index.ts';
@@ -23,7 +23,7 @@ const LINES = Number(process.env.PAYOUTS_FAILOVER_LINES ?? 10_000);
 const TIME_SCALE = '0.01';
 
 /** PAYOUTS_FAILOVER_LOG_DIR=<dir>: each node's output in <dir>/<node>.log (diagnosis). */
-const nodes = new NodeProcesses(namespace, 'test/cluster/payouts-node-main.ts', { nodeArgs: ['--max-semi-space-size=64'], env: { PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' }, logDir: process.env.PAYOUTS_FAILOVER_LOG_DIR });
+const nodes = new NodeProcesses(namespace, 'support/chaos/payouts-node-main.ts', { nodeArgs: ['--max-semi-space-size=64'], env: { PAYOUTS_TIME_SCALE: TIME_SCALE, PAYOUTS_SANDBOX_LATENCY_MS: '1' }, logDir: process.env.PAYOUTS_FAILOVER_LOG_DIR });
 const procs = nodes.procs;
 const startNode = (id: string) => nodes.start(id);
 
@@ -92,7 +92,7 @@ const payeeRow = (i: number) => ({
  * churn then failed or delayed the asks in flight), and every payout carried a 0.6 s answer
  * reminder that fired under load before the rail's answer was recorded, sending thousands of
  * payouts through unknown and a status query. The nodes now hold 10 s leases
- * (payouts-node-main.ts) and the answer time-out is watched per instruction
+ * (support/chaos/payouts-node-main.ts) and the answer time-out is watched per instruction
  * (actors/payouts/payout.ts header).
  */
 const enabled = process.env.PAYOUTS_FAILOVER_TEST !== '0';

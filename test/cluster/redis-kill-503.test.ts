@@ -1,7 +1,7 @@
 /**
  * A store fault is 503, never 500 (spec 7 Errors; docs/errors.md `unavailable`, `outcome_unknown`;
  * docs/gaps.md#runtime "A store fault is a 503, never a 500"): two node processes over their own
- * redis-server (test/cluster/redis-server.ts) and the shared NATS, under keyed load through both
+ * redis-server (support/chaos/redis-server.ts) and the shared NATS, under keyed load through both
  * gateways (writes retried with their Idempotency-Key, lists, reads, key creates), while the
  * redis-server is killed with -9, stays down, and comes back empty. Every answer is a 2xx or a
  * retryable 503, and every write answered 2xx is applied exactly once. Wall time, bounded waits.
@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { testNamespace } from '../../support/stores.ts';
 import { until } from '../../support/until.ts';
-import { NodeProcesses, type Proc } from './node-processes.ts';
-import { OwnRedis } from './redis-server.ts';
+import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
+import { OwnRedis } from '../../support/chaos/redis-server.ts';
 
 const TALLIES = 12;
 const WORKERS = 8;

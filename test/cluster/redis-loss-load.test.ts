@@ -10,7 +10,7 @@ import { ManualClock } from '../../runtime/index.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
-import { OwnRedis } from './redis-server.ts';
+import { OwnRedis } from '../../support/chaos/redis-server.ts';
 
 const WRITES = 120;
 const IN_FLIGHT = 8;

@@ -11,7 +11,7 @@ import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
 import { consent, subject } from '../identity/support.ts';
-import { OwnRedis } from './redis-server.ts';
+import { OwnRedis } from '../../support/chaos/redis-server.ts';
 
 let redis: OwnRedis;
 let stores: ClusterStores;

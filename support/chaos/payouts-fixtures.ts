@@ -1,8 +1,8 @@
 /**
- * A test-only area for the payouts failover test (test/cluster/payouts-failover.test.ts): issues
+ * A test-only area for the payouts failover test (test/cluster/payouts-failover.test.ts) and the chaos bench's payout scenario: issues
  * live passports for many payees at once on the identity module's passport actors, as the payouts
  * HTTP tests do in process (test/payouts/support.ts livePassports); how a passport is earned is the
- * identity tests' concern. Mounted only by test/cluster/payouts-node-main.ts.
+ * identity tests' concern. Mounted only by support/chaos/payouts-node-main.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { type Area, route } from '../../kernel/index.ts';

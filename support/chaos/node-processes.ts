@@ -1,14 +1,16 @@
 /**
- * Cluster node processes for the loopback failover tests (DESIGN "Sharding"): each a child running
- * a node main (`test/cluster/node-main.ts` or another) on a free port, on one store namespace,
- * ready once it prints `listening`. `stopAll` kills what is left and deletes the namespace.
+ * Cluster node processes for the loopback failover tests and the chaos bench (DESIGN "Sharding"):
+ * each a child running a node main (`test/cluster/node-main.ts` or another) on a free port, on one
+ * store namespace, ready once it prints `listening`. `stopAll` kills what is left and deletes the
+ * namespace on the shared NATS and Redis; `killAll` only kills, for nodes on servers of a bench's
+ * own that go away whole.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../runtime/index.ts';
-import { freePort } from '../../support/node-http.ts';
-import { clusterTestStores, natsUrl, redisUrl } from '../../support/stores.ts';
+import { freePort } from '../node-http.ts';
+import { clusterTestStores, natsUrl, redisUrl } from '../stores.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,9 +62,19 @@ export class NodeProcesses {
     return p;
   }
 
+  /** kill -9 one node by its PID. */
+  async kill(p: Proc): Promise<void> {
+    p.up = false;
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await p.exited;
+  }
+
+  async killAll(): Promise<void> {
+    await Promise.all(this.procs.map((p) => this.kill(p)));
+  }
+
   async stopAll(): Promise<void> {
-    for (const p of this.procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    await Promise.all(this.procs.map((p) => p.exited));
+    await this.killAll();
     const cleanup = await clusterTestStores(new ManualClock(), { namespace: this.namespace, ephemeral: true });
     await cleanup.close();
   }

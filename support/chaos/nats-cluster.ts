@@ -1,7 +1,8 @@
 /**
- * A three-server NATS cluster on loopback for fault tests (STYLE "An acknowledgement is a promise":
- * kill a NATS server). Each server runs JetStream with its own store directory under one temporary
- * directory, its own client port, and routes to the other two; `kill` stops one by PID with -9,
+ * A three-server NATS cluster on loopback for fault tests and the chaos bench (STYLE "An
+ * acknowledgement is a promise": kill a NATS server). Each server runs JetStream with its own store
+ * directory under one temporary directory, its own client port, and routes to the others (a size of
+ * 1 is a lone JetStream server with no routes); `kill` stops one by PID with -9,
  * `stopAll` stops the rest and removes the directory. Ready once JetStream answers with a meta
  * leader, so streams with three replicas can be created.
  */
@@ -9,8 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { freePort } from '../../support/node-http.ts';
-import { tempDir } from '../../support/stores.ts';
+import { freePort } from '../node-http.ts';
+import { tempDir } from '../stores.ts';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -32,7 +33,8 @@ export class NatsCluster {
     for (let i = 0; i < size; i++) {
       const name = `s${i + 1}`;
       const routes = route.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(',');
-      const args = ['-a', '127.0.0.1', '-p', String(client[i]), '-n', name, '-js', '-sd', `${this.dir}/${name}`, '--cluster_name', 'wfc', '-cluster', `nats://127.0.0.1:${route[i]}`, '-routes', routes];
+      const clustered = size > 1 ? ['--cluster_name', 'wfc', '-cluster', `nats://127.0.0.1:${route[i]}`, '-routes', routes] : [];
+      const args = ['-a', '127.0.0.1', '-p', String(client[i]), '-n', name, '-js', '-sd', `${this.dir}/${name}`, ...clustered];
       const child = spawn(NATS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr!.resume();
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
