@@ -11,7 +11,9 @@
  * and timers again from the state before those events to the state now; a timer already held with
  * the same due time, command and payload is left alone. Commit listeners are not told again (they
  * start outbound work; an area's own reminders recover it). A snapshot is written only after its
- * commit's effects, so events it covers need nothing.
+ * commit's effects, so events it covers need nothing. An actor nothing addresses again is
+ * activated for this by the takeover's own read of the journal (cluster/takeover-recovery.ts); a
+ * recovery that fails is retried until written (effect-writer.ts).
  */
 import type { Stores } from '../stores/index.ts';
 import type { AnyActorDef } from './actor.ts';

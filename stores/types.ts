@@ -122,6 +122,13 @@ export interface Journal {
   read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
   /** Every stream's events in global order, after a feed position (0 = from the start). */
   readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]>;
+  /**
+   * Every stream appended to since `wallMs` (the store's own receive time, wall clock), with the
+   * organisation of its events, each at least once: a node taking shards over from a dead one finds
+   * the actors whose last commits' effects may be unwritten (runtime/cluster/takeover-recovery.ts).
+   * Only where appends have a receive time of their own (cluster).
+   */
+  appendedSince?(wallMs: number, visit: (stream: string, org: string) => void): Promise<void>;
   /** Called (without arguments) after any append becomes readable from the feed. */
   onAppend(listener: () => void): () => void;
   close(): Promise<void>;

@@ -25,6 +25,7 @@ import { ApiError, assertNever, outcomeUnknown } from '../../kernel/base/index.t
 import { SystemClock } from '../clock.ts';
 import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
+import { TakeoverRecovery } from './takeover-recovery.ts';
 import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
 import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
@@ -67,6 +68,8 @@ export class ClusterNode implements Placement {
   /** Requests to other nodes, failed at once when the owner's membership lapses. */
   private readonly requests: Requests;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Writes a dead node's unwritten list and timer changes on the shards taken over from it. */
+  private recovery: TakeoverRecovery | undefined;
 
   constructor(opts: ClusterNodeOptions) {
     this.nodeId = opts.nodeId;
@@ -84,7 +87,7 @@ export class ClusterNode implements Placement {
       `${opts.stores.namespace}_shards`,
       opts.nodeId,
       this.shards,
-      { gained: () => {}, releasing: (s) => this.passivate(s), lost: (s) => void this.lostShard(s) },
+      { gained: (s) => this.recovery?.gained(s), releasing: (s) => this.passivate(s), lost: (s) => void this.lostShard(s) },
       this.now,
       { ...DEFAULT_TIMINGS, ...opts.timings },
       this.log,
@@ -96,6 +99,15 @@ export class ClusterNode implements Placement {
   async start(system: ActorSystem): Promise<void> {
     this.system = system;
     system.setPlacement(this);
+    this.recovery = new TakeoverRecovery({
+      system,
+      journal: system.stores.journal,
+      shards: this.shards,
+      takenOverAt: (s) => this.leases.takenOverAt(s),
+      recoverSince: (at) => this.sinceTakeover(at),
+      holds: (s) => this.leases.holds(s),
+      log: this.log,
+    });
     this.sub = this.nc.subscribe(`${this.subjectPrefix}.${this.nodeId}`, {
       callback: (err, msg) => {
         if (!err) void this.answer(msg);
@@ -129,9 +141,17 @@ export class ClusterNode implements Placement {
    */
   recoverSince(kind: string, id: string): number | undefined {
     const at = this.leases.takenOverAt(shardOf(kind, id, this.shards));
-    if (at === undefined) return undefined;
+    return at === undefined ? undefined : this.sinceTakeover(at);
+  }
+
+  private sinceTakeover(at: number): number {
     const { ttlMs, marginMs } = this.leases.timings;
     return at - ttlMs - marginMs - RECOVERY_SLACK_MS;
+  }
+
+  /** Resolves once no takeover recovery runs (tests). */
+  recovered(): Promise<void> {
+    return this.recovery?.idle() ?? Promise.resolve();
   }
 
   /** Streams (journal `${kind}.${id}`) whose shard this node serves. */
@@ -166,6 +186,7 @@ export class ClusterNode implements Placement {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.watchdog);
+    await this.recovery?.stop();
     await this.leases.stop();
     await this.sub?.drain().catch(() => {});
     this.sub = undefined;

@@ -199,6 +199,29 @@ export class JetStreamJournal implements Journal {
     return last ? { version: lastVersion(commitOf(last)), seq: last.seq } : { version: 0, seq: 0 };
   }
 
+  /**
+   * Every stream appended to since `wallMs` (the server's receive time), through an ordered consumer
+   * that starts there and ends at the stream's last sequence when the call began (Journal.appendedSince).
+   */
+  async appendedSince(wallMs: number, visit: (stream: string, org: string) => void): Promise<void> {
+    const { last_seq: last, last_ts: lastAt } = (await this.jsm.streams.info(this.names.stream)).state;
+    // a consumer starting after the last message would wait for the next append
+    if (last === 0 || Date.parse(lastAt) < wallMs) return;
+    const consumer = await this.js.consumers.get(this.names.stream, { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(wallMs).toISOString() });
+    const messages = await consumer.consume({ max_messages: 1024 });
+    try {
+      for await (const m of messages) {
+        const commit = unpack(m.data) as Commit;
+        const org = commit[2][0]?.org;
+        if (org !== undefined) visit(commit[3] ?? nameOf(this.names.prefix, m.subject), org);
+        if (m.seq >= last || m.info.pending === 0) break;
+      }
+    } finally {
+      messages.stop();
+      await consumer.delete().catch(() => {});
+    }
+  }
+
   /** Follows the back-links from the last commit to the one holding afterVersion + 1. */
   private async backward(last: Commit, afterVersion: number): Promise<Commit[]> {
     const chain = [last];
