@@ -1,5 +1,5 @@
 /**
- * Chaos bench (DESIGN "Sharding"; docs/cluster.md "How a cluster behaves"), one run, against NATS
+ * The chaos bench's node-kill scenario (DESIGN "Sharding"; docs/cluster.md "How a cluster behaves"), against NATS
  * and Redis (NATS_URL / REDIS_URL, default loopback): three node processes
  * (support/chaos-node.ts: every area plus a keyed-create record), keyed creates under load
  * from this process (a separate process from the nodes; not pinned: the nodes and the client share
@@ -204,7 +204,7 @@ function p99(xs: number[]): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? 0;
 }
 
-export default async function chaos(): Promise<BenchResult[]> {
+export async function nodeKill(): Promise<BenchResult[]> {
   const namespace = `chaos_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => Date.now(), namespace, ephemeral: true, name: 'chaos-bench' });
   const procs: Proc[] = [];
