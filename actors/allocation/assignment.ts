@@ -14,23 +14,26 @@
  * the assignment to an exception, which does not settle: a person adjudicates it (upheld seals
  * the proof, dismissed closes the assignment without one).
  *
- * status      command          condition                                       event                          next
- * ----------  ---------------  ----------------------------------------------  -----------------------------  ----------
- * (none)      create           -                                               assignment.created             assigned
- * assigned    start            -                                               assignment.started             started
- * assigned,   arrive           passcode right, geofence entered, no signal     assignment.arrived             arrived
- *  started    arrive           passcode right, signals disagree                assignment.exception_raised    exception
- * arrived     depart           -                                               assignment.departed            departed
- * arrived,    complete         passcode right, dwell and continuity hold       assignment.completed (sealed)  completed
- *  departed   complete         passcode right, signals disagree                assignment.exception_raised    exception
- * any open    arrive/complete  passcode wrong                                  400 (nothing recorded)
- * any open    arrive/complete  engagement not current / passport not live      422 / 409
- * assigned,   cancel           -                                               assignment.cancelled           cancelled
+ * status      command             condition                                       event                          next
+ * ----------  ------------------  ----------------------------------------------  -----------------------------  ----------
+ * (none)      create              -                                               assignment.created             assigned
+ * assigned    start               -                                               assignment.started             started
+ * assigned,   arrive              passcode right, geofence entered, no signal     assignment.arrived             arrived
+ *  started    arrive              passcode right, signals disagree                assignment.exception_raised    exception
+ * arrived     depart              -                                               assignment.departed            departed
+ * arrived,    complete            passcode right, dwell and continuity hold       assignment.completed (sealed)  completed
+ *  departed   complete            passcode right, signals disagree                assignment.exception_raised    exception
+ * any open    arrive/complete     passcode wrong                                  400 (nothing recorded)
+ * any open    arrive/complete     engagement not current / passport not live      422 / 409
+ * assigned,   cancel              -                                               assignment.cancelled           cancelled
  *  started
- * started..   raise_exception  a person                                        assignment.exception_raised    exception
- * exception   adjudicate       upheld                                          assignment.completed (sealed)  completed
- * exception   adjudicate       dismissed                                       assignment.closed              closed
- * otherwise   any                                                              409 conflict
+ * assigned    cancel_for_removal  (reaction) the worker left supply (spec 6)      assignment.cancelled           cancelled
+ * (none),     cancel_for_removal  -                                               -                              (same)
+ *  other
+ * started..   raise_exception     a person                                        assignment.exception_raised    exception
+ * exception   adjudicate          upheld                                          assignment.completed (sealed)  completed
+ * exception   adjudicate          dismissed                                       assignment.closed              closed
+ * otherwise   any                                                                 409 conflict
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';

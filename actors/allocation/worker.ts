@@ -6,25 +6,27 @@
  * availability is read for drift detection and never changes it. Heartbeat readings themselves do
  * not pass through this actor (they are soft state: see live.ts); only transitions do.
  *
- * command           condition                                      event                                next
- * ----------------  ---------------------------------------------  -----------------------------------  ------------------------
- * (any creating)    no record yet                                  worker.registered, then its own      worker_id, livemode
- * adopt             no record yet (old-scheme record found)        worker.adopted                       the old record's state
- * adopt             a record exists                                -                                    -
- * set_availability  availability differs (or first call)          worker.availability_changed          availability, history
- * set_availability  same availability                              -                                    -
- * set_assignment    on_assignment differs                          worker.assignment_changed            on_assignment, history
- * record_presence   presence differs from the recorded one         worker.presence_changed              presence
- * report_drift      no drift recorded since availability changed   worker.availability_drift_detected   drift_reported
- * report_signals    no open flag                                   worker.integrity_flag_opened         open_flag_id, sources
- * report_signals    open flag, a source not yet reported to it     worker.integrity_signals_reported    sources
- * report_signals    every source already reported                  -                                    -
- * close_flag        flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
- * close_flag        flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
- * close_flag        neither open nor a suspension still to record  -                                    -
- * exclude           reason not already held                        worker.excluded                      exclusions + reason
- * readmit           reason held                                    worker.readmitted                    exclusions - reason
- * any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
+ * command            condition                                      event                                next
+ * -----------------  ---------------------------------------------  -----------------------------------  ------------------------
+ * any (creating)     no record yet                                  worker.registered, then its own      worker_id, livemode
+ * adopt              no record yet (old-scheme record found)        worker.adopted                       the old record's state
+ * adopt              a record exists                                -                                    -
+ * set_availability   availability differs (or first call)          worker.availability_changed          availability, history
+ * set_availability   same availability                              -                                    -
+ * set_assignment     on_assignment differs                          worker.assignment_changed            on_assignment, history
+ * record_presence    presence differs from the recorded one         worker.presence_changed              presence
+ * report_drift       no drift recorded since availability changed   worker.availability_drift_detected   drift_reported
+ * report_signals     no open flag                                   worker.integrity_flag_opened         open_flag_id, sources
+ * report_signals     open flag, a source not yet reported to it     worker.integrity_signals_reported    sources
+ * report_signals     every source already reported                  -                                    -
+ * settle_assignment  (reaction) an assignment completed or failed  worker.assignment_settled            assignments count + 1
+ * close_flag         flag upheld and suspends                       worker.integrity_flag_closed         suspended_by = flag
+ * close_flag         flag upheld (one signal) or dismissed          worker.integrity_flag_closed         open flag cleared
+ * close_flag         neither open nor a suspension still to record  -                                    -
+ * exclude            reason not already held                        worker.excluded                      exclusions + reason
+ * readmit            reason held                                    worker.readmitted                    exclusions - reason
+ *
+ * Any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
  */
 import { derivedId } from '../../kernel/index.ts';
 import { PASSPORT_ENDED, PASSPORT_KIND, PASSPORT_RESTORED } from '../identity/index.ts';

@@ -7,35 +7,35 @@
  * follows only a sealed instrument); both parties need a live passport before anything executes
  * or activates (checked by the operation, passed in as `passports`).
  *
- * status                      command             condition                                              event                         next
- * --------------------------  ------------------  -----------------------------------------------------  ----------------------------  ----------------
- * (none)                      open                facts whole (classified at once: there is no status    engagement.opened,            classified
- *                                                 before classified)                                     engagement.classified
- * classified                  classify            facts whole                                            engagement.classified         classified
- * classified, lapsed*         paper               instrument drafted for this engagement; its template   engagement.papered            papered
- *                                                 may paper the classification (*no instrument in force)
- * papered                     paper               another instrument (the first expired or withdrawn)    engagement.papered            papered
- * papered                     instrument_executed the papered instrument was sealed (by reaction to      engagement.executed           executed
- *                                                 instrument.executed, or by an operation that reads the
- *                                                 engagement before the reaction ran: operations.ts)
- * disputed (from papered)     instrument_executed the papered instrument was sealed before the dispute   engagement.executed           disputed (returns
- *                                                 was recorded                                                                         to executed)
- * executed|registered|current instrument_executed a variation superseding the one in force was sealed    engagement.instrument_replaced (same)
- * any with one in force       instrument_executed an execution recorded before (a late reaction)          -                             (same)
- * papered                     instrument_expired  the papered instrument expired unexecuted              engagement.lapsed             lapsed
- * executed                    register            attestations the pack requires for the class          engagement.registered         registered
- * executed|registered|lapsed  activate            both passports live; registered if the class needs    engagement.activated          current
- *                                                 it; starts_on reached; ends_on not passed; in force
- * executed|registered|current lapse               -                                                      engagement.lapsed             lapsed
- * executed|registered|current lapse_for_passport  a party's passport stopped being live                  engagement.lapsed             lapsed
- * executed|registered|current term_ended          reminder at the end of ends_on                         engagement.lapsed             lapsed
- * any but terminated          dispute             -                                                      engagement.disputed           disputed
- * disputed                    resolve_dispute     the dispute is open; last open one returns the status  engagement.dispute_resolved   previous (lapsed
- *                                                 held before (lapsed when a standing one lost a party's                               if a passport
- *                                                 passport meanwhile)                                                                  went)
- * any but terminated          terminate           -                                                      engagement.terminated         terminated
- * any but terminated          attest              -                                                      engagement.attested           (same)
- * anything else               any                 -                                                      409 conflict
+ * status                      command               condition                                              event                         next
+ * --------------------------  --------------------  -----------------------------------------------------  ----------------------------  ----------------
+ * (none)                      open                  facts whole (classified at once: there is no status    engagement.opened,            classified
+ *                                                   before classified)                                     engagement.classified
+ * classified                  classify              facts whole                                            engagement.classified         classified
+ * classified, lapsed*         paper                 instrument drafted for this engagement; its template   engagement.papered            papered
+ *                                                   may paper the classification (*no instrument in force)
+ * papered                     paper                 another instrument (the first expired or withdrawn)    engagement.papered            papered
+ * papered                     instrument_executed   the papered instrument was sealed (by reaction to      engagement.executed           executed
+ *                                                   instrument.executed, or by an operation that reads the
+ *                                                   engagement before the reaction ran: operations.ts)
+ * disputed (from papered)     instrument_executed   the papered instrument was sealed before the dispute   engagement.executed           disputed (returns
+ *                                                   was recorded                                                                         to executed)
+ * executed|registered|current instrument_executed   a variation superseding the one in force was sealed    engagement.instrument_replaced (same)
+ * any with one in force       instrument_executed   an execution recorded before (a late reaction)          -                             (same)
+ * papered                     instrument_expired    the papered instrument expired unexecuted              engagement.lapsed             lapsed
+ * executed                    register              attestations the pack requires for the class          engagement.registered         registered
+ * executed|registered|lapsed  activate              both passports live; registered if the class needs    engagement.activated          current
+ *                                                   it; starts_on reached; ends_on not passed; in force
+ * executed|registered|current lapse                 -                                                      engagement.lapsed             lapsed
+ * executed|registered|current lapse_for_passport    a party's passport stopped being live                  engagement.lapsed             lapsed
+ * executed|registered|current term_ended            reminder at the end of ends_on                         engagement.lapsed             lapsed
+ * any but terminated          dispute               -                                                      engagement.disputed           disputed
+ * disputed                    resolve_dispute       the dispute is open; last open one returns the status  engagement.dispute_resolved   previous (lapsed
+ *                                                   held before (lapsed when a standing one lost a party's                               if a passport
+ *                                                   passport meanwhile)                                                                  went)
+ * any but terminated          terminate             -                                                      engagement.terminated         terminated
+ * any but terminated          attest                -                                                      engagement.attested           (same)
+ * anything else               any                   -                                                      409 conflict
  *
  * Every event carries `status` (the status after it) and the parties, so a read model fed by the
  * journal alone (standing.ts, in a cluster) needs nothing else.

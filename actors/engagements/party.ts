@@ -6,12 +6,16 @@
  * lapse_for_passport). Spec 3 ("both parties need a live passport"), 6 (a revocation of identity
  * or a lapse of standing removes the worker from live cascades within 60 seconds).
  *
- * status  command         condition                                 event                                    next
- * ------  --------------  ----------------------------------------  ---------------------------------------  ----
- * any     enrol_*         engagement not on the record              party.enrolled                           same
- * any     release_*       engagement on the record                  party.released                           same
- * any     passport_ended  the passport ends (identity's journal)     party.passport_ended, and one            same
- *                                                                   party.lapse_requested per engagement
+ * status  command                 condition                                 event                                    next
+ * ------  ----------------------  ----------------------------------------  ---------------------------------------  ----
+ * any     enrol_worker,           engagement not on the record              party.enrolled                           same
+ *         enrol_engaging_party
+ * any     enrol_worker,           engagement already on the record          -                                        same
+ *         enrol_engaging_party
+ * any     release_worker,         engagement on the record                  party.released                           same
+ *         release_engaging_party
+ * any     passport_ended          the passport ends (identity's journal)     party.passport_ended, and one            same
+ *                                                                           party.lapse_requested per engagement
  */
 import { defineActor } from '../../runtime/index.ts';
 import { assertNever } from '../../kernel/index.ts';

@@ -8,10 +8,12 @@
  *
  * status   command  condition           event                  next
  * -------  -------  ------------------  ---------------------  --------
- * (none)   create   -                   disclosure.made        active
+ * (none)   make     -                   disclosure.made        active
+ * any      make     (again)             -                      (unchanged)
  * active   revoke   -                   disclosure.revoked     revoked
  * active   expire   expires_at reached  disclosure.expired     expired
  * other    revoke   -                   409 conflict
+ * other    expire   -                   -                      (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';

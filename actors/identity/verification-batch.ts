@@ -4,6 +4,11 @@
  * would (its own verification id, derived from the batch's, so a retried batch lands on the same
  * records), and a report per item: the verification's id and outcome, or the refusal it met
  * (code and message, as the single POST would have answered). Written once, when every item ran.
+ *
+ * status     command  condition  event                         next
+ * ---------  -------  ---------  ----------------------------  ---------
+ * (none)     record   -          verification_batch.completed  completed
+ * completed  record   -          - (the same record)           completed
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { assertNever } from '../../kernel/index.ts';

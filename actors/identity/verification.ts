@@ -3,23 +3,23 @@
  * service decides what may be asked (consent, blocklist: nothing is queried when blocked) and asks
  * the sources; this actor records what they said and moves by the evidence rule of evidence.ts.
  *
- * outcome      command         condition                                   events                                   next
- * -----------  --------------  ------------------------------------------  ---------------------------------------  -----------
- * (none)       create          blocked_because set (nothing queried)       blocked                                  blocked
- * (none)       create          a source silent                             unresolved                               unresolved
- * (none)       create          a source to answer later, or review due     pending                                  pending
- * (none)       create          evidence established                         resolved                                 resolved
- * pending      collect         deadline passed, answers still missing      unresolved (the late source named)       unresolved
- * pending      collect         answers due                                 collection_due (the service collects)    pending
- * pending      record_answer   the reference is awaited                    answered, then as create                 by evidence
- * pending      resolve         a person decides (reason)                    resolved (at the level reached)          resolved
- * unresolved   resolve         a person decides (reason)                    resolved                                 resolved
- * pending      mark_unresolved a person decides (source, reason)           unresolved                               unresolved
- * pending,     block           a person decides (scope, reason)            blocked (subject_blocklisted)            blocked
+ * outcome      command           condition                                   events                                   next
+ * -----------  ----------------  ------------------------------------------  ---------------------------------------  -----------
+ * (none)       create            blocked_because set (nothing queried)       blocked                                  blocked
+ * (none)       create            a source silent                             unresolved                               unresolved
+ * (none)       create            a source to answer later, or review due     pending                                  pending
+ * (none)       create            evidence established                         resolved                                 resolved
+ * pending      collect           deadline passed, answers still missing      unresolved (the late source named)       unresolved
+ * pending      collect           answers due                                 collection_due (the service collects)    pending
+ * pending      record_answer     the reference is awaited                    answered, then as create                 by evidence
+ * pending      resolve           a person decides (reason)                    resolved (at the level reached)          resolved
+ * unresolved   resolve           a person decides (reason)                    resolved                                 resolved
+ * pending      mark_unresolved   a person decides (source, reason)           unresolved                               unresolved
+ * pending,     block             a person decides (scope, reason)            blocked (subject_blocklisted)            blocked
  *  unresolved,
  *  resolved
- * resolved     resolve, mark_unresolved                                    409 conflict
- * blocked      any decision                                                409 conflict
+ * resolved     resolve, mark_unresolved                                      409 conflict
+ * blocked      any (a decision)                                              409 conflict
  *
  * The first event of a verification carries the request (`request`: who, under which token, what the
  * sources said), so one event records both.

@@ -30,7 +30,7 @@
  * received, funding_pending,    fail                    nothing was sent                           instruction.failed                         failed
  *   planned
  * executing                     fail                    -                                          refused: payouts in flight resolve by asking (409)
- * quarantined                   anything but reads      -                                          refused (409): never executed
+ * quarantined                   any                     -                                          refused (409): never executed
  *
  * A reversed line counts as neither settled nor failed: the payee was credited and the credit came
  * back (payout.ts header). While executing it only lowers what the final posting pays out; once the

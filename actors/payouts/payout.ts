@@ -12,32 +12,35 @@
  * and sends answer_overdue to those sending past their rail's time-out (service.ts tally), so the
  * happy path costs no durable timer. Status queries keep their reminder per payout (few wait).
  *
- * status            command         condition                                   events                                   next
- * ----------------  --------------  ------------------------------------------  ---------------------------------------  ---------
- * (none)            create          payee's passport not live, or no account    payout.held                              held
- * (none)            create          name enquiry named another holder           payout.failed (never sent)               failed
- * (none)            create          no rail of the plan reaches or allows it    payout.failed (never sent)               failed
- * (none)            create          -                                           payout.created, payout.attempt_started   sending
- * sending           record_answer   settled (00)                                payout.settled (the answer's code)       settled
- * sending           record_answer   refused; a next rail and attempts left      payout.attempt_answered,                 sending
- *                                                                               payout.attempt_started (next rail)
- * sending           record_answer   refused; no rail or attempt left            payout.attempt_answered, payout.failed   failed
- * sending           record_answer   in progress (09)                            payout.attempt_answered                  pending
- * sending           record_answer   time-out / unknown code                     payout.attempt_answered                  unknown
- * sending           answer_overdue  no answer by the rail's time-out (the       payout.attempt_answered (no_answer)      unknown
- *                                   instruction's tally finds it; too early: -)
- * pending, unknown  query_due       (timer) next status query due               payout.status_query_due                  same
- * pending, unknown  record_status   settled                                     payout.status_answered, payout.settled   settled
- * pending, unknown  record_status   failed, or not located after the window     payout.status_answered, then as refused  sending / failed
- * pending, unknown  record_status   pending, or not located within the window   payout.status_answered                   same
- * pending, unknown  record_status   reversed (credited, then returned)          payout.status_answered, then as refused  sending / failed
- * sending, pending  mark_unknown    a person says the outcome is unknown        payout.marked_unknown                    unknown
- * settled           record_reversal the rail returned the credit (its statement) payout.reversed (by rail)                reversed
- * settled           reverse         a person records a return the bank reported payout.reversed (by operator, reason)     reversed
- * reversed          record_reversal -                                           - (nothing: the same return again)       reversed
- * not settled       reverse,        -                                           refused (409): only a settled payout is   -
- *                   record_reversal                                             reversed
- * any other         answers/queries stale attempt or final payout               - (nothing: late answers change nothing)
+ * status            command           condition                                   events                                   next
+ * ----------------  ----------------  ------------------------------------------  ---------------------------------------  ---------
+ * (none)            create            payee's passport not live, or no account    payout.held                              held
+ * (none)            create            name enquiry named another holder           payout.failed (never sent)               failed
+ * (none)            create            no rail of the plan reaches or allows it    payout.failed (never sent)               failed
+ * (none)            create            -                                           payout.created, payout.attempt_started   sending
+ * sending           record_answer     settled (00)                                payout.settled (the answer's code)       settled
+ * sending           record_answer     refused; a next rail and attempts left      payout.attempt_answered,                 sending
+ *                                                                                 payout.attempt_started (next rail)
+ * sending           record_answer     refused; no rail or attempt left            payout.attempt_answered, payout.failed   failed
+ * sending           record_answer     in progress (09)                            payout.attempt_answered                  pending
+ * sending           record_answer     time-out / unknown code                     payout.attempt_answered                  unknown
+ * sending           answer_overdue    no answer by the rail's time-out (the       payout.attempt_answered (no_answer)      unknown
+ *                                     instruction's tally finds it; too early: -)
+ * pending, unknown  query_due         (timer) next status query due               payout.status_query_due                  same
+ * pending, unknown  record_status     settled                                     payout.status_answered, payout.settled   settled
+ * pending, unknown  record_status     failed, or not located after the window     payout.status_answered, then as refused  sending / failed
+ * pending, unknown  record_status     pending, or not located within the window   payout.status_answered                   same
+ * pending, unknown  record_status     reversed (credited, then returned)          payout.status_answered, then as refused  sending / failed
+ * sending, pending  mark_unknown      a person says the outcome is unknown        payout.marked_unknown                    unknown
+ * settled           record_reversal   the rail returned the credit (its statement) payout.reversed (by rail)                reversed
+ * settled           reverse           a person records a return the bank reported payout.reversed (by operator, reason)     reversed
+ * reversed          record_reversal   -                                           - (nothing: the same return again)       reversed
+ * not settled       reverse,          -                                           refused (409): only a settled payout is   -
+ *                   record_reversal                                               reversed
+ * any other         record_answer,    stale attempt or final payout               - (nothing: late answers change nothing)
+ *                   answer_overdue,
+ *                   query_due,
+ *                   record_status
  *
  * A reversal (reference 3.4: a success can later become a reversal; NEFT returns unapplied items)
  * means the payee's bank gave the money back: the payee is not paid, the amount is back with us and

@@ -14,7 +14,7 @@
  * any          outcome            (reaction) instruction final      link.outcome_due          outcome_due
  * outcome_due  retry              (timer) not yet delivered         link.retry_due            outcome_due
  * outcome_due  outcome_delivered  the run took it (or was final)    link.closed               closed
- * others       same command again -                                 - (nothing)
+ * others       any                -                                 - (nothing)
  */
 import { defineActor, iso, type Reaction, type TimerWish } from '../../runtime/index.ts';
 import { RUN_LINK_PREFIX, runLinkIdOf } from './ids.ts';

@@ -4,8 +4,11 @@
  * covers it. Making it reconciles each rail's own statement against our payouts; every mismatch is
  * an exception (kinds below). Both are made once and never edited (spec 1 rule 4).
  *
- * Settlement:      create (instruction final) -> settlement.created (made)
- * Reconciliation:  create                     -> reconciliation.completed (matched | exceptions)
+ * record          status  command  condition           event                     next
+ * --------------  ------  -------  ------------------  ------------------------  --------------------
+ * settlement      (none)  create   instruction final   settlement.created        made
+ * reconciliation  (none)  create   -                   reconciliation.completed  matched | exceptions
+ * either          made    create   -                   - (the same record)       (same)
  *
  * Exception kinds: missing_on_rail (we hold it settled, the rail has no settled transfer),
  * unknown_to_us (the rail settled, or returned, a transfer whose attempt we do not hold so),

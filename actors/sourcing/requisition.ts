@@ -17,9 +17,11 @@
  * draft                 publish              -                                          requisition.published              published
  * pending_confirmation  publish              -                                          409 conflict (names the fields)    -
  * quarantined,          publish              -                                          409 conflict                       -
- *   under_review, published, closed
+ *   under_review,
+ *   published, closed
  * not closed,           quarantine           a person's finding                         requisition.quarantined            quarantined
- *   not quarantined, not under_review
+ *   not quarantined,
+ *   not under_review
  * quarantined           contest              finding not yet contested                  requisition.contested              under_review
  * under_review          adjudicate           upheld                                     requisition.quarantine_upheld      quarantined
  * under_review          adjudicate           released                                   requisition.quarantine_released    rest (never published)

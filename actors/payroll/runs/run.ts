@@ -25,6 +25,7 @@
  * executed (*)      export_gl              -                                                 run.gl_exported                           (same)
  * draft..approved   cancel                 -                                                 run.cancelled                             cancelled
  * otherwise         any                    -                                                 409 conflict
+ *
  * (*) executed = executing, completed, partially_settled or failed.
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */

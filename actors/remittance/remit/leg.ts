@@ -21,7 +21,11 @@
  * paid       receipt_due          (timer) no receipt yet; asked < 12 times      leg.receipt_due                     paid
  * paid       receipt_vaulted      a receipt agreeing with the leg was vaulted    leg.completed                       completed
  * any        receipt_quarantined  a receipt disagreed with the leg               leg.receipt_quarantined             (same)
- * others     retry, receipt_*     -                                              refused (409 conflict)
+ * others     retry                -                                              refused (409 conflict)
+ * completed  receipt_vaulted      the same receipt again                         - (nothing)
+ * others     receipt_vaulted      -                                              refused (409 conflict)
+ * others     receipt_due          -                                              - (nothing)
+ *
  * An outcome of an earlier attempt than the leg's current one changes nothing.
  */
 import { ApiError } from '../../../kernel/index.ts';

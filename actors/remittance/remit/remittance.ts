@@ -6,17 +6,17 @@
  * not credentials), then executed: its legs start and run independently. It completes when every
  * leg's receipt is vaulted.
  *
- * status            command       condition                                               events                  next
- * ----------------  ------------  ------------------------------------------------------  ----------------------  ----------------
- * (none)            create        the set is accepted and has no remittance yet           remittance.created      pending_approval
- * (exists)          create        -                                                       refused (409): one remittance per set
- * pending_approval  approve       approving person != preparing person when the total    remittance.approved     approved
- *                                 is above the organisation's maker-checker threshold
- * approved          execute       -                                                       remittance.executing    executing
- * executing         execute       (again: the handler makes any leg still missing)        - (nothing)             executing
- * executing         leg_completed (reaction) leg.completed; the last one                  remittance.leg_completed executing
- *                                                                                         [+ remittance.completed] [completed]
- * others            approve, execute -                                                    refused (409 conflict)
+ * status            command           condition                                               events                  next
+ * ----------------  ----------------  ------------------------------------------------------  ----------------------  ----------------
+ * (none)            create            the set is accepted and has no remittance yet           remittance.created      pending_approval
+ * (exists)          create            -                                                       refused (409): one remittance per set
+ * pending_approval  approve           approving person != preparing person when the total    remittance.approved     approved
+ *                                     is above the organisation's maker-checker threshold
+ * approved          execute           -                                                       remittance.executing    executing
+ * executing         execute           (again: the handler makes any leg still missing)        - (nothing)             executing
+ * executing         leg_completed     (reaction) leg.completed; the last one                  remittance.leg_completed executing
+ *                                                                                             [+ remittance.completed] [completed]
+ * others            approve, execute  -                                                       refused (409 conflict)
  */
 import { ApiError } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../../runtime/index.ts';

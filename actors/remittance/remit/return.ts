@@ -8,14 +8,14 @@
  * the authority's sandbox, which acknowledges or rejects it. Its content never changes once made;
  * content_hash covers it.
  *
- * status            command    condition                                             events              next
- * ----------------  ---------  ----------------------------------------------------  ------------------  ----------------
- * (none)            prepare    -                                                     return.prepared     pending_approval
- * pending_approval  approve    approving person != preparing person when the total   return.approved     approved
- *                              is above the maker-checker threshold
- * approved,         filed      the authority acknowledged it                         return.submitted    submitted
- *   rejected        filed      the authority rejected it (reasons kept)              return.rejected     rejected
- * others            approve, filed -                                                 refused (409 conflict)
+ * status            command         condition                                             events              next
+ * ----------------  --------------  ----------------------------------------------------  ------------------  ----------------
+ * (none)            prepare         -                                                     return.prepared     pending_approval
+ * pending_approval  approve         approving person != preparing person when the total   return.approved     approved
+ *                                   is above the maker-checker threshold
+ * approved,         filed           the authority acknowledged it                         return.submitted    submitted
+ *   rejected        filed           the authority rejected it (reasons kept)              return.rejected     rejected
+ * others            approve, filed  -                                                     refused (409 conflict)
  */
 import { ApiError } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
