@@ -6,6 +6,9 @@
  * indexes whole when done. A node that dies or loses its claim midway leaves the claim to lapse
  * and another starts over. An operator may ask for a rebuild whatever the marker says.
  *
+ * Areas add what they derive into the same store (DerivedStep: the delivery area's audit entries
+ * and public events), rebuilt after the indexes under the same claim.
+ *
  * Reminders keep their own due-time index and rebuild it the same way (jetstream-reminders.ts);
  * snapshots need nothing (an actor without one replays its journal).
  */
@@ -16,13 +19,26 @@ import { rebuildIndexes } from './reindex.ts';
 export interface DerivedRebuild {
   actors: number;
   ops: number;
+  /** Records the areas' own steps wrote again (DerivedStep). */
+  records: number;
   ms: number;
+}
+
+/**
+ * Something an area derives from the journal into the same store (the delivery area's audit entries
+ * and public events), rebuilt after the indexes; returns how many records it wrote. `keepGoing`
+ * is false once the claim is lost, and the step then stops by throwing.
+ */
+export interface DerivedStep {
+  name: string;
+  run(keepGoing: () => Promise<boolean>): Promise<number>;
 }
 
 export class DerivedWatch {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<DerivedRebuild | undefined> | undefined;
   private stopped = false;
+  private readonly steps = new Set<DerivedStep>();
 
   constructor(
     private readonly marker: DerivedMarker,
@@ -34,6 +50,12 @@ export class DerivedWatch {
     /** ActorSystem.track: settle() waits for a rebuild under way. */
     private readonly track: <T>(p: Promise<T>) => Promise<T>,
   ) {}
+
+  /** Adds an area's step to every rebuild; returns its removal. */
+  also(step: DerivedStep): () => void {
+    this.steps.add(step);
+    return () => void this.steps.delete(step);
+  }
 
   start(): void {
     this.stopped = false;
@@ -72,13 +94,15 @@ export class DerivedWatch {
     try {
       const keepGoing = async () => !this.stopped && (await this.marker.renew(token));
       const r = await rebuildIndexes(this.kinds, this.journal, this.indexes, { keepGoing });
+      let records = 0;
+      for (const step of [...this.steps]) records += await step.run(keepGoing);
       if (!(await this.marker.finish(token))) throw new Error('the claim was lost as the rebuild ended');
-      const done = { ...r, ms: Math.round(performance.now() - t0) };
-      if (force || r.ops > 0) this.log(`list indexes rebuilt from the journal: ${r.ops} entries of ${r.actors} records in ${done.ms} ms`);
+      const done = { ...r, records, ms: Math.round(performance.now() - t0) };
+      if (force || r.ops > 0 || records > 0) this.log(`rebuilt from the journal: ${r.ops} list entries of ${r.actors} records and ${records} derived records (${[...this.steps].map((s) => s.name).join(', ') || 'no area steps'}) in ${done.ms} ms`);
       return done;
     } catch (e) {
       // the claim lapses and a later check (here or on another node) starts over
-      this.log('rebuilding the list indexes failed; a later check starts over', e);
+      this.log('rebuilding what the stores derived from the journal failed; a later check starts over', e);
       return undefined;
     }
   }

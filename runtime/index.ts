@@ -20,6 +20,6 @@ export { DEFAULT_LIMITS } from './limits.ts';
 export type { Limits } from './limits.ts';
 export { ActorSystem } from './system.ts';
 export { rebuildIndexes } from './reindex.ts';
-export type { DerivedRebuild } from './derived-watch.ts';
+export type { DerivedRebuild, DerivedStep } from './derived-watch.ts';
 export type { AskOptions } from './ask.ts';
 export type { ActorSystemOptions, Committed, Placement, RemoteCall } from './system.ts';

@@ -17,15 +17,15 @@
  * runtime's FeedReader; this file is the projection of a batch.
  */
 import { type AnyActorDef, type Derived, type DerivedRecords, FeedReader } from '../../runtime/index.ts';
-import { flat, isModule, type Platform } from '../../kernel/index.ts';
-import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
-import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
-import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
+import type { Platform } from '../../kernel/index.ts';
+import type { FeedEntry } from '../../stores/index.ts';
+import type { AuditFacts } from './audit-entry.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import { markCreatedHere, WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
-import { envelope } from './envelope.ts';
 import { EventStream, streamId } from './event-stream.ts';
-import { publicEventLists, type PublicEventRecord, type StoredPublicEvent } from './public-event.ts';
+import { auditOf, describe, publicOf, relevance, type Publishable } from './projection.ts';
+import type { StoredPublicEvent } from './public-event.ts';
 import { ViewFolder } from './views.ts';
 
 /** Names the reader's cursor and lease in the key-value store: `delivery:feed:cursor`, `delivery:feed:lease`. */
@@ -33,12 +33,7 @@ const READER = 'delivery:feed';
 const BATCH = 512;
 
 /** A public event of a batch, its sequence filled in once its stream's sequencer answers. */
-interface Published {
-  ev: StoredEvent;
-  decl: CatalogueEntry;
-  view: unknown;
-  livemode: boolean;
-  mocked: boolean;
+interface Published extends Publishable {
   sequence: number;
   position: number;
 }
@@ -141,40 +136,16 @@ export class EventFeed {
         noted.push(later(system.ask(WebhookEndpoint, entry.stream.slice(dot + 1), 'note_position', { position: entry.position }, quiet)));
       }
       if (this.ownKinds.has(kind)) continue;
-      const area = this.catalogue.areaOf(kind);
       const def = this.defs.get(kind);
-      if (area === undefined || def === undefined) continue;
+      const matters = def && relevance(this.catalogue, kind, entry.event.type);
+      if (!def || !matters) continue;
       const ev = entry.event;
-      const decl = this.catalogue.match(kind, ev.type);
-      const audited = isModule(area);
-      if (!decl && !audited) continue;
+      const { area, decl, audited } = matters;
       const recordId = entry.stream.slice(dot + 1);
       let state = this.folder.stateAt(def, entry.stream, recordId, ev);
       if (state instanceof Promise) state = await state;
-      // An audit entry needs only the record's modes: a kind that reads them from its state
-      // (ActorDef.modes) is spared making its view for an event that is not published.
-      let view: { livemode?: unknown; mocked?: unknown } | null = null;
-      let livemode = false;
-      let mocked = false;
-      if (state !== undefined) {
-        if (decl || def.modes === undefined) {
-          view = def.view(state) as { livemode?: unknown; mocked?: unknown } | null;
-          livemode = view?.livemode === true;
-          mocked = view?.mocked === true;
-        } else {
-          const m = def.modes(state);
-          livemode = m.livemode;
-          mocked = m.mocked;
-        }
-      }
-      if (audited) {
-        // record_type: the kind's own string, not a slice of the stream's kept per entry
-        const facts: AuditFacts = {
-          module: area, record_type: def.kind, record_id: recordId, action: ev.type, event_id: ev.id, record_version: ev.version,
-          principal: ev.principal ?? null, request_id: ev.requestId ?? null, at: ev.at, livemode, mocked, position: entry.position,
-        };
-        audits.push({ id: auditEntryId(ev.id), org, record: facts, lists: auditLists(facts) });
-      }
+      const { view, livemode, mocked } = describe(def, state, decl !== undefined);
+      if (audited) audits.push(auditOf(org, area, def, recordId, ev, { livemode, mocked }, entry.position));
       if (decl) {
         const p: Published = { ev, decl, view, livemode, mocked, sequence: 0, position: entry.position };
         published.push(p);
@@ -195,13 +166,8 @@ export class EventFeed {
       const enqueued: Promise<unknown>[] = [];
       for (const p of published) {
         const { ev, decl, sequence } = p;
-        const env = envelope({
-          id: ev.id, type: decl.type, schemaVersion: decl.schemaVersion, org, sequence, at: ev.at, requestId: ev.requestId,
-          livemode: p.livemode, mocked: p.mocked, source: decl.source, data: p.view,
-        });
-        const body = flat(JSON.stringify(env)); // serialised once: the record and every endpoint's delivery keep this string
-        const record: PublicEventRecord = { stream: decl.stream, sequence, body };
-        publics.push({ id: ev.id, org, record, lists: publicEventLists(record) });
+        const { derived, body } = publicOf(org, p, sequence);
+        publics.push(derived);
         let cmd: EnqueueCommand | undefined;
         for (const ep of endpoints) {
           if (!subscribes(ep.event_types, decl.type)) continue;

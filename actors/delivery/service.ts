@@ -10,6 +10,7 @@ import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
 import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
+import { rebuildRecords } from './rebuild.ts';
 import type { StoredPublicEvent } from './public-event.ts';
 
 function positiveInt(v: string | undefined, fallback: number): number {
@@ -32,8 +33,11 @@ export class DeliveryService implements TimerHost {
   private readonly dispatcher: AttemptDispatcher;
   private unsubscribe: (() => void) | undefined;
   private detach: (() => void) | undefined;
+  private unregister: (() => void) | undefined;
+  private readonly ownKinds: ReadonlySet<string>;
 
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
+    this.ownKinds = new Set(ownKinds);
     this.catalogue = new EventCatalogue(platform.areas);
     for (const p of this.catalogue.problems) console.error(`[delivery] event declaration refused: ${p}`);
     this.records = { audit: new DerivedRecords(platform.stores, 'audit_entry'), events: new DerivedRecords(platform.stores, 'public_event') };
@@ -48,12 +52,20 @@ export class DeliveryService implements TimerHost {
   async start(): Promise<void> {
     this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
     this.detach = this.platform.clock.attach(this);
+    // where these records can be lost apart from the journal, they are rebuilt with the lists
+    this.unregister = this.platform.system.derived?.also({ name: 'audit entries and public events', run: (keepGoing) => this.rebuild(keepGoing) });
     await this.feed.start();
+  }
+
+  private rebuild(keepGoing: () => Promise<boolean>): Promise<number> {
+    const defs = new Map(this.platform.areas.flatMap((a) => a.kinds.map((d) => [d.kind, d] as const)));
+    return rebuildRecords({ journal: this.platform.stores.journal, catalogue: this.catalogue, defs, ownKinds: this.ownKinds, ...this.records }, keepGoing);
   }
 
   async stop(): Promise<void> {
     this.detach?.();
     this.unsubscribe?.();
+    this.unregister?.();
     this.dispatcher.stop();
     await this.feed.stop();
   }

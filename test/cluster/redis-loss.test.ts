@@ -137,6 +137,23 @@ describe('Redis emptied under a cluster platform (DESIGN "Stores": JetStream hol
     expect(await ids('/v1/identity/consent_tokens?limit=100&status=withdrawn')).toContain(tokens[1].id);
   });
 
+  it('spec 3 "every transition is recorded", 6: audit entries and public events are whole again after FLUSHALL, each event under the sequence it had', async () => {
+    await h.platform.system.derived!.check(); // earlier rules' flushes are mended first
+    const t = await consent(h, subject('redisloss-events'));
+    await h.request('POST', `/v1/identity/consent_tokens/${t.id}/revoke`, { idempotencyKey: ik('events-revoke') });
+    await h.platform.system.settle();
+    const events = async () => (await h.request('GET', '/v1/identity/events?limit=100')).body.data;
+    const audits = async () => (await h.request('GET', `/v1/identity/audit_entries?limit=100&record_id=${t.id}`)).body.data;
+    const eventsBefore = await events();
+    const auditsBefore = await audits();
+    expect(eventsBefore.filter((e: { data: { id: string } }) => e.data.id === t.id).map((e: { type: string }) => e.type)).toEqual(['anchor.consent_token.created', 'anchor.consent_token.withdrawn']);
+    expect(auditsBefore.length).toBe(2);
+    await redis.flushAll();
+    await h.platform.system.derived!.check();
+    expect(await events()).toEqual(eventsBefore);
+    expect(await audits()).toEqual(auditsBefore);
+  });
+
   it('spec 4.1: a revoked key stays revoked (401) through FLUSHALL', async () => {
     const made = await h.request('POST', '/v1/api_keys', { body: { name: 'to revoke' }, idempotencyKey: ik('revoke') });
     const revoked = await h.request('POST', `/v1/api_keys/${made.body.id}/revoke`, { idempotencyKey: ik('revoke') });
