@@ -22,18 +22,18 @@ const payeeRow = (i: number) => ({
 
 let seq = 0;
 async function post(procs: readonly Proc[], apiKey: string, path: string, body: unknown, want: number): Promise<any> {
-  const r = await ask(procs, apiKey, 'POST', path, body, `payout-${process.pid}-${++seq}`);
+  const r = await ask(procs, apiKey, 'POST', path, body, `payout-setup-${process.pid}-${++seq}`);
   if (r.status !== want) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`);
   return r.body;
 }
 
-export async function waitFor<T>(what: string, f: () => Promise<T | undefined>, limitMs: number): Promise<T> {
+export async function waitFor<T>(what: string, f: () => Promise<T | undefined>, limitMs: number, everyMs = 200): Promise<T> {
   const t = performance.now();
   for (;;) {
     const v = await f();
     if (v !== undefined) return v;
     if (performance.now() - t > limitMs) throw new Error(`${what}: not within ${limitMs / 1000} s`);
-    await sleep(200);
+    await sleep(everyMs);
   }
 }
 

@@ -54,21 +54,20 @@ export async function payoutFailover(): Promise<BenchResult[]> {
     const ownerId = (await kv.get(`s.${shardOf(INSTRUCTION_KIND, instr.id)}`))!.json<{ node: string }>().node;
     const owner = p.procs.find((x) => x.id === ownerId)!;
 
-    const load = keyedLoad(p.procs, p.apiKey, 'payout');
+    const load = keyedLoad(p.procs, p.apiKey, 'payout-load');
+    // due from a few seconds after execute on, so some fall due across the kill
+    const reminders = await armReminders(p.procs, p.apiKey, 'payout', 3_000, 8_000);
+    const firing = watchReminders(p.procs, p.apiKey, reminders);
     const ex = await ask(p.procs, p.apiKey, 'POST', `/v1/payouts/instructions/${instr.id}/execute`, {}, `payout-exec-${process.pid}`);
     if (ex.status !== 200) throw new Error(`execute: ${ex.status} ${JSON.stringify(ex.body)}`);
     const progress = async () => (await ask(p.procs, p.apiKey, 'GET', `/v1/payouts/instructions/${instr.id}`)).body;
-    await waitFor('a sixth of the lines dispatched', async () => ((await progress()).progress.dispatched >= LINES / 6 ? true : undefined), 300_000);
-    const reminders = await armReminders(p.procs, p.apiKey, 'payout', 2_000, 8_000);
-    // watched from now on, so a token is seen expired when it expires, not when the instruction is final
-    const firing = watchReminders(p.procs, p.apiKey, reminders);
     const atKill = await waitFor('a third of the lines dispatched', async () => {
       const b = await progress();
       return b.progress.dispatched >= LINES / 3 ? b : undefined;
-    }, 300_000);
+    }, 300_000, 20);
     await p.nodes.kill(owner);
     const faultAt = performance.now();
-    process.stderr.write(`[chaos payout] killed ${ownerId} at ${atKill.progress.dispatched} dispatched\n`);
+    process.stderr.write(`[chaos payout] killed ${ownerId} at ${atKill.progress.dispatched} dispatched, ${atKill.progress.settled} settled\n`);
     const done = await waitFor('the instruction final', async () => {
       const b = await progress();
       return b.status !== 'executing' ? b : undefined;
@@ -96,7 +95,7 @@ export async function payoutFailover(): Promise<BenchResult[]> {
         longestGap: longestGap(load.writes, faultAt),
         outageTargetMs: OUTAGE_TARGET_MS,
       }),
-      absolute('[payout] payees paid twice on the rails\u2019 books', paidTwice, 'payees', 0, false, `${LINES} lines; ${ownerId} (dispatching) killed -9 at ${atKill.progress.dispatched} dispatched`),
+      absolute('[payout] payees paid twice on the rails\u2019 books', paidTwice, 'payees', 0, false, `${LINES} lines; ${ownerId} (dispatching) killed -9 at ${atKill.progress.dispatched} dispatched, ${atKill.progress.settled} settled`),
       absolute('[payout] payees never credited', LINES - credits.size, 'payees', 0, false, 'no settled credit on any rail'),
       absolute('[payout] payees not final', LINES - final, 'payees', 0, false, `instruction ${done.status}: ${done.progress.settled} settled, ${done.progress.failed} failed, ${done.progress.held} held`),
       absolute('[payout] kill to instruction final', round(finalS * 1000), 'ms', undefined, false, `set-up ${round(setupS)} s`),
