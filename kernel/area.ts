@@ -154,6 +154,9 @@ export interface Platform {
   areas: readonly Area[];
 }
 
+/** Whether the area named `name` is mounted on `platform` (a module another reads may be left out). */
+export const mounted = (platform: Platform, name: string): boolean => platform.areas.some((a) => a.name === name);
+
 export interface Area {
   name: string;
   kinds: AnyActorDef[];

@@ -7,7 +7,7 @@
  */
 export { ApiError, CATALOGUE, assertNever, conflict, derivedId, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, validationError, validationReport } from './base/index.ts';
 export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
-export { route } from './area.ts';
+export { mounted, route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';
 export { attemptTimers } from './attempts.ts';
 export type { AttemptFacts, AttemptStatus } from './attempts.ts';

@@ -5,7 +5,7 @@
  * credential eligibility, each a read of memory on this node through the owning module's face;
  * ranking.ts decides. The work order actor then runs the cascade.
  */
-import { ApiError, type Caller, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, mounted, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { credentialEligibility } from '../credentials/index.ts';
 import { engagementStanding } from '../engagements/index.ts';
 import { identityGate } from '../identity/index.ts';
@@ -43,15 +43,6 @@ export interface Gates {
 
 type ClaimFacts = NonNullable<CandidateFacts['credentials']>['claims'];
 
-/** A module's face, or undefined when the module is not mounted. */
-function safe<T>(f: () => T): T | undefined {
-  try {
-    return f();
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The other modules' reads; a module not mounted on this platform passes nobody (closed by default).
  * Made once per start of the area (the platform's areas start together): a work order's opening
@@ -62,9 +53,10 @@ export function moduleGates(platform: Platform): Gates {
 }
 
 function gatesFor(platform: Platform): Gates {
-  const identity = safe(() => identityGate(platform));
-  const standing = safe(() => engagementStanding(platform));
-  const creds = safe(() => credentialEligibility(platform));
+  // a module left out of this platform passes nobody; one mounted but failing is a fault, not absence
+  const identity = mounted(platform, 'identity') ? identityGate(platform) : undefined;
+  const standing = mounted(platform, 'engagements') ? engagementStanding(platform) : undefined;
+  const creds = mounted(platform, 'credentials') ? credentialEligibility(platform) : undefined;
   return {
     isLive: (org, s) => identity?.isLive(org, s) ?? false,
     isCurrent: (org, w) => standing?.isCurrent(org, w) ?? false,
