@@ -17,6 +17,8 @@ const OUTAGE_TARGET_MS = Number(process.env.BENCH_CHAOS_NATS_OUTAGE_MS ?? 10_000
 const LOOK_EVERY_MS = 250;
 
 let killed = '';
+/** Opened before the kill: opening asks JetStream for account info, which has no answer during the meta election. */
+let table: LeaseTable | undefined;
 
 export const natsLeader = (): Promise<BenchResult[]> =>
   runFaultScenario({
@@ -29,10 +31,11 @@ export const natsLeader = (): Promise<BenchResult[]> =>
       const leader = (await jsm.streams.info(`${p.namespace}_journal`)).cluster?.leader;
       if (!leader) throw new Error('the journal stream has no leader to kill');
       killed = leader;
+      table = await LeaseTable.open(p.nats.servers.map((s) => s.url), p.namespace);
       await p.nats.kill(leader);
     },
     async watch(p, faultAt) {
-      const table = await LeaseTable.open(p.nats.servers.map((s) => s.url), p.namespace);
+      if (!table) throw new Error('the lease table is opened by the fault');
       let reowned = Infinity;
       let looks = 0;
       let unreadable = 0;
@@ -54,6 +57,7 @@ export const natsLeader = (): Promise<BenchResult[]> =>
         }
       } finally {
         await table.close();
+        table = undefined;
       }
       const nodesAlive = p.procs.filter((x) => x.child.exitCode === null).length;
       return [
