@@ -1,6 +1,7 @@
 /**
  * The chaos bench's node-kill scenario (DESIGN "Sharding"; docs/cluster.md "How a cluster behaves"), against NATS
- * and Redis (NATS_URL / REDIS_URL, default loopback): three node processes
+ * and Redis of its own (a lone JetStream server and a redis-server on free loopback ports, stopped
+ * by their PIDs; the shared ones are never touched): three node processes
  * (support/chaos-node.ts: every area plus a keyed-create record), keyed creates under load
  * from this process (a separate process from the nodes; not pinned: the nodes and the client share
  * the two cores), a kill -9 of one node mid-load, each failed create retried with its
@@ -22,9 +23,11 @@ import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
 import { freePort, jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { BenchRecord, EXECUTIONS, RECORDS_PATH } from '../../support/record-area.ts';
+import { NatsCluster, OwnRedis } from '../../support/chaos/index.ts';
 
-const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** This run's own servers' addresses, set when nodeKill starts them. */
+let NATS_URL = '';
+let REDIS_URL = '';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WORKERS = Number(process.env.BENCH_CHAOS_WORKERS ?? 16);
 const BEFORE_KILL_MS = 3_000;
@@ -206,6 +209,14 @@ function p99(xs: number[]): number {
 
 export async function nodeKill(): Promise<BenchResult[]> {
   const namespace = `chaos_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const nats = new NatsCluster();
+  await nats.start(1);
+  const redis = await OwnRedis.start().catch(async (e) => {
+    await nats.stopAll();
+    throw e;
+  });
+  NATS_URL = nats.url(0);
+  REDIS_URL = redis.url;
   const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: () => Date.now(), namespace, ephemeral: true, name: 'chaos-bench' });
   const procs: Proc[] = [];
   try {
@@ -258,5 +269,7 @@ export async function nodeKill(): Promise<BenchResult[]> {
     for (const a of agents.values()) a.destroy();
     agents.clear();
     await stores.close();
+    await redis.stop();
+    await nats.stopAll();
   }
 }

@@ -16,12 +16,14 @@ import { ask } from './client.ts';
 import { keyedLoad, longestGap, outageP99 } from './keyed-load.ts';
 import { LINES, plannedInstruction, waitFor } from './payout-setup.ts';
 import { startPlatform } from './platform.ts';
-import { armReminders, LATE_BOUND_MS, REMINDERS, watchReminders } from './reminders.ts';
+import { armReminders, REMINDERS, watchReminders } from './reminders.ts';
 import { commonRows } from './rows.ts';
 
 const FINAL_MS = Number(process.env.BENCH_CHAOS_PAYOUT_FINAL_MS ?? 600_000);
 /** A 10 s lease lapses about 11 s after the kill; a write waits that plus a takeover. */
 const OUTAGE_TARGET_MS = Number(process.env.BENCH_CHAOS_PAYOUT_OUTAGE_MS ?? 20_000);
+/** A reminder of an actor on the killed node fires once its 10 s lease lapses and a survivor polls: the same bound as a write. */
+const PAYOUT_LATE_BOUND_MS = Number(process.env.BENCH_CHAOS_PAYOUT_LATE_MS ?? 20_000);
 
 /** Settled credits per payee account on every sandbox rail's statement. */
 async function creditsByAccount(stores: ClusterStores, org: string): Promise<Map<string, number>> {
@@ -57,7 +59,7 @@ export async function payoutFailover(): Promise<BenchResult[]> {
     const load = keyedLoad(p.procs, p.apiKey, 'payout-load');
     // due from a few seconds after execute on, so some fall due across the kill
     const reminders = await armReminders(p.procs, p.apiKey, 'payout', 3_000, 8_000);
-    const firing = watchReminders(p.procs, p.apiKey, reminders);
+    const firing = watchReminders(p.procs, p.apiKey, reminders, PAYOUT_LATE_BOUND_MS);
     const ex = await ask(p.procs, p.apiKey, 'POST', `/v1/payouts/instructions/${instr.id}/execute`, {}, `payout-exec-${process.pid}`);
     if (ex.status !== 200) throw new Error(`execute: ${ex.status} ${JSON.stringify(ex.body)}`);
     const progress = async () => (await ask(p.procs, p.apiKey, 'GET', `/v1/payouts/instructions/${instr.id}`)).body;
@@ -90,7 +92,7 @@ export async function payoutFailover(): Promise<BenchResult[]> {
         journal,
         credentials,
         list,
-        reminders: { ...fired, armed: REMINDERS, lateBoundMs: LATE_BOUND_MS },
+        reminders: { ...fired, armed: REMINDERS, lateBoundMs: PAYOUT_LATE_BOUND_MS },
         outageP99: outageP99(load.writes, faultAt),
         longestGap: longestGap(load.writes, faultAt),
         outageTargetMs: OUTAGE_TARGET_MS,

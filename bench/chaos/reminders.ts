@@ -33,8 +33,8 @@ export async function armReminders(procs: readonly Proc[], apiKey: string, tag: 
   );
 }
 
-/** Polls every token until it is expired or MISSING_AFTER_MS past its due time. */
-export async function watchReminders(procs: readonly Proc[], apiKey: string, reminders: Reminder[]): Promise<{ missing: number; late: number; latestMs: number; lateness: number[] }> {
+/** Polls every token until it is expired or MISSING_AFTER_MS past its due time; late is past `lateBoundMs`. */
+export async function watchReminders(procs: readonly Proc[], apiKey: string, reminders: Reminder[], lateBoundMs = LATE_BOUND_MS): Promise<{ missing: number; late: number; latestMs: number; lateness: number[] }> {
   await Promise.all(
     reminders.map(async (r) => {
       while (Date.now() < r.dueAt + MISSING_AFTER_MS) {
@@ -52,7 +52,7 @@ export async function watchReminders(procs: readonly Proc[], apiKey: string, rem
   const lateness = reminders.filter((r) => r.firedSeenAt !== undefined).map((r) => r.firedSeenAt! - r.dueAt).sort((a, b) => a - b);
   return {
     missing: reminders.filter((r) => r.firedSeenAt === undefined).length,
-    late: lateness.filter((ms) => ms > LATE_BOUND_MS).length,
+    late: lateness.filter((ms) => ms > lateBoundMs).length,
     latestMs: Math.max(0, ...lateness),
     lateness,
   };
