@@ -23,6 +23,9 @@ async function boot(opts: { clock?: ManualClock; stores?: Stores; limits?: Parti
   const stores = opts.stores ?? (await testStores(clock));
   const system = new ActorSystem({ stores, clock, kinds: opts.kinds ?? [Counter], limits: opts.limits, log: () => {} });
   await system.start();
+  // a new cluster namespace is indexed from its journal once at start: done before a test writes
+  // the journal behind the system's back
+  await system.derived?.check();
   systems.push(system);
   return { clock, stores, system };
 }

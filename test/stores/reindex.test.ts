@@ -56,6 +56,7 @@ it(`rebuildIndexes - a change committed while it runs is not undone by a members
     if (++pages === 3) {
       const before = await system.state(Counter, 'ctr_0', ORG);
       await system.ask(Counter, 'ctr_0', 'close', undefined, { org: ORG });
+      await system.flushed(); // an ordered journal answers before its commit is readable
       await fresh.indexes.apply(indexOps(Counter, 'ctr_0', ORG, before, await system.state(Counter, 'ctr_0', ORG), true));
     }
     return true;
