@@ -18,18 +18,10 @@
  * number (kernel SubjectNumbers, given at upsert), so a ranking reads the gates' columns by number
  * and allocates nothing per candidate.
  */
-import { cellToBoundary, cellToLatLng, cellToParent, gridDisk, gridRing, latLngToCell } from 'h3-js';
+import { cellToParent, gridDisk, gridRing, latLngToCell } from 'h3-js';
+import { cellGeometry, type CellGeo } from './cell-geometry.ts';
 import { aToMetres, cosLat, haversineA, metresToA } from './geo.ts';
-
-interface CellGeo {
-  lat: number;
-  lng: number;
-  cos: number;
-  /** Circumradius in metres (centre to farthest vertex), with a hair of margin. */
-  radius: number;
-  /** Distance from the centre within which a point is certainly inside the cell. */
-  inner: number;
-}
+import { before, push, replaceTop, sortHeap } from './nearest-heap.ts';
 
 /** Coordinates live in the bucket, side by side, so a scan reads memory in order. */
 interface Bucket {
@@ -187,7 +179,7 @@ export class SupplyIndex {
     heapA.length = 0;
     heapS.length = 0;
     this.search(lat, lng, radiusMetres, limit, undefined, heapA, heapS);
-    if (out.sorted) this.sortHeap(heapA, heapS);
+    if (out.sorted) sortHeap(this.ids, heapA, heapS);
     const n = heapA.length;
     for (let i = 0; i < n; i++) {
       const s = heapS[i];
@@ -314,14 +306,14 @@ export class SupplyIndex {
    */
   private offer(heapA: number[], heapS: number[], limit: number, a: number, s: number, accept?: (id: string) => boolean): void {
     const full = heapA.length === limit;
-    if (full && !this.before(a, s, heapA[0], heapS[0])) return;
+    if (full && !before(this.ids, a, s, heapA[0], heapS[0])) return;
     if (accept && !accept(this.ids[s]!)) return;
-    if (full) this.replaceTop(heapA, heapS, a, s);
-    else this.push(heapA, heapS, a, s);
+    if (full) replaceTop(this.ids, heapA, heapS, a, s);
+    else push(this.ids, heapA, heapS, a, s);
   }
 
   private answer(heapA: number[], heapS: number[]): Neighbour[] {
-    this.sortHeap(heapA, heapS);
+    sortHeap(this.ids, heapA, heapS);
     const out: Neighbour[] = new Array(heapA.length);
     for (let i = 0; i < heapA.length; i++) {
       const s = heapS[i];
@@ -380,12 +372,7 @@ export class SupplyIndex {
     if (b) return b.geo;
     let g = this.geoCache.get(cell);
     if (g) return g;
-    const [lat, lng] = cellToLatLng(cell);
-    const c = cosLat(lat);
-    const boundary = cellToBoundary(cell);
-    let radius = 0;
-    for (const [vlat, vlng] of boundary) radius = Math.max(radius, aToMetres(haversineA(lat, lng, c, vlat, vlng, cosLat(vlat))));
-    g = { lat, lng, cos: c, radius: radius * 1.001 + 0.01, inner: inradius(lat, lng, boundary) * 0.95 };
+    g = cellGeometry(cell);
     if (this.geoCache.size >= GEO_CACHE_LIMIT) this.geoCache.clear();
     this.geoCache.set(cell, g);
     return g;
@@ -427,82 +414,4 @@ export class SupplyIndex {
     this.bucketOf.push(undefined);
     return s;
   }
-
-  // -- a max-heap on (a, id): the root is the farthest of the nearest held ------------------------
-
-  private before(a1: number, s1: number, a2: number, s2: number): boolean {
-    return a1 < a2 || (a1 === a2 && cmp(this.ids[s1]!, this.ids[s2]!) < 0);
-  }
-
-  private push(A: number[], S: number[], a: number, s: number): void {
-    let i = A.length;
-    A.push(a);
-    S.push(s);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.before(A[p], S[p], A[i], S[i])) break;
-      swap(A, S, p, i);
-      i = p;
-    }
-  }
-
-  private replaceTop(A: number[], S: number[], a: number, s: number): void {
-    A[0] = a;
-    S[0] = s;
-    this.siftDown(A, S, A.length);
-  }
-
-  /** Moves the root down to its place among the first n entries. */
-  private siftDown(A: number[], S: number[], n: number): void {
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < n && this.before(A[m], S[m], A[l], S[l])) m = l;
-      if (r < n && this.before(A[m], S[m], A[r], S[r])) m = r;
-      if (m === i) break;
-      swap(A, S, m, i);
-      i = m;
-    }
-  }
-
-  /**
-   * Heapsort in place: the max-heap becomes the nearest first (ties by id), the order a sort by
-   * (a, id) gives, without a comparator call per comparison.
-   */
-  private sortHeap(A: number[], S: number[]): void {
-    for (let end = A.length - 1; end > 0; end--) {
-      swap(A, S, 0, end);
-      this.siftDown(A, S, end);
-    }
-  }
-}
-
-const cmp = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
-
-function swap(A: number[], S: number[], i: number, j: number): void {
-  const a = A[i];
-  A[i] = A[j];
-  A[j] = a;
-  const s = S[i];
-  S[i] = S[j];
-  S[j] = s;
-}
-
-/** Distance from the centre to the nearest edge, in a local flat frame (fine at cell scale). */
-function inradius(lat: number, lng: number, boundary: number[][]): number {
-  const mLat = 111_195;
-  const mLng = mLat * cosLat(lat);
-  let best = Infinity;
-  for (let i = 0; i < boundary.length; i++) {
-    const [aLat, aLng] = boundary[i];
-    const [bLat, bLng] = boundary[(i + 1) % boundary.length];
-    const ax = (aLng - lng) * mLng, ay = (aLat - lat) * mLat;
-    const bx = (bLng - lng) * mLng, by = (bLat - lat) * mLat;
-    const dx = bx - ax, dy = by - ay;
-    const t = Math.max(0, Math.min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy || 1)));
-    best = Math.min(best, Math.hypot(ax + t * dx, ay + t * dy));
-  }
-  return best;
 }
