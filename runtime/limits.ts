@@ -21,8 +21,14 @@ export interface Limits {
   reminderBatch: number;
   /** How long a node holds a claimed reminder before another may fire it. */
   reminderLeaseMs: number;
-  /** Delay before a reminder whose command failed retryably fires again (runtime clock). */
+  /**
+   * Delay before a reminder whose command failed retryably fires again (runtime clock), doubled
+   * for each failure in a row on this node up to reminderRetryMaxMs: short, so a reminder that met
+   * a store's election fires soon after it, and growing, so one whose target stays down costs
+   * little.
+   */
   reminderRetryMs: number;
+  reminderRetryMaxMs: number;
   /** Longest wait between reminder polls with the system clock (other nodes may add some). */
   reminderPollMs: number;
   /** How often a node looks whether the stores lost what they derived from the journal (wall time; derived-watch.ts). */
@@ -56,7 +62,8 @@ export const DEFAULT_LIMITS: Limits = {
   dedupeMemory: 1_024,
   reminderBatch: 256,
   reminderLeaseMs: 30_000,
-  reminderRetryMs: 5_000,
+  reminderRetryMs: 1_000,
+  reminderRetryMaxMs: 60_000,
   reminderPollMs: 1_000,
   derivedCheckMs: 2_000,
   reactionBatch: 256,

@@ -14,12 +14,17 @@ import type { Clock, TimerHost } from './clock.ts';
 import { isRefusal } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 
+/** Reminders whose failures in a row a node counts at most. */
+const FAILURES_KEPT = 10_000;
+
 export class ReminderScheduler implements TimerHost {
   private detach: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
   private stopped = true;
   private firing: Promise<void> | undefined;
+  /** Failures in a row of each reminder fired here (its retry delay doubles with them). */
+  private readonly failures = new Map<string, number>();
 
   constructor(
     private readonly system: Asker,
@@ -79,13 +84,19 @@ export class ReminderScheduler implements TimerHost {
     if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return false;
     try {
       await this.system.ask(r.kind, r.id, r.command, r.payload, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
+      this.failures.delete(r.key);
       await this.store.complete(r);
     } catch (e) {
       if (isRefusal(e)) {
+        this.failures.delete(r.key);
         await this.store.complete(r);
       } else {
-        this.log(`reminder ${r.key} failed; retrying later`, e);
-        await this.store.postpone(r, now + this.limits.reminderRetryMs);
+        const n = (this.failures.get(r.key) ?? 0) + 1;
+        if (this.failures.size >= FAILURES_KEPT) this.failures.clear(); // reminders failing elsewhere too: start their count again
+        this.failures.set(r.key, n);
+        const delay = Math.min(this.limits.reminderRetryMs * 2 ** Math.min(n - 1, 30), this.limits.reminderRetryMaxMs);
+        this.log(`reminder ${r.key} failed (${n} in a row); retrying in ${delay} ms`, e);
+        await this.store.postpone(r, now + delay);
       }
     }
     return true;
