@@ -11,7 +11,7 @@
  * applied by the transport before any of this, with the same request-id and error shape
  * (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, outcomeUnknown, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, type Authenticator, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, outcomeUnknown, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
@@ -50,21 +50,92 @@ export interface PipelineOptions {
 const JSON_TYPE = 'application/json';
 
 export function createPipeline(platform: Platform, opts: PipelineOptions): Pipeline {
-  const router = new Router();
-  const mounted = new Map<RouteDef, Mounted>();
-  for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) {
-    router.add(def);
-    mounted.set(def, {
+  const p = new RequestPipeline(platform, opts);
+  // Bound once here: the transport calls these detached (ServeOptions.handle, .refuse).
+  return { handle: (w) => p.handle(w), refuse: (req, reason) => p.refuse(req, reason), routes: () => p.router.routes() };
+}
+
+/**
+ * The pipeline's steps as methods rather than closures: one object per pipeline, and a request
+ * allocates nothing for them.
+ */
+class RequestPipeline {
+  readonly router = new Router();
+  private readonly mounted = new Map<RouteDef, Mounted>();
+  private readonly idem: Idempotency;
+  private readonly authenticator: Authenticator;
+  /**
+   * An answer leaves only once every write made so far is on disk and every turn answered so far
+   * committed (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores";
+   * ActorSystem.flushed). A read waits too: over the local stores a turn's callers are answered
+   * before its commit, so a read may have seen a turn a crash could still take back. A flush that
+   * fails leaves a change's outcome unknown (its writes may be on disk): `outcome_unknown`, whose
+   * retry with the same Idempotency-Key replays or completes; a read is answered `unavailable`.
+   */
+  private readonly flushed: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly opts: PipelineOptions,
+  ) {
+    for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) this.mount(def);
+    this.idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP));
+    this.authenticator = platform.services.require(AUTHENTICATOR);
+    this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
+  }
+
+  /** Compiles a route's scope and schemas once, at start, so no request compiles them. */
+  private mount(def: RouteDef): void {
+    this.router.add(def);
+    this.mounted.set(def, {
       def,
       scope: def.auth === 'key' ? requiredScope(def) : null,
       body: def.body ? compile(def.body) : undefined,
       query: def.query ? compile(def.query) : undefined,
     });
   }
-  const idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP));
-  const authenticator = platform.services.require(AUTHENTICATOR);
 
-  async function execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<Executed> {
+  async handle(w: WireRequest): Promise<WireResponse> {
+    const response = await this.answer(w);
+    if (this.flushed === undefined) return response;
+    try {
+      await this.flushed();
+    } catch {
+      const requestId = response.headers[REQUEST_ID_HEADER] ?? newId('req_');
+      if (w.method === 'GET' || w.method === 'HEAD') return errorResponse(new ApiError('unavailable', 'What this read found could not be confirmed on disk; retry.', { retryable: true }), requestId);
+      return errorResponse(outcomeUnknown('The change could not be confirmed on disk'), requestId);
+    }
+    return response;
+  }
+
+  private async answer(w: WireRequest): Promise<WireResponse> {
+    const requestId = newId('req_');
+    try {
+      const match = this.router.match(w.method, w.path);
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No endpoint at ${w.path}.`);
+      if (match.kind === 'method_not_allowed') {
+        return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${match.allow.join(', ')}.`), requestId, {
+          allow: match.allow.join(', '),
+        });
+      }
+      const m = this.mounted.get(match.route)!;
+      const principal = m.def.auth === 'none' ? undefined : authorize(m, await this.authenticator.authenticate(m.def.auth, w.headers));
+      const rawBody = readBody(w);
+
+      const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
+      if (key === undefined || !principal) return (await this.execute(m, w, rawBody, match.params, principal, requestId)).response;
+
+      const { response, replay } = await this.idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
+        this.execute(m, w, rawBody, match.params, principal, requestId, key),
+      );
+      return replay ? replayed(response, requestId) : response;
+    } catch (e) {
+      return errorResponse(e, requestId);
+    }
+  }
+
+  /** Schema validation, the handler and its JSON; errors become responses so a POST's is kept for replays. */
+  private async execute(m: Mounted, w: WireRequest, rawBody: unknown, params: Record<string, string>, principal: Principal | undefined, requestId: string, idempotencyKey?: string): Promise<Executed> {
     try {
       const query = parseQuery(m.query, w.query);
       let body: unknown = rawBody;
@@ -82,7 +153,7 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
         livemode: principal?.livemode ?? false,
         requestId,
         idempotencyKey,
-        platform,
+        platform: this.platform,
       };
       const out = await m.def.handler(req as RouteRequest<never, never>);
       const response = toResponse(out, m.def.status ?? 200, requestId);
@@ -96,75 +167,29 @@ export function createPipeline(platform: Platform, opts: PipelineOptions): Pipel
     }
   }
 
-  /**
-   * An answer leaves only once every write made so far is on disk and every turn answered so far
-   * committed (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores";
-   * ActorSystem.flushed). A read waits too: over the local stores a turn's callers are answered
-   * before its commit, so a read may have seen a turn a crash could still take back. A flush that
-   * fails leaves a change's outcome unknown (its writes may be on disk): `outcome_unknown`, whose
-   * retry with the same Idempotency-Key replays or completes; a read is answered `unavailable`.
-   */
-  const flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
-  async function handle(w: WireRequest): Promise<WireResponse> {
-    const response = await answer(w);
-    if (flushed === undefined) return response;
-    try {
-      await flushed();
-    } catch {
-      const requestId = response.headers[REQUEST_ID_HEADER] ?? newId('req_');
-      if (w.method === 'GET' || w.method === 'HEAD') return errorResponse(new ApiError('unavailable', 'What this read found could not be confirmed on disk; retry.', { retryable: true }), requestId);
-      return errorResponse(outcomeUnknown('The change could not be confirmed on disk'), requestId);
-    }
-    return response;
-  }
-
-  async function answer(w: WireRequest): Promise<WireResponse> {
-    const requestId = newId('req_');
-    try {
-      const match = router.match(w.method, w.path);
-      if (match.kind === 'not_found') throw new ApiError('not_found', `No endpoint at ${w.path}.`);
-      if (match.kind === 'method_not_allowed') {
-        return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${match.allow.join(', ')}.`), requestId, {
-          allow: match.allow.join(', '),
-        });
-      }
-      const m = mounted.get(match.route)!;
-
-      let principal: Principal | undefined;
-      if (m.def.auth !== 'none') {
-        principal = await authenticator.authenticate(m.def.auth, w.headers);
-        if (m.scope !== null && !principal.scopes.has(m.scope)) {
-          throw new ApiError('forbidden', `This request needs the scope ${m.scope}, which the credential does not carry.`);
-        }
-        if (principal.kind === 'device' && m.def.devices !== true) {
-          throw new ApiError('forbidden', `A worker's device credential acts only for its worker's heartbeats, availability, offers and assignment steps; ${m.def.method} ${m.def.path} needs an organisation key.`);
-        }
-      }
-
-      const rawBody = readBody(w);
-
-      const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
-      if (key === undefined || !principal) return (await execute(m, w, rawBody, match.params, principal, requestId)).response;
-
-      const { response, replay } = await idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
-        execute(m, w, rawBody, match.params, principal, requestId, key),
-      );
-      if (!replay) return response;
-      return { status: response.status, headers: { ...response.headers, [REQUEST_ID_HEADER]: requestId, [REPLAY_HEADER]: 'true' }, body: response.body };
-    } catch (e) {
-      return errorResponse(e, requestId);
-    }
-  }
-
-  function refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {
+  refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {
     const error =
       reason === 'payload_too_large'
-        ? new ApiError('payload_too_large', `The request body is larger than ${opts.maxBodyBytes} bytes.`)
+        ? new ApiError('payload_too_large', `The request body is larger than ${this.opts.maxBodyBytes} bytes.`)
         : new ApiError('invalid_request', `Transfer-Encoding ${JSON.stringify(req.headers['transfer-encoding'] ?? '').slice(0, 80)} cannot be read; send the body chunked or with a Content-Length.`);
     return errorResponse(error, newId('req_'));
   }
+}
 
-  return { handle, refuse, routes: () => router.routes() };
+/** The credential's scope and kind must fit the route (403 naming what is missing). */
+function authorize(m: Mounted, principal: Principal): Principal {
+  if (m.scope !== null && !principal.scopes.has(m.scope)) {
+    throw new ApiError('forbidden', `This request needs the scope ${m.scope}, which the credential does not carry.`);
+  }
+  if (principal.kind === 'device' && m.def.devices !== true) {
+    throw new ApiError('forbidden', `A worker's device credential acts only for its worker's heartbeats, availability, offers and assignment steps; ${m.def.method} ${m.def.path} needs an organisation key.`);
+  }
+  return principal;
+}
+
+/** A replay answers with this request's id, and says it is a replay. */
+function replayed(response: WireResponse, requestId: string): WireResponse {
+  return { status: response.status, headers: { ...response.headers, [REQUEST_ID_HEADER]: requestId, [REPLAY_HEADER]: 'true' }, body: response.body };
 }
 
 /**
