@@ -86,11 +86,23 @@ export function validationReport(entryCount: number, entries: ValidationEntry[])
   return { entry_count: entryCount, error_count: errors, warning_count: entries.length - errors, entries };
 }
 
-export function validationError(entries: ValidationEntry[], entryCount = entries.length): ApiError {
-  const first = entries[0];
-  const msg = entries.length === 1 ? first.detail : `${entries.length} values were refused; see validation.entries`;
+/**
+ * An error entry: `field` is the JSON pointer it names (undefined when it names none, and then the
+ * entry has no field key), `index` the row or item it counts as, 1 for a request's own fields.
+ */
+export function errorEntry(field: string | undefined, code: string, detail: string, index = 1): ValidationEntry {
+  return field === undefined ? { index, severity: 'error', code, detail } : { index, severity: 'error', code, detail, field };
+}
+
+/** `message` defaults to the one entry's detail, or to a count of the entries. */
+export function validationError(entries: ValidationEntry[], entryCount = entries.length, message?: string): ApiError {
+  const msg = message ?? (entries.length === 1 ? entries[0].detail : `${entries.length} values were refused; see validation.entries`);
   return new ApiError('validation_failed', msg, { validation: validationReport(entryCount, entries) });
 }
+
+/** The refusal of one request field: a ValidationReport of one error entry, index 1. */
+export const fieldError = (field: string, code: string, detail: string, message?: string): ApiError =>
+  validationError([errorEntry(field, code, detail)], 1, message);
 
 /**
  * The answer when a request's work may have been applied but its result is not known: a node or

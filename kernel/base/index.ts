@@ -4,7 +4,7 @@
  * mints event ids, so these sit below the runtime; everything else of the kernel sits above it.
  * Areas import them from the kernel's face (kernel/index.ts), never from here.
  */
-export { ApiError, CATALOGUE, assertNever, conflict, isApiError, isRefusal, notFound, outcomeUnknown, validationError, validationReport } from './errors.ts';
+export { ApiError, CATALOGUE, assertNever, conflict, errorEntry, fieldError, isApiError, isRefusal, notFound, outcomeUnknown, validationError, validationReport } from './errors.ts';
 export type { ErrorCode, ValidationEntry, ValidationReport } from './errors.ts';
 export { derivedId, hasPrefix, newId, randomString, randomSuffix, shownId } from './ids.ts';
 export type { DerivedForm } from './ids.ts';
