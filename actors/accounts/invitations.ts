@@ -12,7 +12,7 @@
  * A person who joins this way signs in and acts as the registering person does; a person is never
  * in two organisations (an email has one account: 409 conflict).
  */
-import { ApiError, type Caller, conflict, createDedupe, createdId, type ListEnvelope, listPage, newId, type Platform, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, conflict, createDedupe, createdId, fieldError, type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { Invitation, type InvitationState, type InvitationView } from './invitation.ts';
 import { Organisation, type OrganisationDetail, type OrganisationState } from './organisation.ts';
@@ -80,7 +80,7 @@ export async function acceptInvitation(platform: Platform, input: { token: strin
   const org = await platform.system.state<OrganisationState>(Organisation, entry.org, entry.org);
   const name = input.name ?? inv.name;
   const weak = passwordWeakness(input.password, { email: inv.email, name, organisation: org.name });
-  if (weak) throw validationError([{ index: 1, severity: 'error', code: 'weak_password', detail: weak, field: '/password' }], 1);
+  if (weak) throw fieldError('/password', 'weak_password', weak);
   const password = await hashPassword(input.password);
   const ek = emailKey(inv.email);
   // Reserve the email: a registration or a second acceptance with it loses here.

@@ -3,7 +3,7 @@
  * characters in the sandbox realm; it is returned once, at creation, and kept only as a digest.
  * Scopes: only named ones, never a wildcard, never more than the issuer holds.
  */
-import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, createDedupe, createdId, errorEntry, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
 import { putCredential, removeCredential, type Realm } from './credentials.ts';
 import { personBehind } from './persons.ts';
@@ -34,13 +34,7 @@ export function checkScopes(requested: string[], held: ReadonlySet<string> | und
   requested.forEach((s, i) => {
     if (!isScope(s)) {
       const wild = s.includes('*');
-      bad.push({
-        index: bad.length + 1,
-        severity: 'error',
-        code: wild ? 'wildcard_scope' : 'unknown_scope',
-        detail: wild ? `${s}: a wildcard scope cannot be issued.` : `${s} is not a scope; scopes are module:read|write|approve (see docs).`,
-        field: `${field}/${i}`,
-      });
+      bad.push(errorEntry(`${field}/${i}`, wild ? 'wildcard_scope' : 'unknown_scope', wild ? `${s}: a wildcard scope cannot be issued.` : `${s} is not a scope; scopes are module:read|write|approve (see docs).`, bad.length + 1));
     }
   });
   if (bad.length) throw validationError(bad, requested.length);

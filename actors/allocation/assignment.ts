@@ -37,7 +37,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, contentHash, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, assertNever, contentHash, errorEntry, fieldError, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { workerActorId } from './worker.ts';
 
 export const ASSIGNMENT_PREFIX = 'match_assignment_';
@@ -136,7 +136,7 @@ function refuseState(s: AssignmentState, what: string): never {
 function checkStep(s: AssignmentState, step: 'start' | 'completion', cmd: StepCommand): void {
   const expected = step === 'start' ? s.start_digest : s.completion_digest;
   if (typeof cmd.passcode !== 'string' || cmd.facts.passcode_digest !== expected) {
-    throw validationError([{ index: 1, severity: 'error', code: 'passcode_mismatch', detail: `The ${step} passcode does not match.`, field: '/passcode' }], 1);
+    throw fieldError('/passcode', 'passcode_mismatch', `The ${step} passcode does not match.`);
   }
   if (!cmd.facts.engagement_current) throw new ApiError('engagement_not_current', `Worker ${s.worker_id} has no engagement with this organisation that is executed and current.`);
   if (!cmd.facts.passport_live) throw new ApiError('conflict', `Worker ${s.worker_id} holds no live passport.`);
@@ -227,7 +227,7 @@ export const Assignment = defineActor({
       const names = new Set(s.exception.conflicting_signals.map((x) => x.name));
       const bad: ValidationEntry[] = [];
       (cmd.accepted_signals ?? []).forEach((n, i) => {
-        if (!names.has(n)) bad.push({ index: i + 1, severity: 'error', code: 'signal_not_raised', detail: `${n} is not one of the exception's conflicting_signals.`, field: `/accepted_signals/${i + 1}` });
+        if (!names.has(n)) bad.push(errorEntry(`/accepted_signals/${i + 1}`, 'signal_not_raised', `${n} is not one of the exception's conflicting_signals.`, i + 1));
       });
       if (bad.length) throw validationError(bad, cmd.accepted_signals!.length);
       const decision = { outcome: cmd.outcome, decided_by: ctx.principal ?? 'unknown', decided_at: iso(ctx.now), reason: cmd.reason, accepted_signals: [...new Set(cmd.accepted_signals ?? [])] };

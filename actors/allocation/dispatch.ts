@@ -5,7 +5,7 @@
  * credential eligibility, each a read of memory on this node through the owning module's face;
  * ranking.ts decides. The work order actor then runs the cascade.
  */
-import { ApiError, type Caller, mounted, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, mounted, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { credentialEligibility } from '../credentials/index.ts';
 import { engagementStanding } from '../engagements/index.ts';
 import { identityGate } from '../identity/index.ts';
@@ -231,23 +231,19 @@ function rankAround(platform: Platform, org: string, f: RankingAsk, weights = AC
 /** The active weight set as a work order records it: one object every work order of the set shares. */
 const ACTIVE_WEIGHT_SET = Object.freeze({ version: ACTIVE_WEIGHTS.set.version, content_hash: ACTIVE_WEIGHTS.hash });
 
-function refuse(bad: ValidationEntry[], field: string, code: string, detail: string): void {
-  bad.push({ index: 1, severity: 'error', code, detail, field });
-}
-
 export async function openWorkOrder(platform: Platform, caller: Caller, id: string, body: OpenWorkOrder, dedupeId: string | undefined): Promise<unknown> {
   const w = ACTIVE_WEIGHTS.set;
   const bad: ValidationEntry[] = [];
   const starts = Date.parse(body.window.starts_at);
   const ends = Date.parse(body.window.ends_at);
   const now = platform.clock.now();
-  if (!(ends > starts)) refuse(bad, '/window/ends_at', 'out_of_range', 'window.ends_at must be after window.starts_at.');
-  if (ends <= now) refuse(bad, '/window/ends_at', 'not_in_future', 'window.ends_at has passed already.');
-  if (body.location.radius_metres > w.max_radius_metres) refuse(bad, '/location/radius_metres', 'out_of_range', `radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
+  if (!(ends > starts)) bad.push(errorEntry('/window/ends_at', 'out_of_range', 'window.ends_at must be after window.starts_at.'));
+  if (ends <= now) bad.push(errorEntry('/window/ends_at', 'not_in_future', 'window.ends_at has passed already.'));
+  if (body.location.radius_metres > w.max_radius_metres) bad.push(errorEntry('/location/radius_metres', 'out_of_range', `radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`));
   const search = body.search_radius_metres ?? Math.max(w.default_search_radius_metres, body.location.radius_metres);
-  if (search > w.max_radius_metres) refuse(bad, '/search_radius_metres', 'out_of_range', `search_radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`);
-  if (search < body.location.radius_metres) refuse(bad, '/search_radius_metres', 'out_of_range', 'search_radius_metres is at least the geofence radius.');
-  if (body.headcount > w.max_headcount) refuse(bad, '/headcount', 'out_of_range', `headcount is at most ${w.max_headcount}.`);
+  if (search > w.max_radius_metres) bad.push(errorEntry('/search_radius_metres', 'out_of_range', `search_radius_metres is at most ${w.max_radius_metres} (weight set ${w.version}).`));
+  if (search < body.location.radius_metres) bad.push(errorEntry('/search_radius_metres', 'out_of_range', 'search_radius_metres is at least the geofence radius.'));
+  if (body.headcount > w.max_headcount) bad.push(errorEntry('/headcount', 'out_of_range', `headcount is at most ${w.max_headcount}.`));
   const claims = body.claim_codes?.length ? [...new Set(body.claim_codes)] : [];
   let licenceRequired = false;
   const occupation = body.occupation_code ?? null;
@@ -256,8 +252,8 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
     try {
       const probe = credentialEligibility(platform).check(caller.org, '\u0000probe', { ...(occupation ? { occupation_code: occupation } : {}), ...(claims.length ? { claim_codes: claims } : {}) });
       for (const r of probe.reasons) {
-        if (r.code === 'unknown_occupation') refuse(bad, '/occupation_code', 'unknown_occupation', r.detail);
-        if (r.code === 'unknown_claim_code') refuse(bad, '/claim_codes', 'unknown_claim_code', r.detail);
+        if (r.code === 'unknown_occupation') bad.push(errorEntry('/occupation_code', 'unknown_occupation', r.detail));
+        if (r.code === 'unknown_claim_code') bad.push(errorEntry('/claim_codes', 'unknown_claim_code', r.detail));
         if (r.code === 'licence_missing') licenceRequired = true;
       }
     } catch (e) {

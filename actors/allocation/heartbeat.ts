@@ -5,7 +5,7 @@
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
 /** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */
@@ -65,7 +65,7 @@ const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFin
 /** Parse and check a batch; throws ApiError validation_failed naming every failing value. */
 export function parseBatch(body: unknown, maxReadings: number): HeartbeatBatch {
   const errs: ValidationEntry[] = [];
-  const err = (index: number, field: string, code: string, detail: string) => errs.push({ index, severity: 'error', code, detail, field });
+  const err = (index: number, field: string, code: string, detail: string) => errs.push(errorEntry(field, code, detail, index));
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_request', 'The batch must be an object with worker_id and readings.');
   const b = body as Record<string, unknown>;
   const workerId = b.worker_id;

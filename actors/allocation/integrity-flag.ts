@@ -20,7 +20,7 @@
  * sources that fired on this flag; when given, only those count towards suspension.
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import type { SignalSource } from './validation.ts';
 import { INTEGRITY_FLAG_PREFIX, type WireSignal } from './worker.ts';
 
@@ -97,11 +97,11 @@ export const IntegrityFlag = defineActor({
       }
       const fired = new Set<string>(s.signals.map((x) => x.source));
       const entries: ValidationEntry[] = [];
-      if (cmd.outcome !== 'upheld' && cmd.outcome !== 'dismissed') entries.push({ index: 1, severity: 'error', code: 'invalid_enum', detail: 'outcome must be upheld or dismissed.', field: '/outcome' });
-      if (typeof cmd.reason !== 'string' || cmd.reason.length < 1) entries.push({ index: 1, severity: 'error', code: 'required', detail: 'reason must be at least one character.', field: '/reason' });
+      if (cmd.outcome !== 'upheld' && cmd.outcome !== 'dismissed') entries.push(errorEntry('/outcome', 'invalid_enum', 'outcome must be upheld or dismissed.'));
+      if (typeof cmd.reason !== 'string' || cmd.reason.length < 1) entries.push(errorEntry('/reason', 'required', 'reason must be at least one character.'));
       const accepted = cmd.accepted_signals;
       (accepted ?? []).forEach((name, i) => {
-        if (!fired.has(name)) entries.push({ index: i + 1, severity: 'error', code: 'signal_not_fired', detail: `${name} is not a signal that fired on this flag.`, field: `/accepted_signals/${i + 1}` });
+        if (!fired.has(name)) entries.push(errorEntry(`/accepted_signals/${i + 1}`, 'signal_not_fired', `${name} is not a signal that fired on this flag.`, i + 1));
       });
       if (entries.length) throw validationError(entries, Math.max(1, accepted?.length ?? 0));
       const counted = new Set(accepted ?? fired);

@@ -1,6 +1,6 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, idOf, isApiError, listQueryWith, parseListQuery, type Platform, route, type RouteDef, validationError } from '../../kernel/index.ts';
+import { callerOf, fieldError, idOf, isApiError, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../kernel/index.ts';
 import { assertWorkerSetsAvailability } from './device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
@@ -138,7 +138,7 @@ export const routes: RouteDef[] = [
       const { latitude, longitude, radius_metres } = req.query;
       const limit = req.query.limit ?? 25;
       if (radius_metres > max.max_query_radius_metres)
-        throw validationError([{ index: 1, severity: 'error', code: 'out_of_range', detail: `radius_metres is at most ${max.max_query_radius_metres}.`, field: '/radius_metres' }]);
+        throw fieldError('/radius_metres', 'out_of_range', `radius_metres is at most ${max.max_query_radius_metres}.`);
       const data = s.nearest(req.org, latitude, longitude, radius_metres, Math.min(limit, max.max_query_limit));
       return { object: 'list', data: data.map((n) => ({ object: 'supply_candidate', ...n })), has_more: false };
     },

@@ -9,7 +9,7 @@
  * of that committed state (replaced by each commit's state); the replica holds what the map needs
  * of both, on every node.
  */
-import { ApiError, type Caller, serviceKey, subjectNumbers, type Platform, type ValidationEntry } from '../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, serviceKey, subjectNumbers, type Platform, type ValidationEntry } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import type { ClusterStores } from '../../stores/index.ts';
 import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type Reading, type StoredReadingData } from './heartbeat.ts';
@@ -370,7 +370,7 @@ function inconsistency(answer: CrossCheckAnswer, at: number): Signal | undefined
 }
 
 function receipt(batch: HeartbeatBatch, v: Verdict, presence: Presence): HeartbeatReceipt {
-  const entries: ValidationEntry[] = v.rejections.map((r) => ({ index: r.index, severity: 'error' as const, code: r.reason, detail: r.detail ?? r.reason }));
+  const entries: ValidationEntry[] = v.rejections.map((r) => errorEntry(undefined, r.reason, r.detail ?? r.reason, r.index));
   for (const d of v.drift) entries.push({ index: d.index, severity: 'warning', code: 'availability_drift', detail: `The device believed ${d.reported}; the recorded availability was ${d.recorded}.` });
   if (v.drift.length) entries.sort((a, b) => a.index - b.index);
   return {

@@ -21,7 +21,7 @@
  *   per record keeps the older of two routes from overwriting the newer.
  */
 import type { Committed } from '../../runtime/index.ts';
-import { NodeReadModel, NumberColumn, subjectNumbers, validationError, type Platform, type SubjectNumbers } from '../../kernel/index.ts';
+import { fieldError, NodeReadModel, NumberColumn, subjectNumbers, type Platform, type SubjectNumbers } from '../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../stores/index.ts';
 import { Claim, type ClaimEvent, freshness } from './claim.ts';
 import { dateMs } from './dates.ts';
@@ -237,7 +237,7 @@ export class EligibilityModel {
       if (r) return r;
       return { codes: [], levels: [], licenceKinds: null, occupation: q.occupation_code, unknown: [{ code: 'unknown_occupation', occupation_code: q.occupation_code, detail: `No competency framework for occupation ${q.occupation_code}.` }] };
     }
-    if (q.claim_codes === undefined) throw validationError([{ index: 1, severity: 'error', code: 'required', detail: 'Give occupation_code or claim_codes.', field: '/occupation_code' }]);
+    if (q.claim_codes === undefined) throw fieldError('/occupation_code', 'required', 'Give occupation_code or claim_codes.');
     const base = q.occupation_code !== undefined ? this.occupations.get(q.occupation_code) : undefined;
     const unknown: Reason[] = [];
     if (q.occupation_code !== undefined && !base) unknown.push({ code: 'unknown_occupation', occupation_code: q.occupation_code, detail: `No competency framework for occupation ${q.occupation_code}.` });

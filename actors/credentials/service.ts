@@ -9,7 +9,7 @@
  * answer by reminder).
  */
 import { createHash } from 'node:crypto';
-import { ApiError, type Caller, createdId, createDedupe, type Platform, serviceKey, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, createdId, createDedupe, errorEntry, fieldError, type Platform, serviceKey, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { consentToken, type ConsentFacts, identityGate } from '../identity/index.ts';
 import { Appeal, type AppealState } from './appeal.ts';
 import { Claim, type ClaimState, type IssueClaim } from './claim.ts';
@@ -47,7 +47,6 @@ export interface CreateClaimBody {
   supersedes?: string;
 }
 
-const bad = (field: string, code: string, detail: string, index = 1): ValidationEntry => ({ index, severity: 'error', code, detail, field });
 const refuseIf = (entries: ValidationEntry[], count = 1) => {
   if (entries.length) throw validationError(entries, count);
 };
@@ -123,9 +122,9 @@ export class CredentialsService {
   async createVerification(body: CreateVerificationBody, caller: Caller): Promise<unknown> {
     const issuer = this.issuer(body.issuer_id);
     const entries: ValidationEntry[] = [];
-    if (!issuer) entries.push(bad('/issuer_id', 'unknown_issuer', `No issuer ${body.issuer_id.slice(0, 80)}; GET /v1/credentials/issuers lists them.`));
+    if (!issuer) entries.push(errorEntry('/issuer_id', 'unknown_issuer', `No issuer ${body.issuer_id.slice(0, 80)}; GET /v1/credentials/issuers lists them.`));
     else if (!issuer.credential_kinds.includes(body.credential_kind))
-      entries.push(bad('/credential_kind', 'credential_kind_not_issued', `${issuer.name} does not issue ${body.credential_kind.slice(0, 80)}; it issues ${issuer.credential_kinds.join(', ')}.`));
+      entries.push(errorEntry('/credential_kind', 'credential_kind_not_issued', `${issuer.name} does not issue ${body.credential_kind.slice(0, 80)}; it issues ${issuer.credential_kinds.join(', ')}.`));
     refuseIf(entries, 1);
     const iss = issuer!;
     const id = createdId(caller, VERIFICATION_PREFIX);
@@ -189,7 +188,7 @@ export class CredentialsService {
   async verificationOperation(id: string, op: 'verify' | 'contradict' | 'mark_unverified', body: Record<string, unknown>, caller: Caller): Promise<unknown> {
     if (op === 'verify' && typeof body.evidence_date === 'string') {
       const ms = dateMs(body.evidence_date);
-      refuseIf(Number.isNaN(ms) ? [bad('/evidence_date', 'invalid_date', 'evidence_date must be a date (YYYY-MM-DD).')] : ms > this.now() ? [bad('/evidence_date', 'in_future', 'evidence_date cannot be after today.')] : []);
+      refuseIf(Number.isNaN(ms) ? [errorEntry('/evidence_date', 'invalid_date', 'evidence_date must be a date (YYYY-MM-DD).')] : ms > this.now() ? [errorEntry('/evidence_date', 'in_future', 'evidence_date cannot be after today.')] : []);
     }
     const view = (await this.system.ask(Verification, id, op, body, caller)) as { outcome: string };
     if (view.outcome === 'verified') await this.followOn(caller.org, id);
@@ -201,18 +200,18 @@ export class CredentialsService {
   /** Checks a claim's code, level, evidence class and date; the entries name every failing field. */
   private claimEntries(body: { claim_code?: string; level?: number; evidence_class?: EvidenceClass; evidence_date: string }, evidenceClass: EvidenceClass): ValidationEntry[] {
     const entries: ValidationEntry[] = [];
-    if (body.claim_code !== undefined && !this.policy.claimCodes.has(body.claim_code)) entries.push(bad('/claim_code', 'unknown_claim_code', `${body.claim_code.slice(0, 80)} is not a claim code of any framework; GET /v1/credentials/frameworks lists them.`));
+    if (body.claim_code !== undefined && !this.policy.claimCodes.has(body.claim_code)) entries.push(errorEntry('/claim_code', 'unknown_claim_code', `${body.claim_code.slice(0, 80)} is not a claim code of any framework; GET /v1/credentials/frameworks lists them.`));
     if (evidenceClass === 'e4_verified_with_issuer')
-      entries.push(bad('/evidence_class', 'evidence_class_reserved', 'e4_verified_with_issuer is issued only by a verified credential verification (POST /v1/credentials/verifications).'));
+      entries.push(errorEntry('/evidence_class', 'evidence_class_reserved', 'e4_verified_with_issuer is issued only by a verified credential verification (POST /v1/credentials/verifications).'));
     const ms = dateMs(body.evidence_date);
-    if (Number.isNaN(ms)) entries.push(bad('/evidence_date', 'invalid_date', 'evidence_date must be a date (YYYY-MM-DD).'));
-    else if (ms > this.now()) entries.push(bad('/evidence_date', 'in_future', 'evidence_date cannot be after today.'));
+    if (Number.isNaN(ms)) entries.push(errorEntry('/evidence_date', 'invalid_date', 'evidence_date must be a date (YYYY-MM-DD).'));
+    else if (ms > this.now()) entries.push(errorEntry('/evidence_date', 'in_future', 'evidence_date cannot be after today.'));
     else {
       const d = this.policy.pack.decay;
       const months = d.lifetime_months[evidenceClass];
       if (months !== undefined) {
         const expires = dateMs(addMonths(body.evidence_date, months));
-        if (expires <= this.now()) entries.push(bad('/evidence_date', 'evidence_expired', `Evidence of ${body.evidence_date} at ${evidenceClass} lapsed on ${dateOf(expires)}; a claim cannot be made already lapsed.`));
+        if (expires <= this.now()) entries.push(errorEntry('/evidence_date', 'evidence_expired', `Evidence of ${body.evidence_date} at ${evidenceClass} lapsed on ${dateOf(expires)}; a claim cannot be made already lapsed.`));
       }
     }
     return entries;
@@ -235,14 +234,14 @@ export class CredentialsService {
 
   /** A claim supersedes only a claim of the same subject and code that nothing superseded yet (spec 2.5). */
   private async checkSupersedable(oldId: string, subjectRef: string, code: string, org: string, by: string): Promise<ClaimState> {
-    if (!oldId.startsWith(CLAIM_PREFIX)) throw validationError([bad('/supersedes', 'invalid_id', 'supersedes must name a competence claim (proof_academic_claim_...).')]);
+    if (!oldId.startsWith(CLAIM_PREFIX)) throw fieldError('/supersedes', 'invalid_id', 'supersedes must name a competence claim (proof_academic_claim_...).');
     const old = await this.system.state<ClaimState>(Claim, oldId, org).catch((e: unknown) => {
-      if (e instanceof ApiError && e.code === 'not_found') throw validationError([bad('/supersedes', 'unknown_claim', `No competence claim ${oldId.slice(0, 80)}.`)]);
+      if (e instanceof ApiError && e.code === 'not_found') throw fieldError('/supersedes', 'unknown_claim', `No competence claim ${oldId.slice(0, 80)}.`);
       throw e;
     });
     const entries: ValidationEntry[] = [];
-    if (old.subject_ref !== subjectRef) entries.push(bad('/supersedes', 'other_subject', `Claim ${old.id} is another subject's.`));
-    if (old.claim_code !== code) entries.push(bad('/supersedes', 'other_claim_code', `Claim ${old.id} is for ${old.claim_code}, not ${code}.`));
+    if (old.subject_ref !== subjectRef) entries.push(errorEntry('/supersedes', 'other_subject', `Claim ${old.id} is another subject's.`));
+    if (old.claim_code !== code) entries.push(errorEntry('/supersedes', 'other_claim_code', `Claim ${old.id} is for ${old.claim_code}, not ${code}.`));
     refuseIf(entries);
     if (old.superseded_by !== null && old.superseded_by !== by) throw new ApiError('conflict', `Claim ${old.id} is already superseded by ${old.superseded_by}.`);
     return old;
@@ -253,7 +252,7 @@ export class CredentialsService {
   async createReattestation(body: { claim_id: string; evidence_class: EvidenceClass; evidence_date: string; attested_by: string; level?: number; note?: string }, caller: Caller): Promise<unknown> {
     const id = createdId(caller, REATTESTATION_PREFIX);
     const entries = this.claimEntries({ evidence_date: body.evidence_date }, body.evidence_class);
-    if (!body.claim_id.startsWith(CLAIM_PREFIX)) entries.unshift(bad('/claim_id', 'invalid_id', 'claim_id must name a competence claim (proof_academic_claim_...).'));
+    if (!body.claim_id.startsWith(CLAIM_PREFIX)) entries.unshift(errorEntry('/claim_id', 'invalid_id', 'claim_id must name a competence claim (proof_academic_claim_...).'));
     refuseIf(entries, 1);
     const old = await this.system.state<ClaimState>(Claim, body.claim_id, caller.org);
     const newId = claimIdOfReattestation(id);
@@ -276,7 +275,7 @@ export class CredentialsService {
 
   async createAnalysis(body: { subject_ref: string; document_url: string; credential_kind: string }, caller: Caller): Promise<unknown> {
     if (!this.policy.pack.credential_kinds[body.credential_kind])
-      throw validationError([bad('/credential_kind', 'unknown_credential_kind', `${body.credential_kind.slice(0, 80)} is not a credential kind of the policy pack; GET /v1/credentials/issuers lists them.`)]);
+      throw fieldError('/credential_kind', 'unknown_credential_kind', `${body.credential_kind.slice(0, 80)} is not a credential kind of the policy pack; GET /v1/credentials/issuers lists them.`);
     const id = createdId(caller, DOCUMENT_ANALYSIS_PREFIX);
     if (await this.existing(DocumentAnalysis, id, caller.org)) return this.system.get(DocumentAnalysis, id, caller.org);
     const out = await this.analyser.analyse({ document_url: body.document_url, credential_kind: body.credential_kind });
@@ -305,13 +304,13 @@ export class CredentialsService {
     for (const [i, id] of ids.entries()) {
       const at = `${field}/${i}`;
       if (seen.has(id)) {
-        entries.push(bad(at, 'duplicate', `${id.slice(0, 80)} is named twice.`, i + 1));
+        entries.push(errorEntry(at, 'duplicate', `${id.slice(0, 80)} is named twice.`, i + 1));
         continue;
       }
       seen.add(id);
       const s = id.startsWith(CLAIM_PREFIX) ? await this.existing<ClaimState>(Claim, id, org) : undefined;
-      if (!s) entries.push(bad(at, 'unknown_claim', `No competence claim ${id.slice(0, 80)}.`, i + 1));
-      else if (s.subject_ref !== subjectRef) entries.push(bad(at, 'other_subject', `Claim ${id} is another subject's.`, i + 1));
+      if (!s) entries.push(errorEntry(at, 'unknown_claim', `No competence claim ${id.slice(0, 80)}.`, i + 1));
+      else if (s.subject_ref !== subjectRef) entries.push(errorEntry(at, 'other_subject', `Claim ${id} is another subject's.`, i + 1));
     }
     refuseIf(entries, ids.length);
   }
@@ -333,13 +332,13 @@ export class CredentialsService {
 
   async createDisclosure(body: { subject_ref: string; consent_token_id?: string; recipient: string; wallet_id?: string; claim_ids?: string[] }, caller: Caller): Promise<unknown> {
     const entries: ValidationEntry[] = [];
-    if ((body.wallet_id === undefined) === (body.claim_ids === undefined)) entries.push(bad('/wallet_id', 'one_of', 'Name either wallet_id or claim_ids.'));
+    if ((body.wallet_id === undefined) === (body.claim_ids === undefined)) entries.push(errorEntry('/wallet_id', 'one_of', 'Name either wallet_id or claim_ids.'));
     refuseIf(entries);
     let claimIds = body.claim_ids ?? [];
     if (body.wallet_id !== undefined) {
       const w = body.wallet_id.startsWith(WALLET_PREFIX) ? await this.existing<WalletState>(Wallet, body.wallet_id, caller.org) : undefined;
-      if (!w) throw validationError([bad('/wallet_id', 'unknown_wallet', `No wallet ${body.wallet_id.slice(0, 80)}.`)]);
-      if (w.subject_ref !== body.subject_ref) throw validationError([bad('/wallet_id', 'other_subject', `Wallet ${w.id} is another subject's.`)]);
+      if (!w) throw fieldError('/wallet_id', 'unknown_wallet', `No wallet ${body.wallet_id.slice(0, 80)}.`);
+      if (w.subject_ref !== body.subject_ref) throw fieldError('/wallet_id', 'other_subject', `Wallet ${w.id} is another subject's.`);
       claimIds = w.claim_ids;
     } else await this.checkClaims(caller.org, body.subject_ref, claimIds, '/claim_ids');
     const token = await this.requireConsent(caller.org, body.subject_ref, body.consent_token_id, this.policy.pack.consent.disclosure_purposes, 'a disclosure');
@@ -353,17 +352,17 @@ export class CredentialsService {
 
   async fileAppeal(body: { verification_id?: string; claim_id?: string; statement: string }, caller: Caller): Promise<unknown> {
     if ((body.verification_id === undefined) === (body.claim_id === undefined))
-      throw validationError([bad('/verification_id', 'one_of', 'Name either verification_id (a contradicted verification) or claim_id (a lapsed claim).')]);
+      throw fieldError('/verification_id', 'one_of', 'Name either verification_id (a contradicted verification) or claim_id (a lapsed claim).');
     const id = createdId(caller, APPEAL_PREFIX);
     if (await this.existing<AppealState>(Appeal, id, caller.org)) return this.system.get(Appeal, id, caller.org);
     let subject: string;
     if (body.verification_id !== undefined) {
-      if (!body.verification_id.startsWith(VERIFICATION_PREFIX)) throw validationError([bad('/verification_id', 'invalid_id', 'verification_id must name a credential verification.')]);
+      if (!body.verification_id.startsWith(VERIFICATION_PREFIX)) throw fieldError('/verification_id', 'invalid_id', 'verification_id must name a credential verification.');
       const v = await this.system.state<VerificationState>(Verification, body.verification_id, caller.org);
       if (v.outcome !== 'contradicted') throw new ApiError('conflict', `Credential verification ${v.id} is ${v.outcome}; only a contradicted verification can be appealed.`);
       subject = v.subject_ref;
     } else {
-      if (!body.claim_id!.startsWith(CLAIM_PREFIX)) throw validationError([bad('/claim_id', 'invalid_id', 'claim_id must name a competence claim.')]);
+      if (!body.claim_id!.startsWith(CLAIM_PREFIX)) throw fieldError('/claim_id', 'invalid_id', 'claim_id must name a competence claim.');
       const c = await this.system.state<ClaimState>(Claim, body.claim_id!, caller.org);
       if (c.decay_state !== 'lapsed') throw new ApiError('conflict', `Claim ${c.id} is ${c.decay_state}; only a lapsed claim can be appealed.`);
       subject = c.subject_ref;

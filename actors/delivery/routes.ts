@@ -3,7 +3,7 @@
  * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps.md#delivery).
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, conflict, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { callerOf, conflict, createDedupe, createdId, errorEntry, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { allowsPrivateNetworks, urlRefusal } from './address-policy.ts';
 import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
 import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
@@ -31,17 +31,17 @@ const DeliveriesQuery = listQueryWith({ endpoint_id: Type.Optional(Type.String({
 function checkEndpointBody(url: string, types: string[], allowPrivate: boolean): void {
   const entries: ValidationEntry[] = [];
   const refusal = urlRefusal(url, allowPrivate);
-  if (refusal) entries.push({ index: entries.length + 1, severity: 'error', code: refusal.code, detail: refusal.detail, field: '/url' });
+  if (refusal) entries.push(errorEntry('/url', refusal.code, refusal.detail, entries.length + 1));
   if (types.includes('*') && types.length > 1) {
-    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_value', detail: 'A single * means every event; it cannot be combined with named types.', field: '/event_types' });
+    entries.push(errorEntry('/event_types', 'invalid_value', 'A single * means every event; it cannot be combined with named types.', entries.length + 1));
   }
   types.forEach((t, i) => {
     if (t !== '*' && !TYPE_PATTERN.test(t)) {
-      entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_format', detail: `${t} is not an event type (module.resource.past_tense_verb).`, field: `/event_types/${i}` });
+      entries.push(errorEntry(`/event_types/${i}`, 'invalid_format', `${t} is not an event type (module.resource.past_tense_verb).`, entries.length + 1));
     }
   });
   if (new Set(types).size !== types.length) {
-    entries.push({ index: entries.length + 1, severity: 'error', code: 'invalid_value', detail: 'event_types lists a type twice.', field: '/event_types' });
+    entries.push(errorEntry('/event_types', 'invalid_value', 'event_types lists a type twice.', entries.length + 1));
   }
   if (entries.length) throw validationError(entries);
 }
@@ -125,7 +125,7 @@ export const routes: RouteDef[] = [
     specGap: 'Request and response shapes not shown: body {event_type?}, answer the WebhookDelivery; a test event has sequence 0 and data {} (docs/gaps.md#delivery).',
     handler: async (req) => {
       const type = req.body?.event_type ?? DEFAULT_TEST_EVENT_TYPE;
-      if (!TYPE_PATTERN.test(type)) throw validationError([{ index: 1, severity: 'error', code: 'invalid_format', detail: `${type} is not an event type.`, field: '/event_type' }]);
+      if (!TYPE_PATTERN.test(type)) throw fieldError('/event_type', 'invalid_format', `${type} is not an event type.`);
       const { system } = req.platform;
       const decl = deliveryService(req.platform).catalogue.type(type);
       const opts = callerOf(req);

@@ -7,7 +7,7 @@
  * side whose facts all hold names the class. Every factor, its weight, its contribution and the
  * rule that fired are kept as the rationale.
  */
-import type { ValidationEntry } from '../../kernel/index.ts';
+import { errorEntry, type ValidationEntry } from '../../kernel/index.ts';
 import type { Classification, RulePack } from './packs.ts';
 
 /** The facts a classification weighs (the pack's factor codes), plus the training-agreement flag. */
@@ -46,7 +46,7 @@ const round = (x: number) => Math.round(x * 10_000) / 10_000;
 export function checkFacts(pack: RulePack, facts: unknown, base = '/facts'): ValidationEntry[] {
   const out: ValidationEntry[] = [];
   if (facts === null || typeof facts !== 'object' || Array.isArray(facts)) {
-    return [{ index: 1, severity: 'error', code: 'required', detail: 'facts must be an object naming a value for each factor.', field: base }];
+    return [errorEntry(base, 'required', 'facts must be an object naming a value for each factor.')];
   }
   const f = facts as Record<string, unknown>;
   const known = new Set(pack.classification.factors.map((x) => x.code).concat('training_agreement'));
@@ -55,13 +55,13 @@ export function checkFacts(pack: RulePack, facts: unknown, base = '/facts'): Val
     i++;
     const v = f[factor.code];
     const allowed = Object.keys(factor.values);
-    if (v === undefined) out.push({ index: i, severity: 'error', code: 'required', detail: `facts.${factor.code} is required: ${factor.question} One of ${allowed.join(', ')}.`, field: `${base}/${factor.code}` });
-    else if (typeof v !== 'string' || !allowed.includes(v)) out.push({ index: i, severity: 'error', code: 'invalid_enum', detail: `facts.${factor.code} must be one of ${allowed.join(', ')}.`, field: `${base}/${factor.code}` });
+    if (v === undefined) out.push(errorEntry(`${base}/${factor.code}`, 'required', `facts.${factor.code} is required: ${factor.question} One of ${allowed.join(', ')}.`, i));
+    else if (typeof v !== 'string' || !allowed.includes(v)) out.push(errorEntry(`${base}/${factor.code}`, 'invalid_enum', `facts.${factor.code} must be one of ${allowed.join(', ')}.`, i));
   }
   if (f.training_agreement !== undefined && typeof f.training_agreement !== 'boolean') {
-    out.push({ index: ++i, severity: 'error', code: 'invalid_type', detail: 'facts.training_agreement must be a boolean.', field: `${base}/training_agreement` });
+    out.push(errorEntry(`${base}/training_agreement`, 'invalid_type', 'facts.training_agreement must be a boolean.', ++i));
   }
-  for (const k of Object.keys(f)) if (!known.has(k)) out.push({ index: ++i, severity: 'error', code: 'unknown_field', detail: `facts.${k} is not a factor of rule pack ${pack.version}.`, field: `${base}/${k}` });
+  for (const k of Object.keys(f)) if (!known.has(k)) out.push(errorEntry(`${base}/${k}`, 'unknown_field', `facts.${k} is not a factor of rule pack ${pack.version}.`, ++i));
   return out;
 }
 

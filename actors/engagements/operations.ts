@@ -3,7 +3,7 @@
  * the checks that need more than one record (the identity gate, the engagement beside its
  * instrument, the clause library) happen here; the rules of one record stay in its actor file.
  */
-import { ApiError, type Caller, type Platform, validationError, type ValidationEntry } from '../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, fieldError, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { identityGate } from '../identity/index.ts';
 import { checkFacts, classify, type ClassificationRecord, isEmploymentClass } from './classify.ts';
 import { Engagement, type EngagementState, engagementView, type Passports } from './engagement.ts';
@@ -94,7 +94,7 @@ function templateFor(code: string, k: Classification, field = '/template_code'):
   const lib = clauseLibrary()!;
   const t = lib.templates.find((x) => x.code === code);
   if (!t) {
-    throw validationError([{ index: 1, severity: 'error', code: 'unknown_template', detail: `template_code must be one of the approved templates of clause library ${lib.version}: ${lib.templates.map((x) => x.code).join(', ')}.`, field }]);
+    throw fieldError(field, 'unknown_template', `template_code must be one of the approved templates of clause library ${lib.version}: ${lib.templates.map((x) => x.code).join(', ')}.`);
   }
   if (!t.classifications.includes(k)) {
     const contractor = t.classifications.every((c) => !isEmploymentClass(c));
@@ -114,13 +114,13 @@ export function draftFor(e: EngagementState, body: DraftBody, now: number, super
   const t = templateFor(body.template_code, e.classification.classification);
   const optional = body.optional_clauses ?? [];
   optional.forEach((c, i) => {
-    if (!t.optional_clauses.includes(c)) entries.push({ index: i + 1, severity: 'error', code: 'unknown_clause', detail: `${c} is not an optional clause of ${t.code} (${t.optional_clauses.join(', ') || 'none'}).`, field: `/optional_clauses/${i}` });
+    if (!t.optional_clauses.includes(c)) entries.push(errorEntry(`/optional_clauses/${i}`, 'unknown_clause', `${c} is not an optional clause of ${t.code} (${t.optional_clauses.join(', ') || 'none'}).`, i + 1));
   });
   let expires: number;
   if (body.expires_at !== undefined) {
     expires = Date.parse(body.expires_at);
-    if (!Number.isFinite(expires) || !/Z$|[+-]\d\d:\d\d$/.test(body.expires_at)) entries.push({ index: 1, severity: 'error', code: 'invalid_date_time', detail: 'expires_at must be an RFC 3339 date-time.', field: '/expires_at' });
-    else if (expires <= now) entries.push({ index: 1, severity: 'error', code: 'in_the_past', detail: 'expires_at must be in the future.', field: '/expires_at' });
+    if (!Number.isFinite(expires) || !/Z$|[+-]\d\d:\d\d$/.test(body.expires_at)) entries.push(errorEntry('/expires_at', 'invalid_date_time', 'expires_at must be an RFC 3339 date-time.'));
+    else if (expires <= now) entries.push(errorEntry('/expires_at', 'in_the_past', 'expires_at must be in the future.'));
   } else expires = now + pack.timing.instrument_assent_window_days * DAY;
   if (entries.length) throw validationError(entries, Math.max(1, optional.length));
   const codes = [...t.clauses, ...t.optional_clauses.filter((c) => optional.includes(c))];
@@ -153,7 +153,7 @@ export async function draftInstrument(p: Platform, c: Caller, engagementId: stri
 /** paper: the engagement is papered with an instrument (drafted here from a template, or one drafted before) that awaits assent. */
 export async function paper(p: Platform, c: Caller, engagementId: string, body: { instrument_id?: string } & Partial<DraftBody>, newInstrumentId: string, dedupeId: string | undefined) {
   if ((body.instrument_id === undefined) === (body.template_code === undefined)) {
-    throw validationError([{ index: 1, severity: 'error', code: 'one_of', detail: 'Give exactly one of instrument_id (an instrument drafted for this engagement) or template_code (draft one now).', field: '/instrument_id' }]);
+    throw fieldError('/instrument_id', 'one_of', 'Give exactly one of instrument_id (an instrument drafted for this engagement) or template_code (draft one now).');
   }
   const e = await engagementNow(p, c.org, engagementId);
   if (!['classified', 'papered', 'lapsed'].includes(e.status)) throw new ApiError('conflict', `Engagement ${e.id} is ${e.status}; paper needs it classified, papered or lapsed.`);

@@ -5,7 +5,7 @@
  * ours are marked specGap and listed in docs/gaps.md#engagements.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, listQueryWith, ListQuery, parseListQuery, route, type RouteDef, type RouteRequest, validationError } from '../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { assembleBundle } from './bundle.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView } from './engagement.ts';
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
@@ -128,8 +128,8 @@ const ResolveCaseBody = Type.Object({ note: Reason }, { additionalProperties: fa
 
 async function open(req: RouteRequest<any>) {
   const b = req.body as { engaging_party_ref: string; worker_ref: string; starts_on: string; ends_on: string | null; facts: Record<string, string | boolean>; employer_facts?: Record<string, unknown> };
-  if (b.ends_on !== null && b.ends_on < b.starts_on) throw validationError([{ index: 1, severity: 'error', code: 'before_start', detail: 'ends_on must not be before starts_on.', field: '/ends_on' }]);
-  if (b.engaging_party_ref === b.worker_ref) throw validationError([{ index: 1, severity: 'error', code: 'same_party', detail: 'The engaging party and the worker must be different subjects.', field: '/worker_ref' }]);
+  if (b.ends_on !== null && b.ends_on < b.starts_on) throw fieldError('/ends_on', 'before_start', 'ends_on must not be before starts_on.');
+  if (b.engaging_party_ref === b.worker_ref) throw fieldError('/worker_ref', 'same_party', 'The engaging party and the worker must be different subjects.');
   const record = classificationOf(b.facts, false);
   const id = createdId(req, ENGAGEMENT_PREFIX);
   const employer = { headcount: (b.employer_facts?.headcount as number | undefined) ?? null, annual_turnover_at_least_50m: (b.employer_facts?.annual_turnover_at_least_50m as boolean | undefined) ?? null, sector: (b.employer_facts?.sector as 'private' | 'public' | undefined) ?? null };
@@ -324,7 +324,7 @@ export const routes: RouteDef[] = [
     summary: 'List remediation cases, newest first; filters status and engagement_id.',
     handler: (req) => {
       const { status, engagement_id: e } = req.query;
-      if (status && e) throw validationError([{ index: 1, severity: 'error', code: 'one_filter', detail: 'Filter by status or by engagement_id, not both.', field: '/query/engagement_id' }]);
+      if (status && e) throw fieldError('/query/engagement_id', 'one_filter', 'Filter by status or by engagement_id, not both.');
       return listPage(req.platform.system, RemediationCase, req.org, e ? `engagement:${e}` : status ? `status:${status}` : 'all', req.query, 'desc');
     } }),
   route({ method: 'GET', path: `${P}/remediation_cases/{remediation_case_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The remediation case is'),

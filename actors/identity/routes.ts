@@ -5,7 +5,7 @@
  * are served for every module by the delivery area. Shapes the spec does not show are recorded in
  * docs/gaps.md#identity.
  */
-import { ApiError, type Caller, callerOf, createDedupe, createdId, derivedId, idOf, isApiError, ListQuery, listPage, type Platform, route, type RouteDef, type RouteRequest, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, callerOf, createDedupe, createdId, derivedId, fieldError, idOf, isApiError, listPage, ListQuery, type Platform, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { ConsentToken, type CreateConsent } from './consent-token.ts';
@@ -37,8 +37,8 @@ function consentCommand(req: RouteRequest<{ subject_ref: string; purpose: string
   let expires = now + pack.default_lifetime_days * DAY;
   if (req.body.expires_at !== undefined) {
     expires = Date.parse(req.body.expires_at);
-    if (expires <= now) throw validationError([{ index: 1, severity: 'error', code: 'not_in_future', detail: 'expires_at is in the past: a consent token must expire in the future.', field: '/expires_at' }], 1);
-    if (expires > now + pack.max_lifetime_days * DAY) throw validationError([{ index: 1, severity: 'error', code: 'out_of_range', detail: `expires_at is more than ${pack.max_lifetime_days} days away (identity policy ${ACTIVE_POLICY.pack.version}).`, field: '/expires_at' }], 1);
+    if (expires <= now) throw fieldError('/expires_at', 'not_in_future', 'expires_at is in the past: a consent token must expire in the future.');
+    if (expires > now + pack.max_lifetime_days * DAY) throw fieldError('/expires_at', 'out_of_range', `expires_at is more than ${pack.max_lifetime_days} days away (identity policy ${ACTIVE_POLICY.pack.version}).`);
   }
   return {
     subject_ref: req.body.subject_ref,

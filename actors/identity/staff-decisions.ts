@@ -7,7 +7,7 @@
  *   by keyed digest; docs/gaps.md#identity).
  * - A merge needs two issued passports of the organisation, neither already superseded.
  */
-import { ApiError, type Caller, derivedId, type Platform, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, derivedId, fieldError, type Platform } from '../../kernel/index.ts';
 import { BlocklistEntry, type CreateEntry } from './blocklist-entry.ts';
 import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
 import { Merge } from './merge.ts';
@@ -46,12 +46,12 @@ export async function makeMerge(platform: Platform, caller: Caller, id: string, 
     const c = await system.state<CandidateState>(MergeCandidate, body.merge_candidate_id, caller.org);
     if (c.status !== 'open') throw new ApiError('conflict', `Merge candidate ${c.id} is ${c.status}.`);
     const pair = c.subject_refs.map((r) => passportIdOf(caller.org, r));
-    if (survivor && !pair.includes(survivor)) throw validationError([{ index: 1, severity: 'error', code: 'not_in_candidate', detail: 'survivor_passport_id must be one of the candidate\u2019s two passports.', field: '/survivor_passport_id' }], 1);
+    if (survivor && !pair.includes(survivor)) throw fieldError('/survivor_passport_id', 'not_in_candidate', 'survivor_passport_id must be one of the candidate\u2019s two passports.');
     survivor ??= pair[0];
     superseded ??= pair.find((p) => p !== survivor);
   }
-  if (!survivor || !superseded) throw validationError([{ index: 1, severity: 'error', code: 'required', detail: 'Name merge_candidate_id, or both survivor_passport_id and superseded_passport_id.', field: '/survivor_passport_id' }], 1);
-  if (survivor === superseded) throw validationError([{ index: 1, severity: 'error', code: 'same_passport', detail: 'A passport cannot be merged into itself.', field: '/superseded_passport_id' }], 1);
+  if (!survivor || !superseded) throw fieldError('/survivor_passport_id', 'required', 'Name merge_candidate_id, or both survivor_passport_id and superseded_passport_id.');
+  if (survivor === superseded) throw fieldError('/superseded_passport_id', 'same_passport', 'A passport cannot be merged into itself.');
   const [a, b] = await Promise.all([survivor, superseded].map((p) => system.state<PassportState>(Passport, p, caller.org)));
   if (!a!.issued || !b!.issued) throw new ApiError('not_found', 'Both passports must exist.');
   if (a!.holds.some((h) => h.kind === 'merged')) throw new ApiError('conflict', `Passport ${survivor} is itself superseded; merge into its survivor instead.`);

@@ -4,7 +4,7 @@
  * the purpose (422 consent_token_missing otherwise); access and portability requests are answered
  * with what identity holds, masked; erasure removes personal data and keeps the decision records.
  */
-import { ApiError, type Caller, type Platform, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, fieldError, type Platform } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { ConsentToken, type ConsentState, consentActive } from './consent-token.ts';
@@ -35,7 +35,7 @@ async function passportOf(platform: Platform, org: string, subject: string): Pro
 function expiry(now: number, expiresAt: string | undefined, defaultDays: number, field: string): number {
   if (expiresAt === undefined) return now + defaultDays * DAY;
   const t = Date.parse(expiresAt);
-  if (Number.isNaN(t) || t <= now) throw validationError([{ index: 1, severity: 'error', code: 'not_in_future', detail: `${field} must be a date-time in the future.`, field: `/${field}` }], 1);
+  if (Number.isNaN(t) || t <= now) throw fieldError(`/${field}`, 'not_in_future', `${field} must be a date-time in the future.`);
   return t;
 }
 

@@ -7,7 +7,7 @@
  * then ask each source once, turn the answers into results without keeping a clear identifier, and
  * hand them to the verification actor, which applies the evidence rule.
  */
-import { ApiError, type Caller, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { ConsentToken, type ConsentState, consentActive } from './consent-token.ts';
 import type { SourceResult } from './evidence.ts';
 import { BLOCKLIST_PREFIX, CONSENT_PREFIX, passportIdOf } from './ids.ts';
@@ -45,10 +45,6 @@ export interface Plan {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** planChecks' helpers, at module level: a closure made per request is named by tsx each time. */
-function refuse(bad: ValidationEntry[], field: string, code: string, detail: string): void {
-  bad.push({ index: 1, severity: 'error', code, detail, field });
-}
-
 function ask(sources: readonly IdentitySource[], queries: Plan['queries'], checks: Set<CheckKind>, check: CheckKind, identifier: string, kept: boolean): void {
   const source = sources.find((s) => s.check === check);
   if (!source) throw new ApiError('unavailable', `No ${check} source is configured.`);
@@ -62,8 +58,8 @@ export function planChecks(req: VerificationRequest, sources: readonly IdentityS
   const bad: ValidationEntry[] = [];
   let target: AssuranceLevel | undefined;
   if (req.target_assurance !== undefined) {
-    if (NOT_DELIVERED[req.target_assurance]) refuse(bad, '/target_assurance', 'assurance_not_delivered', NOT_DELIVERED[req.target_assurance]!);
-    else if (!DELIVERED_LEVELS.includes(req.target_assurance as AssuranceLevel)) refuse(bad, '/target_assurance', 'invalid_enum', 'target_assurance must be one of dal_0, dal_1, dal_2 (dal_3 and dal_4 are not delivered).');
+    if (NOT_DELIVERED[req.target_assurance]) bad.push(errorEntry('/target_assurance', 'assurance_not_delivered', NOT_DELIVERED[req.target_assurance]!));
+    else if (!DELIVERED_LEVELS.includes(req.target_assurance as AssuranceLevel)) bad.push(errorEntry('/target_assurance', 'invalid_enum', 'target_assurance must be one of dal_0, dal_1, dal_2 (dal_3 and dal_4 are not delivered).'));
     else target = req.target_assurance as AssuranceLevel;
   }
   const queries: Plan['queries'] = [];
@@ -72,29 +68,29 @@ export function planChecks(req: VerificationRequest, sources: readonly IdentityS
     const v = String(c.government_identifier).trim();
     if (NIN.test(v)) ask(sources, queries, checks, 'government_identifier', v, true);
     else if (VNIN.test(v)) ask(sources, queries, checks, 'government_identifier', v.toUpperCase(), false);
-    else refuse(bad, '/claims/government_identifier', 'invalid_format', 'government_identifier must be an 11-digit NIN or a 16-character vNIN (2 letters, 12 digits, 2 letters).');
+    else bad.push(errorEntry('/claims/government_identifier', 'invalid_format', 'government_identifier must be an 11-digit NIN or a 16-character vNIN (2 letters, 12 digits, 2 letters).'));
   }
   if (c.bank_identifier !== undefined) {
     const v = String(c.bank_identifier).trim();
     if (BVN.test(v)) ask(sources, queries, checks, 'bank_identifier', v, true);
-    else refuse(bad, '/claims/bank_identifier', 'invalid_format', 'bank_identifier must be an 11-digit BVN.');
+    else bad.push(errorEntry('/claims/bank_identifier', 'invalid_format', 'bank_identifier must be an 11-digit BVN.'));
   }
   if (c.phone !== undefined) {
     const v = normalisePhone(String(c.phone));
     if (v) ask(sources, queries, checks, 'contactability', v, true);
-    else refuse(bad, '/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.');
+    else bad.push(errorEntry('/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.'));
   }
   if (c.date_of_birth !== undefined) {
     const d = String(c.date_of_birth);
     const t = Date.parse(`${d}T00:00:00Z`);
-    if (!DATE.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) refuse(bad, '/claims/date_of_birth', 'invalid_date', 'date_of_birth must be a date, YYYY-MM-DD.');
-    else if (t > now) refuse(bad, '/claims/date_of_birth', 'in_the_future', 'date_of_birth cannot be in the future.');
+    if (!DATE.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) bad.push(errorEntry('/claims/date_of_birth', 'invalid_date', 'date_of_birth must be a date, YYYY-MM-DD.'));
+    else if (t > now) bad.push(errorEntry('/claims/date_of_birth', 'in_the_future', 'date_of_birth cannot be in the future.'));
   }
-  if (c.full_name !== undefined && nameTokens(String(c.full_name), ACTIVE_POLICY.pack).length === 0) refuse(bad, '/claims/full_name', 'invalid_format', 'full_name must hold at least one name.');
+  if (c.full_name !== undefined && nameTokens(String(c.full_name), ACTIVE_POLICY.pack).length === 0) bad.push(errorEntry('/claims/full_name', 'invalid_format', 'full_name must hold at least one name.'));
   const matchable = checks.has('government_identifier') || checks.has('bank_identifier');
   if (matchable && c.full_name !== undefined) checks.add('name_match');
   if (matchable && c.date_of_birth !== undefined) checks.add('date_of_birth_match');
-  if (!bad.length && queries.length === 0) refuse(bad, '/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.');
+  if (!bad.length && queries.length === 0) bad.push(errorEntry('/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.'));
   if (bad.length) throw validationError(bad, 1);
   return { checks: [...checks], queries, target };
 }

@@ -14,7 +14,7 @@
  * recorded   record   -                                                        (none: already posted)   recorded
  */
 import { defineActor, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { chartEntry } from './chart.ts';
 
 export const POSTING_PREFIX = 'ledger_posting_';
@@ -72,7 +72,7 @@ export function postingIdFor(eventId: string): string {
 /** Every rule of a posting, each failure named (STYLE: validation names every failing field). */
 export function checkPosting(req: PostingRequest): ValidationEntry[] {
   const out: ValidationEntry[] = [];
-  const bad = (field: string, code: string, detail: string) => out.push({ index: out.length + 1, severity: 'error', code, detail, field });
+  const bad = (field: string, code: string, detail: string) => out.push(errorEntry(field, code, detail, out.length + 1));
   if (!Array.isArray(req.lines) || req.lines.length < 2) {
     bad('/lines', 'too_few_lines', 'A posting has two or more lines.');
     return out;

@@ -9,7 +9,7 @@
  * create   already made                       - (the same plan)   made
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { validationError } from '../../kernel/index.ts';
+import { fieldError } from '../../kernel/index.ts';
 import { ROUTE_PLAN_PREFIX } from './ids.ts';
 
 export interface RoutePlanState {
@@ -37,7 +37,7 @@ export const RoutePlan = defineActor({
       if (ctx.version > 0) return [];
       const rails = [cmd.primary_rail_id, ...cmd.fallback_rail_ids];
       if (cmd.fallback_rail_ids.length < 1 || new Set(rails).size !== rails.length || cmd.max_attempts < 1) {
-        throw validationError([{ index: 1, severity: 'error', code: 'invalid_plan', detail: 'A plan has a primary rail and at least one fallback rail, all distinct, and max_attempts >= 1.', field: '/fallback_rail_ids' }], 1);
+        throw fieldError('/fallback_rail_ids', 'invalid_plan', 'A plan has a primary rail and at least one fallback rail, all distinct, and max_attempts >= 1.');
       }
       return [{ type: 'route_plan.created' as const, ...cmd }];
     },

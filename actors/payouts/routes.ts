@@ -4,7 +4,7 @@
  * funding account) are ours and recorded in docs/gaps.md#payouts. Event and audit-entry reads are
  * served for every module by the delivery area.
  */
-import { ApiError, callerOf, createDedupe, createdId, idOf, isIdOf, listEnvelope, ListQuery, listPage, parseListQuery, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, listEnvelope, ListQuery, listPage, parseListQuery, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
 import { FundingAccount } from './funding-account.ts';
 import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, EXCEPTION_PREFIX, fundingAccountIdOf, INSTRUCTION_PREFIX, payoutIdOfValidation, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
 import { fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
@@ -22,7 +22,7 @@ const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(r
 const instructionId = (req: RouteRequest) => idOf(req.params.instruction_id!, INSTRUCTION_PREFIX, 'payout instruction');
 const payoutId = (req: RouteRequest) => idOf(req.params.payout_id!, DISBURSEMENT_PREFIX, 'payout');
 const bodyId = (id: string, prefix: string, what: string, field: string) => {
-  if (!isIdOf(id, prefix)) throw new ApiError('validation_failed', `${field} is not a ${what} id (prefix ${prefix}).`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'invalid_id', detail: `${field} must be a ${what} id.`, field: `/${field}` }] } });
+  if (!isIdOf(id, prefix)) throw fieldError(`/${field}`, 'invalid_id', `${field} must be a ${what} id.`, `${field} is not a ${what} id (prefix ${prefix}).`);
   return id;
 };
 
@@ -181,7 +181,7 @@ export const routes: RouteDef[] = [
     summary: 'Fund the sandbox funding account (sandbox realm only; a live account is funded by bank transfer).',
     handler: (req) => {
       const amount = req.body.amount as { amount: number; currency: string };
-      if (amount.currency !== ACTIVE_POLICY.pack.currency) throw new ApiError('validation_failed', `The funding account holds ${ACTIVE_POLICY.pack.currency}.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'currency_not_supported', detail: `Only ${ACTIVE_POLICY.pack.currency}.`, field: '/amount/currency' }] } });
+      if (amount.currency !== ACTIVE_POLICY.pack.currency) throw fieldError('/amount/currency', 'currency_not_supported', `Only ${ACTIVE_POLICY.pack.currency}.`, `The funding account holds ${ACTIVE_POLICY.pack.currency}.`);
       return req.platform.system.ask(FundingAccount, fundingAccountIdOf(req.org, req.livemode), 'deposit', { amount: amount.amount, livemode: req.livemode, reference: req.requestId }, ask(req));
     } }),
 

@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, type ValidationEntry } from '../../kernel/index.ts';
 import { NG_STATES } from './engine/index.ts';
 import { ngn } from './naira.ts';
 import { refuse } from './refuse.ts';
@@ -50,21 +50,17 @@ export const employerIdFor = (org: string) => `payroll_employer_${createHash('sh
 export function checkEmployer(e: EmployerPatch, index = 1, prefix = '/employer'): ValidationEntry[] {
   const out: ValidationEntry[] = [];
   if (e.headcount !== undefined && e.headcount !== null && (!Number.isSafeInteger(e.headcount) || e.headcount < 0)) {
-    out.push({ index, severity: 'error', code: 'invalid_headcount', detail: 'headcount must be a whole number >= 0, or null to count each run\'s payees.', field: `${prefix}/headcount` });
+    out.push(errorEntry(`${prefix}/headcount`, 'invalid_headcount', 'headcount must be a whole number >= 0, or null to count each run\'s payees.', index));
   }
   if (e.turnover_50m_or_more !== undefined && typeof e.turnover_50m_or_more !== 'boolean') {
-    out.push({ index, severity: 'error', code: 'invalid_type', detail: 'turnover_50m_or_more must be true or false.', field: `${prefix}/turnover_50m_or_more` });
+    out.push(errorEntry(`${prefix}/turnover_50m_or_more`, 'invalid_type', 'turnover_50m_or_more must be true or false.', index));
   }
   if (e.state !== undefined && e.state !== null && !NG_STATES.has(e.state)) {
-    out.push({ index, severity: 'error', code: 'invalid_state', detail: 'state must be the ISO 3166-2:NG code of a State or the FCT (NG-LA, NG-FC ...), or null.', field: `${prefix}/state` });
+    out.push(errorEntry(`${prefix}/state`, 'invalid_state', 'state must be the ISO 3166-2:NG code of a State or the FCT (NG-LA, NG-FC ...), or null.', index));
   }
   const t = e.maker_checker_threshold;
   if (t !== undefined && (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0)) {
-    out.push({
-      index, severity: 'error',
-      code: typeof t === 'number' && Number.isFinite(t) && !Number.isInteger(t) ? 'invalid_money_amount' : 'value_out_of_range',
-      detail: 'maker_checker_threshold must be a whole number of kobo >= 0.', field: `${prefix}/maker_checker_threshold`,
-    });
+    out.push(errorEntry(`${prefix}/maker_checker_threshold`, typeof t === 'number' && Number.isFinite(t) && !Number.isInteger(t) ? 'invalid_money_amount' : 'value_out_of_range', 'maker_checker_threshold must be a whole number of kobo >= 0.', index));
   }
   return out;
 }

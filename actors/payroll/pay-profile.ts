@@ -18,7 +18,7 @@
  * computes with the State in force on 1 January of its tax year (stateOnFirstOfJanuary).
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
 import { ngn } from './naira.ts';
@@ -90,7 +90,7 @@ export interface BankAccount {
  */
 export function checkBankAccount(v: unknown, index = 1, field = '/bank_account'): ValidationEntry[] {
   const out: ValidationEntry[] = [];
-  const bad = (f: string, code: string, detail: string) => out.push({ index, severity: 'error', code, detail, field: `${field}${f}` });
+  const bad = (f: string, code: string, detail: string) => out.push(errorEntry(`${field}${f}`, code, detail, index));
   if (v === null || v === undefined) return out;
   if (typeof v !== 'object' || Array.isArray(v)) {
     bad('', 'invalid_type', 'bank_account must be an object {bank_code, account_number, account_name?} or null.');
@@ -143,7 +143,7 @@ export const PayProfile = defineActor({
       const merged = { ...s.inputs, ...inputs };
       const bad = [...checkProfileInputs(merged), ...checkBankAccount(bank_account)];
       if (state_of_residence_since !== undefined && inputs.state_of_residence === undefined) {
-        bad.push({ index: 1, severity: 'error', code: 'state_of_residence_required', detail: 'state_of_residence_since says from when a new state_of_residence holds: send both.', field: '/state_of_residence_since' });
+        bad.push(errorEntry('/state_of_residence_since', 'state_of_residence_required', 'state_of_residence_since says from when a new state_of_residence holds: send both.'));
       }
       if (bad.length) refuse(bad);
       return [{ type: 'pay_profile.updated', changes: cmd }];

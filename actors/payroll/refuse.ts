@@ -6,7 +6,3 @@ export function refuse(entries: ValidationEntry[], entryCount = entries.length):
   if (money) throw new ApiError('invalid_money_amount', money.detail, { validation: validationReport(entryCount, entries) });
   throw validationError(entries, entryCount);
 }
-
-/** The refusal of one request field (a ValidationReport of one entry). */
-export const refusedField = (code: string, field: string, detail: string): ApiError =>
-  validationError([{ index: 1, severity: 'error', code, detail, field }]);

@@ -10,7 +10,7 @@
  * exists   update   merged dates valid                   roster_entry.updated   exists
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 
 export interface RosterEntryState {
@@ -43,9 +43,9 @@ export const isDate = (v: unknown): v is string => typeof v === 'string' && DATE
 
 export function checkDates(starts_on: unknown, ends_on: unknown, index = 1, prefix = ''): ValidationEntry[] {
   const out: ValidationEntry[] = [];
-  if (!isDate(starts_on)) out.push({ index, severity: 'error', code: 'invalid_date', detail: 'starts_on must be a date YYYY-MM-DD.', field: `${prefix}/starts_on` });
-  if (ends_on !== null && ends_on !== undefined && !isDate(ends_on)) out.push({ index, severity: 'error', code: 'invalid_date', detail: 'ends_on must be a date YYYY-MM-DD or null.', field: `${prefix}/ends_on` });
-  else if (isDate(starts_on) && isDate(ends_on) && ends_on < starts_on) out.push({ index, severity: 'error', code: 'ends_before_start', detail: 'ends_on is before starts_on.', field: `${prefix}/ends_on` });
+  if (!isDate(starts_on)) out.push(errorEntry(`${prefix}/starts_on`, 'invalid_date', 'starts_on must be a date YYYY-MM-DD.', index));
+  if (ends_on !== null && ends_on !== undefined && !isDate(ends_on)) out.push(errorEntry(`${prefix}/ends_on`, 'invalid_date', 'ends_on must be a date YYYY-MM-DD or null.', index));
+  else if (isDate(starts_on) && isDate(ends_on) && ends_on < starts_on) out.push(errorEntry(`${prefix}/ends_on`, 'ends_before_start', 'ends_on is before starts_on.', index));
   return out;
 }
 

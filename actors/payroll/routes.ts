@@ -4,14 +4,14 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, errorEntry, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
 import { PayProfile, type ProfilePatch } from './pay-profile.ts';
 import { issuePayslip } from './payslips/issue.ts';
 import { explainPayslip, getPayslip, payslipDocument, payslipPage, replayPayslip } from './payslips/reads.ts';
 import { RosterEntry } from './roster-entry.ts';
-import { refuse, refusedField } from './refuse.ts';
+import { refuse } from './refuse.ts';
 import * as S from './schemas.ts';
 import { approveRun, submitRun } from './runs/approve-run.ts';
 import { updateRun } from './runs/update-run.ts';
@@ -88,7 +88,7 @@ function profilePatch(body: Record<string, unknown>): ProfilePatch {
   for (const [k, v] of Object.entries(body)) {
     if ((MONEY_KEYS as readonly string[]).includes(k)) {
       const m = v as { amount: number; currency: string };
-      if (m.currency !== 'NGN') entries.push({ index: 1, severity: 'error' as const, code: 'unsupported_currency', detail: `${k} must be in NGN.`, field: `/${k}/currency` });
+      if (m.currency !== 'NGN') entries.push(errorEntry(`/${k}/currency`, 'unsupported_currency', `${k} must be in NGN.`));
       out[k] = m.amount;
     } else out[k] = v;
   }
@@ -135,7 +135,7 @@ export const routes: RouteDef[] = [
       thresholdNeedsApprove(req, body.maker_checker_threshold);
       const patch: EmployerPatch & { livemode: boolean } = { ...(body as EmployerPatch), livemode: req.livemode };
       if (body.maker_checker_threshold !== undefined) {
-        if (body.maker_checker_threshold.currency !== 'NGN') throw refusedField('unsupported_currency', '/maker_checker_threshold/currency', 'maker_checker_threshold must be in NGN.');
+        if (body.maker_checker_threshold.currency !== 'NGN') throw fieldError('/maker_checker_threshold/currency', 'unsupported_currency', 'maker_checker_threshold must be in NGN.');
         patch.maker_checker_threshold = body.maker_checker_threshold.amount;
       }
       const bad = checkEmployer(patch, 1, '');

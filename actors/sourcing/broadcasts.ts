@@ -8,7 +8,7 @@
  * which fixes the version it carried (an edit after it makes a new version, spec 3).
  */
 import { iso } from '../../runtime/index.ts';
-import { type Caller, conflict, createDedupe, createdId, derivedId, idOf, notFound, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { type Caller, conflict, createDedupe, createdId, derivedId, errorEntry, idOf, notFound, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { variantFor } from './artefacts.ts';
 import { Broadcast, type BroadcastState, broadcastView } from './broadcast.ts';
 import { ChannelDelivery, type DeliveryState } from './channel-delivery.ts';
@@ -27,11 +27,11 @@ export const ceilingId = (org: string, period: string) => derivedId(SPEND_CEILIN
 export const periodOf = (ms: number) => iso(ms).slice(0, 7);
 
 function checkSpend(money: MoneyAmount, field: string): ValidationEntry[] {
-  return money.currency === SPEND_CURRENCY ? [] : [{ index: 1, severity: 'error', code: 'unsupported_currency', detail: `Spend is declared in ${SPEND_CURRENCY}.`, field: `${field}/currency` }];
+  return money.currency === SPEND_CURRENCY ? [] : [errorEntry(`${field}/currency`, 'unsupported_currency', `Spend is declared in ${SPEND_CURRENCY}.`)];
 }
 
 function checkChannels(svc: SourcingService, ids: string[]): ValidationEntry[] {
-  return ids.flatMap((id, i) => (svc.channel(id) ? [] : [{ index: i + 1, severity: 'error' as const, code: 'unknown_channel', detail: `${id} is not a channel (GET /v1/sourcing/channels).`, field: `/channel_ids/${i}` }]));
+  return ids.flatMap((id, i) => (svc.channel(id) ? [] : [errorEntry(`/channel_ids/${i}`, 'unknown_channel', `${id} is not a channel (GET /v1/sourcing/channels).`, i + 1)]));
 }
 
 function published(s: RequisitionState): void {

@@ -8,7 +8,7 @@
  * a row may leave headcount blank, which is then inferred as 1 and holds publish until confirmed
  * (spec 3). Lead rows go through POST /v1/sourcing/leads' steps.
  */
-import { ApiError, type Caller, createDedupe, createdId, type Platform, type ValidationEntry, validationReport } from '../../kernel/index.ts';
+import { ApiError, type Caller, createDedupe, createdId, errorEntry, type Platform, type ValidationEntry, validationReport } from '../../kernel/index.ts';
 import { parseCsv } from './csv.ts';
 import { IMPORT_PREFIX, REQUISITION_PREFIX } from './ids.ts';
 import { Lead } from './lead.ts';
@@ -37,7 +37,7 @@ const list = (v: string | undefined) => (v ? v.split(';').map((x) => x.trim()).f
 
 /** A requisition row into the create body; problems are pushed to `entries`. */
 function requisitionRow(r: Row, index: number, entries: ValidationEntry[]): RequisitionBody & { job_title: string } {
-  const bad = (col: string, code: string, detail: string) => entries.push({ index, severity: 'error', code, detail, field: col });
+  const bad = (col: string, code: string, detail: string) => entries.push(errorEntry(col, code, detail, index));
   const int = (col: string, min: number, max: number) => {
     const v = r[col];
     if (!v) return undefined;
@@ -95,7 +95,7 @@ function requisitionRow(r: Row, index: number, entries: ValidationEntry[]): Requ
 }
 
 function leadRow(r: Row, index: number, entries: ValidationEntry[]): LeadBody {
-  const bad = (col: string, code: string, detail: string) => entries.push({ index, severity: 'error', code, detail, field: col });
+  const bad = (col: string, code: string, detail: string) => entries.push(errorEntry(col, code, detail, index));
   if (!r.requisition_id) bad('requisition_id', 'required', 'requisition_id is required.');
   if (!r.full_name) bad('full_name', 'required', 'full_name is required.');
   let years: number | undefined;
@@ -119,14 +119,14 @@ export async function runImport(platform: Platform, caller: Caller, body: { kind
   const all = parseCsv(body.csv);
   const cols = COLUMNS[body.kind];
   const header = (all[0] ?? []).map((h) => h.trim());
-  if (all.length === 0) entries.push({ index: 1, severity: 'error', code: 'empty_file', detail: 'The CSV has no header row.', field: '/csv' });
-  for (const c of cols.required) if (all.length && !header.includes(c)) entries.push({ index: 1, severity: 'error', code: 'missing_column', detail: `The CSV header has no ${c} column.`, field: '/csv' });
-  for (const h of header) if (![...cols.required, ...cols.optional].includes(h)) entries.push({ index: 1, severity: 'error', code: 'unknown_column', detail: `Unknown CSV column ${h} for ${body.kind}.`, field: '/csv' });
+  if (all.length === 0) entries.push(errorEntry('/csv', 'empty_file', 'The CSV has no header row.'));
+  for (const c of cols.required) if (all.length && !header.includes(c)) entries.push(errorEntry('/csv', 'missing_column', `The CSV header has no ${c} column.`));
+  for (const h of header) if (![...cols.required, ...cols.optional].includes(h)) entries.push(errorEntry('/csv', 'unknown_column', `Unknown CSV column ${h} for ${body.kind}.`));
   const data = all.slice(1);
   if (data.length > MAX_IMPORT_ROWS) throw new ApiError('validation_failed', `An import takes at most ${MAX_IMPORT_ROWS} rows; this one has ${data.length}.`);
   if (entries.length) return record(platform, caller, id, body.kind, data.length, entries, []);
   const rows: Row[] = data.map((cells, i) => {
-    if (cells.length !== header.length) entries.push({ index: i + 1, severity: 'error', code: 'column_count', detail: `Row ${i + 1} has ${cells.length} fields; the header has ${header.length}.`, field: '/csv' });
+    if (cells.length !== header.length) entries.push(errorEntry('/csv', 'column_count', `Row ${i + 1} has ${cells.length} fields; the header has ${header.length}.`, i + 1));
     return Object.fromEntries(header.map((h, j) => [h, (cells[j] ?? '').trim()]));
   });
   const now = platform.clock.now();
@@ -156,7 +156,7 @@ export async function runImport(platform: Platform, caller: Caller, body: { kind
       } catch (e) {
         const err = e as ApiError;
         if (!(err instanceof ApiError) || err.status >= 500) throw e;
-        entries.push({ index: i + 1, severity: 'error', code: err.code === 'not_found' || err.code === 'organisation_mismatch' ? 'unknown_record' : 'not_allowed', detail: err.message, field: 'requisition_id' });
+        entries.push(errorEntry('requisition_id', err.code === 'not_found' || err.code === 'organisation_mismatch' ? 'unknown_record' : 'not_allowed', err.message, i + 1));
         return undefined;
       }
     }));

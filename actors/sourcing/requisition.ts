@@ -34,7 +34,7 @@
  * (GET ?version=). Leads keep the version of the broadcast they answered.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, conflict } from '../../kernel/index.ts';
+import { ApiError, assertNever, conflict, errorEntry } from '../../kernel/index.ts';
 import type { ScreeningFinding } from './fair-hiring.ts';
 import { REQUISITION_PREFIX } from './ids.ts';
 import { blocksPublish, type Compensation, type EmploymentType, type Location } from './taxonomy.ts';
@@ -222,7 +222,7 @@ export const Requisition = defineActor({
       const entries = cmd.confirmations.flatMap((c, i) =>
         cur.inferred_fields.includes(c.field)
           ? []
-          : [{ index: i + 1, severity: 'error' as const, code: 'not_inferred', detail: `${c.field} is not in inferred_fields (${cur.inferred_fields.join(', ') || 'none'}).`, field: `/confirmations/${i}/field` }],
+          : [errorEntry(`/confirmations/${i}/field`, 'not_inferred', `${c.field} is not in inferred_fields (${cur.inferred_fields.join(', ') || 'none'}).`, i + 1)],
       );
       if (entries.length) throw new ApiError('validation_failed', entries[0].detail, { validation: { entry_count: cmd.confirmations.length, error_count: entries.length, warning_count: 0, entries } });
       let content = cur.content;

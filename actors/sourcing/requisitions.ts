@@ -3,7 +3,7 @@
  * content, infer what was left out (taxonomy.ts), screen every text with the fair-hiring pack
  * (fair-hiring.ts), then ask the actor, which decides (requisition.ts).
  */
-import { type Caller, createDedupe, createdId, idOf, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { type Caller, createDedupe, createdId, errorEntry, fieldError, idOf, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { artefactsOf } from './artefacts.ts';
 import { screen } from './fair-hiring.ts';
 import { REQUISITION_PREFIX } from './ids.ts';
@@ -42,7 +42,7 @@ function checkBody(svc: SourcingService, body: RequisitionBody): void {
   const entries: ValidationEntry[] = [];
   const state = body.location?.state;
   if (typeof state === 'string' && !svc.taxonomy.stateCodes.has(state)) {
-    entries.push({ index: 1, severity: 'error', code: 'unknown_state', detail: `location.state ${state} is not a State of Nigeria (ISO 3166-2:NG, e.g. NG-LA).`, field: '/location/state' });
+    entries.push(errorEntry('/location/state', 'unknown_state', `location.state ${state} is not a State of Nigeria (ISO 3166-2:NG, e.g. NG-LA).`));
   }
   if (entries.length) throw validationError(entries, 1);
 }
@@ -152,7 +152,7 @@ export function parseConfirmations(svc: SourcingService, list: Array<{ field: st
   const seen = new Set<string>();
   const out: Confirmation[] = [];
   list.forEach((c, i) => {
-    const at = (code: string, detail: string, field = 'corrected_value') => entries.push({ index: i + 1, severity: 'error', code, detail, field: `/confirmations/${i}/${field}` });
+    const at = (code: string, detail: string, field = 'corrected_value') => entries.push(errorEntry(`/confirmations/${i}/${field}`, code, detail, i + 1));
     if (seen.has(c.field)) return at('duplicate_field', `${c.field} is confirmed twice.`, 'field');
     seen.add(c.field);
     if (c.accepted) {
@@ -203,7 +203,7 @@ export function confirmInferences(platform: Platform, caller: Caller, id: string
 export function quarantineRequisition(platform: Platform, caller: Caller, id: string, body: { detail: string; rule_code?: string; offending_text?: string }) {
   const svc = sourcing(platform);
   if (body.rule_code !== undefined && body.rule_code !== 'manual_review' && !svc.pack.pack.rules.some((r) => r.code === body.rule_code)) {
-    throw validationError([{ index: 1, severity: 'error', code: 'unknown_rule', detail: `${body.rule_code} is not a rule of fair-hiring pack ${svc.pack.pack.version} (or manual_review).`, field: '/rule_code' }]);
+    throw fieldError('/rule_code', 'unknown_rule', `${body.rule_code} is not a rule of fair-hiring pack ${svc.pack.pack.version} (or manual_review).`);
   }
   const finding: QuarantineFinding = { rule_code: body.rule_code ?? 'manual_review', rule_pack_version: svc.pack.pack.version, detail: body.detail, contested: false, offending_text: body.offending_text ?? '' };
   return platform.system.ask(Requisition, requisitionId(id), 'quarantine', { finding }, caller);
@@ -226,11 +226,11 @@ export async function editArtefacts(platform: Platform, caller: Caller, id: stri
   const svc = sourcing(platform);
   const unknown = Object.keys(body.variants ?? {}).filter((ch) => !svc.channel(ch));
   if (unknown.length) {
-    throw validationError(unknown.map((ch, i) => ({ index: i + 1, severity: 'error' as const, code: 'unknown_channel', detail: `${ch} is not a channel (GET /v1/sourcing/channels).`, field: `/variants/${ch}` })));
+    throw validationError(unknown.map((ch, i) => errorEntry(`/variants/${ch}`, 'unknown_channel', `${ch} is not a channel (GET /v1/sourcing/channels).`, i + 1)));
   }
   const tooLong = Object.entries(body.variants ?? {}).filter(([ch, t]) => t !== null && t.length > svc.channel(ch)!.max_length);
   if (tooLong.length) {
-    throw validationError(tooLong.map(([ch], i) => ({ index: i + 1, severity: 'error' as const, code: 'too_long', detail: `The variant for ${ch} is longer than its ${svc.channel(ch)!.max_length} characters.`, field: `/variants/${ch}` })));
+    throw validationError(tooLong.map(([ch], i) => errorEntry(`/variants/${ch}`, 'too_long', `The variant for ${ch} is longer than its ${svc.channel(ch)!.max_length} characters.`, i + 1)));
   }
   const s = await stateOf(platform, caller, id);
   const cur = current(s);

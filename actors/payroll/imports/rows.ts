@@ -3,7 +3,7 @@
  * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */
-import type { ValidationEntry } from '../../../kernel/index.ts';
+import { errorEntry, type ValidationEntry } from '../../../kernel/index.ts';
 import { bankAccountOf, checkBankAccount, checkProfileInputs, type BankAccount, type ProfileInputs } from '../pay-profile.ts';
 import { checkDates } from '../roster-entry.ts';
 
@@ -63,10 +63,10 @@ export function parseCsv(text: string): string[][] {
 export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[] } {
   const all = parseCsv(text);
   const entries: ValidationEntry[] = [];
-  if (all.length === 0) return { rows: [], entries: [{ index: 1, severity: 'error', code: 'empty_file', detail: 'The CSV has no header row.', field: '/csv' }] };
+  if (all.length === 0) return { rows: [], entries: [errorEntry('/csv', 'empty_file', 'The CSV has no header row.')] };
   const header = all[0].map((h) => h.trim());
-  for (const c of REQUIRED_CSV) if (!header.includes(c)) entries.push({ index: 1, severity: 'error', code: 'missing_column', detail: `The CSV header has no ${c} column.`, field: '/csv' });
-  for (const h of header) if (!(CSV_COLUMNS as readonly string[]).includes(h)) entries.push({ index: 1, severity: 'error', code: 'unknown_column', detail: `Unknown CSV column ${h}.`, field: '/csv' });
+  for (const c of REQUIRED_CSV) if (!header.includes(c)) entries.push(errorEntry('/csv', 'missing_column', `The CSV header has no ${c} column.`));
+  for (const h of header) if (!(CSV_COLUMNS as readonly string[]).includes(h)) entries.push(errorEntry('/csv', 'unknown_column', `Unknown CSV column ${h}.`));
   if (entries.length) return { rows: [], entries };
   const rows = all.slice(1).map((cells) => {
     const o: Raw = {};
@@ -96,7 +96,7 @@ export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[]
 export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; entries: ValidationEntry[] } {
   const entries: ValidationEntry[] = [];
   const at = `/rows/${index - 1}`;
-  const bad = (field: string, code: string, detail: string) => entries.push({ index, severity: 'error', code, detail, field: `${at}/${field}` });
+  const bad = (field: string, code: string, detail: string) => entries.push(errorEntry(`${at}/${field}`, code, detail, index));
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     bad('', 'invalid_type', 'A row must be an object.');
     return { entries };

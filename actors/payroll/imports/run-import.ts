@@ -1,6 +1,6 @@
 /** Runs a payee import (see import.ts for the record and rows.ts for the rows). */
 import type { ActorSystem } from '../../../runtime/index.ts';
-import { createDedupe, createdId, type Caller, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
+import { createDedupe, createdId, type Caller, errorEntry, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
 import { checkEmployer, Employer, employerIdFor, type EmployerSettings } from '../employer.ts';
 import { IMPORT_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX } from '../payroll-ids.ts';
 import { PayProfile } from '../pay-profile.ts';
@@ -32,7 +32,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     entries.push(...parsed.entries);
   } else raw = body.rows ?? [];
   if (raw.length > MAX_IMPORT_ROWS) {
-    entries.push({ index: MAX_IMPORT_ROWS + 1, severity: 'error', code: 'too_many_rows', detail: `An import takes at most ${MAX_IMPORT_ROWS} rows; this one has ${raw.length}. Split it into several imports.`, field: '/rows' });
+    entries.push(errorEntry('/rows', 'too_many_rows', `An import takes at most ${MAX_IMPORT_ROWS} rows; this one has ${raw.length}. Split it into several imports.`, MAX_IMPORT_ROWS + 1));
     raw = raw.slice(0, MAX_IMPORT_ROWS);
   }
 
@@ -47,7 +47,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     const existing = await system.stores.kv.get(refKey(org, row.payee_ref));
     const resumed = existing !== undefined && caller.idempotencyKey !== undefined && existing === createdId(caller, PAY_PROFILE_PREFIX, `row ${rows.length + 1}`);
     if (seen.has(row.payee_ref) || (existing !== undefined && !resumed)) {
-      entries.push({ index: i + 1, severity: 'error', code: 'duplicate_payee_ref', detail: `payee_ref ${row.payee_ref} is already on the roster or earlier in this import.`, field: `/rows/${i}/payee_ref` });
+      entries.push(errorEntry(`/rows/${i}/payee_ref`, 'duplicate_payee_ref', `payee_ref ${row.payee_ref} is already on the roster or earlier in this import.`, i + 1));
       continue;
     }
     seen.add(row.payee_ref);
@@ -58,7 +58,7 @@ export async function runImport(system: ActorSystem, caller: Caller, body: Impor
     const t = body.employer.maker_checker_threshold;
     employer = { ...body.employer, maker_checker_threshold: typeof t === 'object' && t !== null ? t.amount : t };
     entries.push(...checkEmployer(employer, 1));
-    if (typeof t === 'object' && t !== null && t.currency !== 'NGN') entries.push({ index: 1, severity: 'error', code: 'unsupported_currency', detail: 'maker_checker_threshold must be in NGN.', field: '/employer/maker_checker_threshold/currency' });
+    if (typeof t === 'object' && t !== null && t.currency !== 'NGN') entries.push(errorEntry('/employer/maker_checker_threshold/currency', 'unsupported_currency', 'maker_checker_threshold must be in NGN.'));
   }
 
   // With an Idempotency-Key every record of the import has an id derived from it, and each create

@@ -1,8 +1,7 @@
 /** Creating a draft run (spec 4.8 POST /v1/payroll/runs): the rule pack it pins and the run it corrects. */
-import { ApiError, createDedupe, createdId, type Caller, type Platform } from '../../../kernel/index.ts';
+import { ApiError, createDedupe, createdId, type Caller, fieldError, type Platform } from '../../../kernel/index.ts';
 import { findPack, packForPeriod, type RulePack } from '../engine/index.ts';
 import { RUN_PREFIX } from '../payroll-ids.ts';
-import { refusedField } from '../refuse.ts';
 import { runState } from './run-state.ts';
 import { EXECUTED, Run, type RunItem, type RunState, type RunType } from './run.ts';
 
@@ -24,33 +23,33 @@ export async function createRun(p: Platform, c: Caller, body: CreateRunBody): Pr
   let pack: RulePack | undefined;
   if (body.rule_pack_version !== undefined) {
     pack = findPack(body.rule_pack_version);
-    if (!pack) throw refusedField('unknown_rule_pack', '/rule_pack_version', `No rule pack with version ${body.rule_pack_version}.`);
-    if (pack.status !== 'active') throw refusedField('draft_rule_pack', '/rule_pack_version', `Rule pack ${pack.ref.version} is a draft; a run pins an active pack, drafts are for simulation.`);
+    if (!pack) throw fieldError('/rule_pack_version', 'unknown_rule_pack', `No rule pack with version ${body.rule_pack_version}.`);
+    if (pack.status !== 'active') throw fieldError('/rule_pack_version', 'draft_rule_pack', `Rule pack ${pack.ref.version} is a draft; a run pins an active pack, drafts are for simulation.`);
   } else {
     pack = packForPeriod(body.period);
-    if (!pack) throw refusedField('no_rule_pack_for_period', '/period', `No active rule pack covers ${body.period}.`);
+    if (!pack) throw fieldError('/period', 'no_rule_pack_for_period', `No active rule pack covers ${body.period}.`);
   }
   const first = `${body.period}-01`;
   if (first < pack.effective_from || (pack.effective_to !== null && first > pack.effective_to)) {
-    throw refusedField('period_outside_rule_pack', '/period', `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}, not ${body.period}.`);
+    throw fieldError('/period', 'period_outside_rule_pack', `Rule pack ${pack.ref.version} covers ${pack.effective_from} to ${pack.effective_to ?? 'open'}, not ${body.period}.`);
   }
   let corrects: string | null = null;
   let items: RunItem[] = [];
   if (body.run_type === 'correction') {
-    if (!body.corrects_run_id) throw refusedField('required', '/corrects_run_id', 'A correction run names the executed run it corrects (corrects_run_id).');
+    if (!body.corrects_run_id) throw fieldError('/corrects_run_id', 'required', 'A correction run names the executed run it corrects (corrects_run_id).');
     let target: RunState;
     try {
       target = await runState(p, c, body.corrects_run_id);
     } catch (e) {
-      if (e instanceof ApiError && e.code === 'not_found') throw refusedField('unknown_run', '/corrects_run_id', `No payroll run with id ${body.corrects_run_id}.`);
+      if (e instanceof ApiError && e.code === 'not_found') throw fieldError('/corrects_run_id', 'unknown_run', `No payroll run with id ${body.corrects_run_id}.`);
       throw e;
     }
-    if (!EXECUTED.has(target.status)) throw refusedField('run_not_executed', '/corrects_run_id', `Run ${target.id} is ${target.status}; only an executed run is corrected.`);
-    if (target.period !== body.period) throw refusedField('period_mismatch', '/corrects_run_id', `Run ${target.id} is for ${target.period}, not ${body.period}.`);
+    if (!EXECUTED.has(target.status)) throw fieldError('/corrects_run_id', 'run_not_executed', `Run ${target.id} is ${target.status}; only an executed run is corrected.`);
+    if (target.period !== body.period) throw fieldError('/corrects_run_id', 'period_mismatch', `Run ${target.id} is for ${target.period}, not ${body.period}.`);
     corrects = target.id;
     items = target.items ?? [];
   } else if (body.corrects_run_id !== undefined) {
-    throw refusedField('not_a_correction', '/corrects_run_id', 'Only a correction run names a run it corrects.');
+    throw fieldError('/corrects_run_id', 'not_a_correction', 'Only a correction run names a run it corrects.');
   }
   return p.system.ask(Run, createdId(c, RUN_PREFIX), 'create', {
     run_type: body.run_type, corrects_run_id: corrects, period: body.period, pay_date: body.pay_date ?? lastDay(body.period), description: body.description ?? null, rule_pack: pack.ref, livemode: c.livemode, items,

@@ -2,12 +2,11 @@
  * Simulating a run (spec 2.9, 4.8 POST .../simulate) with a draft rule pack or the pinned one:
  * nothing is written; the totals and a per-payee difference against the pinned pack.
  */
-import { ApiError, conflict, type Caller, type Platform } from '../../../kernel/index.ts';
+import { ApiError, conflict, type Caller, fieldError, type Platform } from '../../../kernel/index.ts';
 import { computePayslip, findPack, type PayslipComputation, type RulePack } from '../engine/index.ts';
 import { payslipId } from '../payroll-ids.ts';
 import { differences, optionsOf, sameAmounts, totalsOf, type PayslipRecord, type RunTotalsData } from '../payslips/record.ts';
 import { correctedPayslips, loadPayslips } from '../payslips/storage.ts';
-import { refusedField } from '../refuse.ts';
 import { computeAll } from './compute-payslips.ts';
 import { employerInputs, employerSettings, gatherRun } from './gather.ts';
 import { pinnedPack, runState } from './run-state.ts';
@@ -20,7 +19,7 @@ export async function simulateRun(p: Platform, c: Caller, runId: string, draftVe
   let pack = pinned;
   if (draftVersion !== undefined) {
     const found = findPack(draftVersion);
-    if (!found) throw refusedField('unknown_rule_pack', '/draft_rule_pack_version', `No rule pack with version ${draftVersion}.`);
+    if (!found) throw fieldError('/draft_rule_pack_version', 'unknown_rule_pack', `No rule pack with version ${draftVersion}.`);
     pack = found;
   }
   // Baseline: the recorded payslips when the run is calculated, else a computation now (pinned pack).

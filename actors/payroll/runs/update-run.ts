@@ -3,7 +3,7 @@
  * description, the payees it is limited to, and its pay items (reference
  * ng-payroll-2026-irregular-pay.md 1.3), checked against the pinned pack's item rules.
  */
-import type { Caller, Platform, ValidationEntry } from '../../../kernel/index.ts';
+import { type Caller, errorEntry, type Platform, type ValidationEntry } from '../../../kernel/index.ts';
 import { checkPayItems, PAY_ITEM_CODES, type PayComponent, type PayItemCode } from '../engine/index.ts';
 import { refuse } from '../refuse.ts';
 import { pinnedPack, runState } from './run-state.ts';
@@ -32,7 +32,7 @@ export async function updateRun(p: Platform, c: Caller, runId: string, body: Upd
   if (given !== undefined) {
     const entries: ValidationEntry[] = [];
     const ngn = (m: MoneyBody, i: number, field: string) => {
-      if (m.currency !== 'NGN') entries.push({ index: i + 1, severity: 'error', code: 'unsupported_currency', detail: `items[${i}] is paid in NGN only.`, field: `/items/${i}/${field}/currency` });
+      if (m.currency !== 'NGN') entries.push(errorEntry(`/items/${i}/${field}/currency`, 'unsupported_currency', `items[${i}] is paid in NGN only.`, i + 1));
       return m.amount;
     };
     items = given.map((it, i) => {
@@ -46,7 +46,7 @@ export async function updateRun(p: Platform, c: Caller, runId: string, body: Upd
     const seen = new Set<string>();
     items.forEach((it, i) => {
       const key = `${it.payee_ref}\u0000${it.code}`;
-      if (seen.has(key)) entries.push({ index: i + 1, severity: 'error', code: 'duplicate_pay_item', detail: `items[${i}] repeats ${it.code} for ${it.payee_ref}; give one amount per payee and code (${PAY_ITEM_CODES.length} codes).`, field: `/items/${i}` });
+      if (seen.has(key)) entries.push(errorEntry(`/items/${i}`, 'duplicate_pay_item', `items[${i}] repeats ${it.code} for ${it.payee_ref}; give one amount per payee and code (${PAY_ITEM_CODES.length} codes).`, i + 1));
       seen.add(key);
     });
     if (entries.length) refuse(entries, items.length);

@@ -5,7 +5,7 @@
  * (docs/gaps.md, "Remittance: intake, authorities, obligations").
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, createDedupe, idOf, isIdOf, listEnvelope, listPage, listQueryWith, Money, type MoneyValue, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, errorEntry, fieldError, idOf, isIdOf, listEnvelope, listPage, listQueryWith, Money, type MoneyValue, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { AUTHORITY_KINDS, AUTHORITY_PREFIX, authorities, authorityById, authorityView, LEVIES, type Levy } from './authorities.ts';
 import { CALENDAR_ENTRY_PREFIX, calendarEntryView, isDate, isPeriod, parseCalendarEntryId } from './calendar.ts';
 import { Obligation, OBLIGATION_PREFIX, OBLIGATION_STATUSES } from './obligation.ts';
@@ -53,10 +53,10 @@ export const routes: RouteDef[] = [
       const b = req.body as typeof req.body & { amount: MoneyValue };
       const entries: ValidationEntry[] = [];
       const a = isIdOf(b.authority_id, AUTHORITY_PREFIX) ? authorityById(b.authority_id) : undefined;
-      if (!a) entries.push({ index: 1, severity: 'error', code: 'unknown_authority', detail: `authority_id ${b.authority_id} names no remittance authority.`, field: '/authority_id' });
-      else if (!a.levies.includes(b.levy as Levy)) entries.push({ index: 1, severity: 'error', code: 'levy_not_collected', detail: `${a.name} does not collect ${b.levy}; it collects ${a.levies.join(', ')}.`, field: '/levy' });
-      if (!isDate(b.pay_date)) entries.push({ index: 1, severity: 'error', code: 'invalid_date', detail: 'pay_date must be a calendar date YYYY-MM-DD.', field: '/pay_date' });
-      if (b.amount.currency !== 'NGN') entries.push({ index: 1, severity: 'error', code: 'currency_mismatch', detail: 'Statutory remittances are in NGN.', field: '/amount/currency' });
+      if (!a) entries.push(errorEntry('/authority_id', 'unknown_authority', `authority_id ${b.authority_id} names no remittance authority.`));
+      else if (!a.levies.includes(b.levy as Levy)) entries.push(errorEntry('/levy', 'levy_not_collected', `${a.name} does not collect ${b.levy}; it collects ${a.levies.join(', ')}.`));
+      if (!isDate(b.pay_date)) entries.push(errorEntry('/pay_date', 'invalid_date', 'pay_date must be a calendar date YYYY-MM-DD.'));
+      if (b.amount.currency !== 'NGN') entries.push(errorEntry('/amount/currency', 'currency_mismatch', 'Statutory remittances are in NGN.'));
       if (entries.length) throw validationError(entries, 1);
       const caller = callerOf(req);
       const reference = `manual:${b.reference ?? req.idempotencyKey ?? req.requestId}`;
@@ -87,7 +87,7 @@ export const routes: RouteDef[] = [
     summary: 'The statutory calendar for a pay date: one entry per levy (PAYE, pension, NHF, NSITF, ITF, NHIA) with its due date (null where the rule is unconfirmed).',
     handler: async (req) => {
       const { period, pay_date } = req.query;
-      if (!isPeriod(period) || !isDate(pay_date)) throw new ApiError('validation_failed', 'period must be YYYY-MM and pay_date a calendar date YYYY-MM-DD.', { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'invalid_date', detail: 'period must be YYYY-MM and pay_date a calendar date.', field: '/pay_date' }] } });
+      if (!isPeriod(period) || !isDate(pay_date)) throw fieldError('/pay_date', 'invalid_date', 'period must be YYYY-MM and pay_date a calendar date.', 'period must be YYYY-MM and pay_date a calendar date YYYY-MM-DD.');
       return page(LEVIES.map((l) => calendarEntryView(l, period, pay_date, req.livemode)), req.query);
     } }),
   route({ method: 'GET', path: `${P}/calendar_entries/{id}`, auth: 'key', module: M, idempotent: false, specGap: GAP,

@@ -18,7 +18,7 @@
  *
  * Every failing row is named in the report (spec 2.1); a file with any failing row makes no set.
  */
-import type { MoneyValue, ValidationEntry } from '../../../kernel/index.ts';
+import { errorEntry, type MoneyValue, type ValidationEntry } from '../../../kernel/index.ts';
 import { LEVY_CODES, type LevyCode } from '../authorities/index.ts';
 import type { Lines } from './validate.ts';
 
@@ -72,7 +72,7 @@ const INT = /^-?\d+$/;
 export function linesFromCsv(text: string): { lines: Lines | null; entries: ValidationEntry[]; rowCount: number } {
   const { rows, error } = parseCsv(text);
   const entries: ValidationEntry[] = [];
-  const fail = (index: number, code: string, detail: string, field?: string) => entries.push({ index, severity: 'error', code, detail, ...(field ? { field } : {}) });
+  const fail = (index: number, code: string, detail: string, field?: string) => entries.push(errorEntry(field, code, detail, index));
   if (error) fail(rows.length + 1, 'csv_unreadable', error);
   if (rows.length === 0) {
     fail(1, 'csv_empty', 'The file has no header row.');

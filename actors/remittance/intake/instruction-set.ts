@@ -24,7 +24,7 @@
  * otherwise           any                   -                                                409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type TimerWish } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, derivedId, type MoneyValue } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
 import { OVERRIDE_REASON_CODES, type OverrideReasonCode } from './reason-codes.ts';
@@ -152,11 +152,11 @@ export const IngestedInstructionSet = defineActor({
       if (s.status !== 'pending_acceptance') throw refuse(s, 'discrepancies are overridden only while it is pending acceptance');
       if (d.status !== 'open') throw conflict(`Discrepancy ${d.id} is already overridden.`);
       if (!Object.hasOwn(OVERRIDE_REASON_CODES, cmd.reason_code)) {
-        throw new ApiError('validation_failed', `reason_code ${cmd.reason_code} is not a published override reason code (GET /v1/remittance/reason_codes).`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_reason_code', detail: `Use one of: ${Object.keys(OVERRIDE_REASON_CODES).join(', ')}.`, field: '/reason_code' }] } });
+        throw fieldError('/reason_code', 'unknown_reason_code', `Use one of: ${Object.keys(OVERRIDE_REASON_CODES).join(', ')}.`, `reason_code ${cmd.reason_code} is not a published override reason code (GET /v1/remittance/reason_codes).`);
       }
       const note = cmd.note?.trim() ? cmd.note.trim() : null;
       if (cmd.reason_code === 'other' && note === null) {
-        throw new ApiError('validation_failed', 'reason_code other needs a note saying why.', { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'note_required', detail: 'note is required with reason_code other.', field: '/note' }] } });
+        throw fieldError('/note', 'note_required', 'note is required with reason_code other.', 'reason_code other needs a note saying why.');
       }
       const reason_code = cmd.reason_code as OverrideReasonCode;
       const overridden: Discrepancy = { ...d, status: 'overridden', override: { reason_code, note, overridden_by: ctx.principal ?? null, overridden_at: ctx.now } };

@@ -3,7 +3,7 @@
  * outside (source external_api) or a CSV file (external_file), read a set's totals reconciled with
  * its run, and the reads the remit part uses (an accepted set; a period's sets).
  */
-import { ApiError, derivedId, type Caller, type MoneyValue, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
+import { ApiError, derivedId, type Caller, errorEntry, type MoneyValue, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
 import { Run, type RunState } from '../../payroll/index.ts';
 import { isDate } from '../authorities/index.ts';
 import { linesFromCsv } from './csv.ts';
@@ -38,8 +38,8 @@ function normalise(i: SubmittedInstructions): Lines {
 /** Refuses what cannot be validated at all (a submission with neither a run nor a pay date to count due dates from). */
 function checkSubmission(s: Submission): void {
   const entries: ValidationEntry[] = [];
-  if (s.pay_date !== undefined && !isDate(s.pay_date)) entries.push({ index: 1, severity: 'error', code: 'invalid_date', detail: 'pay_date must be a calendar date YYYY-MM-DD.', field: '/pay_date' });
-  if (!s.run_id && s.pay_date === undefined) entries.push({ index: 1, severity: 'error', code: 'pay_date_required', detail: 'A set that names no run needs pay_date: its due dates count from it.', field: '/pay_date' });
+  if (s.pay_date !== undefined && !isDate(s.pay_date)) entries.push(errorEntry('/pay_date', 'invalid_date', 'pay_date must be a calendar date YYYY-MM-DD.'));
+  if (!s.run_id && s.pay_date === undefined) entries.push(errorEntry('/pay_date', 'pay_date_required', 'A set that names no run needs pay_date: its due dates count from it.'));
   if (entries.length) throw validationError(entries, 1);
 }
 

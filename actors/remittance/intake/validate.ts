@@ -7,7 +7,7 @@
  * Each error is also a discrepancy (blocks accept until overridden with a reason code); warnings
  * block nothing. Each line is resolved to the authority it is paid to and its due date.
  */
-import type { MoneyValue, ValidationEntry, ValidationReport } from '../../../kernel/index.ts';
+import { errorEntry, type MoneyValue, type ValidationEntry, type ValidationReport } from '../../../kernel/index.ts';
 import { AUTHORITIES, authorityById, dueDateOf, levyAuthority, payeAuthorityFor, pensionAdministrator, type Authority, type Levy, type LevyCode } from '../authorities/index.ts';
 import { DISCREPANCY_CODES, type DiscrepancyCode, WARNING_CODES, type WarningCode } from './reason-codes.ts';
 
@@ -101,7 +101,7 @@ class LineChecks {
 
   err(code: DiscrepancyCode, section: Section, ref: string | null, detail: string, expected: MoneyValue | null = null, actual: MoneyValue | null = null): void {
     const index = this.index;
-    this.lineEntries.push({ index, severity: 'error', code, detail });
+    this.lineEntries.push(errorEntry(undefined, code, detail, index));
     this.discrepancies.push({ code, line: { index, section, reconciliation_reference: ref }, detail, expected, actual });
   }
 

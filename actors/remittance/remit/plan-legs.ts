@@ -5,7 +5,7 @@
  * one payment per PFC, with one schedule section per PFA"); each levy to its collector. Lines with
  * nothing to pay are left out; a line whose authority is unknown refuses the whole remittance.
  */
-import { ApiError, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
+import { ApiError, errorEntry, type ValidationEntry, validationReport } from '../../../kernel/index.ts';
 import type { LegLevy, LegLine, LegPlan } from './leg.ts';
 import { type AcceptedSet, authorityById, type Authority } from './sources.ts';
 
@@ -28,7 +28,7 @@ export function planLegs(set: AcceptedSet): { legs: LegPlan[]; unpaid: Array<{ r
     leg.amount += line.amount;
     leg.lines.push(line);
   };
-  const refuse = (ref: string, code: string, detail: string) => errors.push({ index, severity: 'error', code, detail: `${ref}: ${detail}` });
+  const refuse = (ref: string, code: string, detail: string) => errors.push(errorEntry(undefined, code, `${ref}: ${detail}`, index));
 
   for (const l of set.instructions.paye) {
     index++;

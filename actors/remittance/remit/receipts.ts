@@ -6,7 +6,7 @@
  * obligation it discharges is marked remitted. The bytes are kept in the vault under the receipt's
  * id either way, with their sha256 on the record.
  */
-import { ApiError, type Caller, derivedId, isApiError, type Platform, sha256, validationError } from '../../../kernel/index.ts';
+import { ApiError, type Caller, derivedId, fieldError, isApiError, type Platform, sha256 } from '../../../kernel/index.ts';
 import { RECEIPT_PREFIX } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
 import { type ParsedReceipt, Receipt, type ReceiptFinding, type ReceiptSource, type ReceiptState } from './receipt.ts';
@@ -46,7 +46,7 @@ export function parseDocument(text: string): ParsedReceipt {
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
     d = v as Record<string, unknown>;
   } catch {
-    throw validationError([{ index: 1, severity: 'error', code: 'receipt_unreadable', detail: 'document is not a receipt the authority\u2019s sandbox issues (a JSON object).', field: '/document' }]);
+    throw fieldError('/document', 'receipt_unreadable', 'document is not a receipt the authority\u2019s sandbox issues (a JSON object).');
   }
   const kobo = d.amount_kobo;
   return {
@@ -94,7 +94,7 @@ export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, i
     return Receipt.view(existing);
   }
   if ((body.document === undefined) === (body.fields === undefined)) {
-    throw validationError([{ index: 1, severity: 'error', code: 'document_or_fields', detail: 'Send exactly one of document (the authority\u2019s receipt) or fields.', field: '/document' }]);
+    throw fieldError('/document', 'document_or_fields', 'Send exactly one of document (the authority\u2019s receipt) or fields.');
   }
   const text = body.document ?? JSON.stringify(body.fields);
   const parsed = body.document !== undefined ? parseDocument(body.document) : parseFields(body.fields!);
