@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
  * store set); `cluster` runs them over NATS JetStream and Redis (support/stores.ts reads
  * TEST_STORES), plus test/cluster/ (sharding, failover), which only makes sense clustered.
  *
+ * test/architecture/ reads the source, not the stores: it runs once, in `embedded`.
+ *
  * When NATS or Redis is unreachable the cluster project is left out with a notice; under CI=true
  * it stays in, so its tests fail rather than being skipped.
  */
@@ -46,8 +48,8 @@ export default defineConfig(async () => {
       setupFiles: ['support/setup.ts'],
       projects: [
         { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'memory' } } },
-        { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'local' } } },
-        ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),
+        { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**', 'test/architecture/**'], env: { ...env, TEST_STORES: 'local' } } },
+        ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], exclude: ['test/architecture/**'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),
       ],
     },
   };
