@@ -317,102 +317,127 @@ export function serve(opts: ServeOptions): Promise<Served> {
     closing: false,
     websockets: new Set(),
   };
+  const names = headerNames(opts);
+  for (const s of opts.sockets) mountSocket(app, server, names, s);
+  app.any('/*', (res, req) => acceptRequest(server, names, res, req));
+  return listen(app, server);
+}
+
+/** The header names to copy, lower-cased and deduplicated once per server rather than per request. */
+function headerNames(opts: ServeOptions): HeaderNames {
   const lower = (hs: readonly string[]) => hs.map((h) => h.toLowerCase());
   const bodiless = [...new Set(lower(opts.headers))];
-  const names: HeaderNames = { bodiless, any: [...new Set([...bodiless, ...lower(opts.bodyHeaders), ...BODY_HEADERS])] };
+  return { bodiless, any: [...new Set([...bodiless, ...lower(opts.bodyHeaders), ...BODY_HEADERS])] };
+}
 
-  for (const s of opts.sockets) {
-    app.ws<Conn>(s.path, {
-      maxPayloadLength: s.maxFrameBytes * NATIVE_FRAME_FACTOR,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
-      upgrade: (res, req, context) => {
-        const head = copyRequest(req, names);
-        const key = req.getHeader('sec-websocket-key');
-        const protocol = req.getHeader('sec-websocket-protocol');
-        const extensions = req.getHeader('sec-websocket-extensions');
-        let aborted = false;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        server.inflight++;
-        const settle = (send: () => void) => {
-          server.inflight--;
-          if (aborted) return;
-          try {
-            res.cork(send);
-          } catch {
-            // closed under us (the grace period ended)
-          }
-        };
-        s.authenticate(head).then(
-          (r) => settle(() => (r.ok ? res.upgrade<Conn>({ session: r.session, open: true, pending: 0 }, key, protocol, extensions, context) : write(res, r.response, true))),
-          (e) => settle(() => write(res, errorResponse(e, newId('req_')), true)),
-        );
-      },
-      open: (ws) => {
-        server.websockets.add(ws);
-        if (server.closing) goAway(ws, ws.getUserData()); // upgraded while close() began
-      },
-      message: (ws, message, isBinary) => {
-        const conn = ws.getUserData();
-        if (!conn.open) return;
-        const refusal = s.admit(conn.session, message.byteLength, isBinary);
-        if (refusal) return reply(ws, conn, refusal);
-        const frame = new Uint8Array(message.byteLength);
-        frame.set(new Uint8Array(message));
-        conn.pending++;
-        server.inflight++;
-        void s.message(conn.session, frame, isBinary).then((r) => {
-          conn.pending--;
-          server.inflight--;
-          reply(ws, conn, r);
-          if (server.closing) goAway(ws, conn);
-        });
-      },
-      close: (ws) => {
-        ws.getUserData().open = false;
-        server.websockets.delete(ws);
-      },
-    });
-  }
-
-  app.any('/*', (res, req) => {
-    const ex = new Exchange(res, copyRequest(req, names), server);
-    res.onAborted(() => ex.aborted());
-    const { method, headers } = ex.head;
-    const coding = headers['transfer-encoding'];
-    // uWS reads any Transfer-Encoding as chunked: another would hang until its idle timeout
-    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') return ex.refuse('transfer_encoding');
-    const declared = headers['content-length'];
-    if (declared !== undefined && Number(declared) > opts.maxBodyBytes) return ex.refuse('payload_too_large');
-    if (method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined)) return ex.run(EMPTY);
-    res.onData((chunk, isLast) => {
-      ex.chunk(chunk, isLast);
-    });
+/**
+ * A request's head: refused at once when its body cannot be read or is declared over the cap, run
+ * at once when it has no body, otherwise read chunk by chunk.
+ */
+function acceptRequest(server: ServerState, names: HeaderNames, res: UWS.HttpResponse, req: UWS.HttpRequest): void {
+  const ex = new Exchange(res, copyRequest(req, names), server);
+  res.onAborted(() => ex.aborted());
+  const { method, headers } = ex.head;
+  const coding = headers['transfer-encoding'];
+  // uWS reads any Transfer-Encoding as chunked: another would hang until its idle timeout
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') return ex.refuse('transfer_encoding');
+  const declared = headers['content-length'];
+  if (declared !== undefined && Number(declared) > server.opts.maxBodyBytes) return ex.refuse('payload_too_large');
+  if (method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined)) return ex.run(EMPTY);
+  res.onData((chunk, isLast) => {
+    ex.chunk(chunk, isLast);
   });
+}
 
+/** One WebSocket route: its connections are tracked so close() can tell each of them 1001. */
+function mountSocket(app: UWS.TemplatedApp, server: ServerState, names: HeaderNames, s: SocketRoute): void {
+  app.ws<Conn>(s.path, {
+    maxPayloadLength: s.maxFrameBytes * NATIVE_FRAME_FACTOR,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => upgradeSocket(server, names, s, res, req, context),
+    open: (ws) => {
+      server.websockets.add(ws);
+      if (server.closing) goAway(ws, ws.getUserData()); // upgraded while close() began
+    },
+    message: (ws, message, isBinary) => handleFrame(server, s, ws, message, isBinary),
+    close: (ws) => {
+      ws.getUserData().open = false;
+      server.websockets.delete(ws);
+    },
+  });
+}
+
+/** Authenticates an upgrade (in flight meanwhile), then upgrades it or answers the refusal and closes. */
+function upgradeSocket(server: ServerState, names: HeaderNames, s: SocketRoute, res: UWS.HttpResponse, req: UWS.HttpRequest, context: UWS.us_socket_context_t): void {
+  const head = copyRequest(req, names);
+  const key = req.getHeader('sec-websocket-key');
+  const protocol = req.getHeader('sec-websocket-protocol');
+  const extensions = req.getHeader('sec-websocket-extensions');
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  server.inflight++;
+  const settle = (send: () => void) => {
+    server.inflight--;
+    if (aborted) return;
+    try {
+      res.cork(send);
+    } catch {
+      // closed under us (the grace period ended)
+    }
+  };
+  s.authenticate(head).then(
+    (r) => settle(() => (r.ok ? res.upgrade<Conn>({ session: r.session, open: true, pending: 0 }, key, protocol, extensions, context) : write(res, r.response, true))),
+    (e) => settle(() => write(res, errorResponse(e, newId('req_')), true)),
+  );
+}
+
+/** A frame is admitted (or refused) at once, copied (uWS neuters its buffer on return), then handled in flight. */
+function handleFrame(server: ServerState, s: SocketRoute, ws: UWS.WebSocket<Conn>, message: ArrayBuffer, isBinary: boolean): void {
+  const conn = ws.getUserData();
+  if (!conn.open) return;
+  const refusal = s.admit(conn.session, message.byteLength, isBinary);
+  if (refusal) return reply(ws, conn, refusal);
+  const frame = new Uint8Array(message.byteLength);
+  frame.set(new Uint8Array(message));
+  conn.pending++;
+  server.inflight++;
+  void s.message(conn.session, frame, isBinary).then((r) => {
+    conn.pending--;
+    server.inflight--;
+    reply(ws, conn, r);
+    if (server.closing) goAway(ws, conn);
+  });
+}
+
+function listen(app: UWS.TemplatedApp, server: ServerState): Promise<Served> {
+  const { host, port } = server.opts;
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (listenSocket) => {
+    app.listen(host, port, (listenSocket) => {
       if (!listenSocket) {
-        reject(new Error(`gateway: could not listen on ${opts.host}:${opts.port}`));
+        reject(new Error(`gateway: could not listen on ${host}:${port}`));
         return;
       }
-      const port = uws.us_socket_local_port(listenSocket as unknown as UWS.us_socket);
+      const bound = uws.us_socket_local_port(listenSocket as unknown as UWS.us_socket);
       let closed: Promise<void> | undefined;
       resolve({
-        port,
+        port: bound,
         close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
-          closed ??= (async () => {
-            server.closing = true;
-            uws.us_listen_socket_close(listenSocket); // no new connections
-            for (const ws of server.websockets) goAway(ws, ws.getUserData());
-            await drained(server, port, graceMs); // every request on every open connection is answered
-            (app as unknown as { close(): void }).close(); // drops what the grace period did not see finish (the typings omit it)
-          })();
+          closed ??= closeServer(app, server, listenSocket, bound, graceMs);
           return closed;
         },
       });
     });
   });
+}
+
+/** The graceful stop of the rules above; a second close() gets the first one's promise. */
+async function closeServer(app: UWS.TemplatedApp, server: ServerState, listenSocket: UWS.us_listen_socket, port: number, graceMs: number): Promise<void> {
+  server.closing = true;
+  uws.us_listen_socket_close(listenSocket); // no new connections
+  for (const ws of server.websockets) goAway(ws, ws.getUserData());
+  await drained(server, port, graceMs); // every request on every open connection is answered
+  (app as unknown as { close(): void }).close(); // drops what the grace period did not see finish (the typings omit it)
 }
