@@ -12,15 +12,16 @@
  *   the instruction's tally reminder re-reads them, so a report lost with a node is made again, and
  *   tells a payout still sending past its rail's answer time-out that its answer is overdue (a send
  *   lost with its node: payout.ts header);
- * - the payroll run link: submitting a run's instruction and carrying the outcome back.
+ * - the payroll run link: submitting a run's instruction and carrying the outcome back;
+ * - settlement with reconciliation (settlements.ts, reconcile.ts).
  * Registered under PAYOUTS.
  */
-import { ApiError, type Caller, contentHash, isApiError, type Platform, serviceKey } from '../../kernel/index.ts';
+import { ApiError, type Caller, fieldError, isApiError, type Platform, serviceKey } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import { identityGate } from '../identity/index.ts';
 import { payoutInstructionFor, Run, type SignedPayoutInstruction } from '../payroll/index.ts';
 import { availableOf, FundingAccount, type FundingState } from './funding-account.ts';
-import { fundingAccountIdOf, payoutIdOf, reconciliationIdOf, exceptionIdOf, SETTLEMENT_PREFIX } from './ids.ts';
+import { fundingAccountIdOf, payoutIdOf } from './ids.ts';
 import { accountOf, documentKey, type InstructionDocument, judge, parseDocument } from './intake.ts';
 import { type FundingCheck, fundingCheckView, type InstructionState, type Outcome, PayoutInstruction } from './instruction.ts';
 import { nubanInstitution } from './nuban.ts';
@@ -29,7 +30,7 @@ import { ACTIVE_POLICY, railPolicy, type RailPolicy, timing, type Timing } from 
 import { type Rail, sandboxRails } from './providers/index.ts';
 import { type CreatePlan, RoutePlan, type RoutePlanState } from './route-plan.ts';
 import { RunLink, type RunLinkState } from './run-link.ts';
-import { type RailTotal, Reconciliation, type ReconciliationException, Settlement } from './settlement.ts';
+import { settle } from './settlements.ts';
 import { derivedId } from '../../kernel/index.ts';
 
 export const PAYOUTS = serviceKey<PayoutsService>('payouts');
@@ -206,7 +207,7 @@ export class PayoutsService {
     if (body.primary_rail_id !== undefined || body.fallback_rail_ids !== undefined) {
       const chosen = [body.primary_rail_id ?? pack.default_order[0], ...(body.fallback_rail_ids ?? pack.default_order.filter((x) => x !== (body.primary_rail_id ?? pack.default_order[0])))];
       const unknown = chosen.filter((x) => !railPolicy(x));
-      if (unknown.length) throw new ApiError('validation_failed', `Unknown rail ${unknown.join(', ')}; GET /v1/payouts/rails lists them.`, { validation: { entry_count: 1, error_count: 1, warning_count: 0, entries: [{ index: 1, severity: 'error', code: 'unknown_rail', detail: `Unknown rail ${unknown[0]}.`, field: '/fallback_rail_ids' }] } });
+      if (unknown.length) throw fieldError('/fallback_rail_ids', 'unknown_rail', `Unknown rail ${unknown[0]}.`, `Unknown rail ${unknown.join(', ')}; GET /v1/payouts/rails lists them.`);
       order = chosen;
       reasoning.push('Order chosen by the caller.');
     } else {
@@ -533,112 +534,8 @@ export class PayoutsService {
   // ---------------------------------------------------------------------------------------------
   // Settlements and reconciliation
 
-  async settle(caller: Caller, instructionId: string): Promise<unknown> {
-    const { system } = this.platform;
-    const s = await system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
-    if (s.status !== 'settled' && s.status !== 'partially_settled' && !(s.status === 'failed' && s.executed_at !== null)) {
-      throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; a settlement is made once every payout of an executed instruction is final.`, { status: s.status });
-    }
-    const id = derivedId(SETTLEMENT_PREFIX, [s.id]);
-    try {
-      return await system.get(Settlement, id, caller.org);
-    } catch (e) {
-      if (!isApiError(e) || e.code !== 'not_found') throw e;
-    }
-    // Every line's payout by its derived id, not through the instruction's list: a list write is made
-    // after its commit, so a node killed in between leaves a payout off the list (a kill -9 test
-    // found 40 of 10,000 missing) while the payout itself is recorded.
-    const ours = new Map<string, PayoutState>();
-    for (let from = 1; from <= s.line_count; from += 500) {
-      const lines = Array.from({ length: Math.min(500, s.line_count - from + 1) }, (_, k) => from + k);
-      const states = await Promise.all(lines.map((line) => system.state<PayoutState>(Payout, payoutIdOf(s.id, line), caller.org).catch((e: unknown) => {
-        if (isApiError(e) && e.code === 'not_found') return undefined;
-        throw e;
-      })));
-      for (const p of states) if (p) ours.set(p.id, p);
-    }
-    const reconciliation_ids: string[] = [];
-    let exceptionCount = 0;
-    const now = this.platform.clock.now();
-    const settledTransfers = new Map<string, string[]>();
-    const perRail: Array<{ rail: Rail; entries: Awaited<ReturnType<Rail['statement']>>['entries'] }> = [];
-    for (const rail of this.rails) {
-      const entries: Awaited<ReturnType<Rail['statement']>>['entries'] = [];
-      let after: string | undefined;
-      for (;;) {
-        const page = await rail.statement(caller.org, { after, limit: 500 }, now);
-        for (const e of page.entries) if (ours.has(e.payout_id)) entries.push(e);
-        if (!page.hasMore || page.entries.length === 0) break;
-        after = page.entries[page.entries.length - 1].reference;
-      }
-      for (const e of entries) if (e.status === 'settled') settledTransfers.set(e.payout_id, [...(settledTransfers.get(e.payout_id) ?? []), e.reference]);
-      perRail.push({ rail, entries });
-    }
-    // A credit the rail's statement shows returned is a reversal of the payout that holds it settled
-    // (payout.ts record_reversal): recorded before anything is counted, so the settlement counts it.
-    let reversedNow = 0;
-    for (const { rail, entries } of perRail) {
-      for (const e of entries) {
-        const p = ours.get(e.payout_id)!;
-        if (e.status !== 'reversed' || p.status !== 'settled' || p.attempts[p.attempts.length - 1].id !== e.reference) continue;
-        await system.ask(Payout, p.id, 'record_reversal', { attempt_id: e.reference, code: e.code, detail: `The payee's bank returned the credit (${rail.id} statement, code ${e.code}).` }, { org: caller.org, principal: SYSTEM, lane: 'system', dedupeId: `reversal:${e.reference}` });
-        ours.set(p.id, await system.state<PayoutState>(Payout, p.id, caller.org));
-        reversedNow++;
-      }
-    }
-    const byRail = new Map<string, RailTotal>();
-    let failed = 0;
-    let held = 0;
-    let reversed = 0;
-    let settledCount = 0;
-    let settledAmount = 0;
-    for (const p of ours.values()) {
-      if (p.status === 'failed') failed++;
-      if (p.status === 'held') held++;
-      if (p.status === 'reversed') reversed++;
-      if (p.status !== 'settled') continue;
-      settledCount++;
-      settledAmount += p.amount;
-      const a = p.attempts[p.attempts.length - 1];
-      const t = byRail.get(a.rail_id) ?? { rail_id: a.rail_id, count: 0, amount: 0 };
-      t.count++;
-      t.amount += p.amount;
-      byRail.set(a.rail_id, t);
-    }
-    for (const { rail, entries } of perRail) {
-      const rid = reconciliationIdOf(id, rail.id);
-      const exceptions: ReconciliationException[] = [];
-      const add = (x: Omit<ReconciliationException, 'id'>) => exceptions.push({ id: exceptionIdOf(rid, exceptions.length + 1), ...x });
-      const seen = new Set<string>();
-      let matched = 0;
-      for (const e of entries) {
-        seen.add(e.reference);
-        const p = ours.get(e.payout_id)!;
-        const a = p.attempts.find((x) => x.id === e.reference);
-        const weSettled = p.status === 'settled' && p.attempts[p.attempts.length - 1].id === e.reference;
-        const weReversed = p.status === 'reversed' && p.reversal?.attempt_id === e.reference;
-        if (e.amount !== p.amount) add({ kind: 'amount_mismatch', payout_id: p.id, reference: e.reference, ours: String(p.amount), theirs: String(e.amount), detail: `The rail booked ${e.amount} kobo for a payout of ${p.amount}.` });
-        else if (e.status === 'settled' && !weSettled) add({ kind: 'unknown_to_us', payout_id: p.id, reference: e.reference, ours: a ? `attempt ${a.status}` : 'no such attempt', theirs: 'settled', detail: 'The rail credited a transfer that our payout does not hold as its settled attempt.' });
-        else if (e.status !== 'settled' && weSettled) add({ kind: 'missing_on_rail', payout_id: p.id, reference: e.reference, ours: 'settled', theirs: e.status, detail: 'We hold this attempt settled; the rail does not.' });
-        else if (e.status === 'reversed' && !weReversed) add({ kind: 'unknown_to_us', payout_id: p.id, reference: e.reference, ours: a ? `attempt ${a.status}` : 'no such attempt', theirs: 'reversed', detail: 'The rail returned a credit that our payout does not hold as its settled attempt.' });
-        else matched++;
-        if (e.status === 'settled' && (settledTransfers.get(p.id)?.length ?? 0) > 1 && settledTransfers.get(p.id)![0] === e.reference) {
-          add({ kind: 'paid_twice', payout_id: p.id, reference: e.reference, ours: '1 payment', theirs: `${settledTransfers.get(p.id)!.length} settled transfers`, detail: `Payee paid more than once: ${settledTransfers.get(p.id)!.join(', ')}.` });
-        }
-      }
-      for (const p of ours.values()) {
-        const a = p.attempts[p.attempts.length - 1];
-        if (p.status === 'settled' && a.rail_id === rail.id && !seen.has(a.id)) add({ kind: 'missing_on_rail', payout_id: p.id, reference: a.id, ours: 'settled', theirs: 'no record', detail: 'We hold this attempt settled; the rail has no record of it.' });
-      }
-      exceptionCount += exceptions.length;
-      await system.ask(Reconciliation, rid, 'create', { livemode: s.livemode, settlement_id: id, instruction_id: s.id, rail_id: rail.id, statement_entries: entries.length, matched, exceptions }, { ...caller, dedupeId: `reconcile:${id}` });
-      reconciliation_ids.push(rid);
-    }
-    const by_rail = [...byRail.values()].sort((a, b) => a.rail_id.localeCompare(b.rail_id));
-    // A return recorded just now reaches the instruction by reaction: its status is the one the counts give.
-    const status = reversedNow === 0 ? s.status : settledCount === s.line_count ? 'settled' : settledCount === 0 ? 'failed' : 'partially_settled';
-    const body = { livemode: s.livemode, instruction_id: s.id, run_id: s.run_id, instruction_status: status, currency: s.currency, settled_count: settledCount, settled_amount: settledAmount, failed_count: failed, held_count: held, reversed_count: reversed, by_rail, reconciliation_ids, exception_count: exceptionCount };
-    return system.ask(Settlement, id, 'create', { ...body, receipt_digest: contentHash(body) }, { ...caller, dedupeId: `settle:${id}` });
+  settle(caller: Caller, instructionId: string): Promise<unknown> {
+    return settle(this.platform, this.rails, caller, instructionId);
   }
 
   // ---------------------------------------------------------------------------------------------
