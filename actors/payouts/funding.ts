@@ -1,0 +1,53 @@
+/**
+ * Funding an instruction (spec 2.11, 4.10 funding check; the account: funding-account.ts): the
+ * check compares the instruction's total with what the organisation's funding account holds
+ * available, and execution reserves the total before the instruction starts executing, so an
+ * instruction short of funds is held in funding_pending rather than paid in part.
+ */
+import { ApiError, type Caller, isApiError, type Platform } from '../../kernel/index.ts';
+import { availableOf, FundingAccount, type FundingState } from './funding-account.ts';
+import { fundingAccountIdOf } from './ids.ts';
+import { type FundingCheck, fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
+
+/** What the organisation's funding account holds available in a realm (0 while it has none). */
+export async function available(platform: Platform, org: string, livemode: boolean): Promise<number> {
+  try {
+    return availableOf(await platform.system.state<FundingState>(FundingAccount, fundingAccountIdOf(org, livemode), org));
+  } catch (e) {
+    if (isApiError(e) && e.code === 'not_found') return 0;
+    throw e;
+  }
+}
+
+async function computeFunding(platform: Platform, org: string, s: InstructionState): Promise<FundingCheck> {
+  const avail = await available(platform, org, s.livemode);
+  const shortfall = Math.max(0, s.total - avail);
+  return { sufficient: shortfall === 0, required_amount: s.total, available_amount: avail, shortfall, checked_at: platform.clock.now() };
+}
+
+export async function fundingCheck(platform: Platform, caller: Caller, id: string): Promise<ReturnType<typeof fundingCheckView>> {
+  const s = await platform.system.state<InstructionState>(PayoutInstruction, id, caller.org);
+  const check = await computeFunding(platform, caller.org, s);
+  await platform.system.ask(PayoutInstruction, id, 'record_funding_check', check, caller);
+  return fundingCheckView(s, check);
+}
+
+/** Reserves the total, then executes; a shortfall is recorded and answered 409. */
+export async function execute(platform: Platform, caller: Caller, id: string): Promise<unknown> {
+  const { system } = platform;
+  const s = await system.state<InstructionState>(PayoutInstruction, id, caller.org);
+  if (s.status === 'executing' || s.status === 'settled' || s.status === 'partially_settled') return PayoutInstruction.view(s);
+  if (s.status !== 'planned' || s.route_plan_id === null) return system.ask(PayoutInstruction, id, 'execute', { check: { sufficient: false, required_amount: s.total, available_amount: 0, shortfall: s.total, checked_at: 0 } }, caller); // the actor refuses with the reason
+  const check = await computeFunding(platform, caller.org, s);
+  if (!check.sufficient) {
+    await system.ask(PayoutInstruction, id, 'record_funding_check', check, caller);
+    throw new ApiError('conflict', `The funding account is short by ${check.shortfall} kobo (${check.required_amount} required, ${check.available_amount} available); instruction ${id} is held in funding_pending.`, { shortfall: check.shortfall });
+  }
+  try {
+    await system.ask(FundingAccount, fundingAccountIdOf(caller.org, s.livemode), 'reserve', { instruction_id: id, amount: s.total }, { ...caller, dedupeId: `reserve:${id}` });
+  } catch (e) {
+    if (isApiError(e) && e.code === 'conflict') await system.ask(PayoutInstruction, id, 'record_funding_check', { ...check, sufficient: false }, caller);
+    throw e;
+  }
+  return system.ask(PayoutInstruction, id, 'execute', { check }, { ...caller, dedupeId: `execute:${id}` });
+}
