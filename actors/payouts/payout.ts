@@ -9,7 +9,7 @@
  * A rail's answer normally arrives within its call (a time-out is an answer: unknown). The answer
  * time-out that catches a send lost with its node is watched per instruction, not by a reminder per
  * payout: the instruction's tally reminder reads the lines still open once outcomes stop arriving
- * and sends answer_overdue to those sending past their rail's time-out (service.ts tally), so the
+ * and sends answer_overdue to those sending past their rail's time-out (outcomes.ts tally), so the
  * happy path costs no durable timer. Status queries keep their reminder per payout (few wait).
  *
  * status            command           condition                                   events                                   next

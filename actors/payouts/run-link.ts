@@ -3,7 +3,7 @@
  * completed / partially_settled / failed). Executing a run submits its signed instruction by
  * reaction, so no client carries it; when the instruction is final its outcome is carried back to
  * the run. Both steps need I/O (reading the signed instruction, asking the run), so this actor only
- * records what is due and the service does it (actors/payouts/service.ts); a reminder asks again
+ * records what is due and the service does it (actors/payouts/run-links.ts); a reminder asks again
  * until it is done, so a node that dies in between loses nothing.
  *
  * status       command            condition                         events                    next
