@@ -4,7 +4,8 @@
  * -9 once a third of the lines are dispatched, with keyed API-key load and consent reminders
  * running across the kill. Counted on the sandbox rails' own books (read from the scenario's
  * stores, not through a node): payees credited more than once, payees never credited, and payees
- * not final on the instruction; then the common counts (rows.ts).
+ * not final on the instruction; then the common counts (rows.ts) and the lease watch after the
+ * kill (lease-watch.ts).
  */
 import { Kvm } from '@nats-io/kv';
 import { INSTRUCTION_KIND, PAYOUTS_POLICY, sandboxRails } from '../../actors/payouts/index.ts';
@@ -14,6 +15,8 @@ import type { ClusterStores } from '../../stores/index.ts';
 import { deadCredentials, journalCounts, missingFromList } from './checks.ts';
 import { ask } from './client.ts';
 import { keyedLoad, longestGap, outageP99 } from './keyed-load.ts';
+import { LeaseTable } from './lease-table.ts';
+import { watchLeases } from './lease-watch.ts';
 import { LINES, plannedInstruction, waitFor } from './payout-setup.ts';
 import { startPlatform } from './platform.ts';
 import { armReminders, REMINDERS, watchReminders } from './reminders.ts';
@@ -67,14 +70,17 @@ export async function payoutFailover(): Promise<BenchResult[]> {
       const b = await progress();
       return b.progress.dispatched >= LINES / 3 ? b : undefined;
     }, 300_000, 20);
+    const table = await LeaseTable.open(p.nats.servers.map((s) => s.url), p.namespace);
     await p.nodes.kill(owner);
     const faultAt = performance.now();
     process.stderr.write(`[chaos payout] killed ${ownerId} at ${atKill.progress.dispatched} dispatched, ${atKill.progress.settled} settled\n`);
+    const leases = watchLeases(p, table, faultAt, 'payout', `node ${ownerId} killed -9 (its leases last 10 s)`, OUTAGE_TARGET_MS).finally(() => table.close());
     const done = await waitFor('the instruction final', async () => {
       const b = await progress();
       return b.status !== 'executing' ? b : undefined;
     }, FINAL_MS).catch(async () => progress());
     const finalS = (performance.now() - faultAt) / 1000;
+    const leaseRows = await leases;
     await load.stop();
 
     const [credits, journal, credentials, list, fired] = await Promise.all([
@@ -101,6 +107,7 @@ export async function payoutFailover(): Promise<BenchResult[]> {
       absolute('[payout] payees never credited', LINES - credits.size, 'payees', 0, false, 'no settled credit on any rail'),
       absolute('[payout] payees not final', LINES - final, 'payees', 0, false, `instruction ${done.status}: ${done.progress.settled} settled, ${done.progress.failed} failed, ${done.progress.held} held`),
       absolute('[payout] kill to instruction final', round(finalS * 1000), 'ms', undefined, false, `set-up ${round(setupS)} s`),
+      ...leaseRows,
     ];
   } finally {
     await p.close();
