@@ -1,8 +1,8 @@
 /**
  * Chaos bench (DESIGN "Stores", "Sharding"; docs/cluster.md): faults under keyed load with
- * retries, each counted against zero or a bound: node-kill, redis-empty, redis-aof, nats-leader
- * and payout (bench/chaos/), each on a NATS and a Redis of its own, so the shared servers are never
- * touched. BENCH_CHAOS_ONLY=a,b runs those only. There is no baseline: these are counts of faults.
+ * retries, each counted against zero or a bound: node-kill, node-down, redis-empty, redis-aof,
+ * nats-leader and payout (bench/chaos/), each on a NATS and a Redis of its own, so the shared
+ * servers are never touched. BENCH_CHAOS_ONLY=a,b runs those only. There is no baseline: these are counts of faults.
  */
 import { CHAOS_SCENARIOS } from '../chaos/index.ts';
 import type { BenchResult } from '../report.ts';
