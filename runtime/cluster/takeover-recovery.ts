@@ -78,13 +78,12 @@ export class TakeoverRecovery {
     const { system, journal, log } = this.opts;
     const since = Math.min(...[...shards].map((s) => this.opts.recoverSince(this.opts.takenOverAt(s)!)));
     const actors = new Map<string, string>();
+    // the kinds whose commits have list or timer changes, looked up once rather than per append read
+    const withEffects = new Set(system.kindNames.filter((k) => system.kind(k).indexes || system.kind(k).timers));
     try {
       await journal.appendedSince!(since, (stream, org) => {
         if (!shards.has(shardOfStream(stream, this.opts.shards))) return;
-        const kind = stream.slice(0, stream.indexOf('.'));
-        if (!system.kindNames.includes(kind)) return;
-        const def = system.kind(kind);
-        if (def.indexes || def.timers) actors.set(stream, org);
+        if (withEffects.has(stream.slice(0, stream.indexOf('.')))) actors.set(stream, org);
       });
     } catch (e) {
       log(`reading the journal to recover ${shards.size} shard(s) taken over failed; their actors' lists and timers are written when each is next activated`, e);
