@@ -42,34 +42,34 @@ export async function scanBucket(
   const consumer = await js.consumers.get(stream, { filter_subjects: `${prefix}>`, deliver_policy: DeliverPolicy.All });
   const messages = await consumer.consume({ max_messages: 512 });
   let last = 0;
+  let lastAt = performance.now();
   let timedOut = false;
-  let idle: NodeJS.Timeout | undefined;
   const deadline = setTimeout(() => {
     timedOut = true;
     void messages.stop();
   }, deadlineMs);
-  const watchIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      void jsm.streams
-        .info(stream)
-        .then((s) => {
-          if (s.state.messages === 0 || s.state.last_seq <= last) void messages.stop();
-          else watchIdle();
-        })
-        .catch(() => watchIdle());
-    }, IDLE_MS);
-  };
-  watchIdle();
+  // one look per pause, not a timer per entry: a pause asks the stream whether anything is left
+  let asking = false;
+  const idle = setInterval(() => {
+    if (asking || performance.now() - lastAt < IDLE_MS) return;
+    asking = true;
+    void jsm.streams
+      .info(stream)
+      .then((s) => {
+        if (s.state.messages === 0 || s.state.last_seq <= last) void messages.stop();
+      })
+      .catch(() => {})
+      .finally(() => (asking = false));
+  }, IDLE_MS);
   try {
     for await (const m of messages) {
       last = m.seq;
+      lastAt = performance.now();
       visit(entryOf(m, prefix));
       if (m.seq >= start.last_seq || m.info.pending === 0) break;
-      watchIdle();
     }
   } finally {
-    clearTimeout(idle);
+    clearInterval(idle);
     clearTimeout(deadline);
     void messages.stop();
     await consumer.delete().catch(() => {});
