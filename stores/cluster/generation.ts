@@ -14,6 +14,10 @@ import type { Redis } from 'ioredis';
 const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
+/** Replaces a finished marker with a new claim only as it was read (another claim meanwhile keeps its own). */
+const RECLAIM = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
+return 0`;
 /** Marks the rebuild done only if `token` still holds it (a flush meanwhile removed it). */
 const FINISH = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
@@ -44,8 +48,7 @@ export class DerivedGeneration {
     if (!force) return undefined;
     const held = await this.redis.get(this.key);
     if (held === null || held.startsWith('building:')) return undefined;
-    // a finished marker is replaced only as it was read: another claim meanwhile keeps its own
-    const swapped = await this.redis.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`, 1, this.key, held, token, this.leaseMs);
+    const swapped = await this.redis.eval(RECLAIM, 1, this.key, held, token, this.leaseMs);
     return swapped === 1 ? token : undefined;
   }
 
