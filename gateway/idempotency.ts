@@ -18,7 +18,9 @@
  * takes it over by compare-and-set, so exactly one survivor executes, within seconds instead of
  * the claim's lease. The claim is a string because compare-and-set compares scalars. Without a
  * membership (embedded: one process) a claim ends only with its lease, as does one written before
- * claims named their member.
+ * claims named their member. Over the local stores claims are held in the process's memory apart
+ * from the records (Stores.claims): a restart ends every claim, so a retry after a crash runs at
+ * once, and a request writes its record to disk, not its claim as well.
  * The request's fingerprint is its method, path and exact body bytes.
  * A secret shown once (an API key, a client secret, a token) is never kept in a record: the
  * pipeline hands over a replay body with those fields set to null (spec 5.2).
@@ -53,6 +55,14 @@ function heldOf(rec: Stored): Held {
   if (typeof rec !== 'string') return rec;
   const [, fp, member] = rec.split(' ');
   return { state: 'pending', fp, member: member === '-' ? undefined : member };
+}
+
+const reused = () => new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+
+/** The first response again for the same request (the caller adds this request's id and the replay header to a copy of the kept headers); refused for another. */
+function replayOf(done: Done, fp: string): { response: WireResponse; replay: boolean } {
+  if (done.fp !== fp) throw reused();
+  return { response: { status: done.status, headers: done.headers, body: done.base64 ? Buffer.from(done.body, 'base64') : done.body }, replay: true };
 }
 
 /** What one execution hands the idempotency layer: the answer to send now, and what to keep for replays. */
@@ -118,11 +128,19 @@ export class Idempotency {
    */
   private readonly inflight = new Map<string, InFlight>();
 
+  /** Claims live apart from the records (Stores.claims): a record must then be looked for beside the claim. */
+  private readonly apart: boolean;
+
   constructor(
+    /** Where finished records are kept (7 days). */
     private readonly kv: KeyValueStore,
     /** Which members are gone, in cluster mode (kernel MEMBERSHIP); none embedded. */
     private readonly membership?: Membership,
-  ) {}
+    /** Where claims are held: Stores.claims where the stores have one, else beside the records. */
+    private readonly claims: KeyValueStore = kv,
+  ) {
+    this.apart = claims !== kv;
+  }
 
   /**
    * Runs `execute` at most once per (org, key). Returns the response to send and whether it is
@@ -132,22 +150,29 @@ export class Idempotency {
     const k = ['idem', org, key].join(':'); // one flat string: the record's key is kept 7 days (runtime/effects.ts listName)
     const claim = claimOf(fp, this.membership?.member);
     for (let looks = 0; ; looks++) {
-      if (await this.kv.setIfAbsent(k, claim, IDEMPOTENCY_LEASE_MS)) {
+      if (this.apart) {
+        const done = await this.kv.get<Done>(k);
+        if (done !== undefined) return replayOf(done, fp);
+      }
+      if (await this.claims.setIfAbsent(k, claim, IDEMPOTENCY_LEASE_MS)) {
+        if (this.apart) {
+          // an execution that ended between the look above and this claim kept its record first
+          const done = await this.kv.get<Done>(k);
+          if (done !== undefined) {
+            await this.release(k, claim);
+            return replayOf(done, fp);
+          }
+        }
         return { response: await this.execute(k, fp, claim, execute), replay: false };
       }
-      const stored = await this.kv.get<Stored>(k);
-      if (stored === undefined) continue; // released (a retryable failure) or lease ended: try to claim
+      const stored = await this.claims.get<Stored>(k);
+      if (stored === undefined) continue; // released (a retryable failure), ended with its record kept, or lease ended: look again
       const rec = heldOf(stored);
-      if (rec.fp !== fp) {
-        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
-      }
-      if (rec.state === 'done') {
-        // The caller adds this request's id and the replay header to a copy of the kept headers.
-        return { response: { status: rec.status, headers: rec.headers, body: rec.base64 ? Buffer.from(rec.body, 'base64') : rec.body }, replay: true };
-      }
+      if (rec.state === 'done') return replayOf(rec, fp);
+      if (rec.fp !== fp) throw reused();
       if (typeof stored === 'string' && rec.member !== undefined && this.membership?.hasLapsed(rec.member)) {
         // Its node is gone: whoever swaps the claim first executes; the others wait on the new claim.
-        if (await this.kv.compareAndSet(k, stored, claim, IDEMPOTENCY_LEASE_MS)) return { response: await this.execute(k, fp, claim, execute), replay: false };
+        if (await this.claims.compareAndSet(k, stored, claim, IDEMPOTENCY_LEASE_MS)) return { response: await this.execute(k, fp, claim, execute), replay: false };
         continue;
       }
       if (looks > WAIT_LIMIT_LOOKS) {
@@ -176,6 +201,8 @@ export class Idempotency {
         : { state: 'done', fp, status: response.status, headers: keptHeaders(response.headers), body: Buffer.from(body).toString('base64'), base64: true };
       try {
         await this.kv.set(k, stored, IDEMPOTENCY_TTL_MS);
+        // apart, the claim ends once the record is there to be found (beside it, the record replaced it)
+        if (this.apart) await this.release(k, claim);
       } catch (e) {
         // The work is done and its answer is true: it goes out. Without the record a retry runs
         // again, and an area's dedupe id (kernel createDedupe) lands it on the same record.
@@ -199,7 +226,7 @@ export class Idempotency {
    */
   private async release(k: string, claim: string): Promise<void> {
     try {
-      await this.kv.compareAndSet(k, claim, undefined);
+      await this.claims.compareAndSet(k, claim, undefined);
     } catch (e) {
       console.error(`[gateway] releasing the idempotency claim ${k} failed:`, e);
     }

@@ -79,7 +79,7 @@ class RequestPipeline {
     private readonly opts: PipelineOptions,
   ) {
     for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) this.mount(def);
-    this.idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP));
+    this.idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP), platform.stores.claims);
     this.authenticator = platform.services.require(AUTHENTICATOR);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   }

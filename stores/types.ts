@@ -277,6 +277,14 @@ export interface Stores {
   snapshots: SnapshotStore;
   reminders: ReminderStore;
   kv: KeyValueStore;
+  /**
+   * Where a claim that lives only as long as this process is held (an execution's idempotency
+   * claim, gateway/idempotency.ts): the local family's process memory, since one process serves a
+   * directory and its restart ends every claim it held, so writing one to disk would only make a
+   * retry after a crash wait out its lease. Absent where every member must see a claim (cluster)
+   * or `kv` is itself the process's memory: claims then go to `kv`.
+   */
+  claims?: KeyValueStore;
   indexes: IndexStore;
   readings: ReadingStore;
   derived?: DerivedMarker;

@@ -15,6 +15,7 @@ import { LocalKeyValue } from './kv.ts';
 import { LocalReadings } from './readings.ts';
 import { LocalReminders } from './reminders.ts';
 import { LocalSnapshots } from './snapshots.ts';
+import { MemoryKeyValue } from '../memory/kv.ts';
 import { Writer } from './writer.ts';
 
 export { DataDirectoryError, FORMAT as DATA_FORMAT } from './directory.ts';
@@ -72,6 +73,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     snapshots: new LocalSnapshots(dbs.snapshots, writer),
     reminders,
     kv: new LocalKeyValue(dbs.kv, dbs['kv-expiry'], writer, opts.now),
+    claims: new MemoryKeyValue(opts.now),
     indexes,
     readings: new LocalReadings(dbs.readings, writer, opts.now, opts.readingRetentionMs ?? 30 * 24 * 3600_000),
     flushed: () => writer.flushed(),
@@ -87,7 +89,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     },
     close() {
       return (closing ??= (async () => {
-        await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
+        await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.claims!.close(), s.indexes.close(), s.readings.close()]);
         await writer.idle();
         await env.close();
         unlock();
