@@ -156,5 +156,20 @@ function detailOf(e: ValueError, field: string): string {
   if (e.type === ValueErrorType.ObjectRequiredProperty) return `${field} is required.`;
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return `${field} is not a field of this request.`;
   if (codeOf(e) === 'invalid_money_amount') return `${field} ${String(e.value)} is not a whole number of minor units.`;
+  const allowed = e.type === ValueErrorType.Union || e.type === ValueErrorType.Literal ? allowedValues(e.schema) : undefined;
+  if (allowed) return `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}; ${shown(e.value)} is not.`;
   return `${field}: ${e.message}.`;
+}
+
+/** A refused value as a refusal quotes it: JSON, cut short so a long value never fills the answer. */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'nothing';
+  return json.length > 40 ? `${json.slice(0, 40)}...` : json;
+}
+
+/** An enumeration's values (a union of literals, or one literal), so a refusal names what is allowed; undefined for any other schema. */
+function allowedValues(schema: TSchema): unknown[] | undefined {
+  const s = schema as { const?: unknown; anyOf?: Array<{ const?: unknown }> };
+  if (s.anyOf === undefined) return 'const' in s ? [s.const] : undefined;
+  return s.anyOf.every((m) => 'const' in m) ? s.anyOf.map((m) => m.const) : undefined;
 }
