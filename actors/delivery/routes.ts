@@ -3,11 +3,12 @@
  * webhook deliveries. Shapes the spec leaves "not shown" are filled minimally (docs/gaps.md#delivery).
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, conflict, createDedupe, createdId, errorEntry, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { callerOf, errorEntry, fieldError, idOf, listPage, ListQuery, listQueryWith, route, type RouteDef, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { allowsPrivateNetworks, urlRefusal } from './address-policy.ts';
-import { WebhookDelivery, deliveryView, endpointList, type DeliveryState } from './delivery.ts';
-import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint, type Assignment, type EndpointState } from './endpoint.ts';
-import { deliveryService } from './service.ts';
+import { listDeliveries, replayDelivery } from './deliveries.ts';
+import { WebhookDelivery } from './delivery.ts';
+import { DEFAULT_TEST_EVENT_TYPE, WebhookEndpoint } from './endpoint.ts';
+import { createEndpoint, disableEndpoint, rotateSecret, testEndpoint } from './endpoints.ts';
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const MAX_EVENT_TYPES = 100;
@@ -62,12 +63,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => {
       const event_types = req.body.event_types ?? ['*'];
       checkEndpointBody(req.body.url, event_types, allowsPrivateNetworks(req.platform.config));
-      const { system } = req.platform;
-      const id = createdId(req, WebhookEndpoint.prefix);
-      const opts = { ...callerOf(req), dedupeId: createDedupe(req) };
-      const { secret } = (await system.ask(WebhookEndpoint, id, 'create', { url: req.body.url, event_types, livemode: req.livemode }, opts)) as { secret?: string };
-      // Run again after a lost answer, the create applies nothing and the secret shown once is not shown again.
-      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret: secret ?? null };
+      return createEndpoint(req.platform, callerOf(req), req.body.url, event_types);
     },
   }),
   route({
@@ -97,12 +93,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Issue a new signing secret (returned once, in `secret`); the previous one stays active for 24 hours.',
     specGap: 'Response shape not shown: the endpoint plus `secret`; the previous secret lives 24 hours (docs/gaps.md#delivery).',
-    handler: async (req) => {
-      const id = endpointIdOf(req.params.id);
-      const { system } = req.platform;
-      const { secret } = (await system.ask(WebhookEndpoint, id, 'rotate_secret', {}, callerOf(req))) as { secret: string };
-      return { ...(await system.get(WebhookEndpoint, id, req.org) as object), secret };
-    },
+    handler: async (req) => rotateSecret(req.platform, callerOf(req), endpointIdOf(req.params.id)),
   }),
   route({
     method: 'POST',
@@ -112,7 +103,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Disable a webhook endpoint (sets disabled_at); 409 when it is disabled already.',
     specGap: 'Response shape not shown: the endpoint (docs/gaps.md#delivery).',
-    handler: (req) => req.platform.system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'disable', undefined, callerOf(req)),
+    handler: (req) => disableEndpoint(req.platform, callerOf(req), endpointIdOf(req.params.id)),
   }),
   route({
     method: 'POST',
@@ -126,11 +117,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => {
       const type = req.body?.event_type ?? DEFAULT_TEST_EVENT_TYPE;
       if (!TYPE_PATTERN.test(type)) throw fieldError('/event_type', 'invalid_format', `${type} is not an event type.`);
-      const { system } = req.platform;
-      const decl = deliveryService(req.platform).catalogue.type(type);
-      const opts = callerOf(req);
-      const a = (await system.ask(WebhookEndpoint, endpointIdOf(req.params.id), 'test', { event_type: type, source: decl?.source ?? 'delivery', schema_version: decl?.schemaVersion ?? 1 }, opts)) as Assignment;
-      return system.ask(WebhookDelivery, a.delivery_id, 'create', a.seed!, { ...opts, principal: 'system' });
+      return testEndpoint(req.platform, callerOf(req), endpointIdOf(req.params.id), type);
     },
   }),
   route({
@@ -141,15 +128,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     query: DeliveriesQuery,
     summary: 'List webhook deliveries, newest first (by sequence within one endpoint_id), without signed_body and signature_header.',
-    handler: async (req) => {
-      const { system } = req.platform;
-      const page = parseListQuery(req.query);
-      const endpoint = req.query.endpoint_id;
-      const list = endpoint === undefined ? 'all' : endpointList(endpoint);
-      const ids = await system.listIds(WebhookDelivery, req.org, list, { after: page.after, limit: page.limit, order: 'desc' });
-      const data = await Promise.all(ids.ids.map(async (id) => deliveryView(await system.state<DeliveryState>(WebhookDelivery, id, req.org), false)));
-      return listEnvelope(data, ids.hasMore);
-    },
+    handler: async (req) => listDeliveries(req.platform, req.org, req.query.endpoint_id, req.query),
   }),
   route({
     method: 'GET',
@@ -168,13 +147,6 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Start a delivered or failed delivery again with the same event id and body; 409 while it is in flight or retrying, or when its endpoint is disabled.',
     specGap: 'Response shape not shown: the WebhookDelivery; the same record restarts its ladder (docs/gaps.md#delivery).',
-    handler: async (req) => {
-      const id = deliveryIdOf(req.params.id);
-      const { system } = req.platform;
-      const d = await system.state<DeliveryState>(WebhookDelivery, id, req.org);
-      const ep = await system.state<EndpointState>(WebhookEndpoint, d.seed!.endpoint_id, req.org);
-      if (ep.status === 'disabled') throw conflict(`Webhook endpoint ${ep.id} is disabled; its deliveries cannot be replayed.`);
-      return system.ask(WebhookDelivery, id, 'replay', undefined, callerOf(req));
-    },
+    handler: async (req) => replayDelivery(req.platform, callerOf(req), deliveryIdOf(req.params.id)),
   }),
 ];
