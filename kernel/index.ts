@@ -5,7 +5,7 @@
  * error catalogue, ids, money, lists and paging, the typed service registry, and the platform that
  * composes areas. Areas import the kernel from here only.
  */
-export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fieldError, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, validationError, validationReport } from './base/index.ts';
+export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fieldError, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, timeOrderedId, validationError, validationReport } from './base/index.ts';
 export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
 export { mounted, route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';

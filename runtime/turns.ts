@@ -12,7 +12,7 @@ import type { CommandContext, EventMeta } from './actor.ts';
 import type { Cell } from './cells.ts';
 import { seen } from './dedupe.ts';
 import { indexOps, timerOps } from './effects.ts';
-import { ApiError, isApiError, newId, shownId } from '../kernel/base/index.ts';
+import { ApiError, isApiError, shownId, timeOrderedId } from '../kernel/base/index.ts';
 import type { Envelope } from './mailbox.ts';
 
 /** A decided turn awaiting its commit; it is its own journal append item (stream, expected version, events). */
@@ -121,7 +121,7 @@ export function decideTurn(cell: Cell, now: number, ctx: CommandContext, meta: E
       let next = base;
       for (let k = 0; k < events.length; k++) {
         const ev = events[k];
-        const stored = storedEvent(version + 1 + k, newId('evt_'), ev.type, ev, now, env.org, env.requestId, env.principal, env.dedupeId);
+        const stored = storedEvent(version + 1 + k, timeOrderedId('evt_', now), ev.type, ev, now, env.org, env.requestId, env.principal, env.dedupeId);
         meta.version = stored.version;
         meta.eventId = stored.id;
         meta.org = env.org;

@@ -6,6 +6,6 @@
  */
 export { ApiError, CATALOGUE, assertNever, conflict, errorEntry, fieldError, isApiError, isRefusal, notFound, outcomeUnknown, validationError, validationReport } from './errors.ts';
 export type { ErrorCode, ValidationEntry, ValidationReport } from './errors.ts';
-export { derivedId, hasPrefix, newId, randomString, randomSuffix, shownId } from './ids.ts';
+export { derivedId, hasPrefix, newId, randomString, randomSuffix, shownId, timeOrderedId } from './ids.ts';
 export type { DerivedForm } from './ids.ts';
 export { flat } from './strings.ts';

@@ -4,7 +4,7 @@
  * Idempotency-Key) has the same form and is the same for the same parts.
  */
 import { describe, expect, it } from 'vitest';
-import { derivedId, hasPrefix, newId, randomString, randomSuffix } from '../../kernel/index.ts';
+import { derivedId, hasPrefix, newId, randomString, randomSuffix, timeOrderedId } from '../../kernel/index.ts';
 
 const FORM = /^[0-9A-Za-z]{22}$/;
 
@@ -62,5 +62,22 @@ describe('identifiers are the spec prefix plus 22 base62 symbols, never reused (
     ['remit_authority_rail_obligation_', ['paye_authority:', 'NG-LA'], 'modulo', 'remit_authority_rail_obligation_G8f6czebBL5K2J85Bfn8zo'],
   ] as const)('derivedId(%s, %j, %s) is the id stored before: %s', (prefix, parts, form, stored) => {
     expect(derivedId(prefix, parts, form)).toBe(stored);
+  });
+});
+
+describe('event ids are ordered by the time they were made (DESIGN Conventions; docs/architecture.md "What a write costs")', () => {
+  it('timeOrderedId has the spec form, sorts as its times do to the millisecond, and 20,000 made in one millisecond are all different', () => {
+    const at = Date.UTC(2026, 10, 28, 3, 40);
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const id = timeOrderedId('evt_', at);
+      expect(id.slice('evt_'.length)).toMatch(FORM);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(20_000);
+    const times = [0, 1, 61, 62, 3_843, at - 1, at, at + 1, at + 86_400_000, Date.UTC(8000, 0, 1)];
+    const ids = times.map((t) => timeOrderedId('evt_', t));
+    expect([...ids].sort()).toEqual(ids);
+    expect(timeOrderedId('evt_', at).slice(0, 12)).toBe(timeOrderedId('evt_', at + 0.9).slice(0, 12)); // within one millisecond the time symbols agree
   });
 });
