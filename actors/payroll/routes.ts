@@ -4,29 +4,33 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, errorEntry, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
-import { PayProfile, type ProfilePatch } from './pay-profile.ts';
+import { PayProfile } from './pay-profile.ts';
+import { updatePayProfile } from './pay-profiles.ts';
 import { issuePayslip } from './payslips/issue.ts';
 import { explainPayslip, getPayslip, payslipDocument, payslipPage, replayPayslip } from './payslips/reads.ts';
 import { RosterEntry } from './roster-entry.ts';
-import { refuse } from './refuse.ts';
+import { updateRosterEntry } from './roster-entries.ts';
 import * as S from './schemas.ts';
 import { approveRun, submitRun } from './runs/approve-run.ts';
 import { updateRun } from './runs/update-run.ts';
-import { checkEmployer, Employer, employerIdFor, employerSettingsView, type EmployerPatch } from './employer.ts';
+import { employerSettingsView } from './employer.ts';
+import { configureEmployer, type EmployerBody } from './employers.ts';
 import { employerSettings } from './runs/gather.ts';
 import { MAX_RUN_ITEMS } from './runs/run.ts';
 import { PAY_ITEM_CODES } from './engine/index.ts';
 import { calculateRun } from './runs/calculate-run.ts';
+import { cancelRun } from './runs/cancel-run.ts';
 import { createRun } from './runs/create-run.ts';
 import { executeRun } from './runs/execute-run.ts';
-import { glExportOf } from './runs/gl-export.ts';
+import { exportGl, glExportOf } from './runs/gl-export.ts';
 import { instructionSetView } from './runs/instruction-set.ts';
 import { REMITTANCE_DIRECTORY } from './runs/remittance-directory.ts';
 import { payoutInstructionFor } from './runs/payout-instruction.ts';
 import { pinnedPack, runState } from './runs/run-state.ts';
+import { resolveFinding } from './runs/resolve-finding.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './runs/run.ts';
 import { simulateRun } from './runs/simulate-run.ts';
 
@@ -80,22 +84,6 @@ const ProfileFields = {
     account_name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
   }, { additionalProperties: false, description: 'Where net pay is paid; later calculations record it on the payslip and sign it into the payout instruction.' }), Type.Null()])),
 };
-const MONEY_KEYS = ['monthly_basic', 'monthly_housing', 'monthly_transport', 'monthly_other_allowances', 'annual_rent_paid', 'annual_life_assurance_premium', 'annual_mortgage_interest'] as const;
-
-function profilePatch(body: Record<string, unknown>): ProfilePatch {
-  const out: Record<string, unknown> = {};
-  const entries = [];
-  for (const [k, v] of Object.entries(body)) {
-    if ((MONEY_KEYS as readonly string[]).includes(k)) {
-      const m = v as { amount: number; currency: string };
-      if (m.currency !== 'NGN') entries.push(errorEntry(`/${k}/currency`, 'unsupported_currency', `${k} must be in NGN.`));
-      out[k] = m.amount;
-    } else out[k] = v;
-  }
-  if (entries.length) throw new ApiError('validation_failed', entries[0].detail, { validation: { entry_count: entries.length, error_count: entries.length, warning_count: 0, entries } });
-  return out as ProfilePatch;
-}
-
 const runAction = (path: string, summary: string, fn: (req: RouteRequest<any, any>) => Promise<unknown>, extra: Partial<RouteDef> = {}): RouteDef =>
   route({ method: 'POST', path, auth: 'key', module: M, idempotent: true, summary, ...extra, handler: fn } as RouteDef<TSchema, TSchema>);
 
@@ -131,16 +119,9 @@ export const routes: RouteDef[] = [
     specGap: 'Spec 8 says the threshold is configured per organisation; no resource is shown (docs/gaps.md#payroll).',
     body: Type.Object(EmployerFields, { additionalProperties: false, minProperties: 1 }),
     handler: async (req) => {
-      const body = req.body as Record<string, unknown> & { maker_checker_threshold?: { amount: number; currency: string } };
+      const body = req.body as EmployerBody;
       thresholdNeedsApprove(req, body.maker_checker_threshold);
-      const patch: EmployerPatch & { livemode: boolean } = { ...(body as EmployerPatch), livemode: req.livemode };
-      if (body.maker_checker_threshold !== undefined) {
-        if (body.maker_checker_threshold.currency !== 'NGN') throw fieldError('/maker_checker_threshold/currency', 'unsupported_currency', 'maker_checker_threshold must be in NGN.');
-        patch.maker_checker_threshold = body.maker_checker_threshold.amount;
-      }
-      const bad = checkEmployer(patch, 1, '');
-      if (bad.length) refuse(bad);
-      return req.platform.system.ask(Employer, employerIdFor(req.org), 'configure', patch, callerOf(req));
+      return configureEmployer(req.platform, callerOf(req), body);
     },
   }),
   route({
@@ -157,7 +138,7 @@ export const routes: RouteDef[] = [
     method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
     body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), 'update', profilePatch(req.body as Record<string, unknown>), callerOf(req)),
+    handler: (req) => updatePayProfile(req.platform, callerOf(req), idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.body as Record<string, unknown>),
   }),
   route({
     method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
@@ -168,7 +149,7 @@ export const routes: RouteDef[] = [
     method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
     summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
     body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => req.platform.system.ask(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), 'update', req.body, callerOf(req)),
+    handler: (req) => updateRosterEntry(req.platform, callerOf(req), idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.body),
   }),
 
   // ------------------------------------------------------------------ runs
@@ -230,7 +211,7 @@ export const routes: RouteDef[] = [
     (req) => executeRun(req.platform, callerOf(req), req.params.run_id),
     { response: S.RunSchema, specGap: 'Execute is named; its response is not shown: the Run, executing (docs/gaps.md#payroll).' }),
   runAction('/v1/payroll/runs/{run_id}/cancel', 'Cancel a run that has not started executing.',
-    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'cancel', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
+    (req) => cancelRun(req.platform, callerOf(req), idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), (req.body as { reason?: string } | undefined)?.reason ?? null),
     { body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }), response: S.RunSchema,
       specGap: 'Cancel is named; its body (reason) and response are not shown (docs/gaps.md#payroll).' }),
   route({
@@ -266,7 +247,7 @@ export const routes: RouteDef[] = [
     },
   }),
   runAction('/v1/payroll/runs/{run_id}/findings/{finding_id}/resolve', 'Resolve a finding with a reason; an open p0 finding blocks approval.',
-    (req) => req.platform.system.ask(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), 'resolve_finding', { finding_id: req.params.finding_id, reason: (req.body as { reason: string }).reason }, callerOf(req)),
+    (req) => resolveFinding(req.platform, callerOf(req), idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), req.params.finding_id, (req.body as { reason: string }).reason),
     { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }), response: S.FindingSchema, specGap: 'The resolve body is not shown: reason.' }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/instruction_set', response: S.InstructionSetSchema, auth: 'key', module: M, idempotent: false,
@@ -290,13 +271,7 @@ export const routes: RouteDef[] = [
     },
   }),
   runAction('/v1/payroll/runs/{run_id}/gl_export', 'Create a general-ledger export (CSV) of an executed run.',
-    async (req) => {
-      const id = idOf(req.params.run_id, RUN_PREFIX, 'payroll run');
-      await req.platform.system.ask(Run, id, 'export_gl', {}, callerOf(req));
-      const s = await runState(req.platform, callerOf(req), id);
-      const last = s.gl_exports[s.gl_exports.length - 1];
-      return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
-    },
+    async (req) => exportGl(req.platform, callerOf(req), idOf(req.params.run_id, RUN_PREFIX, 'payroll run')),
     { response: S.GlExportSchema, specGap: 'Shape of the GL export is not shown (docs/gaps.md#payroll).', status: 201 }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}/gl_export', auth: 'key', module: M, idempotent: false,

@@ -3,11 +3,12 @@
  * docs/gaps.md#payroll): the run's ledger posting as CSV, one row per line, so an outside ledger
  * can import exactly what this platform's ledger recorded.
  */
-import type { Platform } from '../../../kernel/index.ts';
+import type { Caller, Platform } from '../../../kernel/index.ts';
 import { chartEntry, type PostingRequest } from '../../ledger/index.ts';
 import type { PayslipRecord } from '../payslips/record.ts';
 import { loadPayslips } from '../payslips/storage.ts';
 import { buildPosting, reversalOf } from './ledger-posting.ts';
+import { runState } from './run-state.ts';
 import { Run, type RunState } from './run.ts';
 
 export const GL_COLUMNS = ['export_id', 'run_id', 'period', 'posting_id', 'line', 'account_code', 'account_kind', 'debit', 'credit', 'currency'] as const;
@@ -38,4 +39,12 @@ export async function glExportOf(p: Platform, s: RunState, exportId: string): Pr
     if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
   }
   return glExportCsv(s, await loadPayslips(p.system, s), exportId, reversal);
+}
+
+/** POST .../gl_export: the run records a new export, answered as the export (not the CSV). */
+export async function exportGl(p: Platform, c: Caller, runId: string) {
+  await p.system.ask(Run, runId, 'export_gl', {}, c);
+  const s = await runState(p, c, runId);
+  const last = s.gl_exports[s.gl_exports.length - 1];
+  return { id: last.id, object: 'gl_export', livemode: s.livemode, mocked: false, run_id: s.id, format: 'csv', created_at: new Date(last.created_at).toISOString() };
 }
