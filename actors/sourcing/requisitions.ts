@@ -199,6 +199,14 @@ export function confirmInferences(platform: Platform, caller: Caller, id: string
   return platform.system.ask(Requisition, requisitionId(id), 'confirm_inferences', { confirmations }, caller);
 }
 
+export function publishRequisition(platform: Platform, caller: Caller, id: string) {
+  return platform.system.ask(Requisition, requisitionId(id), 'publish', {}, caller);
+}
+
+export function closeRequisition(platform: Platform, caller: Caller, id: string, body: { reason?: string } | undefined) {
+  return platform.system.ask(Requisition, requisitionId(id), 'close', { reason: body?.reason ?? null }, caller);
+}
+
 /** A person's quarantine (spec 4.6 POST .../quarantine): the finding names the rule or manual_review. */
 export function quarantineRequisition(platform: Platform, caller: Caller, id: string, body: { detail: string; rule_code?: string; offending_text?: string }) {
   const svc = sourcing(platform);
@@ -207,6 +215,15 @@ export function quarantineRequisition(platform: Platform, caller: Caller, id: st
   }
   const finding: QuarantineFinding = { rule_code: body.rule_code ?? 'manual_review', rule_pack_version: svc.pack.pack.version, detail: body.detail, contested: false, offending_text: body.offending_text ?? '' };
   return platform.system.ask(Requisition, requisitionId(id), 'quarantine', { finding }, caller);
+}
+
+/** Contesting a quarantine finding (spec 2.7 QuarantineFinding.contested): under_review until a person adjudicates. */
+export function contestRequisition(platform: Platform, caller: Caller, id: string, body: { reason: string }) {
+  return platform.system.ask(Requisition, requisitionId(id), 'contest', body, caller);
+}
+
+export function adjudicateRequisition(platform: Platform, caller: Caller, id: string, body: { outcome: 'upheld' | 'released'; reason: string }) {
+  return platform.system.ask(Requisition, requisitionId(id), 'adjudicate', body, caller);
 }
 
 export async function getRequisition(platform: Platform, caller: Caller, id: string, version?: number) {

@@ -12,7 +12,7 @@ import { runImport } from './imports.ts';
 import { Lead, LEAD_STATUSES } from './lead.ts';
 import { leadId, promoteLead, receiveLead } from './leads.ts';
 import { REQUISITION_STATUSES, Requisition } from './requisition.ts';
-import { artefacts, confirmInferences, createRequisition, editArtefacts, editRequisition, getRequisition, quarantineRequisition, requisitionId } from './requisitions.ts';
+import { adjudicateRequisition, artefacts, closeRequisition, confirmInferences, contestRequisition, createRequisition, editArtefacts, editRequisition, getRequisition, publishRequisition, quarantineRequisition } from './requisitions.ts';
 import { sourcing } from './service.ts';
 import { SourcingImport } from './sourcing-import.ts';
 import { SpendCeiling } from './spend-ceiling.ts';
@@ -106,13 +106,13 @@ export const routes: RouteDef[] = [
   route({
     method: 'POST', path: `${reqPath}/publish`, auth: 'key', module: M, idempotent: true,
     summary: 'Publish a draft requisition; refused (409) while compensation, headcount, location or start date is inferred and unconfirmed, and while quarantined.',
-    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'publish', {}, callerOf(req)),
+    handler: (req) => publishRequisition(req.platform, callerOf(req), req.params.requisition_id),
   }),
   route({
     method: 'POST', path: `${reqPath}/close`, auth: 'key', module: M, idempotent: true,
     body: Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false }),
     summary: 'Close a requisition.',
-    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'close', { reason: (req.body as { reason?: string } | undefined)?.reason ?? null }, callerOf(req)),
+    handler: (req) => closeRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body as { reason?: string } | undefined),
   }),
   route({
     method: 'POST', path: `${reqPath}/quarantine`, auth: 'key', module: M, idempotent: true,
@@ -126,14 +126,14 @@ export const routes: RouteDef[] = [
     body: Type.Object({ reason: Reason }, { additionalProperties: false }),
     summary: 'Contest the quarantine finding (for example a lawful exception); the requisition goes under_review until a person decides.',
     specGap: gap('Spec 2.7 has QuarantineFinding.contested but no endpoint'),
-    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'contest', req.body, callerOf(req)),
+    handler: (req) => contestRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body),
   }),
   route({
     method: 'POST', path: `${reqPath}/adjudicate`, auth: 'key', module: M, idempotent: true,
     body: Type.Object({ outcome: lit(['upheld', 'released']), reason: Reason }, { additionalProperties: false }),
     summary: 'A person decides a contested quarantine: upheld (stays quarantined) or released; the decision is recorded with who made it.',
     specGap: gap('The decision on a contest is not shown'),
-    handler: (req) => req.platform.system.ask(Requisition, requisitionId(req.params.requisition_id), 'adjudicate', req.body as never, callerOf(req)),
+    handler: (req) => adjudicateRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body as never),
   }),
   route({
     method: 'GET', path: `${reqPath}/artefacts`, auth: 'key', module: M, idempotent: false,
