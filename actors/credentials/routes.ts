@@ -2,8 +2,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { callerOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Appeal } from './appeal.ts';
+import { decideAppeal } from './appeals.ts';
 import { Claim } from './claim.ts';
+import { lapseClaim } from './claims.ts';
 import { Disclosure, DISCLOSURE_STATUSES } from './disclosure.ts';
+import { revokeDisclosure } from './disclosures.ts';
 import { DocumentAnalysis } from './document-analysis.ts';
 import { APPEAL_PREFIX, CLAIM_PREFIX, DISCLOSURE_PREFIX, DOCUMENT_ANALYSIS_PREFIX, FRAMEWORK_PREFIX, frameworkIdOf, ISSUER_PREFIX, LICENCE_PREFIX, REATTESTATION_PREFIX, VERIFICATION_PREFIX, WALLET_PREFIX } from './ids.ts';
 import { Licence, licenceList, LICENCE_STATUSES } from './licence.ts';
@@ -168,7 +171,7 @@ export const routes: RouteDef[] = [
     (req) => service(req.platform).createClaim(req.body, callerOf(req)), `Request shape not shown; ${GAP}.`),
   read(`${P}/claims/{claim_id}`, 'Retrieve a competence claim.', (req) => req.platform.system.get(Claim, idOf(req.params.claim_id, CLAIM_PREFIX, 'competence claim'), req.org)),
   op(`${P}/claims/{claim_id}/lapse`, LapseBody, 'Lapse a claim before its expiry (claim.lapsed); it stays, shown lapsed and downgraded.',
-    (req) => req.platform.system.ask(Claim, idOf(req.params.claim_id, CLAIM_PREFIX, 'competence claim'), 'lapse', req.body, callerOf(req)), `Request shape not shown; ${GAP}.`),
+    (req) => lapseClaim(req.platform, callerOf(req), idOf(req.params.claim_id, CLAIM_PREFIX, 'competence claim'), req.body), `Request shape not shown; ${GAP}.`),
 
   // ---- wallets ----
   read(`${P}/wallets`, 'List wallets, newest first; filter subject_ref.', (req) =>
@@ -184,7 +187,7 @@ export const routes: RouteDef[] = [
     (req) => service(req.platform).createDisclosure(req.body, callerOf(req)), `Disclosure fields are not shown; ${GAP}.`),
   read(`${P}/disclosures/{disclosure_id}`, 'Retrieve a disclosure.', (req) => req.platform.system.get(Disclosure, idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure'), req.org), `Not named by the spec; a read by id like every other record; ${GAP}.`),
   op(`${P}/disclosures/{disclosure_id}/revoke`, undefined, 'Revoke an active disclosure (409 otherwise).',
-    (req) => req.platform.system.ask(Disclosure, idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure'), 'revoke', {}, callerOf(req)), `Disclosure fields are not shown; ${GAP}.`),
+    (req) => revokeDisclosure(req.platform, callerOf(req), idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure')), `Disclosure fields are not shown; ${GAP}.`),
 
   // ---- licences ----
   read(`${P}/licences`, 'List licences, newest first; filters subject_ref, occupation_code, status.', (req) =>
@@ -200,7 +203,7 @@ export const routes: RouteDef[] = [
     (req) => service(req.platform).fileAppeal(req.body, callerOf(req)), `Appeal fields are not shown; ${GAP}.`),
   read(`${P}/appeals/{appeal_id}`, 'Retrieve an appeal.', (req) => req.platform.system.get(Appeal, idOf(req.params.appeal_id, APPEAL_PREFIX, 'appeal'), req.org), `Appeal fields are not shown; ${GAP}.`),
   op(`${P}/appeals/{appeal_id}/decide`, DecideBody, 'Record a person\u2019s decision on an open appeal (upheld or dismissed, with a reason); never edited.',
-    (req) => req.platform.system.ask(Appeal, idOf(req.params.appeal_id, APPEAL_PREFIX, 'appeal'), 'decide', req.body, callerOf(req)), `Not named by the spec: how an appeal is decided is not shown; ${GAP}.`),
+    (req) => decideAppeal(req.platform, callerOf(req), idOf(req.params.appeal_id, APPEAL_PREFIX, 'appeal'), req.body), `Not named by the spec: how an appeal is decided is not shown; ${GAP}.`),
 
   // ---- readiness ----
   read(`${P}/readiness`, 'The module\u2019s readiness: the active policy pack and frameworks (version, hash), issuers, and the eligibility model.', async (req) => service(req.platform).readiness(), `Response shape not shown; ${GAP}.`),
