@@ -6,9 +6,10 @@
 import { ApiError, type Caller, errorEntry, fieldError, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { identityGate } from '../identity/index.ts';
 import { checkFacts, classify, type ClassificationRecord, isEmploymentClass } from './classify.ts';
-import { Engagement, type EngagementState, engagementView, type Passports } from './engagement.ts';
+import { type Attestation, type Dispute, Engagement, type EngagementState, engagementView, type OpenCommand, type Passports } from './engagement.ts';
 import { dateOf, sealChainId } from './ids.ts';
 import { Instrument, type AssentParty, type InstrumentState, instrumentView } from './instrument.ts';
+import type { EmployerFacts } from './obligations.ts';
 import { clauseLibrary, type Classification, rulePack, type Template } from './packs.ts';
 import { type Seal, sealedDocument } from './seal.ts';
 import { SealChain } from './seal-chain.ts';
@@ -71,13 +72,37 @@ export async function instrumentOf(p: Platform, org: string, engagementId: strin
 }
 
 // ------------------------------------------------------------------------------------------------
-// Classification
+// Opening and classification
 
 export function classificationOf(facts: unknown, contested: boolean): ClassificationRecord {
   const pack = rulePack()!;
   const bad = checkFacts(pack, facts);
   if (bad.length) throw validationError(bad, pack.classification.factors.length);
   return classify(pack, facts as Record<string, string | boolean>, contested);
+}
+
+export interface OpenBody {
+  engaging_party_ref: string;
+  worker_ref: string;
+  starts_on: string;
+  ends_on: string | null;
+  facts: Record<string, string | boolean>;
+  employer_facts?: { headcount?: number; annual_turnover_at_least_50m?: boolean; sector?: 'private' | 'public' };
+}
+
+/** open: classified at once under the active rule pack (spec 3: there is no status before classified). */
+export async function openEngagement(p: Platform, c: Caller, id: string, dedupeId: string | undefined, body: OpenBody) {
+  if (body.ends_on !== null && body.ends_on < body.starts_on) throw fieldError('/ends_on', 'before_start', 'ends_on must not be before starts_on.');
+  if (body.engaging_party_ref === body.worker_ref) throw fieldError('/worker_ref', 'same_party', 'The engaging party and the worker must be different subjects.');
+  const record = classificationOf(body.facts, false);
+  const f = body.employer_facts;
+  const employer: EmployerFacts = { headcount: f?.headcount ?? null, annual_turnover_at_least_50m: f?.annual_turnover_at_least_50m ?? null, sector: f?.sector ?? null };
+  const cmd: OpenCommand = { engaging_party_ref: body.engaging_party_ref, worker_ref: body.worker_ref, starts_on: body.starts_on, ends_on: body.ends_on, employer, record, livemode: c.livemode };
+  return p.system.ask(Engagement, id, 'open', cmd, { ...c, dedupeId });
+}
+
+export function classifyEngagement(p: Platform, c: Caller, engagementId: string, body: { facts: unknown; contested?: boolean }) {
+  return p.system.ask(Engagement, engagementId, 'classify', { record: classificationOf(body.facts, body.contested ?? false) }, c);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -255,6 +280,43 @@ export async function resolveDispute(p: Platform, c: Caller, engagementId: strin
   await p.system.ask(Engagement, engagementId, 'resolve_dispute', { dispute_id: disputeId, outcome: body.outcome, note: body.note, passports: passportsOf(p, c.org, e) }, c);
   const after = await engagementState(p, c.org, engagementId);
   return after.disputes.find((d) => d.id === disputeId)!;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Engagement moves a party asks for, each on the engagement with its executions recorded
+
+export async function lapse(p: Platform, c: Caller, engagementId: string, body: { reason: string }) {
+  await engagementNow(p, c.org, engagementId);
+  return p.system.ask(Engagement, engagementId, 'lapse', { reason: body.reason }, c);
+}
+
+export async function terminate(p: Platform, c: Caller, engagementId: string, body: { reason: string; terminated_by?: string }) {
+  await engagementNow(p, c.org, engagementId);
+  return p.system.ask(Engagement, engagementId, 'terminate', { reason: body.reason, terminated_by: body.terminated_by ?? 'engaging_party' }, c);
+}
+
+type DisputeBody = { raised_by: Dispute['raised_by']; reason: string; contests_classification?: boolean };
+
+async function recordDispute(p: Platform, c: Caller, engagementId: string, disputeId: string, body: DisputeBody): Promise<void> {
+  await engagementNow(p, c.org, engagementId);
+  await p.system.ask(Engagement, engagementId, 'dispute', { dispute_id: disputeId, raised_by: body.raised_by, reason: body.reason, contests_classification: body.contests_classification ?? false }, c);
+}
+
+/** POST .../dispute answers the engagement; POST .../disputes answers the dispute it opened. */
+export async function disputeEngagement(p: Platform, c: Caller, engagementId: string, disputeId: string, body: DisputeBody) {
+  await recordDispute(p, c, engagementId, disputeId, body);
+  return p.system.get(Engagement, engagementId, c.org);
+}
+
+export async function openDispute(p: Platform, c: Caller, engagementId: string, disputeId: string, body: DisputeBody) {
+  await recordDispute(p, c, engagementId, disputeId, body);
+  return (await engagementState(p, c.org, engagementId)).disputes.find((d) => d.id === disputeId);
+}
+
+export async function attest(p: Platform, c: Caller, engagementId: string, attestationId: string, body: Omit<Attestation, 'id' | 'object' | 'engagement_id' | 'recorded_at' | 'note'> & { note?: string }) {
+  await engagementNow(p, c.org, engagementId);
+  await p.system.ask(Engagement, engagementId, 'attest', { id: attestationId, kind: body.kind, reference: body.reference, attested_by: body.attested_by, attested_on: body.attested_on, note: body.note ?? null }, c);
+  return (await engagementState(p, c.org, engagementId)).attestations.find((a) => a.id === attestationId);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -11,13 +11,15 @@ import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAG
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
 import { ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
 import {
-  activate, assent, classificationOf, draftInstrument, engagementAsOf, engagementNow, engagementState, executeEngagement, executeInstrument, instrumentOf, paper, register, resolveDispute, supersede,
+  activate, assent, attest, classifyEngagement, disputeEngagement, draftInstrument, engagementAsOf, engagementNow, engagementState, executeEngagement, executeInstrument, instrumentOf, lapse, type OpenBody,
+  openDispute, openEngagement, paper, register, resolveDispute, supersede, terminate,
 } from './operations.ts';
 import { CLASSIFICATIONS, rulePack } from './packs.ts';
 import { clauseLibraryView, copyView, dischargesView, envelopeView, gatingContract, readiness } from './reads.ts';
 import { reconcile } from './reconcile.ts';
 import { AuditBundle } from './audit-bundle.ts';
 import { CASE_STATUSES, RemediationCase } from './remediation-case.ts';
+import { resolveCase } from './remediation-cases.ts';
 import { verifyInstrument } from './verify.ts';
 
 const M = 'rail';
@@ -28,7 +30,6 @@ const gap = (what: string) => `${what} not shown (spec 4.5); see docs/gaps.md#en
 
 const engagementId = (req: RouteRequest) => idOf(req.params.engagement_id, ENGAGEMENT_PREFIX, 'engagement');
 const instrumentId = (req: RouteRequest) => idOf(req.params.instrument_id, INSTRUMENT_PREFIX, 'instrument');
-const withDedupe = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
 const lit = <T extends string>(xs: readonly T[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Reason = Type.String({ minLength: 1, maxLength: 2000 });
@@ -126,23 +127,14 @@ const AttestationBody = Type.Object(
 const VerifyBody = Type.Object({ hash: Type.String({ minLength: 1, maxLength: 200 }), instrument_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }, { additionalProperties: false });
 const ResolveCaseBody = Type.Object({ note: Reason }, { additionalProperties: false });
 
-async function open(req: RouteRequest<any>) {
-  const b = req.body as { engaging_party_ref: string; worker_ref: string; starts_on: string; ends_on: string | null; facts: Record<string, string | boolean>; employer_facts?: Record<string, unknown> };
-  if (b.ends_on !== null && b.ends_on < b.starts_on) throw fieldError('/ends_on', 'before_start', 'ends_on must not be before starts_on.');
-  if (b.engaging_party_ref === b.worker_ref) throw fieldError('/worker_ref', 'same_party', 'The engaging party and the worker must be different subjects.');
-  const record = classificationOf(b.facts, false);
-  const id = createdId(req, ENGAGEMENT_PREFIX);
-  const employer = { headcount: (b.employer_facts?.headcount as number | undefined) ?? null, annual_turnover_at_least_50m: (b.employer_facts?.annual_turnover_at_least_50m as boolean | undefined) ?? null, sector: (b.employer_facts?.sector as 'private' | 'public' | undefined) ?? null };
-  return req.platform.system.ask(Engagement, id, 'open', { engaging_party_ref: b.engaging_party_ref, worker_ref: b.worker_ref, starts_on: b.starts_on, ends_on: b.ends_on, employer, record, livemode: req.livemode }, withDedupe(req));
-}
-
 const engagementList = (status?: string, classification?: string) =>
   status && classification ? `status:${status}:classification:${classification}` : status ? `status:${status}` : classification ? `classification:${classification}` : 'all';
 
 export const routes: RouteDef[] = [
   // Engagements
   route({ method: 'POST', path: `${P}/engagements`, auth: 'key', module: M, idempotent: true, status: 201, body: CreateBody, specGap: gap('Body fields beyond the parties and dates are'),
-    summary: 'Open an engagement: the parties, the dates and the facts, classified at once under the active rule pack (status classified).', handler: open }),
+    summary: 'Open an engagement: the parties, the dates and the facts, classified at once under the active rule pack (status classified).',
+    handler: (req) => openEngagement(req.platform, callerOf(req), createdId(req, ENGAGEMENT_PREFIX), createDedupe(req), req.body as OpenBody) }),
   route({ method: 'GET', path: `${P}/engagements`, auth: 'key', module: M, idempotent: false, query: ListEngagements,
     summary: 'List engagements, newest first; filters status and classification.',
     handler: (req) => listPage(req.platform.system, Engagement, req.org, engagementList(req.query.status, req.query.classification), req.query, 'desc') }),
@@ -155,7 +147,7 @@ export const routes: RouteDef[] = [
     } }),
   route({ method: 'POST', path: `${E}/classify`, auth: 'key', module: M, idempotent: true, body: ClassifyBody, specGap: gap('The body is'),
     summary: 'Classify again on new facts (while classified); contested sets classification_review_required.',
-    handler: (req) => req.platform.system.ask(Engagement, engagementId(req), 'classify', { record: classificationOf(req.body.facts, req.body.contested ?? false) }, callerOf(req)) }),
+    handler: (req) => classifyEngagement(req.platform, callerOf(req), engagementId(req), req.body) }),
   route({ method: 'GET', path: `${E}/classification`, auth: 'key', module: M, idempotent: false, specGap: gap('The classification record is'),
     summary: 'The classification: class, confidence, whether review is required, the rule pack and the rule that fired.',
     handler: async (req) => {
@@ -184,33 +176,18 @@ export const routes: RouteDef[] = [
     handler: (req) => activate(req.platform, callerOf(req), engagementId(req)) }),
   route({ method: 'POST', path: `${E}/lapse`, auth: 'key', module: M, idempotent: true, body: ReasonBody, specGap: gap('The body is'),
     summary: 'Record that the standing of an executed, registered or current engagement lapsed.',
-    handler: async (req) => {
-      await engagementNow(req.platform, req.org, engagementId(req));
-      return req.platform.system.ask(Engagement, engagementId(req), 'lapse', { reason: req.body.reason }, callerOf(req));
-    } }),
+    handler: (req) => lapse(req.platform, callerOf(req), engagementId(req), req.body) }),
   route({ method: 'POST', path: `${E}/dispute`, auth: 'key', module: M, idempotent: true, body: DisputeBody, specGap: gap('The body is'),
     summary: 'Put the engagement into dispute (the same as POST .../disputes, answering the engagement); a remediation case opens.',
-    handler: async (req) => {
-      await engagementNow(req.platform, req.org, engagementId(req));
-      await req.platform.system.ask(Engagement, engagementId(req), 'dispute', { dispute_id: createdId(req, DISPUTE_PREFIX), raised_by: req.body.raised_by, reason: req.body.reason, contests_classification: req.body.contests_classification ?? false }, callerOf(req));
-      return req.platform.system.get(Engagement, engagementId(req), req.org);
-    } }),
+    handler: (req) => disputeEngagement(req.platform, callerOf(req), engagementId(req), createdId(req, DISPUTE_PREFIX), req.body) }),
   route({ method: 'POST', path: `${E}/terminate`, auth: 'key', module: M, idempotent: true, body: TerminateBody, specGap: gap('The body is'),
     summary: 'Terminate the engagement (final); emits engagement.terminated.',
-    handler: async (req) => {
-      await engagementNow(req.platform, req.org, engagementId(req));
-      return req.platform.system.ask(Engagement, engagementId(req), 'terminate', { reason: req.body.reason, terminated_by: req.body.terminated_by ?? 'engaging_party' }, callerOf(req));
-    } }),
+    handler: (req) => terminate(req.platform, callerOf(req), engagementId(req), req.body) }),
 
   // Attestations
   route({ method: 'POST', path: `${E}/attestations`, auth: 'key', module: M, idempotent: true, status: 201, body: AttestationBody, specGap: gap('The attestation is'),
     summary: 'Record an attestation of the engagement (labour officer, medical fitness, age evidence, guardian consent, witness).',
-    handler: async (req) => {
-      const id = createdId(req, ATTESTATION_PREFIX);
-      await engagementNow(req.platform, req.org, engagementId(req));
-      await req.platform.system.ask(Engagement, engagementId(req), 'attest', { id, kind: req.body.kind, reference: req.body.reference, attested_by: req.body.attested_by, attested_on: req.body.attested_on, note: req.body.note ?? null }, callerOf(req));
-      return (await engagementState(req.platform, req.org, engagementId(req))).attestations.find((a) => a.id === id);
-    } }),
+    handler: (req) => attest(req.platform, callerOf(req), engagementId(req), createdId(req, ATTESTATION_PREFIX), req.body) }),
   route({ method: 'GET', path: `${E}/attestations`, auth: 'key', module: M, idempotent: false, specGap: gap('The attestation is'),
     summary: 'The attestations of an engagement, oldest first.',
     handler: async (req) => listEnvelope((await engagementState(req.platform, req.org, engagementId(req))).attestations, false) }),
@@ -263,12 +240,7 @@ export const routes: RouteDef[] = [
   // Disputes
   route({ method: 'POST', path: `${E}/disputes`, auth: 'key', module: M, idempotent: true, status: 201, body: DisputeBody, specGap: gap('The dispute is'),
     summary: 'Open a dispute: the engagement goes into dispute and a remediation case opens.',
-    handler: async (req) => {
-      const id = createdId(req, DISPUTE_PREFIX);
-      await engagementNow(req.platform, req.org, engagementId(req));
-      await req.platform.system.ask(Engagement, engagementId(req), 'dispute', { dispute_id: id, raised_by: req.body.raised_by, reason: req.body.reason, contests_classification: req.body.contests_classification ?? false }, callerOf(req));
-      return (await engagementState(req.platform, req.org, engagementId(req))).disputes.find((d) => d.id === id);
-    } }),
+    handler: (req) => openDispute(req.platform, callerOf(req), engagementId(req), createdId(req, DISPUTE_PREFIX), req.body) }),
   route({ method: 'GET', path: `${E}/disputes`, auth: 'key', module: M, idempotent: false, specGap: gap('This list is'),
     summary: 'The disputes of an engagement, oldest first.',
     handler: async (req) => listEnvelope((await engagementState(req.platform, req.org, engagementId(req))).disputes, false) }),
@@ -332,7 +304,7 @@ export const routes: RouteDef[] = [
     handler: (req) => req.platform.system.get(RemediationCase, idOf(req.params.remediation_case_id, REMEDIATION_CASE_PREFIX, 'remediation case'), req.org) }),
   route({ method: 'POST', path: `${P}/remediation_cases/{remediation_case_id}/resolve`, auth: 'key', module: M, idempotent: true, body: ResolveCaseBody, specGap: gap('The body is'),
     summary: 'Resolve a remediation case once, with a note.',
-    handler: (req) => req.platform.system.ask(RemediationCase, idOf(req.params.remediation_case_id, REMEDIATION_CASE_PREFIX, 'remediation case'), 'resolve', req.body, callerOf(req)) }),
+    handler: (req) => resolveCase(req.platform, callerOf(req), idOf(req.params.remediation_case_id, REMEDIATION_CASE_PREFIX, 'remediation case'), req.body) }),
 
   // Gate contract and readiness
   route({ method: 'GET', path: `${P}/gating_contract`, auth: 'key', module: M, idempotent: false, specGap: gap('The gating contract is'),
