@@ -5,115 +5,34 @@
  * are served for every module by the delivery area. Shapes the spec does not show are recorded in
  * docs/gaps.md#identity.
  */
-import { ApiError, type Caller, callerOf, createDedupe, createdId, derivedId, fieldError, idOf, isApiError, listPage, ListQuery, type Platform, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { callerOf, createDedupe, createdId, idOf, listPage, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
-import { ConsentToken, type CreateConsent } from './consent-token.ts';
+import { ConsentToken } from './consent-token.ts';
+import { createConsentToken, revokeConsentToken } from './consent-tokens.ts';
 import { Disclosure } from './disclosure.ts';
 import { gatingContract, readiness } from './gating-contract.ts';
-import { ACCESS_GRANT_PREFIX, BATCH_PREFIX, BLOCKLIST_PREFIX, CONSENT_PREFIX, DISCLOSURE_PREFIX, EVIDENCE_BUNDLE_PREFIX, MERGE_CANDIDATE_PREFIX, MERGE_PREFIX, PASSPORT_PREFIX, passportIdOf, SUBJECT_REQUEST_PREFIX, VERIFICATION_PREFIX, verificationIdOfBundle } from './ids.ts';
+import { ACCESS_GRANT_PREFIX, BATCH_PREFIX, BLOCKLIST_PREFIX, CONSENT_PREFIX, DISCLOSURE_PREFIX, EVIDENCE_BUNDLE_PREFIX, MERGE_CANDIDATE_PREFIX, MERGE_PREFIX, PASSPORT_PREFIX, SUBJECT_REQUEST_PREFIX, VERIFICATION_PREFIX } from './ids.ts';
 import { Merge } from './merge.ts';
 import { MergeCandidate } from './merge-candidate.ts';
-import { Passport, type PassportState } from './passport.ts';
-import { ACTIVE_POLICY, type CheckKind } from './policy.ts';
+import { Passport } from './passport.ts';
+import { evidenceBundle, getPassport, passportFromVerification } from './passports.ts';
 import * as S from './schemas.ts';
 import { identityService } from './service.ts';
-import { blockVerification, makeMerge } from './staff-decisions.ts';
-import { disclose, grantAccess, openSubjectRequest, reconcileDisclosures } from './subject-rights.ts';
+import { blocklistSubject, blockVerification, decideBlocklistEntry, makeMerge, markUnresolved, resolveVerification, reverseMerge } from './staff-decisions.ts';
+import { completeSubjectRequest, disclose, grantAccess, openSubjectRequest, reconcileDisclosures, revokeAccessGrant, revokeDisclosure } from './subject-rights.ts';
 import { SubjectRequest } from './subject-request.ts';
-import { type BatchItemResult, VerificationBatch } from './verification-batch.ts';
-import { Verification, type VerificationState } from './verification.ts';
-import { isBlocklisted, type VerificationRequest } from './verify.ts';
+import { VerificationBatch } from './verification-batch.ts';
+import { runBatch } from './verification-batches.ts';
+import { Verification } from './verification.ts';
 
 const M = 'anchor';
 const P = '/v1/identity';
-const DAY = 86_400_000;
 const gap = (what: string) => `${what} not shown by the spec; see docs/gaps.md#identity.`;
-const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
-
-function consentCommand(req: RouteRequest<{ subject_ref: string; purpose: string; checks: CheckKind[]; wording_version: string; collected_channel?: CreateConsent['collected_channel']; expires_at?: string }>): CreateConsent {
-  const now = req.platform.clock.now();
-  const pack = ACTIVE_POLICY.pack.consent;
-  let expires = now + pack.default_lifetime_days * DAY;
-  if (req.body.expires_at !== undefined) {
-    expires = Date.parse(req.body.expires_at);
-    if (expires <= now) throw fieldError('/expires_at', 'not_in_future', 'expires_at is in the past: a consent token must expire in the future.');
-    if (expires > now + pack.max_lifetime_days * DAY) throw fieldError('/expires_at', 'out_of_range', `expires_at is more than ${pack.max_lifetime_days} days away (identity policy ${ACTIVE_POLICY.pack.version}).`);
-  }
-  return {
-    subject_ref: req.body.subject_ref,
-    purpose: req.body.purpose,
-    checks: req.body.checks,
-    wording_version: req.body.wording_version,
-    collected_channel: req.body.collected_channel ?? 'api',
-    collected_at: now,
-    expires_at: expires,
-    livemode: req.livemode,
-  };
-}
-
-async function runBatch(req: RouteRequest<{ items: VerificationRequest[] }>): Promise<unknown> {
-  const svc = identityService(req.platform);
-  const caller = callerOf(req);
-  const batchId = createdId(req, BATCH_PREFIX);
-  const items: BatchItemResult[] = [];
-  for (const [i, item] of req.body.items.entries()) {
-    const id = derivedId(VERIFICATION_PREFIX, [batchId, String(i)]);
-    try {
-      const v = (await svc.verify(item, caller, id, `batch:${batchId}:${i}`)) as { outcome: string };
-      items.push({ index: i + 1, subject_ref: item.subject_ref, verification_id: id, outcome: v.outcome, error: null });
-    } catch (e) {
-      if (!isApiError(e) || e.status >= 500) throw e;
-      items.push({ index: i + 1, subject_ref: item.subject_ref, verification_id: null, outcome: null, error: { code: e.code, message: e.message } });
-    }
-  }
-  return req.platform.system.ask(VerificationBatch, batchId, 'record', { items, livemode: req.livemode }, ask(req));
-}
-
-async function evidenceBundle(platform: Platform, caller: Caller, bundleId: string): Promise<unknown> {
-  const id = verificationIdOfBundle(bundleId);
-  const s = await platform.system.state<VerificationState>(Verification, id, caller.org);
-  if (!s.results.length) throw new ApiError('not_found', `Verification ${id} queried no source (it was blocked), so it has no evidence bundle.`);
-  const vault = await identityService(platform).vault.get(caller.org, id);
-  return {
-    id: bundleId,
-    object: 'evidence_bundle',
-    livemode: s.livemode,
-    mocked: s.mocked,
-    verification_id: s.id,
-    subject_ref: s.subject_ref,
-    assurance_reached: s.assurance_reached,
-    policy_version: s.policy_version,
-    personal_data_erased: vault === undefined,
-    sources: s.results.map((r) => ({
-      source: r.source,
-      check: r.check,
-      status: r.status,
-      said: r.finding,
-      answered_at: r.answered_at === null ? null : new Date(r.answered_at).toISOString(),
-      identifier_shown: vault?.masked[r.check as 'government_identifier' | 'bank_identifier' | 'contactability'] ?? null,
-    })),
-  };
-}
-
-async function passportFromVerification(req: RouteRequest<{ verification_id: string }>): Promise<unknown> {
-  const id = idOf(req.body.verification_id, VERIFICATION_PREFIX, 'verification');
-  const s = await req.platform.system.state<VerificationState>(Verification, id, req.org);
-  if (s.outcome !== 'resolved') throw new ApiError('conflict', `Verification ${id} is ${s.outcome}; a passport is made only from a resolved verification.`);
-  await identityService(req.platform).issuePassport(s, callerOf(req));
-  return req.platform.system.get(Passport, passportIdOf(req.org, s.subject_ref), req.org);
-}
 
 async function listPassports(req: RouteRequest<unknown, { limit?: number; starting_after?: string; live?: boolean }>): Promise<unknown> {
   const list = req.query.live === undefined ? 'all' : req.query.live ? 'live' : 'not_live';
   return listPage(req.platform.system, Passport, req.org, list, req.query, 'desc');
-}
-
-async function getPassport(req: RouteRequest): Promise<unknown> {
-  const id = idOf(req.params.passport_id!, PASSPORT_PREFIX, 'passport');
-  const s = await req.platform.system.state<PassportState>(Passport, id, req.org);
-  if (!s.issued) throw new ApiError('not_found', `No passport with id ${id}.`);
-  return Passport.view(s);
 }
 
 const byStatus = (q: { status?: string }) => (q.status === undefined ? 'all' : `status:${q.status}`);
@@ -123,11 +42,11 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/consent_tokens`, auth: 'key', module: M, idempotent: false, query: S.ConsentListQuery, summary: 'List consent tokens, newest first, withdrawn and expired included.',
     handler: (req) => listPage(req.platform.system, ConsentToken, req.org, byStatus(req.query), req.query, 'desc') }),
   route({ method: 'POST', path: `${P}/consent_tokens`, auth: 'key', module: M, idempotent: true, status: 201, body: S.ConsentBody, summary: 'Record a consent token: one subject, one purpose, the checks agreed to, the wording seen.',
-    handler: (req) => req.platform.system.ask(ConsentToken, createdId(req, CONSENT_PREFIX), 'create', consentCommand(req), ask(req)) }),
+    handler: (req) => createConsentToken(req.platform, callerOf(req), createdId(req, CONSENT_PREFIX), req.body, createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/consent_tokens/{consent_token_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a consent token.',
     handler: (req) => req.platform.system.get(ConsentToken, idOf(req.params.consent_token_id!, CONSENT_PREFIX, 'consent token'), req.org) }),
   route({ method: 'POST', path: `${P}/consent_tokens/{consent_token_id}/revoke`, auth: 'key', module: M, idempotent: true, summary: 'Withdraw an active consent token (409 unless active); it authorises nothing afterwards.',
-    handler: (req) => req.platform.system.ask(ConsentToken, idOf(req.params.consent_token_id!, CONSENT_PREFIX, 'consent token'), 'revoke', {}, ask(req)) }),
+    handler: (req) => revokeConsentToken(req.platform, callerOf(req), idOf(req.params.consent_token_id!, CONSENT_PREFIX, 'consent token'), createDedupe(req)) }),
 
   // Verifications (spec 2.4, 3, 4.3).
   route({ method: 'GET', path: `${P}/verifications`, auth: 'key', module: M, idempotent: false, query: S.VerificationListQuery, summary: 'List identity verifications, newest first; filter outcome.',
@@ -142,26 +61,18 @@ export const routes: RouteDef[] = [
     handler: (req) => evidenceBundle(req.platform, callerOf(req), `${EVIDENCE_BUNDLE_PREFIX}${idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification').slice(VERIFICATION_PREFIX.length)}`) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/resolve`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of resolve is'),
     summary: 'A person resolves a pending or unresolved verification at the level its evidence reaches; the passport follows.',
-    handler: async (req) => {
-      const id = idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification');
-      const s = await req.platform.system.state<VerificationState>(Verification, id, req.org);
-      if (s.outcome !== 'resolved' && (await isBlocklisted(req.platform, req.org, s.subject_ref))) {
-        throw new ApiError('conflict', `Subject ${s.subject_ref} is blocklisted; reverse the blocklist entry before resolving.`);
-      }
-      const view = await req.platform.system.ask(Verification, id, 'resolve', req.body, ask(req));
-      await identityService(req.platform).issuePassport(await req.platform.system.state<VerificationState>(Verification, id, req.org), callerOf(req));
-      return view;
-    } }),
+    handler: (req) => resolveVerification(identityService(req.platform), req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/mark_unresolved`, auth: 'key', module: M, idempotent: true, body: S.MarkUnresolvedBody, specGap: gap('The body of mark_unresolved is'),
     summary: 'A person marks a pending verification unresolved, naming the source that did not answer.',
-    handler: (req) => req.platform.system.ask(Verification, idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), 'mark_unresolved', req.body, ask(req)) }),
+    handler: (req) => markUnresolved(req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/block`, auth: 'key', module: M, idempotent: true, body: S.BlockBody, specGap: gap('The body of block is'),
     summary: 'A person blocks a verification, choosing the scope (the subject, or every subject presenting the same identifier); blocklist entries are recorded.',
     handler: (req) => blockVerification(identityService(req.platform), req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
 
   // Batches.
   route({ method: 'POST', path: `${P}/verification_batches`, auth: 'key', module: M, idempotent: true, status: 201, body: S.BatchBody, specGap: gap('Request and response shapes of batches are'),
-    summary: 'Verify up to 100 subjects in one request; each item is reported with its verification or the refusal it met.', handler: runBatch }),
+    summary: 'Verify up to 100 subjects in one request; each item is reported with its verification or the refusal it met.',
+    handler: (req) => runBatch(req.platform, callerOf(req), createdId(req, BATCH_PREFIX), req.body, createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/verification_batches`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The batch list shape is'),
     summary: 'List verification batches, newest first.', handler: (req) => listPage(req.platform.system, VerificationBatch, req.org, 'all', req.query, 'desc') }),
   route({ method: 'GET', path: `${P}/verification_batches/{verification_batch_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('A batch read is'),
@@ -183,22 +94,24 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/passports`, auth: 'key', module: M, idempotent: false, query: S.PassportListQuery, specGap: gap('The passport\u2019s fields other than its id are'),
     summary: 'List passports, newest first; filter live.', handler: listPassports }),
   route({ method: 'POST', path: `${P}/passports`, auth: 'key', module: M, idempotent: true, status: 201, body: S.PassportBody, specGap: gap('The body of POST passports is'),
-    summary: 'Make (or return) the passport of a resolved verification\u2019s subject.', handler: passportFromVerification }),
+    summary: 'Make (or return) the passport of a resolved verification\u2019s subject.',
+    handler: (req) => passportFromVerification(req.platform, callerOf(req), idOf(req.body.verification_id, VERIFICATION_PREFIX, 'verification')) }),
   route({ method: 'GET', path: `${P}/passports/{passport_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The passport\u2019s fields other than its id are'),
-    summary: 'Retrieve a passport: live or not, why not, its assurance level and evidence.', handler: getPassport }),
+    summary: 'Retrieve a passport: live or not, why not, its assurance level and evidence.',
+    handler: (req) => getPassport(req.platform, callerOf(req), idOf(req.params.passport_id!, PASSPORT_PREFIX, 'passport')) }),
 
   // Blocklist.
   route({ method: 'GET', path: `${P}/blocklist_entries`, auth: 'key', module: M, idempotent: false, query: S.BlocklistListQuery, specGap: gap('The blocklist list is'),
     summary: 'List blocklist entries, newest first; filter status.', handler: (req) => listPage(req.platform.system, BlocklistEntry, req.org, byStatus(req.query), req.query, 'desc') }),
   route({ method: 'POST', path: `${P}/blocklist_entries`, auth: 'key', module: M, idempotent: true, status: 201, body: S.BlocklistBody, specGap: gap('The blocklist entry is'),
     summary: 'Blocklist a subject (a person\u2019s decision): their passport stops being live and nothing is queried for them.',
-    handler: (req) => req.platform.system.ask(BlocklistEntry, createdId(req, BLOCKLIST_PREFIX), 'create', { subject_ref: req.body.subject_ref, reason: req.body.reason, scope: 'subject', origin: 'staff', verification_id: null, livemode: req.livemode }, ask(req)) }),
+    handler: (req) => blocklistSubject(req.platform, callerOf(req), createdId(req, BLOCKLIST_PREFIX), req.body, createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/blocklist_entries/{blocklist_entry_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The blocklist entry read is'),
     summary: 'Retrieve a blocklist entry.', handler: (req) => req.platform.system.get(BlocklistEntry, idOf(req.params.blocklist_entry_id!, BLOCKLIST_PREFIX, 'blocklist entry'), req.org) }),
   ...(['reverse', 'confirm', 'decline'] as const).map((op) =>
     route({ method: 'POST', path: `${P}/blocklist_entries/{blocklist_entry_id}/${op}`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: op === 'reverse' ? gap('The body of reverse is') : gap(`${op} (a proposed entry decided by a person) is`),
       summary: op === 'reverse' ? 'Reverse an active blocklist entry; the passport is live again unless something else holds it.' : op === 'confirm' ? 'Confirm a proposed blocklisting (a forgery escalated by the credentials module).' : 'Decline a proposed blocklisting.',
-      handler: (req) => req.platform.system.ask(BlocklistEntry, idOf(req.params.blocklist_entry_id!, BLOCKLIST_PREFIX, 'blocklist entry'), op, req.body, ask(req)) })),
+      handler: (req) => decideBlocklistEntry(req.platform, callerOf(req), idOf(req.params.blocklist_entry_id!, BLOCKLIST_PREFIX, 'blocklist entry'), op, req.body, createDedupe(req)) })),
 
   // Merge candidates and merges.
   route({ method: 'GET', path: `${P}/merge_candidates`, auth: 'key', module: M, idempotent: false, query: S.CandidateListQuery, specGap: gap('The merge candidate is'),
@@ -211,7 +124,7 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/merges/{merge_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('A merge read is'),
     summary: 'Retrieve a merge.', handler: (req) => req.platform.system.get(Merge, idOf(req.params.merge_id!, MERGE_PREFIX, 'merge'), req.org) }),
   route({ method: 'POST', path: `${P}/merges/{merge_id}/reverse`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of reverse is'),
-    summary: 'Reverse a merge: both passports stand as they were.', handler: (req) => req.platform.system.ask(Merge, idOf(req.params.merge_id!, MERGE_PREFIX, 'merge'), 'reverse', req.body, ask(req)) }),
+    summary: 'Reverse a merge: both passports stand as they were.', handler: (req) => reverseMerge(req.platform, callerOf(req), idOf(req.params.merge_id!, MERGE_PREFIX, 'merge'), req.body, createDedupe(req)) }),
 
   // Disclosures.
   route({ method: 'GET', path: `${P}/disclosures`, auth: 'key', module: M, idempotent: false, query: S.DisclosureListQuery, specGap: gap('The disclosure is'),
@@ -224,7 +137,7 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/disclosures/{disclosure_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The disclosure is'),
     summary: 'Retrieve a disclosure.', handler: (req) => req.platform.system.get(Disclosure, idOf(req.params.disclosure_id!, DISCLOSURE_PREFIX, 'disclosure'), req.org) }),
   route({ method: 'POST', path: `${P}/disclosures/{disclosure_id}/revoke`, auth: 'key', module: M, idempotent: true, body: S.RevokeBody, specGap: gap('The body of revoke is'),
-    summary: 'Revoke an active disclosure (409 otherwise).', handler: (req) => req.platform.system.ask(Disclosure, idOf(req.params.disclosure_id!, DISCLOSURE_PREFIX, 'disclosure'), 'revoke', req.body ?? {}, ask(req)) }),
+    summary: 'Revoke an active disclosure (409 otherwise).', handler: (req) => revokeDisclosure(req.platform, callerOf(req), idOf(req.params.disclosure_id!, DISCLOSURE_PREFIX, 'disclosure'), req.body ?? {}, createDedupe(req)) }),
 
   // Subject requests.
   route({ method: 'POST', path: `${P}/subject_requests`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SubjectRequestBody, specGap: gap('The subject request is'),
@@ -236,7 +149,7 @@ export const routes: RouteDef[] = [
     summary: 'Retrieve a subject request.', handler: (req) => req.platform.system.get(SubjectRequest, idOf(req.params.subject_request_id!, SUBJECT_REQUEST_PREFIX, 'subject request'), req.org) }),
   route({ method: 'POST', path: `${P}/subject_requests/{subject_request_id}/complete`, auth: 'key', module: M, idempotent: true, body: S.CompleteBody, specGap: gap('Completing a subject request by hand is'),
     summary: 'A person completes or refuses a rectification, objection or restriction request, with the reason.',
-    handler: (req) => req.platform.system.ask(SubjectRequest, idOf(req.params.subject_request_id!, SUBJECT_REQUEST_PREFIX, 'subject request'), 'complete', req.body, ask(req)) }),
+    handler: (req) => completeSubjectRequest(req.platform, callerOf(req), idOf(req.params.subject_request_id!, SUBJECT_REQUEST_PREFIX, 'subject request'), req.body, createDedupe(req)) }),
 
   // Access grants.
   route({ method: 'POST', path: `${P}/access_grants`, auth: 'key', module: M, idempotent: true, status: 201, body: S.AccessGrantBody, specGap: gap('The access grant is'),
@@ -245,7 +158,7 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/access_grants/{access_grant_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('An access grant read is'),
     summary: 'Retrieve an access grant.', handler: (req) => req.platform.system.get(AccessGrant, idOf(req.params.access_grant_id!, ACCESS_GRANT_PREFIX, 'access grant'), req.org) }),
   route({ method: 'POST', path: `${P}/access_grants/{access_grant_id}/revoke`, auth: 'key', module: M, idempotent: true, body: S.RevokeBody, specGap: gap('Revoking an access grant is'),
-    summary: 'Revoke an active access grant.', handler: (req) => req.platform.system.ask(AccessGrant, idOf(req.params.access_grant_id!, ACCESS_GRANT_PREFIX, 'access grant'), 'revoke', {}, ask(req)) }),
+    summary: 'Revoke an active access grant.', handler: (req) => revokeAccessGrant(req.platform, callerOf(req), idOf(req.params.access_grant_id!, ACCESS_GRANT_PREFIX, 'access grant'), createDedupe(req)) }),
 
   // The gate's contract and readiness.
   route({ method: 'GET', path: `${P}/gating_contract`, auth: 'key', module: M, idempotent: false, specGap: gap('The gating contract is'),

@@ -15,6 +15,23 @@ import { MergeCandidate, type CandidateState } from './merge-candidate.ts';
 import { Passport, type PassportState } from './passport.ts';
 import type { IdentityService } from './service.ts';
 import { type BlockScope, Verification, type VerificationState } from './verification.ts';
+import { isBlocklisted } from './verify.ts';
+
+/** resolve: a verification not yet resolved is refused while its subject is blocklisted; the passport follows at once (the reaction to verification.resolved is the safety net). */
+export async function resolveVerification(svc: IdentityService, platform: Platform, caller: Caller, id: string, body: { reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const { system } = platform;
+  const s = await system.state<VerificationState>(Verification, id, caller.org);
+  if (s.outcome !== 'resolved' && (await isBlocklisted(platform, caller.org, s.subject_ref))) {
+    throw new ApiError('conflict', `Subject ${s.subject_ref} is blocklisted; reverse the blocklist entry before resolving.`);
+  }
+  const view = await system.ask(Verification, id, 'resolve', body, { ...caller, dedupeId });
+  await svc.issuePassport(await system.state<VerificationState>(Verification, id, caller.org), caller);
+  return view;
+}
+
+export function markUnresolved(platform: Platform, caller: Caller, id: string, body: { source: string; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(Verification, id, 'mark_unresolved', body, { ...caller, dedupeId });
+}
 
 export async function blockVerification(svc: IdentityService, platform: Platform, caller: Caller, id: string, body: { scope: BlockScope; reason: string }, dedupeId: string | undefined): Promise<unknown> {
   const { system } = platform;
@@ -38,6 +55,17 @@ export async function blockVerification(svc: IdentityService, platform: Platform
   return system.ask(Verification, id, 'block', body, { ...caller, dedupeId });
 }
 
+/** A person blocklists a subject directly: scope subject, origin staff, tied to no verification. */
+export function blocklistSubject(platform: Platform, caller: Caller, id: string, body: { subject_ref: string; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const cmd: CreateEntry = { subject_ref: body.subject_ref, reason: body.reason, scope: 'subject', origin: 'staff', verification_id: null, livemode: caller.livemode };
+  return platform.system.ask(BlocklistEntry, id, 'create', cmd, { ...caller, dedupeId });
+}
+
+/** reverse an active entry; confirm or decline a proposed one (a forgery the credentials module escalated). */
+export function decideBlocklistEntry(platform: Platform, caller: Caller, id: string, op: 'reverse' | 'confirm' | 'decline', body: { reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(BlocklistEntry, id, op, body, { ...caller, dedupeId });
+}
+
 export async function makeMerge(platform: Platform, caller: Caller, id: string, body: { survivor_passport_id?: string; superseded_passport_id?: string; merge_candidate_id?: string; reason: string }, dedupeId: string | undefined): Promise<unknown> {
   const { system } = platform;
   let survivor = body.survivor_passport_id;
@@ -57,4 +85,9 @@ export async function makeMerge(platform: Platform, caller: Caller, id: string, 
   if (a!.holds.some((h) => h.kind === 'merged')) throw new ApiError('conflict', `Passport ${survivor} is itself superseded; merge into its survivor instead.`);
   if (b!.holds.some((h) => h.kind === 'merged')) throw new ApiError('conflict', `Passport ${superseded} is already superseded.`);
   return system.ask(Merge, id, 'make', { survivor_passport_id: survivor, superseded_passport_id: superseded, merge_candidate_id: body.merge_candidate_id ?? null, reason: body.reason, livemode: caller.livemode }, { ...caller, dedupeId });
+}
+
+/** Reversing a merge leaves both passports as they were before it. */
+export function reverseMerge(platform: Platform, caller: Caller, id: string, body: { reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(Merge, id, 'reverse', body, { ...caller, dedupeId });
 }

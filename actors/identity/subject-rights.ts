@@ -48,6 +48,10 @@ export async function disclose(platform: Platform, caller: Caller, id: string, b
   return platform.system.ask(Disclosure, id, 'make', { subject_ref: body.subject_ref, consent_token_id: token.id, recipient: body.recipient, purpose: body.purpose, disclosed, expires_at: ends, livemode: caller.livemode }, { ...caller, dedupeId });
 }
 
+export function revokeDisclosure(platform: Platform, caller: Caller, id: string, body: { reason?: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(Disclosure, id, 'revoke', body, { ...caller, dedupeId });
+}
+
 /** Active disclosures that no longer rest on an active consent token, or whose passport changed since. */
 export async function reconcileDisclosures(platform: Platform, caller: Caller): Promise<unknown> {
   const { system } = platform;
@@ -73,6 +77,10 @@ export async function grantAccess(platform: Platform, caller: Caller, id: string
   const now = platform.clock.now();
   const ends = Math.min(expiry(now, body.expires_at, ACTIVE_POLICY.pack.disclosures.default_lifetime_days, 'expires_at'), token.expires_at);
   return platform.system.ask(AccessGrant, id, 'grant', { subject_ref: body.subject_ref, grantee: body.grantee, purpose: body.purpose, consent_token_id: token.id, expires_at: ends, livemode: caller.livemode }, { ...caller, dedupeId });
+}
+
+export function revokeAccessGrant(platform: Platform, caller: Caller, id: string, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(AccessGrant, id, 'revoke', {}, { ...caller, dedupeId });
 }
 
 /** What identity holds about a subject, masked (access and portability). */
@@ -110,4 +118,9 @@ export async function openSubjectRequest(svc: IdentityService, platform: Platfor
     await system.ask(SubjectRequest, id, 'erase', { verifications: erased }, opts);
   }
   return system.get(SubjectRequest, id, caller.org);
+}
+
+/** Rectification, objection and restriction are left for a person, who completes or refuses them with the reason. */
+export function completeSubjectRequest(platform: Platform, caller: Caller, id: string, body: { outcome: 'completed' | 'refused'; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(SubjectRequest, id, 'complete', body, { ...caller, dedupeId });
 }
