@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { START_ARGS } from './main-process.ts';
 import { freePort, jsonCall, type JsonReply } from './node-http.ts';
 import { rng } from './rng.ts';
 import { until } from './until.ts';
@@ -38,7 +39,7 @@ export interface LocalNode {
 }
 
 /**
- * `node --import tsx main.ts` on `dataDir` (STORE=memory in `env` for the heap family), on a free
+ * What `npm start` runs (START_ARGS) on `dataDir` (STORE=memory in `env` for the heap family), on a free
  * loopback port, resolved once a request is answered (any status). `ready` replaces that check
  * (a bench waits for a 200 of its own GET). `core` pins the process with taskset.
  */
@@ -48,7 +49,7 @@ export async function startLocalNode(dataDir: string, opts: { env?: Record<strin
   // the test projects set both for the cluster family; main.ts would then start a cluster node
   delete env.NATS_URL;
   delete env.REDIS_URL;
-  const argv = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', 'main.ts'];
+  const argv = [process.execPath, ...START_ARGS];
   const began = performance.now();
   const child = opts.core === undefined ? spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('taskset', ['-c', String(opts.core), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = ''; // its output, kept for the message when it exits before answering

@@ -3,6 +3,7 @@
  * operator socket and a data directory of its own (DATA_DIR, unless given), never NATS or Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './stores.ts';
@@ -16,8 +17,15 @@ export interface MainProcess {
   output: () => string;
 }
 
+/** Node's arguments in `npm start` (package.json): the launcher that runs main.ts bundled (scripts/start.mjs). */
+export const START_ARGS: readonly string[] = (() => {
+  const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const args = script.split(/\s+/);
+  return args.slice(args.indexOf('node') + 1);
+})();
+
 /** Resolves once it prints its listening line; rejects with its output if it exits first. */
-export function startMain(extra: NodeJS.ProcessEnv = {}, command: string[] = [process.execPath, '--import', 'tsx', 'main.ts']): Promise<MainProcess> {
+export function startMain(extra: NodeJS.ProcessEnv = {}, command: string[] = [process.execPath, ...START_ARGS]): Promise<MainProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(tempDir('wf-main-'), 'operator.sock'), DATA_DIR: tempDir('wf-data-'), ...extra };
   delete env.NATS_URL;
   delete env.REDIS_URL;
