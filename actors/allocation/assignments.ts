@@ -61,6 +61,11 @@ export async function assignmentStep(platform: Platform, caller: Caller, id: str
   return platform.system.ask(Assignment, id, step, payload, { ...caller, dedupeId });
 }
 
+/** POST .../start, .../depart, .../cancel, .../raise_exception: steps the assignment decides alone, with no readings. */
+export async function assignmentCommand(platform: Platform, caller: Caller, id: string, op: 'start' | 'depart' | 'cancel' | 'raise_exception', body: object, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(Assignment, id, op, body, { ...caller, dedupeId });
+}
+
 export async function proofOf(platform: Platform, org: string, id: string): Promise<unknown> {
   const s = await platform.system.state<AssignmentState>(Assignment, id, org);
   if (!s.seal) throw new ApiError('conflict', `Assignment ${id} is ${s.status}; its proof is sealed when it completes (or its exception is upheld).`);
@@ -71,4 +76,10 @@ export async function exceptionOf(platform: Platform, org: string, assignmentId:
   const s = await platform.system.state<AssignmentState>(Assignment, assignmentId, org);
   if (!s.exception) throw new ApiError('not_found', `No exception on assignment ${assignmentId}.`);
   return exceptionView(s);
+}
+
+/** POST .../exceptions/{exception_id}/adjudicate: a person decides; the answer is the exception with its decision. */
+export async function adjudicateException(platform: Platform, caller: Caller, assignmentId: string, body: { outcome: 'upheld' | 'dismissed'; reason: string; accepted_signals?: string[] }, dedupeId: string | undefined): Promise<unknown> {
+  await platform.system.ask(Assignment, assignmentId, 'adjudicate', body, { ...caller, dedupeId });
+  return exceptionOf(platform, caller.org, assignmentId);
 }

@@ -6,10 +6,10 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import { callerOf, createDedupe, createdId, idOf, listPage, listQueryWith, route, type RouteDef } from '../../kernel/index.ts';
-import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf } from './dispatch.ts';
+import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workOrderStep } from './dispatch.ts';
 import { OFFER_PREFIX, WORK_ORDER_PREFIX, WORK_ORDER_STATUSES, WorkOrder } from './work-order.ts';
 import { Assignment, ASSIGNMENT_PREFIX, ASSIGNMENT_STATUSES, assignmentIdOfException, EXCEPTION_PREFIX } from './assignment.ts';
-import { assignmentStep, createAssignment, exceptionOf, proofOf } from './assignments.ts';
+import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, proofOf } from './assignments.ts';
 
 const M = 'match';
 const gap = 'Request and response shapes of work orders and offers are not shown; see docs/gaps.md#allocation.';
@@ -35,7 +35,7 @@ const Reason = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, m
 
 const action = (op: 'offer' | 'fill' | 'expire' | 'cancel', summary: string) =>
   route({ method: 'POST', path: `/v1/allocation/work_orders/{work_order_id}/${op}`, auth: 'key', module: M, idempotent: true, body: Type.Optional(Reason), specGap: gap, summary,
-    handler: (req) => req.platform.system.ask(WorkOrder, woId(req.params.work_order_id!), op, op === 'cancel' ? { reason: req.body?.reason } : {}, { ...callerOf(req), dedupeId: createDedupe(req) }) });
+    handler: (req) => workOrderStep(req.platform, callerOf(req), woId(req.params.work_order_id!), op, req.body?.reason, createDedupe(req)) });
 
 const asgId = (id: string) => idOf(id, ASSIGNMENT_PREFIX, 'assignment');
 const excId = (id: string) => assignmentIdOfException(idOf(id, EXCEPTION_PREFIX, 'exception'));
@@ -53,7 +53,7 @@ const step = (path: string, op: 'arrive' | 'complete', summary: string) =>
     handler: (req) => assignmentStep(req.platform, callerOf(req), asgId(req.params.assignment_id!), op, req.body.passcode, createDedupe(req)) });
 const simple = (op: 'start' | 'depart' | 'cancel' | 'raise_exception', summary: string, body: TSchema = Type.Optional(Reason)) =>
   route({ method: 'POST', path: `/v1/allocation/assignments/{assignment_id}/${op}`, auth: 'key', module: M, idempotent: true, body, specGap: agap, summary,
-    handler: (req) => req.platform.system.ask(Assignment, asgId(req.params.assignment_id!), op, req.body ?? {}, { ...callerOf(req), dedupeId: createDedupe(req) }) });
+    handler: (req) => assignmentCommand(req.platform, callerOf(req), asgId(req.params.assignment_id!), op, req.body ?? {}, createDedupe(req)) });
 
 export const dispatchRoutes: RouteDef[] = [
   route({ method: 'POST', path: '/v1/allocation/work_orders', auth: 'key', module: M, idempotent: true, status: 201, body: OpenBody, specGap: gap,
@@ -108,9 +108,5 @@ export const dispatchRoutes: RouteDef[] = [
     summary: 'Retrieve an exception with its conflicting signals and decision.', handler: (req) => exceptionOf(req.platform, req.org, excId(req.params.exception_id!)) }),
   route({ method: 'POST', path: '/v1/allocation/exceptions/{exception_id}/adjudicate', auth: 'key', module: M, idempotent: true, body: Adjudicate,
     summary: 'A person decides an exception: upheld seals the proof, dismissed closes the assignment without one; accepted_signals name entries of conflicting_signals.',
-    handler: async (req) => {
-      const id = excId(req.params.exception_id!);
-      await req.platform.system.ask(Assignment, id, 'adjudicate', req.body, { ...callerOf(req), dedupeId: createDedupe(req) });
-      return exceptionOf(req.platform, req.org, id);
-    } }),
+    handler: async (req) => adjudicateException(req.platform, callerOf(req), excId(req.params.exception_id!), req.body, createDedupe(req)) }),
 ];

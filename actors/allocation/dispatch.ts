@@ -286,6 +286,11 @@ export async function openWorkOrder(platform: Platform, caller: Caller, id: stri
   return platform.system.ask(WorkOrder, id, 'open', cmd, { ...caller, dedupeId });
 }
 
+/** POST .../offer, .../fill, .../expire, .../cancel: the work order's own cascade steps; only cancel carries a reason. */
+export async function workOrderStep(platform: Platform, caller: Caller, id: string, op: 'offer' | 'fill' | 'expire' | 'cancel', reason: string | undefined, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(WorkOrder, id, op, op === 'cancel' ? { reason } : {}, { ...caller, dedupeId });
+}
+
 /** GET .../ranking: the ranking as it stands now around the work order, every factor shown. */
 export async function rankingOf(platform: Platform, org: string, id: string): Promise<unknown> {
   const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);

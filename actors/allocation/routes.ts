@@ -1,11 +1,12 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, fieldError, idOf, isApiError, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, fieldError, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../kernel/index.ts';
 import { assertWorkerSetsAvailability } from './device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
+import { adjudicateFlag } from './integrity-flags.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
-import { INTEGRITY_FLAG_PREFIX, Worker, workerActorId } from './worker.ts';
+import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
 
 const MODULE = 'match';
 
@@ -108,20 +109,7 @@ export const routes: RouteDef[] = [
     idempotent: true,
     body: AdjudicateBody,
     summary: 'Decide an open integrity flag: upheld (suspends only with more than one independent signal) or dismissed (the worker returns).',
-    handler: async (req) => {
-      const id = idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag');
-      const flag = (await req.platform.system.ask(IntegrityFlag, id, 'adjudicate', req.body, callerOf(req))) as { worker_id: string; status: 'upheld' | 'dismissed'; suspends: boolean };
-      // The decision reaches the worker before the answer does, so a signal sent after this answer
-      // opens a new flag (spec 3) rather than landing on the decided one. The service's commit
-      // listener and the reaction send the same command later: a no-op then.
-      try {
-        await req.platform.system.ask(Worker, workerActorId(req.org, flag.worker_id), 'close_flag', { flag_id: id, outcome: flag.status, suspends: flag.suspends }, { org: req.org, principal: 'system', lane: 'system' });
-      } catch (e) {
-        // a worker still held under the old record scheme: adoption applies the decision (worker-directory.ts)
-        if (!isApiError(e) || e.code !== 'not_found') throw e;
-      }
-      return flag;
-    },
+    handler: async (req) => adjudicateFlag(req.platform, callerOf(req), idOf(req.params.integrity_flag_id, INTEGRITY_FLAG_PREFIX, 'integrity flag'), req.body),
   }),
   route({
     method: 'GET',
