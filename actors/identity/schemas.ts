@@ -37,7 +37,8 @@ export const ClaimsSchema = Type.Object(
 export const VerificationBody = Type.Object(
   {
     subject_ref: Ref('The subject being verified.'),
-    consent_token_id: Type.String({ minLength: 1, maxLength: 255 }),
+    // optional in the schema so that none at all is 422 consent_token_missing (spec 7), not 400 required
+    consent_token_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'An active token of the subject for this purpose; without one, 422 consent_token_missing.' })),
     claims: ClaimsSchema,
     origin: Type.Optional(enumOf(ORIGINS)),
     target_assurance: Type.Optional(enumOf(ASSURANCE_LEVELS, 'Default: the minimum sufficient level for the token\u2019s purpose (policy pack). dal_3 and dal_4 are not delivered.')),
@@ -76,7 +77,15 @@ const Sharing = {
   purpose: Type.String({ minLength: 1, maxLength: 100 }),
   expires_at: Type.Optional(Type.String({ format: 'date-time' })),
 };
-export const DisclosureBody = Type.Object({ ...Sharing, recipient: Ref('Who the decision is disclosed to.') }, { additionalProperties: false });
+export const DisclosureBody = Type.Object(
+  {
+    ...Sharing,
+    // as in VerificationBody: none at all is 422 consent_token_missing (spec 7)
+    consent_token_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'An active token of the subject for this purpose; without one, 422 consent_token_missing.' })),
+    recipient: Ref('Who the decision is disclosed to.'),
+  },
+  { additionalProperties: false },
+);
 export const DisclosureListQuery = listQueryWith({ status: Type.Optional(enumOf(['active', 'revoked', 'expired'])) });
 export const RevokeBody = Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false });
 export const AccessGrantBody = Type.Object({ ...Sharing, grantee: Ref('Who is given access.') }, { additionalProperties: false });

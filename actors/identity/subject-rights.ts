@@ -20,8 +20,8 @@ import { readToken } from './verify.ts';
 const DAY = 86_400_000;
 
 /** The consent token a sharing act rests on: this organisation's, active, for this subject and purpose. */
-async function sharingConsent(platform: Platform, caller: Caller, tokenId: string, subject: string, purpose: string): Promise<ConsentState> {
-  const t = await readToken(platform, caller.org, tokenId);
+async function sharingConsent(platform: Platform, caller: Caller, tokenId: string | undefined, subject: string, purpose: string): Promise<ConsentState> {
+  const t = tokenId === undefined ? undefined : await readToken(platform, caller.org, tokenId);
   if (!t || !consentActive(t, platform.clock.now()) || t.subject_ref !== subject || t.purpose !== purpose) {
     throw new ApiError('consent_token_missing', `No active consent token of subject ${subject} for purpose ${purpose}: nothing is disclosed without one (spec rule 7).`);
   }
@@ -39,7 +39,7 @@ function expiry(now: number, expiresAt: string | undefined, defaultDays: number,
   return t;
 }
 
-export async function disclose(platform: Platform, caller: Caller, id: string, body: { subject_ref: string; consent_token_id: string; recipient: string; purpose: string; expires_at?: string }, dedupeId: string | undefined): Promise<unknown> {
+export async function disclose(platform: Platform, caller: Caller, id: string, body: { subject_ref: string; consent_token_id?: string; recipient: string; purpose: string; expires_at?: string }, dedupeId: string | undefined): Promise<unknown> {
   const token = await sharingConsent(platform, caller, body.consent_token_id, body.subject_ref, body.purpose);
   const now = platform.clock.now();
   const ends = Math.min(expiry(now, body.expires_at, ACTIVE_POLICY.pack.disclosures.default_lifetime_days, 'expires_at'), token.expires_at);

@@ -28,7 +28,8 @@ export interface Claims {
 
 export interface VerificationRequest {
   subject_ref: string;
-  consent_token_id: string;
+  /** Absent: 422 consent_token_missing (consentBar). */
+  consent_token_id?: string;
   claims: Claims;
   origin?: Origin;
   target_assurance?: string;
@@ -101,6 +102,7 @@ export function planChecks(req: VerificationRequest, sources: readonly IdentityS
  * is not ours to reveal.
  */
 export async function consentBar(platform: Platform, caller: Caller, req: VerificationRequest, checks: readonly CheckKind[]): Promise<{ token: ConsentState; blocked: BlockedBecause | null; purpose: string }> {
+  if (req.consent_token_id === undefined) throw new ApiError('consent_token_missing', 'No consent_token_id was given: no source can be queried without a consent token of the subject (spec rule 7).');
   const token = await readToken(platform, caller.org, req.consent_token_id);
   if (!token) throw new ApiError('consent_token_missing', `No consent token ${req.consent_token_id} for this organisation: no source can be queried without one (spec rule 7).`);
   const purpose = req.purpose ?? token.purpose;

@@ -22,6 +22,8 @@ describe('disclosures (spec 4.3, 7: 422 consent_token_missing)', () => {
     const none = await post('/v1/identity/disclosures', { subject_ref: subjectRef, consent_token_id: 'anchor_pro_consent_nothere', recipient: 'employer_ref_9', purpose: 'employment_verification' });
     expect(none.status).toBe(422);
     expect(none.body.error.code).toBe('consent_token_missing');
+    const absent = await post('/v1/identity/disclosures', { subject_ref: subjectRef, recipient: 'employer_ref_9', purpose: 'employment_verification' });
+    expect({ status: absent.status, code: absent.body.error.code }).toEqual({ status: 422, code: 'consent_token_missing' }); // none at all: 422, not 400 required (spec 7)
     const wrongPurpose = await post('/v1/identity/disclosures', { subject_ref: subjectRef, consent_token_id: t.id, recipient: 'employer_ref_9', purpose: 'marketing' });
     expect(wrongPurpose.status).toBe(422);
     const d = await post('/v1/identity/disclosures', { subject_ref: subjectRef, consent_token_id: t.id, recipient: 'employer_ref_9', purpose: 'employment_verification' });

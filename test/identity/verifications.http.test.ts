@@ -42,6 +42,14 @@ describe('no consent, no query (spec rule 7, 3)', () => {
     expect(calls()).toBe(before);
   });
 
+  it('no consent_token_id at all is 422 consent_token_missing, not 400 required, and nothing is queried (spec 7)', async () => {
+    const before = calls();
+    const r = await verify(h, { subject_ref: subject(), claims: { government_identifier: NIN.match } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('consent_token_missing');
+    expect(calls()).toBe(before);
+  });
+
   it('a token for another subject, another purpose or without the check is consent_scope_insufficient, nothing queried', async () => {
     const s = subject();
     const before = calls();
