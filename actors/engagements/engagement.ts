@@ -418,6 +418,9 @@ export function engagementView(s: EngagementState, asOf: string | null) {
     classification: k,
     classification_review_required: s.classification?.review_required ?? false,
     instrument_in_force_id: s.instrument_in_force_id,
+    // the instrument awaiting assents and execution, so whoever papered knows what to assent to
+    // (a gap: docs/gaps.md#engagements)
+    papered_instrument_id: s.papered_instrument_id,
     envelope_id: s.classification_count > 0 ? envelopeId(s.id, s.classification_count) : null,
     starts_on: s.starts_on,
     ends_on: s.ends_on,

@@ -45,6 +45,20 @@ describe('engagement rules (spec 3 Engagement)', () => {
     expect((await post(h, `${E(e.id)}/activate`)).status).toBe(409);
   });
 
+  it('paper answers with the instrument the parties now assent to (papered_instrument_id); once executed it is the instrument in force', async () => {
+    const p = await parties(h);
+    const e = await openEngagement(h, p);
+    const papered = await post(h, `${E(e.id)}/paper`, { template_code: 'ng_contract_of_employment' });
+    expect(papered.body).toMatchObject({ status: 'papered', instrument_in_force_id: null });
+    const id = papered.body.papered_instrument_id;
+    expect(id).toMatch(/^rail_instrument_/);
+    for (const [party, ref] of [['engaging_party', p.employer], ['worker', p.worker]]) {
+      expect((await post(h, `${E(e.id)}/instruments/${id}/assents`, { party, subject_ref: ref })).status).toBe(201);
+    }
+    expect((await post(h, `${E(e.id)}/instruments/${id}/execute`)).status).toBe(200);
+    expect((await get(E(e.id))).body).toMatchObject({ status: 'executed', instrument_in_force_id: id, papered_instrument_id: null });
+  });
+
   it('a contractor agreement cannot be issued over facts that classify as employment (409), but papers contractor facts', async () => {
     const p = await parties(h);
     const e = await openEngagement(h, p);

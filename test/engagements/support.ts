@@ -65,6 +65,7 @@ export async function awaitingExecution(h: Harness, p: Parties, over: Record<str
   expect(papered.status, papered.text).toBe(200);
   const list = await h.request('GET', `/v1/rail/instruments?engagement_id=${e.id}`);
   const instrument = list.body.data[0];
+  expect(papered.body.papered_instrument_id).toBe(instrument.id); // paper names what it drafted
   for (const [party, ref] of [['engaging_party', p.employer], ['worker', p.worker]]) {
     const a = await post(h, `/v1/rail/engagements/${e.id}/instruments/${instrument.id}/assents`, { party, subject_ref: ref });
     expect(a.status, a.text).toBe(201);
