@@ -64,6 +64,8 @@ export interface ArtefactOverrides {
 export interface Content {
   job_title: string;
   occupation_code: string | null;
+  /** How sure the inference of occupation_code was (kept once it is accepted); null when the caller gave or corrected the code (absent in versions made before it was kept). */
+  occupation_confidence?: number | null;
   employment_type: EmploymentType | null;
   headcount: number;
   compensation: Compensation | null;
@@ -175,7 +177,7 @@ const refuse = (s: RequisitionState, what: string) => conflict(`Requisition ${s.
 function applyConfirmation(c: Content, field: string, value: unknown): Content {
   switch (field) {
     case 'occupation_code':
-      return { ...c, occupation_code: value as string | null };
+      return { ...c, occupation_code: value as string | null, occupation_confidence: null };
     case 'employment_type':
       return { ...c, employment_type: value as EmploymentType };
     case 'headcount':
@@ -359,6 +361,7 @@ export function requisitionView(s: RequisitionState, version?: number) {
     latest_version: current(s).version,
     job_title: c.job_title,
     occupation_code: c.occupation_code,
+    occupation_confidence: c.occupation_confidence ?? null,
     employment_type: c.employment_type,
     headcount: c.headcount,
     compensation: c.compensation,

@@ -74,6 +74,7 @@ export function prepareCreate(svc: SourcingService, body: RequisitionBody & { jo
   const content: Content = {
     job_title: body.job_title,
     occupation_code: inf.occupation_code,
+    occupation_confidence: inf.occupation_confidence,
     employment_type: inf.employment_type,
     headcount: body.headcount ?? 1,
     compensation: inf.compensation,
@@ -120,6 +121,8 @@ export function prepareEdit(svc: SourcingService, s: RequisitionState, patch: Re
     ...c,
     job_title: title,
     occupation_code: inf.occupation_code,
+    // inferred again from a new title, or still the earlier inference, or the caller's (null)
+    occupation_confidence: inf.inferred.includes('occupation_code') ? inf.occupation_confidence : kept.includes('occupation_code') ? (c.occupation_confidence ?? null) : null,
     employment_type: inf.employment_type,
     headcount: patch.headcount ?? c.headcount,
     compensation: inf.compensation,

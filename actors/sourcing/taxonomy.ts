@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentHash } from '../../kernel/index.ts';
 import { compareVersions } from './fair-hiring.ts';
+import { nearestOccupation } from './nearest-occupation.ts';
 
 export const EMPLOYMENT_TYPES = ['permanent', 'fixed_term', 'contract', 'casual', 'apprenticeship'] as const;
 export type EmploymentType = (typeof EMPLOYMENT_TYPES)[number];
@@ -144,6 +145,8 @@ export interface InferableInput {
 
 export interface Inferred {
   occupation_code: string | null;
+  /** How sure the inferred occupation is (nearest-occupation.ts); null when the caller gave the code. */
+  occupation_confidence: number | null;
   employment_type: EmploymentType | null;
   compensation: Compensation | null;
   location: Location | null;
@@ -158,10 +161,14 @@ const dateAfter = (now: number, days: number) => new Date(now + days * 86_400_00
 export function infer(t: LoadedTaxonomy, input: InferableInput, now: number): Inferred {
   const inferred: string[] = [];
   const d = t.taxonomy.defaults;
+  // the defaults below come only from an occupation the title names by keyword, never from a guess
   const occupation = occupationOf(t, input.job_title);
   let occupation_code = input.occupation_code ?? null;
-  if (input.occupation_code === undefined && occupation) {
-    occupation_code = occupation.code;
+  let occupation_confidence: number | null = null;
+  const nearest = input.occupation_code === undefined ? nearestOccupation(t, input.job_title) : undefined;
+  if (nearest) {
+    occupation_code = nearest.occupation.code;
+    occupation_confidence = nearest.confidence;
     inferred.push('occupation_code');
   }
   let employment_type = input.employment_type ?? null;
@@ -195,7 +202,7 @@ export function infer(t: LoadedTaxonomy, input: InferableInput, now: number): In
     starts_on = dateAfter(now, d.starts_on_lead_days);
     inferred.push('starts_on');
   }
-  return { occupation_code, employment_type, compensation, location, starts_on, inferred };
+  return { occupation_code, occupation_confidence, employment_type, compensation, location, starts_on, inferred };
 }
 
 /**

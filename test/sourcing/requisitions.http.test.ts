@@ -27,6 +27,29 @@ describe('inferred fields and confirmation (spec 2.7, 3 Requisition)', () => {
     expect(r.inferred_fields.sort()).toEqual(['compensation.period', 'employment_type', 'location.state', 'occupation_code', 'starts_on']);
   });
 
+  it('occupation_code is inferred for any job title: the nearest occupation with its confidence, listed for confirmation, never null', async () => {
+    const named = await create(h, { job_title: 'Plumber', headcount: 1 });
+    expect(named).toMatchObject({ occupation_code: 'ng-7126', occupation_confidence: 1 });
+    const misspelt = await create(h, { job_title: 'Plumbr and pipe fittr', headcount: 1 });
+    expect(misspelt.occupation_code).toBe('ng-7126');
+    expect(misspelt.occupation_confidence).toBeGreaterThan(0.2);
+    expect(misspelt.occupation_confidence).toBeLessThan(1);
+    expect(misspelt.inferred_fields).toContain('occupation_code');
+    const unlike = await create(h, { job_title: 'Qzx vvv', headcount: 1 });
+    expect(unlike.occupation_code).toMatch(/^ng-\d{4}$/);
+    expect(unlike.occupation_confidence).toBeLessThan(0.2);
+    expect(unlike.inferred_fields).toContain('occupation_code');
+    const given = await create(h, { job_title: 'Qzx vvv', headcount: 1, occupation_code: 'ng-7411' });
+    expect(given).toMatchObject({ occupation_code: 'ng-7411', occupation_confidence: null });
+    expect(given.inferred_fields).not.toContain('occupation_code');
+    // accepting keeps how sure the inference was; a correction is the caller's own code
+    const accepted = await post(h, `${R}/${misspelt.id}/confirm_inferences`, { confirmations: [{ field: 'occupation_code', accepted: true }] });
+    expect(accepted.body).toMatchObject({ occupation_code: 'ng-7126', occupation_confidence: misspelt.occupation_confidence });
+    expect(accepted.body.inferred_fields).not.toContain('occupation_code');
+    const corrected = await post(h, `${R}/${unlike.id}/confirm_inferences`, { confirmations: [{ field: 'occupation_code', accepted: false, corrected_value: 'ng-7411' }] });
+    expect(corrected.body).toMatchObject({ occupation_code: 'ng-7411', occupation_confidence: null });
+  });
+
   it('publish - refused while an inference is unconfirmed, and allowed after confirmation', async () => {
     const r = await create(h, { job_title: 'Security guard', headcount: 4, compensation: { amount: ngn(9_000_000) }, location: { description: 'Wuse, Abuja' } });
     expect(r.status).toBe('pending_confirmation');
