@@ -7,10 +7,15 @@
  * confidence. Nothing is left uninferred: a title like no occupation still gets the nearest, at a
  * confidence that says so.
  */
-import type { LoadedTaxonomy, Occupation } from './taxonomy.ts';
+/** What an occupation of the taxonomy offers to compare a title with (taxonomy.ts Occupation). */
+export interface Comparable {
+  name: string;
+  isco_label: string;
+  keywords: string[];
+}
 
-export interface NearestOccupation {
-  occupation: Occupation;
+export interface NearestOccupation<O extends Comparable> {
+  occupation: O;
   /** 1 for a keyword in the title; otherwise the trigram similarity (Dice, 0 to 1), to two places. */
   confidence: number;
 }
@@ -33,25 +38,27 @@ function dice(a: Set<string>, b: Set<string>): number {
   return (2 * shared) / (a.size + b.size);
 }
 
-/** Each occupation's phrases as trigram sets, made once per taxonomy. */
-const phrasesOf = new WeakMap<LoadedTaxonomy, Array<{ occupation: Occupation; grams: Set<string> }>>();
+/** Each taxonomy's phrases as trigram sets, made once per list of occupations. */
+const phrasesOf = new WeakMap<readonly Comparable[], Array<{ occupation: Comparable; grams: Set<string> }>>();
 
-function phrases(t: LoadedTaxonomy) {
-  let p = phrasesOf.get(t);
+function phrases(occupations: readonly Comparable[]) {
+  let p = phrasesOf.get(occupations);
   if (!p) {
-    p = t.taxonomy.occupations.flatMap((o) => [o.name, o.isco_label, ...o.keywords].map((text) => ({ occupation: o, grams: trigrams(text) })));
-    phrasesOf.set(t, p);
+    p = occupations.flatMap((o) => [o.name, o.isco_label, ...o.keywords].map((text) => ({ occupation: o, grams: trigrams(text) })));
+    phrasesOf.set(occupations, p);
   }
   return p;
 }
 
-/** The taxonomy's occupation nearest `title`; undefined only for a taxonomy with no occupations. */
-export function nearestOccupation(t: LoadedTaxonomy, title: string): NearestOccupation | undefined {
-  const named = t.keywords.find((k) => k.re.test(title))?.occupation;
+/**
+ * The occupation nearest `title`: `named` (the one whose keyword the title holds, taxonomy.ts
+ * occupationOf) when there is one, else the closest of `occupations`; undefined only when there are none.
+ */
+export function nearestOccupation<O extends Comparable>(occupations: readonly O[], named: O | undefined, title: string): NearestOccupation<O> | undefined {
   if (named) return { occupation: named, confidence: 1 };
   const grams = trigrams(title);
-  let best: NearestOccupation | undefined;
-  for (const { occupation, grams: g } of phrases(t)) {
+  let best: NearestOccupation<O> | undefined;
+  for (const { occupation, grams: g } of phrases(occupations) as Array<{ occupation: O; grams: Set<string> }>) {
     const score = dice(grams, g);
     if (!best || score > best.confidence) best = { occupation, confidence: score };
   }

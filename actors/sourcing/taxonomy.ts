@@ -165,7 +165,7 @@ export function infer(t: LoadedTaxonomy, input: InferableInput, now: number): In
   const occupation = occupationOf(t, input.job_title);
   let occupation_code = input.occupation_code ?? null;
   let occupation_confidence: number | null = null;
-  const nearest = input.occupation_code === undefined ? nearestOccupation(t, input.job_title) : undefined;
+  const nearest = input.occupation_code === undefined ? nearestOccupation(t.taxonomy.occupations, occupation, input.job_title) : undefined;
   if (nearest) {
     occupation_code = nearest.occupation.code;
     occupation_confidence = nearest.confidence;
