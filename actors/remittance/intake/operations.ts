@@ -1,14 +1,15 @@
 /**
  * What the intake routes do (spec 2.10, 3 "Remittance instruction set", 4.9): submit a set from
  * outside (source external_api) or a CSV file (external_file), read a set's totals reconciled with
- * its run, and the reads the remit part uses (an accepted set; a period's sets).
+ * its run and its discrepancies, override a discrepancy, accept or reject the set, and the reads
+ * the remit part uses (an accepted set; a period's sets).
  */
-import { ApiError, derivedId, type Caller, errorEntry, type MoneyValue, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
+import { ApiError, derivedId, type Caller, errorEntry, idOf, listEnvelope, type MoneyValue, parseListQuery, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
 import { Run, type RunState } from '../../payroll/index.ts';
 import { isDate } from '../authorities/index.ts';
 import { linesFromCsv } from './csv.ts';
 import { RemittanceImport } from './import.ts';
-import { IngestedInstructionSet, SET_PREFIX, setView, type IngestedInstructionSetView, type Receive, type SetState } from './instruction-set.ts';
+import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, setView, type IngestedInstructionSetView, type Receive, type SetState } from './instruction-set.ts';
 import { intakeService } from './service.ts';
 import type { Lines, Source } from './validate.ts';
 
@@ -73,8 +74,11 @@ export async function importInstructionSet(platform: Platform, caller: Caller, b
 const sum = (xs: readonly MoneyValue[]) => xs.reduce((a, x) => a + x.amount, 0);
 const ngn = (amount: number): MoneyValue => ({ amount, currency: 'NGN' });
 
+const setState = (platform: Platform, org: string, id: string) => platform.system.state<SetState>(IngestedInstructionSet, id, org);
+
 /** GET .../totals: the set's sums by section, its declared total, and (for a run) the run's figures it must equal to the minor unit. */
-export async function setTotals(platform: Platform, org: string, s: SetState) {
+export async function setTotals(platform: Platform, org: string, id: string) {
+  const s = await setState(platform, org, id);
   const l = s.lines;
   const lines = sum(l.paye.map((p) => p.amount)) + sum(l.pension.map((p) => p.amount)) + sum(l.levies.map((x) => x.amount));
   let run: { run_id: string; total_deductions: MoneyValue; employer_contributions: MoneyValue; total: MoneyValue } | null = null;
@@ -104,6 +108,41 @@ export async function setTotals(platform: Platform, org: string, s: SetState) {
     difference: run ? ngn(lines - run.total.amount) : ngn(lines - declared.amount),
     reconciles: lines === declared.amount && (run === null || lines === run.total.amount),
   };
+}
+
+/** GET .../discrepancies: in line order, paged by starting_after. */
+export async function discrepanciesOf(platform: Platform, org: string, id: string, query: { limit?: number; starting_after?: string } | undefined) {
+  const s = await setState(platform, org, id);
+  const { limit, after } = parseListQuery(query);
+  const from = after === undefined ? 0 : s.discrepancies.findIndex((d) => d.id === after) + 1;
+  if (after !== undefined && from === 0) return listEnvelope([], false);
+  return listEnvelope(s.discrepancies.slice(from, from + limit).map((d) => discrepancyView(s, d)), from + limit < s.discrepancies.length);
+}
+
+/** GET .../discrepancies/{discrepancy_id}: the set is read before the discrepancy id is checked, so an unknown set answers not_found first. */
+export async function discrepancyOf(platform: Platform, org: string, setId: string, discrepancyId: string) {
+  const s = await setState(platform, org, setId);
+  const id = idOf(discrepancyId, DISCREPANCY_PREFIX, 'discrepancy');
+  const d = setIdOfDiscrepancy(id) === s.id ? s.discrepancies.find((x) => x.id === id) : undefined;
+  if (!d) throw new ApiError('not_found', `No discrepancy with id ${id} on instruction set ${s.id}.`);
+  return discrepancyView(s, d);
+}
+
+export function overrideDiscrepancy(platform: Platform, caller: Caller & { dedupeId?: string }, setId: string, discrepancyId: string, body: { reason_code: string; note?: string | null }): Promise<unknown> {
+  return platform.system.ask(IngestedInstructionSet, setId, 'override', { discrepancy_id: discrepancyId, reason_code: body.reason_code, note: body.note ?? null }, caller);
+}
+
+/** POST .../accept: the set's lines are committed, as obligations, before the answer. */
+export async function acceptInstructionSet(platform: Platform, caller: Caller & { dedupeId?: string }, id: string): Promise<unknown> {
+  await platform.system.ask(IngestedInstructionSet, id, 'accept', {}, caller);
+  // The obligations are recorded before the answer, so a reconciliation read after it counts
+  // them; the commit listener and the set's reminder do the same after a stop (idempotent).
+  await intakeService(platform).recordObligations(caller.org, id);
+  return platform.system.get(IngestedInstructionSet, id, caller.org);
+}
+
+export function rejectInstructionSet(platform: Platform, caller: Caller & { dedupeId?: string }, id: string, reason: string | null): Promise<unknown> {
+  return platform.system.ask(IngestedInstructionSet, id, 'reject', { reason }, caller);
 }
 
 /** The accepted set (spec 2.10) a remittance is made from; conflict when it is not accepted. */

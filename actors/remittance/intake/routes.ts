@@ -4,12 +4,13 @@
  * published reason code, accept and reject; CSV imports; the published reason codes. Shapes the
  * spec does not show are ours (docs/gaps.md, "Remittance: intake, authorities, obligations").
  */
-import { ApiError, callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, parseListQuery, route, type RouteDef, type RouteRequest } from '../../../kernel/index.ts';
+import { callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, route, type RouteDef, type RouteRequest } from '../../../kernel/index.ts';
 import { IMPORT_PREFIX, RemittanceImport } from './import.ts';
-import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, type SetState } from './instruction-set.ts';
-import { importInstructionSet, setTotals, submitInstructionSet, type SubmittedInstructions } from './operations.ts';
+import { DISCREPANCY_PREFIX, IngestedInstructionSet, SET_PREFIX } from './instruction-set.ts';
+import {
+  acceptInstructionSet, discrepanciesOf, discrepancyOf, importInstructionSet, overrideDiscrepancy, rejectInstructionSet, setTotals, submitInstructionSet, type SubmittedInstructions,
+} from './operations.ts';
 import { reasonCodeList } from './reason-codes.ts';
-import { intakeService } from './service.ts';
 import * as S from './schemas.ts';
 
 const M = 'remit';
@@ -17,7 +18,6 @@ const P = '/v1/remittance';
 const GAP = 'Shape not shown by the spec; see docs/gaps.md ("Remittance: intake, authorities, obligations").';
 const setId = (req: RouteRequest) => idOf(req.params.instruction_set_id!, SET_PREFIX, 'instruction set');
 const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
-const setState = (req: RouteRequest) => req.platform.system.state<SetState>(IngestedInstructionSet, setId(req), req.org);
 
 export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/instruction_sets`, auth: 'key', module: M, idempotent: false, query: S.SetListQuery,
@@ -35,41 +35,22 @@ export const routes: RouteDef[] = [
     handler: (req) => req.platform.system.get(IngestedInstructionSet, setId(req), req.org) }),
   route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/totals`, auth: 'key', module: M, idempotent: false, specGap: GAP,
     summary: 'The set\u2019s totals by section, its declared total and, for a run\u2019s set, the run\u2019s deductions plus employer contributions it reconciles to, to the minor unit.',
-    handler: async (req) => setTotals(req.platform, req.org, await setState(req)) }),
+    handler: async (req) => setTotals(req.platform, req.org, setId(req)) }),
   route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: GAP,
     summary: 'The set\u2019s discrepancies in line order: open until overridden with a reason code.',
-    handler: async (req) => {
-      const s = await setState(req);
-      const { limit, after } = parseListQuery(req.query);
-      const from = after === undefined ? 0 : s.discrepancies.findIndex((d) => d.id === after) + 1;
-      if (after !== undefined && from === 0) return listEnvelope([], false);
-      return listEnvelope(s.discrepancies.slice(from, from + limit).map((d) => discrepancyView(s, d)), from + limit < s.discrepancies.length);
-    } }),
+    handler: async (req) => discrepanciesOf(req.platform, req.org, setId(req), req.query) }),
   route({ method: 'GET', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies/{discrepancy_id}`, auth: 'key', module: M, idempotent: false, specGap: GAP,
     summary: 'Retrieve one discrepancy of the set.',
-    handler: async (req) => {
-      const s = await setState(req);
-      const id = idOf(req.params.discrepancy_id!, DISCREPANCY_PREFIX, 'discrepancy');
-      const d = setIdOfDiscrepancy(id) === s.id ? s.discrepancies.find((x) => x.id === id) : undefined;
-      if (!d) throw new ApiError('not_found', `No discrepancy with id ${id} on instruction set ${s.id}.`);
-      return discrepancyView(s, d);
-    } }),
+    handler: async (req) => discrepancyOf(req.platform, req.org, setId(req), req.params.discrepancy_id!) }),
   route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/discrepancies/{discrepancy_id}/override`, auth: 'key', module: M, idempotent: true, body: S.OverrideBody, specGap: GAP,
     summary: 'Override an open discrepancy with a reason code from the published list (GET /v1/remittance/reason_codes); `other` needs a note. Only while the set is pending acceptance.',
-    handler: (req) => req.platform.system.ask(IngestedInstructionSet, setId(req), 'override', { discrepancy_id: idOf(req.params.discrepancy_id!, DISCREPANCY_PREFIX, 'discrepancy'), reason_code: req.body.reason_code, note: req.body.note ?? null }, ask(req)) }),
+    handler: (req) => overrideDiscrepancy(req.platform, ask(req), setId(req), idOf(req.params.discrepancy_id!, DISCREPANCY_PREFIX, 'discrepancy'), req.body) }),
   route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/accept`, auth: 'key', module: M, idempotent: true,
     summary: 'Accept a set pending acceptance: refused (409) while any discrepancy is unresolved. Only now are its lines committed, as obligations.',
-    handler: async (req) => {
-      const id = setId(req);
-      await req.platform.system.ask(IngestedInstructionSet, id, 'accept', {}, ask(req));
-      // The obligations are recorded before the answer, so a reconciliation read after it counts
-      // them; the commit listener and the set's reminder do the same after a stop (idempotent).
-      await intakeService(req.platform).recordObligations(req.org, id);
-      return req.platform.system.get(IngestedInstructionSet, id, req.org);
-    } }),
+    handler: async (req) => acceptInstructionSet(req.platform, ask(req), setId(req)) }),
   route({ method: 'POST', path: `${P}/instruction_sets/{instruction_set_id}/reject`, auth: 'key', module: M, idempotent: true, body: S.RejectBody, specGap: GAP,
     summary: 'Reject a set pending acceptance; nothing of it is committed.',
-    handler: (req) => req.platform.system.ask(IngestedInstructionSet, setId(req), 'reject', { reason: req.body?.reason ?? null }, ask(req)) }),
+    handler: (req) => rejectInstructionSet(req.platform, ask(req), setId(req), req.body?.reason ?? null) }),
   route({ method: 'POST', path: `${P}/imports`, auth: 'key', module: M, idempotent: true, status: 201, body: S.ImportBody, specGap: GAP, errors: ['idempotency_key_reused'],
     summary: 'Import an instruction set as a CSV file (source external_file). Every failing row is named; a file with any failing row is rejected whole and makes no set; otherwise the set is received and validated like a submitted one.',
     handler: (req) => importInstructionSet(req.platform, callerOf(req), req.body, createdId(req, IMPORT_PREFIX), createDedupe(req)) }),

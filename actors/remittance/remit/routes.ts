@@ -4,9 +4,9 @@
  * spec (docs/gaps.md, "Remittance: remittances, legs, receipts, returns"). Event and audit-entry
  * reads are served for every module by the delivery area.
  */
-import { ApiError, callerOf, createDedupe, createdId, idOf, listPage, type RouteDef, type RouteRequest, route } from '../../../kernel/index.ts';
+import { callerOf, createDedupe, createdId, idOf, listPage, type RouteDef, type RouteRequest, route } from '../../../kernel/index.ts';
 import { LEG_PREFIX, RECEIPT_PREFIX, REMITTANCE_PREFIX, RETURN_PREFIX } from './ids.ts';
-import { Leg, type LegState } from './leg.ts';
+import { getLeg, listLegs, retryLeg } from './legs.ts';
 import { type ReceiptBody, recordReceipt } from './receipts.ts';
 import { Receipt } from './receipt.ts';
 import { Remittance } from './remittance.ts';
@@ -22,14 +22,7 @@ const gap = (what: string) => `${what} not shown by the spec; see docs/gaps.md (
 const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
 const remittanceId = (req: RouteRequest) => idOf(req.params.remittance_id!, REMITTANCE_PREFIX, 'remittance');
 const returnId = (req: RouteRequest) => idOf(req.params.return_id!, RETURN_PREFIX, 'return');
-
-/** A leg named under its remittance: another remittance's leg is not found here. */
-async function legOf(req: RouteRequest): Promise<LegState> {
-  const rid = remittanceId(req);
-  const s = await req.platform.system.state<LegState>(Leg, idOf(req.params.leg_id!, LEG_PREFIX, 'remittance leg'), req.org);
-  if (s.remittance_id !== rid) throw new ApiError('not_found', `Remittance ${rid} has no leg ${s.id}.`);
-  return s;
-}
+const legId = (req: RouteRequest) => idOf(req.params.leg_id!, LEG_PREFIX, 'remittance leg');
 
 export const routes: RouteDef[] = [
   // Remittances.
@@ -52,15 +45,12 @@ export const routes: RouteDef[] = [
   // Legs.
   route({ method: 'GET', path: `${P}/remittances/{remittance_id}/legs`, auth: 'key', module: M, idempotent: false, query: S.LegListQuery, specGap: gap('The leg record is'),
     summary: 'The remittance\u2019s legs in authority order; filter status.',
-    handler: async (req) => {
-      const s = await req.platform.system.state<{ id: string }>(Remittance, remittanceId(req), req.org);
-      return listPage(req.platform.system, Leg, req.org, req.query.status ? `remittance:${s.id}:status:${req.query.status}` : `remittance:${s.id}`, req.query, 'asc');
-    } }),
+    handler: async (req) => listLegs(req.platform, req.org, remittanceId(req), req.query) }),
   route({ method: 'GET', path: `${P}/remittances/{remittance_id}/legs/{leg_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a leg: its authority, amount, payment attempts and receipt.',
-    handler: async (req) => Leg.view(await legOf(req)) }),
+    handler: async (req) => getLeg(req.platform, req.org, remittanceId(req), legId(req)) }),
   route({ method: 'POST', path: `${P}/remittances/{remittance_id}/legs/{leg_id}/retry`, auth: 'key', module: M, idempotent: true, specGap: gap('The effect of retry is'),
     summary: 'Retry a failed leg. A new payment attempt (a new instruction_ref) is made only when the last instruction failed for good; one that never executed (a funding shortfall) is resumed. A leg is never paid twice.',
-    handler: async (req) => req.platform.system.ask(Leg, (await legOf(req)).id, 'retry', {}, ask(req)) }),
+    handler: async (req) => retryLeg(req.platform, ask(req), remittanceId(req), legId(req)) }),
 
   // Receipts.
   route({ method: 'POST', path: `${P}/receipts`, auth: 'key', module: M, idempotent: true, status: 201, body: S.ReceiptBody, specGap: gap('The body and record of a receipt are'),
