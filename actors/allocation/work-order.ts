@@ -190,7 +190,10 @@ function cascade(s0: WorkOrderState, events: WorkOrderEvent[], now: number): Wor
     made++;
   }
   if (made === 0 && pendingOf(s).length === 0 && s.accepted < s.headcount && next >= count) {
-    out.push({ type: 'work_order.unfilled', reason: s.offers.length === 0 ? 'no_eligible_supply' : 'every_offer_declined_or_expired', accepted: s.accepted });
+    // an offer withdrawn because its worker left supply was never declined: with none declined or
+    // expired, what ran out is the eligible supply (spec 6 supply gap reasons)
+    const refused = s.offers.some((o) => o.status === 'declined' || o.status === 'expired');
+    out.push({ type: 'work_order.unfilled', reason: refused ? 'every_offer_declined_or_expired' : 'no_eligible_supply', accepted: s.accepted });
   }
   return out;
 }

@@ -99,7 +99,7 @@ describe('cascading offers (spec 3, 4.7)', { timeout: 120_000 }, () => {
     expect((await post(`/v1/allocation/offers/${list[0]!.id}/accept`)).status).toBe(409);
   });
 
-  it('acceptance is refused with 422 engagement_not_current once standing is not current; the cascade removal then withdraws the offer', async () => {
+  it('acceptance is refused with 422 engagement_not_current once standing is not current; the cascade removal then withdraws the offer, and with nobody left who declined, the gap is no_eligible_supply', async () => {
     const at = centre();
     const a = await worker(at, 100);
     const wo = await open(at);
@@ -114,7 +114,8 @@ describe('cascading offers (spec 3, 4.7)', { timeout: 120_000 }, () => {
     removal.start();
     await h.platform.system.settle();
     expect((await h.request('GET', `/v1/allocation/offers/${offer!.id}`)).body).toMatchObject({ status: 'withdrawn', reason: 'legal_standing_lapsed' });
-    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'every_offer_declined_or_expired' } });
+    // the only offer was withdrawn, never declined: the eligible supply ran out (spec 6)
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'no_eligible_supply' } });
   });
 });
 
@@ -127,6 +128,16 @@ describe('supply gaps (spec 6)', { timeout: 120_000 }, () => {
     await h.platform.system.settle();
     const events = (await h.request('GET', '/v1/allocation/events?limit=100')).body.data as { type: string; data: { id: string } }[];
     expect(events.some((e) => e.type === 'match.supply_gap.declared' && e.data.id === wo.id)).toBe(true);
+  });
+
+  it('a work order whose every offer was declined closes unfilled with every_offer_declined_or_expired', async () => {
+    const at = centre();
+    await worker(at, 100);
+    const wo = await open(at);
+    const [offer] = await offers(wo.id);
+    expect((await post(`/v1/allocation/offers/${offer!.id}/decline`, { reason: 'too far' })).status).toBe(200);
+    await h.platform.system.settle();
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'every_offer_declined_or_expired' } });
   });
 
   it('the window passing closes the work order unfilled (window_passed) by the clock', async () => {
