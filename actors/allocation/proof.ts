@@ -4,7 +4,10 @@
  * geofence and telemetry continuity). Reads the worker's stored readings since the step began,
  * marks each inside or outside the geofence (radius plus the policy's slack for GPS error), and
  * derives the crossings, the first entry, the dwell (time between consecutive readings both
- * inside) and the longest gap (including the silence up to now). The assignment actor decides.
+ * inside, each interval no longer than the policy's telemetry gap: a silence is not presence) and
+ * the longest gap (including the silence up to now). Completion's dwell counts from the geofence
+ * entry that arrival relied on, so its readings start where arrival's did (the start of the
+ * assignment's travel), while its continuity is judged from arrival on. The assignment actor decides.
  */
 import type { Platform } from '../../kernel/index.ts';
 import { moduleGates } from './dispatch.ts';
@@ -18,9 +21,11 @@ import { workerActorId } from './worker.ts';
 
 export async function stepFacts(platform: Platform, s: AssignmentState, step: 'start' | 'completion', passcode: string, policy: PolicyPack): Promise<StepFacts> {
   const now = platform.clock.now();
-  const from = step === 'start' ? (s.started_at ?? s.created_at) : (s.arrived_at ?? s.created_at);
+  const travel = s.started_at ?? s.created_at;
+  const from = step === 'start' ? travel : (s.arrived_at ?? s.created_at);
   const slack = policy.assignment?.geofence_slack_metres ?? 0;
-  const stored = await platform.stores.readings.range(workerActorId(s.org, s.worker_id), from, now);
+  const maxGapMs = (policy.assignment?.max_telemetry_gap_seconds ?? Infinity) * 1000;
+  const stored = await platform.stores.readings.range(workerActorId(s.org, s.worker_id), travel, now);
   const readings: ProofReading[] = [];
   for (const r of stored) {
     const p = (r.data as StoredReadingData).position;
@@ -40,7 +45,9 @@ export async function stepFacts(platform: Platform, s: AssignmentState, step: 's
     if (r.inside && entered === null) entered = r.recorded_at;
     if (before && before.inside !== r.inside) crossings.push({ direction: r.inside ? 'entered' : 'left', at: r.recorded_at });
     if (!before && r.inside) crossings.push({ direction: 'entered', at: r.recorded_at });
-    if (before && before.inside && r.inside) dwell += (at - Date.parse(before.recorded_at)) / 1000;
+    const since = before ? at - Date.parse(before.recorded_at) : 0;
+    if (before && before.inside && r.inside && since <= maxGapMs) dwell += since / 1000;
+    if (at < from) continue; // before arrival: counts towards dwell, not towards continuity
     gap = Math.max(gap, (at - prevAt) / 1000);
     prevAt = at;
   }

@@ -99,6 +99,21 @@ describe('assignments (spec 3, 4.7)', { timeout: 120_000 }, () => {
     expect((await kit.post(`/v1/allocation/exceptions/${exc.id}/adjudicate`, { outcome: 'upheld', reason: 'again' })).status).toBe(409);
   });
 
+  it('dwell counts from the geofence entry, not from the first reading after arrival: minutes inside before arrival count', async () => {
+    const { p, w, a } = await assigned();
+    // a walk to the site, inside from the first reading there, arrival recorded four minutes later,
+    // completion two minutes after that
+    await h.clock.advance(MIN);
+    await stayInside(w.worker, p, 4 * MIN);
+    expect((await kit.post(`/v1/allocation/assignments/${a.id}/arrive`, { passcode: a.passcodes.start })).body.status).toBe('arrived');
+    await stayInside(w.worker, p, 2 * MIN);
+    const done = await kit.post(`/v1/allocation/assignments/${a.id}/complete`, { passcode: a.passcodes.completion });
+    expect(done.body, done.text).toMatchObject({ status: 'completed' });
+    const proof = (await h.request('GET', `/v1/allocation/assignments/${a.id}/proof`)).body;
+    expect(proof.dwell_seconds).toBeGreaterThanOrEqual(300); // the policy's minimum; after arrival alone it is about 120
+    expect(proof.geofence_crossings[0]).toMatchObject({ direction: 'entered' });
+  });
+
   it('short dwell and a telemetry gap send completion to an exception; upheld, the proof is sealed', async () => {
     const { p, w, a } = await assigned();
     await h.clock.advance(10_000);
@@ -109,7 +124,8 @@ describe('assignments (spec 3, 4.7)', { timeout: 120_000 }, () => {
     const r = await kit.post(`/v1/allocation/assignments/${a.id}/complete`, { passcode: a.passcodes.completion });
     expect(r.body.status).toBe('exception');
     const exc = (await h.request('GET', `/v1/allocation/exceptions/${r.body.exception_id}`)).body;
-    // ten minutes with one reading at its end: no continuity, and no dwell measured between readings
+    // ten minutes with one reading at its end: no continuity, and a silence longer than the
+    // telemetry gap is not counted as dwell
     expect(exc.conflicting_signals.map((s: { name: string }) => s.name).sort()).toEqual(['dwell_too_short', 'telemetry_gap']);
     const up = await kit.post(`/v1/allocation/exceptions/${exc.id}/adjudicate`, { outcome: 'upheld', reason: 'The site has no signal; the supervisor confirms the work.', accepted_signals: ['telemetry_gap'] });
     expect(up.body).toMatchObject({ status: 'upheld', decision: { accepted_signals: ['telemetry_gap'] } });
