@@ -19,6 +19,7 @@ export type { Caller } from './caller.ts';
 export { createDedupe, createdId } from './idempotency.ts';
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListEnvelopeSchema, ListQuery, ListQueryFields, listEnvelope, listPage, listQueryWith, parseListQuery } from './lists.ts';
 export type { ListEnvelope, ListPageRequest, ListQueryValue } from './lists.ts';
+export { enumOf } from './enum-schema.ts';
 export { CURRENCIES, CURRENCY_DATA_PUBLISHED, MONEY_MARK, Money, assertMoney, currency, formatMinor, isCurrency } from './money.ts';
 export type { Currency, MoneyValue } from './money.ts';
 export { MEMBERSHIP } from './membership.ts';

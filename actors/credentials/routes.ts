@@ -1,6 +1,6 @@
 /** Credentials routes (spec 4.4; module scope `proof`). Events and audit entries are served for every module by delivery. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { callerOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { callerOf, enumOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Appeal } from './appeal.ts';
 import { decideAppeal } from './appeals.ts';
 import { Claim } from './claim.ts';
@@ -20,7 +20,6 @@ const M = 'proof';
 const P = '/v1/credentials';
 const GAP = 'docs/gaps.md#credentials';
 
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const Ref = Type.String({ minLength: 1, maxLength: 255, description: 'Opaque caller reference of the subject, not a name.' });
 const Id = Type.String({ minLength: 1, maxLength: 255 });
 const Text = Type.String({ minLength: 1, maxLength: 1000 });
@@ -41,9 +40,9 @@ const ClaimBody = closed({
   subject_ref: Ref,
   claim_code: Type.String({ minLength: 1, maxLength: 100 }),
   level: Type.Integer({ minimum: 1, maximum: 6 }),
-  evidence_class: lit(EVIDENCE_CLASSES),
+  evidence_class: enumOf(EVIDENCE_CLASSES),
   evidence_date: DateText,
-  issuing_method: Type.Optional(lit(METHODS)),
+  issuing_method: Type.Optional(enumOf(METHODS)),
   supersedes: Type.Optional(Id),
 });
 const LapseBody = closed({ reason: Text });
@@ -62,14 +61,14 @@ const DisclosureBody = closed({
 });
 const ReattestationBody = closed({
   claim_id: Id,
-  evidence_class: lit(['e2_attested', 'e3_documented', 'e5_demonstrated']),
+  evidence_class: enumOf(['e2_attested', 'e3_documented', 'e5_demonstrated']),
   evidence_date: DateText,
   attested_by: Type.String({ minLength: 1, maxLength: 255 }),
   level: Type.Optional(Type.Integer({ minimum: 1, maximum: 6 })),
   note: Type.Optional(Text),
 });
 const AppealBody = closed({ verification_id: Type.Optional(Id), claim_id: Type.Optional(Id), statement: Text });
-const DecideBody = closed({ outcome: lit(['upheld', 'dismissed']), reason: Text });
+const DecideBody = closed({ outcome: enumOf(['upheld', 'dismissed']), reason: Text });
 
 const SubjectFilter = Type.Optional(Ref);
 
@@ -122,7 +121,7 @@ export const routes: RouteDef[] = [
   // ---- verifications ----
   read(`${P}/verifications`, 'List credential verifications, newest first; filters outcome and subject_ref.', (req) =>
     listPage(req.platform.system, Verification, req.org, listName(req.query.subject_ref, 'outcome', req.query.outcome), req.query, 'desc'),
-    undefined, listQueryWith({ outcome: Type.Optional(lit(OUTCOMES)), subject_ref: SubjectFilter })),
+    undefined, listQueryWith({ outcome: Type.Optional(enumOf(OUTCOMES)), subject_ref: SubjectFilter })),
   create(`${P}/verifications`, VerificationBody, 'Verify a credential with its issuer under an active consent token (422 consent_token_missing without); silence is unverified, never a pass.',
     (req) => service(req.platform).createVerification(req.body, callerOf(req)),
     `Body fields beyond subject_ref, issuer_id and credential_kind (consent_token_id, credential_reference) and the record's charge, cached_from, decided_by are ours; ${GAP}.`),
@@ -182,7 +181,7 @@ export const routes: RouteDef[] = [
   // ---- disclosures ----
   read(`${P}/disclosures`, 'List disclosures, newest first; filters subject_ref and status.', (req) =>
     listPage(req.platform.system, Disclosure, req.org, listName(req.query.subject_ref, 'status', req.query.status), req.query, 'desc'),
-    `Disclosure fields are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter, status: Type.Optional(lit(DISCLOSURE_STATUSES)) })),
+    `Disclosure fields are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter, status: Type.Optional(enumOf(DISCLOSURE_STATUSES)) })),
   create(`${P}/disclosures`, DisclosureBody, 'Disclose a subject\u2019s claims (a wallet or claim_ids) to a recipient under an active consent token (422 consent_token_missing without).',
     (req) => service(req.platform).createDisclosure(req.body, callerOf(req)), `Disclosure fields are not shown; ${GAP}.`),
   read(`${P}/disclosures/{disclosure_id}`, 'Retrieve a disclosure.', (req) => req.platform.system.get(Disclosure, idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure'), req.org), `Not named by the spec; a read by id like every other record; ${GAP}.`),
@@ -192,7 +191,7 @@ export const routes: RouteDef[] = [
   // ---- licences ----
   read(`${P}/licences`, 'List licences, newest first; filters subject_ref, occupation_code, status.', (req) =>
     listPage(req.platform.system, Licence, req.org, licenceList(req.query.subject_ref, req.query.occupation_code, req.query.status), req.query, 'desc'),
-    `Licence fields and filters are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter, occupation_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), status: Type.Optional(lit(LICENCE_STATUSES)) })),
+    `Licence fields and filters are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter, occupation_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), status: Type.Optional(enumOf(LICENCE_STATUSES)) })),
   read(`${P}/licences/{licence_id}`, 'Retrieve a licence.', (req) => req.platform.system.get(Licence, idOf(req.params.licence_id, LICENCE_PREFIX, 'licence'), req.org), `Licence fields are not shown; ${GAP}.`),
 
   // ---- re-attestations and appeals ----

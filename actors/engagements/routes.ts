@@ -5,7 +5,7 @@
  * ours are marked specGap and listed in docs/gaps.md#engagements.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { assembleBundle } from './bundle.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView } from './engagement.ts';
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
@@ -30,7 +30,6 @@ const gap = (what: string) => `${what} not shown (spec 4.5); see docs/gaps.md#en
 
 const engagementId = (req: RouteRequest) => idOf(req.params.engagement_id, ENGAGEMENT_PREFIX, 'engagement');
 const instrumentId = (req: RouteRequest) => idOf(req.params.instrument_id, INSTRUMENT_PREFIX, 'instrument');
-const lit = <T extends string>(xs: readonly T[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Reason = Type.String({ minLength: 1, maxLength: 2000 });
 
@@ -48,7 +47,7 @@ const EmployerFactsBody = Type.Object(
   {
     headcount: Type.Optional(Type.Integer({ minimum: 0, description: 'Staff of the engaging organisation (pension and ITF thresholds).' })),
     annual_turnover_at_least_50m: Type.Optional(Type.Boolean({ description: 'Annual turnover of N50 million or more (ITF).' })),
-    sector: Type.Optional(lit(['private', 'public'] as const)),
+    sector: Type.Optional(enumOf(['private', 'public'] as const)),
   },
   { additionalProperties: false },
 );
@@ -65,9 +64,9 @@ const CreateBody = Type.Object(
   { additionalProperties: false },
 );
 
-const ListEngagements = listQueryWith({ status: Type.Optional(lit(ENGAGEMENT_STATUSES)), classification: Type.Optional(lit(CLASSIFICATIONS)) });
-const ListInstruments = listQueryWith({ engagement_id: Type.Optional(Ref('Only the instruments of this engagement.')), status: Type.Optional(lit(INSTRUMENT_STATUSES)) });
-const ListCases = listQueryWith({ status: Type.Optional(lit(CASE_STATUSES)), engagement_id: Type.Optional(Ref('Only the cases of this engagement.')) });
+const ListEngagements = listQueryWith({ status: Type.Optional(enumOf(ENGAGEMENT_STATUSES)), classification: Type.Optional(enumOf(CLASSIFICATIONS)) });
+const ListInstruments = listQueryWith({ engagement_id: Type.Optional(Ref('Only the instruments of this engagement.')), status: Type.Optional(enumOf(INSTRUMENT_STATUSES)) });
+const ListCases = listQueryWith({ status: Type.Optional(enumOf(CASE_STATUSES)), engagement_id: Type.Optional(Ref('Only the cases of this engagement.')) });
 const AsOfQuery = Type.Object({ as_of: Type.Optional(Type.String({ format: 'date', description: 'Answer the state at the end of this date (UTC), from the journal.' })) }, { additionalProperties: false });
 const VersionQuery = Type.Object({ version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$', description: 'YYYY.MM.N; the active version when absent.' })) }, { additionalProperties: false });
 
@@ -100,23 +99,23 @@ const SupersedeBody = Type.Object(
 const ExecuteBody = Type.Object({ instrument_id: Type.Optional(Ref('Default: the instrument the engagement is papered with.')) }, { additionalProperties: false });
 const AssentBody = Type.Object(
   {
-    party: lit(ASSENT_PARTIES),
+    party: enumOf(ASSENT_PARTIES),
     subject_ref: Ref('The assenting party; must be the engagement\u2019s party in that role, holding a live passport.'),
-    channel: Type.Optional(lit(['api', 'self_serve', 'assisted'] as const)),
+    channel: Type.Optional(enumOf(['api', 'self_serve', 'assisted'] as const)),
   },
   { additionalProperties: false },
 );
 const RegisterBody = Type.Object({ registration_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }, { additionalProperties: false });
 const ReasonBody = Type.Object({ reason: Reason }, { additionalProperties: false });
-const TerminateBody = Type.Object({ reason: Reason, terminated_by: Type.Optional(lit(['engaging_party', 'worker', 'mutual', 'authority'] as const)) }, { additionalProperties: false });
+const TerminateBody = Type.Object({ reason: Reason, terminated_by: Type.Optional(enumOf(['engaging_party', 'worker', 'mutual', 'authority'] as const)) }, { additionalProperties: false });
 const DisputeBody = Type.Object(
-  { raised_by: lit(DISPUTE_PARTIES), reason: Reason, contests_classification: Type.Optional(Type.Boolean()) },
+  { raised_by: enumOf(DISPUTE_PARTIES), reason: Reason, contests_classification: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
 );
-const ResolveDisputeBody = Type.Object({ outcome: lit(DISPUTE_OUTCOMES), note: Reason }, { additionalProperties: false });
+const ResolveDisputeBody = Type.Object({ outcome: enumOf(DISPUTE_OUTCOMES), note: Reason }, { additionalProperties: false });
 const AttestationBody = Type.Object(
   {
-    kind: lit(ATTESTATION_KINDS),
+    kind: enumOf(ATTESTATION_KINDS),
     reference: Type.String({ minLength: 1, maxLength: 255, description: 'The attesting document\u2019s reference (a labour officer\u2019s attestation number, a certificate number).' }),
     attested_by: Type.String({ minLength: 1, maxLength: 255 }),
     attested_on: Type.String({ format: 'date' }),

@@ -1,11 +1,10 @@
 /** Request shapes of the identity routes (spec 2.4, 4.3); documented in docs/openapi.json from here. */
 import { Type } from '@sinclair/typebox';
-import { listQueryWith } from '../../kernel/index.ts';
+import { enumOf, listQueryWith } from '../../kernel/index.ts';
 import { COLLECTED_CHANNELS, CONSENT_STATUSES } from './consent-token.ts';
 import { ASSURANCE_LEVELS, CHECK_KINDS, SUBJECT_REQUEST_KINDS } from './policy.ts';
 import { BLOCK_SCOPES, ORIGINS, OUTCOMES } from './verification.ts';
 
-const enumOf = <T extends string>(values: readonly T[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Reason = Type.String({ minLength: 1, maxLength: 1000, description: 'Why; recorded with who decided.' });
 

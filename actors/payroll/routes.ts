@@ -4,7 +4,7 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
 import { PayProfile } from './pay-profile.ts';
@@ -35,7 +35,6 @@ import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from 
 import { simulateRun } from './runs/simulate-run.ts';
 
 const M = 'run';
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
 const DATE = Type.String({ format: 'date' });
 
@@ -94,7 +93,7 @@ export const routes: RouteDef[] = [
     summary: 'Import payees (pay profiles and roster entries) from JSON rows or CSV; returns the import with a ValidationReport naming every failing row. All or nothing.',
     specGap: 'Create bodies of pay profiles and roster entries are not shown; they are created by this import (docs/gaps.md#payroll).',
     body: Type.Object({
-      format: lit(['json', 'csv']),
+      format: enumOf(['json', 'csv']),
       rows: Type.Optional(Type.Array(S.ImportRowDoc, { description: 'JSON rows (format json); at most MAX_IMPORT_ROWS.' })),
       csv: Type.Optional(Type.String()),
       employer: Type.Optional(Type.Object(EmployerFields, { additionalProperties: false, description: 'The employer settings (as PATCH /v1/payroll/employer_settings).' })),
@@ -159,7 +158,7 @@ export const routes: RouteDef[] = [
     specGap: 'The create body is not shown: period, run_type, optional pay_date, description, rule_pack_version, corrects_run_id (correction runs).',
     body: Type.Object({
       period: PERIOD,
-      run_type: lit(RUN_TYPES),
+      run_type: enumOf(RUN_TYPES),
       pay_date: Type.Optional(DATE),
       description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
       rule_pack_version: Type.Optional(Type.String({ pattern: '^\\d{4}\\.\\d{2}\\.\\d+$' })),
@@ -170,7 +169,7 @@ export const routes: RouteDef[] = [
   route({
     method: 'GET', path: '/v1/payroll/runs', response: S.RunListSchema, auth: 'key', module: M, idempotent: false,
     summary: 'List runs, newest first, filtered by status and period.',
-    query: listQueryWith({ status: Type.Optional(lit(RUN_STATUSES)), period: Type.Optional(PERIOD) }),
+    query: listQueryWith({ status: Type.Optional(enumOf(RUN_STATUSES)), period: Type.Optional(PERIOD) }),
     handler: (req) => {
       const q = req.query as { status?: string; period?: string };
       const list = q.period && q.status ? `period:${q.period}:status:${q.status}` : q.period ? `period:${q.period}` : q.status ? `status:${q.status}` : 'all';

@@ -5,12 +5,11 @@
  * spec does not show are gaps (docs/gaps.md#payroll).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ListEnvelopeSchema } from '../../kernel/index.ts';
+import { enumOf, ListEnvelopeSchema } from '../../kernel/index.ts';
 import { PAY_ITEM_CODES } from './engine/index.ts';
 import { RUN_STATUSES, RUN_TYPES } from './runs/run.ts';
 
 const strict = <T extends Record<string, TSchema>>(props: T, description?: string) => Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time' });
 const Money = strict({ amount: Type.Integer(), currency: Type.String({ pattern: '^[A-Z]{3}$' }) });
@@ -27,8 +26,8 @@ export const RunSchema = strict({
   id: Type.String({ pattern: '^run_enterprise_' }),
   object: Type.Literal('payroll_run'),
   ...Record_,
-  status: lit(RUN_STATUSES),
-  run_type: lit(RUN_TYPES),
+  status: enumOf(RUN_STATUSES),
+  run_type: enumOf(RUN_TYPES),
   period: Period,
   payee_count: Type.Integer({ minimum: 0 }),
   rule_pack: RulePackReferenceSchema,
@@ -43,7 +42,7 @@ export const RunSchema = strict({
   description: Nullable(Type.String()),
   payee_refs: Nullable(Type.Array(Type.String())),
   corrects_run_id: Nullable(Type.String()),
-  items: Type.Array(strict({ payee_ref: Type.String(), code: lit(PAY_ITEM_CODES), amount: Money, components: Type.Optional(Components) })),
+  items: Type.Array(strict({ payee_ref: Type.String(), code: enumOf(PAY_ITEM_CODES), amount: Money, components: Type.Optional(Components) })),
   employer_settings: Nullable(strict({
     headcount: Nullable(Type.Integer({ minimum: 0 })),
     headcount_used: Type.Integer({ minimum: 0 }),
@@ -64,12 +63,12 @@ export const FindingSchema = strict({
   object: Type.Literal('payroll_finding'),
   ...Record_,
   run_id: Type.String(),
-  severity: lit(['p0', 'p1', 'p2', 'p3']),
+  severity: enumOf(['p0', 'p1', 'p2', 'p3']),
   code: Type.String(),
   detail: Type.String(),
   payslip_id: Nullable(Type.String()),
   payee_ref: Nullable(Type.String()),
-  status: lit(['open', 'resolved']),
+  status: enumOf(['open', 'resolved']),
   raised_at: Timestamp,
   resolution: Nullable(strict({ reason: Type.String(), resolved_by: Nullable(Type.String()), resolved_at: Timestamp })),
 });
@@ -89,13 +88,13 @@ export const PayslipSchema = strict({
   ...Record_,
   run_id: Type.String(),
   period: Period,
-  status: lit(['calculated', 'final', 'issued', 'void']),
+  status: enumOf(['calculated', 'final', 'issued', 'void']),
   payee_ref: Type.String(),
   pay_profile_id: Type.String(),
   roster_entry_id: Type.String(),
   regular_pay: Type.Boolean({ description: 'Whether the payslip pays the month\'s regular pay (a bonus or off-cycle payslip does not).' }),
   income_period: Type.String({ description: 'The month whose income it is: the period, or for pay after the exit the last month of employment (NTA s.26(2)(b)).' }),
-  lines: Type.Array(strict({ code: Type.String(), label: Type.String(), category: lit(['earning', 'deduction', 'employer_contribution']), amount: Money, trace: Trace })),
+  lines: Type.Array(strict({ code: Type.String(), label: Type.String(), category: enumOf(['earning', 'deduction', 'employer_contribution']), amount: Money, trace: Trace })),
   gross: Money,
   net: Money,
   total_deductions: Money,
@@ -136,19 +135,19 @@ export const InstructionSetSchema = strict({
   period: Period,
   paye: Type.Array(strict({ authority_id: Type.String({ pattern: '^remit_authority_rail_obligation_' }), jurisdiction: Type.String(), authority_name: Type.String(), amount: Money, payee_count: Type.Integer(), due_date: Due, reconciliation_reference: Type.String() })),
   pension: Type.Array(strict({ administrator_id: Type.String(), employee_amount: Money, employer_amount: Money, amount: Money, due_date: Due, reconciliation_reference: Type.String() })),
-  levies: Type.Array(strict({ code: lit(['nhf', 'nsitf', 'itf', 'nhia']), amount: Money, due_date: Due, reconciliation_reference: Type.String() })),
+  levies: Type.Array(strict({ code: enumOf(['nhf', 'nsitf', 'itf', 'nhia']), amount: Money, due_date: Due, reconciliation_reference: Type.String() })),
   totals: strict({ total: Money }),
 });
 
-const ValidationEntrySchema = strict({ index: Type.Integer({ minimum: 1 }), severity: lit(['error', 'warning']), code: Type.String(), detail: Type.String(), field: Type.Optional(Type.String()) });
+const ValidationEntrySchema = strict({ index: Type.Integer({ minimum: 1 }), severity: enumOf(['error', 'warning']), code: Type.String(), detail: Type.String(), field: Type.Optional(Type.String()) });
 const ValidationReportSchema = strict({ entry_count: Type.Integer({ minimum: 0 }), error_count: Type.Integer({ minimum: 0 }), warning_count: Type.Integer({ minimum: 0 }), entries: Type.Optional(Type.Array(ValidationEntrySchema)) });
 
 export const ImportSchema = strict({
   id: Type.String({ pattern: '^payroll_import_' }),
   object: Type.Literal('payroll_import'),
   ...Record_,
-  status: lit(['completed', 'rejected']),
-  format: lit(['json', 'csv']),
+  status: enumOf(['completed', 'rejected']),
+  format: enumOf(['json', 'csv']),
   validation: ValidationReportSchema,
   employer_configured: Type.Boolean(),
   created: strict({ pay_profiles: Type.Integer(), roster_entries: Type.Integer() }),

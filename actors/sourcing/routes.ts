@@ -4,7 +4,7 @@
  * specGap and listed in docs/gaps.md#sourcing.
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, route, type RouteDef } from '../../kernel/index.ts';
 import { addDelivery, createBroadcast, getBroadcast, retryDelivery, setSpendCeiling } from './broadcasts.ts';
 import { ChannelDelivery, DELIVERY_STATUSES } from './channel-delivery.ts';
 import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX, TAXONOMY_PREFIX } from './ids.ts';
@@ -19,7 +19,6 @@ import { SpendCeiling } from './spend-ceiling.ts';
 import { allTaxonomies, EMPLOYMENT_TYPES, PERIODS } from './taxonomy.ts';
 
 const M = 'flow';
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
 const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const DATE = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
@@ -28,7 +27,7 @@ const Words = Type.Array(Text(100), { maxItems: 50 });
 
 const Compensation = Type.Object({
   amount: Money({ minimum: 0 }),
-  period: Type.Optional(lit(PERIODS)),
+  period: Type.Optional(enumOf(PERIODS)),
   negotiable: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false, description: 'Spec 2.7; a period left out is inferred and listed in inferred_fields.' });
 
@@ -48,7 +47,7 @@ const Requirements = Type.Object({
 
 const RequisitionFields = {
   occupation_code: Type.Optional(Type.Union([Type.String({ pattern: '^ng-\\d{4}$' }), Type.Null()])),
-  employment_type: Type.Optional(Type.Union([lit(EMPLOYMENT_TYPES), Type.Null()])),
+  employment_type: Type.Optional(Type.Union([enumOf(EMPLOYMENT_TYPES), Type.Null()])),
   compensation: Type.Optional(Type.Union([Compensation, Type.Null()])),
   location: Type.Optional(Type.Union([Location, Type.Null()])),
   starts_on: Type.Optional(Type.Union([DATE, Type.Null()])),
@@ -82,7 +81,7 @@ export const routes: RouteDef[] = [
   }),
   route({
     method: 'GET', path: '/v1/sourcing/requisitions', auth: 'key', module: M, idempotent: false,
-    query: listQueryWith({ status: Type.Optional(lit(REQUISITION_STATUSES)) }),
+    query: listQueryWith({ status: Type.Optional(enumOf(REQUISITION_STATUSES)) }),
     summary: 'List requisitions, newest first, filtered by status.',
     handler: (req) => listPage(req.platform.system, Requisition, req.org, req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc'),
   }),
@@ -130,7 +129,7 @@ export const routes: RouteDef[] = [
   }),
   route({
     method: 'POST', path: `${reqPath}/adjudicate`, auth: 'key', module: M, idempotent: true,
-    body: Type.Object({ outcome: lit(['upheld', 'released']), reason: Reason }, { additionalProperties: false }),
+    body: Type.Object({ outcome: enumOf(['upheld', 'released']), reason: Reason }, { additionalProperties: false }),
     summary: 'A person decides a contested quarantine: upheld (stays quarantined) or released; the decision is recorded with who made it.',
     specGap: gap('The decision on a contest is not shown'),
     handler: (req) => adjudicateRequisition(req.platform, callerOf(req), req.params.requisition_id, req.body as never),
@@ -177,7 +176,7 @@ export const routes: RouteDef[] = [
   }),
   route({
     method: 'GET', path: '/v1/sourcing/deliveries', auth: 'key', module: M, idempotent: false,
-    query: listQueryWith({ broadcast_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(lit(DELIVERY_STATUSES)) }),
+    query: listQueryWith({ broadcast_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(enumOf(DELIVERY_STATUSES)) }),
     summary: 'List deliveries, newest first, filtered by broadcast_id and status.',
     specGap: gap('Delivery fields are not shown'),
     handler: (req) => {
@@ -267,7 +266,7 @@ export const routes: RouteDef[] = [
   }),
   route({
     method: 'GET', path: '/v1/sourcing/leads', auth: 'key', module: M, idempotent: false,
-    query: listQueryWith({ requisition_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(lit(LEAD_STATUSES)) }),
+    query: listQueryWith({ requisition_id: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(enumOf(LEAD_STATUSES)) }),
     summary: 'List leads, newest first, by requisition_id or status.',
     specGap: gap('Not named by the spec; the list of the records POST /v1/sourcing/leads makes'),
     handler: (req) => listPage(req.platform.system, Lead, req.org, req.query.requisition_id ? `requisition:${req.query.requisition_id}` : req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc'),
@@ -289,7 +288,7 @@ export const routes: RouteDef[] = [
   // ---------------------------------------------------------------- imports, taxonomies
   route({
     method: 'POST', path: '/v1/sourcing/imports', auth: 'key', module: M, idempotent: true, status: 201,
-    body: Type.Object({ kind: lit(['leads', 'requisitions']), csv: Type.String({ minLength: 1, maxLength: 2_000_000 }) }, { additionalProperties: false }),
+    body: Type.Object({ kind: enumOf(['leads', 'requisitions']), csv: Type.String({ minLength: 1, maxLength: 2_000_000 }) }, { additionalProperties: false }),
     summary: 'Import leads or requisitions from CSV; all or nothing, with a ValidationReport naming every failing field of every row.',
     specGap: gap('The import body and record are not shown'),
     handler: (req) => runImport(req.platform, callerOf(req), req.body as never),
