@@ -2,12 +2,14 @@
  * Funding an instruction (spec 2.11, 4.10 funding check; the account: funding-account.ts): the
  * check compares the instruction's total with what the organisation's funding account holds
  * available, and execution reserves the total before the instruction starts executing, so an
- * instruction short of funds is held in funding_pending rather than paid in part.
+ * instruction short of funds is held in funding_pending rather than paid in part. A sandbox
+ * account is funded by a deposit in the policy's currency; a live one by bank transfer.
  */
-import { ApiError, type Caller, isApiError, type Platform } from '../../kernel/index.ts';
+import { ApiError, type Caller, fieldError, isApiError, type Platform } from '../../kernel/index.ts';
 import { availableOf, FundingAccount, type FundingState } from './funding-account.ts';
 import { fundingAccountIdOf } from './ids.ts';
 import { type FundingCheck, fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
+import { ACTIVE_POLICY } from './policy.ts';
 
 /** What the organisation's funding account holds available in a realm (0 while it has none). */
 export async function available(platform: Platform, org: string, livemode: boolean): Promise<number> {
@@ -50,4 +52,13 @@ export async function execute(platform: Platform, caller: Caller, id: string): P
     throw e;
   }
   return system.ask(PayoutInstruction, id, 'execute', { check }, { ...caller, dedupeId: `execute:${id}` });
+}
+
+/**
+ * POST /v1/payouts/funding_account/deposits: the reference is the request's id. Not async, so a
+ * deposit in another currency throws at the call, before the account is asked.
+ */
+export function deposit(platform: Platform, caller: Caller & { dedupeId?: string }, amount: { amount: number; currency: string }, reference: string): Promise<unknown> {
+  if (amount.currency !== ACTIVE_POLICY.pack.currency) throw fieldError('/amount/currency', 'currency_not_supported', `Only ${ACTIVE_POLICY.pack.currency}.`, `The funding account holds ${ACTIVE_POLICY.pack.currency}.`);
+  return platform.system.ask(FundingAccount, fundingAccountIdOf(caller.org, caller.livemode), 'deposit', { amount: amount.amount, livemode: caller.livemode, reference }, caller);
 }

@@ -4,16 +4,20 @@
  * funding account) are ours and recorded in docs/gaps.md#payouts. Event and audit-entry reads are
  * served for every module by the delivery area.
  */
-import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, listEnvelope, ListQuery, listPage, parseListQuery, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, listEnvelope, ListQuery, listPage, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { deposit } from './funding.ts';
 import { FundingAccount } from './funding-account.ts';
-import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, EXCEPTION_PREFIX, fundingAccountIdOf, INSTRUCTION_PREFIX, payoutIdOfValidation, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
-import { fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
-import { attemptView, Payout, type PayoutState, validationView } from './payout.ts';
+import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, fundingAccountIdOf, INSTRUCTION_PREFIX, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
+import { PayoutInstruction } from './instruction.ts';
+import { failInstruction, latestFundingCheck, routePlanOf } from './instructions.ts';
+import { Payout } from './payout.ts';
+import { attemptOf, attemptsOf, listValidations, reversePayout, validationOf } from './payouts.ts';
 import { ACTIVE_POLICY } from './policy.ts';
 import { RoutePlan } from './route-plan.ts';
 import * as S from './schemas.ts';
 import { payoutsService } from './service.ts';
-import { exceptionView, Reconciliation, type ReconciliationState, Settlement, type SettlementState } from './settlement.ts';
+import { Reconciliation, Settlement } from './settlement.ts';
+import { exceptionOf, exceptionsOf, reconciliationOf, settlementReceipt } from './settlements.ts';
 
 const M = 'route';
 const P = '/v1/payouts';
@@ -21,6 +25,7 @@ const gap = (what: string) => `${what} not shown by the spec; see docs/gaps.md#p
 const ask = (req: RouteRequest) => ({ ...callerOf(req), dedupeId: createDedupe(req) });
 const instructionId = (req: RouteRequest) => idOf(req.params.instruction_id!, INSTRUCTION_PREFIX, 'payout instruction');
 const payoutId = (req: RouteRequest) => idOf(req.params.payout_id!, DISBURSEMENT_PREFIX, 'payout');
+const reconciliationId = (req: RouteRequest) => idOf(req.params.reconciliation_id!, RECONCILIATION_PREFIX, 'reconciliation');
 const bodyId = (id: string, prefix: string, what: string, field: string) => {
   if (!isIdOf(id, prefix)) throw fieldError(`/${field}`, 'invalid_id', `${field} must be a ${what} id.`, `${field} is not a ${what} id (prefix ${prefix}).`);
   return id;
@@ -43,22 +48,6 @@ function railView(req: RouteRequest, id: string) {
   };
 }
 
-async function payoutState(req: RouteRequest): Promise<PayoutState> {
-  return req.platform.system.state<PayoutState>(Payout, payoutId(req), req.org);
-}
-
-async function listValidations(req: RouteRequest<unknown, { limit?: number; starting_after?: string }>) {
-  const { limit, after } = parseListQuery(req.query);
-  const afterPayout = after && isIdOf(after, ACCOUNT_VALIDATION_PREFIX) ? payoutIdOfValidation(after) : after;
-  const page = await req.platform.system.listIds(Payout, req.org, 'validated', { after: afterPayout, limit, order: 'desc' });
-  const states = await Promise.all(page.ids.map((id) => req.platform.system.state<PayoutState>(Payout, id, req.org)));
-  return listEnvelope(states.map(validationView), page.hasMore);
-}
-
-async function reconciliationState(req: RouteRequest): Promise<ReconciliationState> {
-  return req.platform.system.state<ReconciliationState>(Reconciliation, idOf(req.params.reconciliation_id!, RECONCILIATION_PREFIX, 'reconciliation'), req.org);
-}
-
 export const routes: RouteDef[] = [
   // Instructions (spec 2.11, 3, 4.10).
   route({ method: 'GET', path: `${P}/instructions`, auth: 'key', module: M, idempotent: false, query: S.InstructionListQuery, summary: 'List payout instructions, newest first; filter status and run_id.',
@@ -73,17 +62,9 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a payout instruction with its progress.',
     handler: (req) => req.platform.system.get(PayoutInstruction, instructionId(req), req.org) }),
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}/route_plan`, auth: 'key', module: M, idempotent: false, summary: 'The instruction\u2019s route plan (404 until planned).',
-    handler: async (req) => {
-      const s = await req.platform.system.state<InstructionState>(PayoutInstruction, instructionId(req), req.org);
-      if (!s.route_plan_id) throw new ApiError('not_found', `Payout instruction ${s.id} has no route plan yet (route_plan_id is null).`);
-      return req.platform.system.get(RoutePlan, s.route_plan_id, req.org);
-    } }),
+    handler: async (req) => routePlanOf(req.platform, req.org, instructionId(req)) }),
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: false, summary: 'The latest funding check of the instruction (404 before the first).',
-    handler: async (req) => {
-      const s = await req.platform.system.state<InstructionState>(PayoutInstruction, instructionId(req), req.org);
-      if (!s.funding_check) throw new ApiError('not_found', `Payout instruction ${s.id} has no funding check yet.`);
-      return fundingCheckView(s, s.funding_check);
-    } }),
+    handler: async (req) => latestFundingCheck(req.platform, req.org, instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: true, summary: 'Compare the instruction\u2019s total with what the funding account has available; a shortfall holds it in funding_pending.',
     handler: (req) => payoutsService(req.platform).fundingCheck(callerOf(req), instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/plan`, auth: 'key', module: M, idempotent: true, status: 201, body: S.PlanBody, specGap: gap('The body and answer of plan are'),
@@ -94,7 +75,7 @@ export const routes: RouteDef[] = [
     handler: (req) => payoutsService(req.platform).execute(callerOf(req), instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/fail`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of fail is'),
     summary: 'Fail an instruction that has not been executed. Refused once executing: a payout sent is never assumed failed.',
-    handler: (req) => req.platform.system.ask(PayoutInstruction, instructionId(req), 'fail', req.body, ask(req)) }),
+    handler: (req) => failInstruction(req.platform, ask(req), instructionId(req), req.body) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/mark_unknown`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body and effect of mark_unknown are'),
     summary: 'Mark every payout of an executing instruction still waiting for its rail unknown (for example after a rail outage); each is then resolved by its rail\u2019s status query.',
     handler: (req) => payoutsService(req.platform).markUnknown(callerOf(req), instructionId(req), req.body.reason) }),
@@ -136,33 +117,17 @@ export const routes: RouteDef[] = [
     handler: (req) => payoutsService(req.platform).resolvePayout(callerOf(req), payoutId(req)) }),
   route({ method: 'POST', path: `${P}/payouts/{payout_id}/reverse`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('Reversing a payout is'),
     summary: 'Record that a settled payout was returned by the payee\u2019s bank (a return the bank reported outside the rail\u2019s statement); 409 unless settled. The payee is then not paid, the net pay is owed again and the instruction\u2019s ledger posting is reversed for the amount.',
-    handler: (req) => req.platform.system.ask(Payout, payoutId(req), 'reverse', req.body, ask(req)) }),
+    handler: (req) => reversePayout(req.platform, ask(req), payoutId(req), req.body) }),
   route({ method: 'GET', path: `${P}/payouts/{payout_id}/attempts`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The attempt record is'), summary: 'The payout\u2019s attempts, first first.',
-    handler: async (req) => {
-      const s = await payoutState(req);
-      const { limit, after } = parseListQuery(req.query);
-      const from = after ? s.attempts.findIndex((a) => a.id === after) + 1 : 0;
-      const all = after && from === 0 ? [] : s.attempts.slice(from);
-      return listEnvelope(all.slice(0, limit).map((a) => attemptView(s, a)), all.length > limit);
-    } }),
+    handler: async (req) => attemptsOf(req.platform, req.org, payoutId(req), req.query) }),
   route({ method: 'GET', path: `${P}/payouts/{payout_id}/attempts/{attempt_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The attempt record is'), summary: 'Retrieve an attempt.',
-    handler: async (req) => {
-      const s = await payoutState(req);
-      const a = s.attempts.find((x) => x.id === req.params.attempt_id);
-      if (!a) throw new ApiError('not_found', `No attempt with id ${req.params.attempt_id} on payout ${s.id}.`);
-      return attemptView(s, a);
-    } }),
+    handler: async (req) => attemptOf(req.platform, req.org, payoutId(req), req.params.attempt_id) }),
 
   // Account validations (name enquiries made before paying).
   route({ method: 'GET', path: `${P}/account_validations`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The account validation record is'),
-    summary: 'Name enquiries made before paying, newest first.', handler: listValidations }),
+    summary: 'Name enquiries made before paying, newest first.', handler: async (req) => listValidations(req.platform, req.org, req.query) }),
   route({ method: 'GET', path: `${P}/account_validations/{account_validation_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The account validation record is'), summary: 'Retrieve an account validation.',
-    handler: async (req) => {
-      const id = idOf(req.params.account_validation_id!, ACCOUNT_VALIDATION_PREFIX, 'account validation');
-      const s = await req.platform.system.state<PayoutState>(Payout, payoutIdOfValidation(id), req.org);
-      if (!s.validation) throw new ApiError('not_found', `No account validation with id ${id}.`);
-      return validationView(s);
-    } }),
+    handler: async (req) => validationOf(req.platform, req.org, idOf(req.params.account_validation_id!, ACCOUNT_VALIDATION_PREFIX, 'account validation')) }),
 
   // The sandbox funding account.
   route({ method: 'GET', path: `${P}/funding_account`, auth: 'key', module: M, idempotent: false, specGap: gap('The funding account is'),
@@ -179,11 +144,7 @@ export const routes: RouteDef[] = [
     } }),
   route({ method: 'POST', path: `${P}/funding_account/deposits`, auth: 'key', module: M, idempotent: true, body: S.DepositBody, specGap: gap('How a sandbox funding account is funded is'),
     summary: 'Fund the sandbox funding account (sandbox realm only; a live account is funded by bank transfer).',
-    handler: (req) => {
-      const amount = req.body.amount as { amount: number; currency: string };
-      if (amount.currency !== ACTIVE_POLICY.pack.currency) throw fieldError('/amount/currency', 'currency_not_supported', `Only ${ACTIVE_POLICY.pack.currency}.`, `The funding account holds ${ACTIVE_POLICY.pack.currency}.`);
-      return req.platform.system.ask(FundingAccount, fundingAccountIdOf(req.org, req.livemode), 'deposit', { amount: amount.amount, livemode: req.livemode, reference: req.requestId }, ask(req));
-    } }),
+    handler: (req) => deposit(req.platform, ask(req), req.body.amount as { amount: number; currency: string }, req.requestId) }),
 
   // Settlements and reconciliations.
   route({ method: 'POST', path: `${P}/settlements`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SettlementBody, specGap: gap('The settlement record is'),
@@ -195,30 +156,14 @@ export const routes: RouteDef[] = [
     handler: (req) => req.platform.system.get(Settlement, idOf(req.params.settlement_id!, SETTLEMENT_PREFIX, 'settlement'), req.org) }),
   route({ method: 'GET', path: `${P}/settlements/{settlement_id}/receipt`, auth: 'key', module: M, idempotent: false, specGap: gap('The settlement receipt is'),
     summary: 'The settlement\u2019s receipt: totals per rail and the digest that covers them.',
-    handler: async (req) => {
-      const s = await req.platform.system.state<SettlementState>(Settlement, idOf(req.params.settlement_id!, SETTLEMENT_PREFIX, 'settlement'), req.org);
-      const v = Settlement.view(s) as ReturnType<typeof import('./settlement.ts').settlementView>;
-      return { object: 'payout_settlement_receipt', livemode: s.livemode, mocked: true, settlement_id: s.id, instruction_id: s.instruction_id, run_id: s.run_id, settled_count: s.settled_count, settled_amount: v.settled_amount, by_rail: v.by_rail, digest: s.receipt_digest, issued_at: v.created_at };
-    } }),
+    handler: async (req) => settlementReceipt(req.platform, req.org, idOf(req.params.settlement_id!, SETTLEMENT_PREFIX, 'settlement')) }),
   route({ method: 'GET', path: `${P}/reconciliations`, auth: 'key', module: M, idempotent: false, query: S.ByInstructionQuery, specGap: gap('The reconciliation record is'), summary: 'List reconciliations, newest first; filter instruction_id.',
     handler: (req) => listPage(req.platform.system, Reconciliation, req.org, req.query.instruction_id ? `instruction:${req.query.instruction_id}` : 'all', req.query, 'desc') }),
   route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The reconciliation record is'), summary: 'Retrieve a reconciliation.',
-    handler: async (req) => Reconciliation.view(await reconciliationState(req)) }),
+    handler: async (req) => reconciliationOf(req.platform, req.org, reconciliationId(req)) }),
   route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}/exceptions`, auth: 'key', module: M, idempotent: false, query: ListQuery, specGap: gap('The reconciliation exception is'),
     summary: 'Every mismatch between the rail\u2019s statement and our payouts.',
-    handler: async (req) => {
-      const s = await reconciliationState(req);
-      const { limit, after } = parseListQuery(req.query);
-      const from = after ? s.exceptions.findIndex((x) => x.id === after) + 1 : 0;
-      const rest = after && from === 0 ? [] : s.exceptions.slice(from);
-      return listEnvelope(rest.slice(0, limit).map((x) => exceptionView(s, x)), rest.length > limit);
-    } }),
+    handler: async (req) => exceptionsOf(req.platform, req.org, reconciliationId(req), req.query) }),
   route({ method: 'GET', path: `${P}/reconciliations/{reconciliation_id}/exceptions/{exception_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The reconciliation exception is'), summary: 'Retrieve a reconciliation exception.',
-    handler: async (req) => {
-      const s = await reconciliationState(req);
-      const id = idOf(req.params.exception_id!, EXCEPTION_PREFIX, 'reconciliation exception');
-      const x = s.exceptions.find((e) => e.id === id);
-      if (!x) throw new ApiError('not_found', `No reconciliation exception with id ${id}.`);
-      return exceptionView(s, x);
-    } }),
+    handler: async (req) => exceptionOf(req.platform, req.org, reconciliationId(req), req.params.exception_id!) }),
 ];

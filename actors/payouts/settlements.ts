@@ -2,15 +2,16 @@
  * Making an instruction's settlement (spec 4.10; the records: settlement.ts, the matching:
  * reconcile.ts), in named steps: read every payout, read each rail's statement, record the credits
  * the statements show returned, reconcile each rail, then record the settlement with its receipt
- * digest. Made once: asking again answers the settlement already made.
+ * digest. Made once: asking again answers the settlement already made. The reads the routes make
+ * of what it recorded (its receipt, each rail's reconciliation and exceptions) follow.
  */
-import { ApiError, type Caller, contentHash, derivedId, isApiError, type Platform } from '../../kernel/index.ts';
-import { payoutIdOf, reconciliationIdOf, SETTLEMENT_PREFIX } from './ids.ts';
+import { ApiError, type Caller, contentHash, derivedId, idOf, isApiError, listEnvelope, type ListEnvelope, parseListQuery, type Platform } from '../../kernel/index.ts';
+import { EXCEPTION_PREFIX, payoutIdOf, reconciliationIdOf, SETTLEMENT_PREFIX } from './ids.ts';
 import { type InstructionState, PayoutInstruction } from './instruction.ts';
 import { Payout, type PayoutState } from './payout.ts';
 import type { Rail, StatementEntry } from './providers/index.ts';
 import { countPayouts, reconcileRail, settledTransfersOf, settlementStatus } from './reconcile.ts';
-import { Reconciliation, Settlement } from './settlement.ts';
+import { exceptionView, Reconciliation, type ReconciliationState, Settlement, type SettlementState, type settlementView } from './settlement.ts';
 
 const SYSTEM = 'system';
 const PAGE = 500;
@@ -120,4 +121,35 @@ async function recordReconciliations(platform: Platform, caller: Caller, s: Inst
     reconciliation_ids.push(rid);
   }
   return { reconciliation_ids, exceptionCount };
+}
+
+/** GET .../settlements/{settlement_id}/receipt: totals per rail and the digest that covers them. */
+export async function settlementReceipt(platform: Platform, org: string, id: string): Promise<unknown> {
+  const s = await platform.system.state<SettlementState>(Settlement, id, org);
+  const v = Settlement.view(s) as ReturnType<typeof settlementView>;
+  return { object: 'payout_settlement_receipt', livemode: s.livemode, mocked: true, settlement_id: s.id, instruction_id: s.instruction_id, run_id: s.run_id, settled_count: s.settled_count, settled_amount: v.settled_amount, by_rail: v.by_rail, digest: s.receipt_digest, issued_at: v.created_at };
+}
+
+const reconciliationState = (platform: Platform, org: string, id: string) => platform.system.state<ReconciliationState>(Reconciliation, id, org);
+
+export async function reconciliationOf(platform: Platform, org: string, id: string): Promise<unknown> {
+  return Reconciliation.view(await reconciliationState(platform, org, id));
+}
+
+/** GET .../reconciliations/{reconciliation_id}/exceptions: the reconciliation is read before the query is. */
+export async function exceptionsOf(platform: Platform, org: string, id: string, query: { limit?: number; starting_after?: string } | undefined): Promise<ListEnvelope<unknown>> {
+  const s = await reconciliationState(platform, org, id);
+  const { limit, after } = parseListQuery(query);
+  const from = after ? s.exceptions.findIndex((x) => x.id === after) + 1 : 0;
+  const rest = after && from === 0 ? [] : s.exceptions.slice(from);
+  return listEnvelope(rest.slice(0, limit).map((x) => exceptionView(s, x)), rest.length > limit);
+}
+
+/** The reconciliation is read before the exception id is checked, so an unknown reconciliation answers not_found first. */
+export async function exceptionOf(platform: Platform, org: string, reconciliationId: string, exceptionId: string): Promise<unknown> {
+  const s = await reconciliationState(platform, org, reconciliationId);
+  const id = idOf(exceptionId, EXCEPTION_PREFIX, 'reconciliation exception');
+  const x = s.exceptions.find((e) => e.id === id);
+  if (!x) throw new ApiError('not_found', `No reconciliation exception with id ${id}.`);
+  return exceptionView(s, x);
 }
