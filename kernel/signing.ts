@@ -94,21 +94,3 @@ export async function verifySigned(kv: KeyValueStore, area: string, env: SignedE
   }
   return ok ? { valid: true } : { valid: false, reason: 'signature_invalid' };
 }
-
-/** One failing check of a signed instruction's lines (the payouts module keeps them as evidence). */
-export interface SignedLineFinding {
-  line: number | null;
-  code: string;
-  detail: string;
-}
-
-/**
- * The check the remittance area registers for the payout instructions it signs: the lines agree
- * with the remittance and leg they name (spec 1 rule 10). Kept in the kernel so the payouts module
- * can ask it without importing the remittance area, which itself pays through payouts.
- */
-export interface RemitInstructionCheck {
-  check(org: string, document: Record<string, unknown>): Promise<SignedLineFinding[]>;
-}
-
-export const REMIT_INSTRUCTION_CHECK = serviceKey<RemitInstructionCheck>('remit_instruction_check');

@@ -14,6 +14,7 @@ import { RunLink } from './run-link.ts';
 import { PAYOUTS, PayoutsService } from './service.ts';
 import { Reconciliation, Settlement } from './settlement.ts';
 
+export { REMIT_INSTRUCTION_CHECK, type RemitInstructionCheck, type SignedLineFinding } from './remit-check.ts';
 export { isValidNuban, nuban, nubanCheckDigit } from './nuban.ts';
 export { fundingAccountIdOf, payoutIdOf, runLinkIdOf, INSTRUCTION_PREFIX } from './ids.ts';
 export { PayoutsService, type PlanBody } from './service.ts';

@@ -14,7 +14,8 @@
  * - duplicate_instruction: the idempotency_key (sha256 of organisation, realm and the document's
  *   instruction_ref: one net-pay instruction per run) was claimed by another instruction.
  */
-import { REMIT_INSTRUCTION_CHECK, sha256, type Platform, verifySigned } from '../../kernel/index.ts';
+import { sha256, type Platform, verifySigned } from '../../kernel/index.ts';
+import { REMIT_INSTRUCTION_CHECK } from './remit-check.ts';
 import { parsePayslipId, payoutInstructionFor, realmOf, Run, type RunState, type SignedPayoutInstruction, verifyPayoutInstruction } from '../payroll/index.ts';
 import type { Submission, QuarantineReason } from './instruction.ts';
 import { isValidNuban, nubanInstitution } from './nuban.ts';

@@ -11,7 +11,8 @@
  * remittance's, the instruction_ref is one of the leg's attempts, and the line pays the leg's
  * authority account exactly the leg's amount for its period.
  */
-import { realmOf, type RemitInstructionCheck, type SignedEnvelope, type SignedLineFinding, signingKey, signWith, type Platform, isApiError } from '../../../kernel/index.ts';
+import { realmOf, type SignedEnvelope, signingKey, signWith, type Platform, isApiError } from '../../../kernel/index.ts';
+import type { RemitInstructionCheck, SignedLineFinding } from '../../payouts/index.ts';
 import { legOfInstruction } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
 

@@ -11,9 +11,9 @@
  * between loses nothing, and each step is idempotent (derived ids, payouts' idempotency key).
  * Registered under REMIT; also provides REMIT_INSTRUCTION_CHECK for the payouts module's intake.
  */
-import { ApiError, type Caller, derivedId, isApiError, type Platform, REMIT_INSTRUCTION_CHECK, serviceKey } from '../../../kernel/index.ts';
+import { ApiError, type Caller, derivedId, isApiError, type Platform, serviceKey } from '../../../kernel/index.ts';
 import type { Committed } from '../../../runtime/index.ts';
-import { payouts } from '../../payouts/index.ts';
+import { payouts, REMIT_INSTRUCTION_CHECK } from '../../payouts/index.ts';
 import { ROUTE_PLAN_PREFIX } from './ids.ts';
 import { remitInstructionCheck, signedLegInstruction } from './leg-instruction.ts';
 import { Leg, type LegState } from './leg.ts';
