@@ -39,8 +39,10 @@ describe('idempotency claims held apart from records (spec 8, Stores.claims)', (
       const idem = new Idempotency(kv, undefined, claims);
       let executed = 0;
       let finish!: (e: Executed) => void;
-      const first = idem.run(ORG, 'k1', FP, () => (executed++, new Promise<Executed>((r) => (finish = r))));
-      await new Promise((r) => setImmediate(r));
+      let started!: () => void;
+      const running = new Promise<void>((r) => (started = r));
+      const first = idem.run(ORG, 'k1', FP, () => (executed++, started(), new Promise<Executed>((r) => (finish = r))));
+      await running; // the first holds its claim (the records store answers over the network in a cluster)
       const second = idem.run(ORG, 'k1', FP, async () => (executed++, answer('"second"')));
       await expect(idem.run(ORG, 'k1', 'fp_other', async () => answer('"other"'))).rejects.toMatchObject({ code: 'idempotency_key_reused' });
       finish(answer('"first"'));
@@ -81,9 +83,10 @@ describe('idempotency claims held apart from records (spec 8, Stores.claims)', (
     const clock = new ManualClock();
     const dir = tempDir();
     const before = localTestStores(clock, { dir });
-    const unfinished = new Idempotency(before.kv, undefined, before.claims).run(ORG, 'k3', FP, () => new Promise<Executed>(() => undefined));
-    void unfinished;
-    await new Promise((r) => setImmediate(r));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    void new Idempotency(before.kv, undefined, before.claims).run(ORG, 'k3', FP, () => (started(), new Promise<Executed>(() => undefined)));
+    await running;
     await before.flushed!();
     await before.close();
     const after = localTestStores(clock, { dir });
