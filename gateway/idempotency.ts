@@ -150,13 +150,10 @@ export class Idempotency {
     const k = ['idem', org, key].join(':'); // one flat string: the record's key is kept 7 days (runtime/effects.ts listName)
     const claim = claimOf(fp, this.membership?.member);
     for (let looks = 0; ; looks++) {
-      if (this.apart) {
-        const done = await this.kv.get<Done>(k);
-        if (done !== undefined) return replayOf(done, fp);
-      }
       if (await this.claims.setIfAbsent(k, claim, IDEMPOTENCY_LEASE_MS)) {
         if (this.apart) {
-          // an execution that ended between the look above and this claim kept its record first
+          // apart, a claim won says only that nobody runs it now: an execution that ended kept its
+          // record first and then let its claim go, so the record is looked for once the claim is held
           const done = await this.kv.get<Done>(k);
           if (done !== undefined) {
             await this.release(k, claim);

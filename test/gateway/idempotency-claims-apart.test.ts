@@ -58,7 +58,7 @@ describe('idempotency claims held apart from records (spec 8, Stores.claims)', (
     }
   });
 
-  it('a record kept between the look for it and the claim is replayed, not run again, and the claim is let go', async () => {
+  it('a record kept just before the claim is won is replayed, not run again, and the claim is let go', async () => {
     const clock = new ManualClock();
     const stores = await testStores(clock);
     try {
