@@ -111,5 +111,8 @@ export function defineActor<S, E extends ActorEvent, D extends Record<string, De
   return def;
 }
 
+/** The journal stream an actor's events are kept under. */
+export const streamKey = (def: AnyActorDef, id: string): string => [def.kind, id].join('.');
+
 /** Sort key for time order: fixed-width so lexicographic order is numeric order. */
 export const sortKeyTime = (ms: number): string => ms.toString().padStart(15, '0');

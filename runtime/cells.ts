@@ -6,7 +6,7 @@
  * turns not yet committed) is never dropped by either.
  */
 import type { Stores } from '../stores/index.ts';
-import type { AnyActorDef } from './actor.ts';
+import { streamKey, type AnyActorDef } from './actor.ts';
 import type { Clock } from './clock.ts';
 import { encodeSnapshot } from './codec.ts';
 import { listed, type Remembered } from './dedupe.ts';
@@ -102,7 +102,7 @@ export class Cells {
     let cell = m.get(id);
     if (!cell) {
       cell = {
-        def, id, key: [def.kind, id].join('.'), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
+        def, id, key: streamKey(def, id), org: undefined, state: undefined, version: 0, snapVersion: 0, dedupe: undefined,
         mailbox: undefined,
         ready: false, loading: undefined, queued: false, dropped: false, running: false, ahead: 0, unwritten: undefined, lastActive: this.clock.now(),
       };

@@ -3,7 +3,7 @@
  * the clock, snapshots' codec, limits, the bounded map and the global feed reader. The cluster node has its own face
  * (runtime/cluster/index.ts). The contract areas are written on is the kernel (kernel/index.ts).
  */
-export { defineActor, sortKeyTime } from './actor.ts';
+export { defineActor, sortKeyTime, streamKey } from './actor.ts';
 export type { ActorDef, ActorEvent, AnyActorDef, CommandContext, Decision, EventMeta, IndexEntry, Reaction, TimerWish } from './actor.ts';
 export { BoundedMap } from './bounded.ts';
 export { DerivedRecords } from './derived-records.ts';

@@ -1,0 +1,23 @@
+/**
+ * The stores as an area sees them (docs/architecture.md "Adding an area"): the key-value records,
+ * the ordered lists, the heartbeat readings and an actor's own events, each through one accessor.
+ * An area never reads `platform.stores` itself (test/architecture/file-roles.test.ts): which family
+ * serves the platform (memory, local or cluster), how a stream is named in the journal and what
+ * else the stores hold are the runtime's and the stores' business, so an area written on these
+ * reads the same in every mode.
+ */
+import type { IndexStore, KeyValueStore, ReadingStore, StoredEvent } from '../stores/index.ts';
+import { type AnyActorDef, streamKey } from '../runtime/index.ts';
+import type { Platform } from './area.ts';
+
+/** Records under a key, with expiry and compare-and-set (credentials, digests, cursors). */
+export const keyValue = (platform: Platform): KeyValueStore => platform.stores.kv;
+
+/** Ordered lists an area keeps beside its actors' own (a vault's digest lists). */
+export const lists = (platform: Platform): IndexStore => platform.stores.indexes;
+
+/** Heartbeat readings per worker, kept for the retention window. */
+export const readings = (platform: Platform): ReadingStore => platform.stores.readings;
+
+/** Every event of one actor, oldest first (a bundle of the records behind a document). */
+export const actorEvents = (platform: Platform, def: AnyActorDef, id: string): Promise<StoredEvent[]> => platform.stores.journal.read(streamKey(def, id), 0);
