@@ -66,7 +66,7 @@ export interface Reaction {
 
 type DecideFn<S, E extends ActorEvent> = (state: S, cmd: any, ctx: CommandContext) => Decision<E>;
 
-export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends Record<string, DecideFn<S, E>> = Record<string, DecideFn<S, E>>> {
+export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends Record<string, DecideFn<S, E>> = Record<string, DecideFn<S, E>>, V = unknown> {
   kind: string;
   prefix: string;
   /** Soft state: no journal, no snapshot, never passivated (DESIGN: ephemeral actors). */
@@ -80,7 +80,7 @@ export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends 
   initial(id: string, org: string): S;
   decide: D;
   evolve(state: S, event: E, meta: EventMeta): S;
-  view(state: S): unknown;
+  view(state: S): V;
   /**
    * The record's `livemode` and `mocked` as its view shows them, read straight from the state.
    * Optional: where the view is costly to make and the record is often audited without being
@@ -92,10 +92,24 @@ export interface ActorDef<S = any, E extends ActorEvent = ActorEvent, D extends 
   reactions?: Reaction[];
 }
 
-export type AnyActorDef = ActorDef<any, any, any>;
-export type CommandOf<D> = D extends ActorDef<any, any, infer C> ? keyof C & string : string;
+export type AnyActorDef = ActorDef<any, any, any, any>;
+export type CommandOf<D> = D extends ActorDef<any, any, infer C, any> ? keyof C & string : string;
+/** An actor's committed state, as `state()` reads it. */
+export type StateOf<D> = D extends ActorDef<infer S, any, any, any> ? (0 extends 1 & S ? unknown : S) : unknown;
+/** What an actor's view makes of its state. */
+export type ViewOf<D> = D extends ActorDef<any, any, any, infer V> ? V : unknown;
+/**
+ * The reply a decider may name beside its events: a decider typed `Decision<E>` may reply with
+ * anything (unknown); one that returns only events, or a reply of a named type, says so.
+ */
+type ReplyOf<F> = F extends (...args: any[]) => infer R ? (R extends readonly unknown[] ? never : R extends { reply?: infer P } ? P : never) : never;
+/**
+ * What `ask` answers for a command (runtime/turns.ts): the decider's reply where it gives one,
+ * otherwise the actor's view of its new state.
+ */
+export type AnswerOf<D, K extends string> = D extends ActorDef<any, any, infer C, infer V> ? (0 extends 1 & V ? unknown : K extends keyof C ? V | ReplyOf<C[K]> : unknown) : unknown;
 /** The payload a command takes; a decider that declares no payload parameter ignores any. */
-export type PayloadOf<D, K extends string> = D extends ActorDef<any, any, infer C>
+export type PayloadOf<D, K extends string> = D extends ActorDef<any, any, infer C, any>
   ? K extends keyof C
     ? Parameters<C[K]> extends [any, infer P, ...any[]]
       ? P
@@ -103,9 +117,9 @@ export type PayloadOf<D, K extends string> = D extends ActorDef<any, any, infer 
     : never
   : unknown;
 
-export function defineActor<S, E extends ActorEvent, D extends Record<string, DecideFn<S, E>>>(
-  def: ActorDef<S, E, D>,
-): ActorDef<S, E, D> {
+export function defineActor<S, E extends ActorEvent, D extends Record<string, DecideFn<S, E>>, V>(
+  def: ActorDef<S, E, D, V>,
+): ActorDef<S, E, D, V> {
   if (!def.prefix.endsWith('_')) throw new Error(`prefix of ${def.kind} must end with _`);
   for (const c of def.creates) if (!(c in def.decide)) throw new Error(`${def.kind}: creates names unknown command ${c}`);
   return def;

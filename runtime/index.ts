@@ -4,7 +4,7 @@
  * (runtime/cluster/index.ts). The contract areas are written on is the kernel (kernel/index.ts).
  */
 export { defineActor, sortKeyTime, streamKey } from './actor.ts';
-export type { ActorDef, ActorEvent, AnyActorDef, CommandContext, Decision, EventMeta, IndexEntry, Reaction, TimerWish } from './actor.ts';
+export type { ActorDef, ActorEvent, AnswerOf, AnyActorDef, CommandContext, Decision, StateOf, ViewOf, EventMeta, IndexEntry, Reaction, TimerWish } from './actor.ts';
 export { BoundedMap } from './bounded.ts';
 export { DerivedRecords } from './derived-records.ts';
 export type { Derived } from './derived-records.ts';

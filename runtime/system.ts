@@ -13,7 +13,7 @@
  */
 import type { IndexPage, Stores } from '../stores/index.ts';
 import { Activation } from './activation.ts';
-import type { AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf } from './actor.ts';
+import type { AnswerOf, AnyActorDef, CommandOf, CommandContext, EventMeta, PayloadOf, StateOf } from './actor.ts';
 import type { AskOptions } from './ask.ts';
 import { busy, Cells, exists, mailOf, type Cell } from './cells.ts';
 import type { Clock } from './clock.ts';
@@ -152,13 +152,14 @@ export class ActorSystem {
   // ----------------------------------------------------------------------------------------------
   // Calls
 
-  ask<D extends AnyActorDef, K extends CommandOf<D>>(ref: D | string, id: string, command: K, payload: PayloadOf<D, K>, opts: AskOptions): Promise<unknown> {
+  /** Typed from the definition: the command's payload, and its answer (AnswerOf: the reply, else the view). */
+  ask<D extends AnyActorDef, K extends CommandOf<D>>(ref: D | string, id: string, command: K, payload: PayloadOf<D, K>, opts: AskOptions): Promise<AnswerOf<D, K>> {
     const def = this.kind(ref);
     if (!Object.hasOwn(def.decide, command)) return Promise.reject(new Error(`${def.kind} has no command ${command}`));
     if (this.placement && !this.placement.isLocal(def.kind, id)) {
-      return this.placement.forward(def.kind, id, { op: 'ask', command, payload, opts });
+      return this.placement.forward(def.kind, id, { op: 'ask', command, payload, opts }) as Promise<AnswerOf<D, K>>;
     }
-    return this.askLocal(def, id, command, payload, opts);
+    return this.askLocal(def, id, command, payload, opts) as Promise<AnswerOf<D, K>>;
   }
 
   /** Ask on this node (the cluster transport calls this for asks it received). */
@@ -186,10 +187,13 @@ export class ActorSystem {
   }
 
   /** The raw committed state of an actor (for engines and read models in the same area). */
-  async state<S = unknown>(ref: KindRef, id: string, org: string): Promise<S> {
+  /** Typed from the definition (StateOf); a caller naming S, or naming the kind by string, reads the state as S. */
+  state<D extends AnyActorDef>(ref: D, id: string, org: string): Promise<StateOf<D>>;
+  state<S = unknown>(ref: KindRef, id: string, org: string): Promise<S>;
+  async state(ref: KindRef, id: string, org: string): Promise<unknown> {
     const def = this.kind(ref);
-    if (this.placement && !this.placement.isLocal(def.kind, id)) return (await this.placement.forward(def.kind, id, { op: 'state', org })) as S;
-    return (await this.stateLocal(def, id, org)) as S;
+    if (this.placement && !this.placement.isLocal(def.kind, id)) return (await this.placement.forward(def.kind, id, { op: 'state', org })) as never;
+    return (await this.stateLocal(def, id, org)) as never;
   }
 
   async stateLocal(def: AnyActorDef, id: string, org: string): Promise<unknown> {
