@@ -71,6 +71,53 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const ns = checkNamespace(opts.namespace ?? 'wf');
   const retention = opts.readingRetentionMs ?? 30 * 24 * 3600_000;
   const replicas = opts.replicas ?? 1;
+  const { nc, redis } = await connectBoth(opts, ns);
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  const journalNames = { stream: `${ns}_journal`, prefix: `${ns}.journal` };
+  const readingNames = { stream: `${ns}_readings`, prefix: `${ns}.readings` };
+  await JetStreamJournal.ensureStream(jsm, journalNames, replicas);
+  await JetStreamReadings.ensureStream(jsm, readingNames, retention, replicas);
+  // Direct gets may be answered by a lagging replica, so with replicas reads go to the leader
+  // (a key issued on one node is found at once on the next), as the journal's do.
+  const direct = opts.directReads ?? replicas === 1;
+  const names = { records: `${ns}_records`, idem: `${ns}_idem`, reminders: `${ns}_reminders` };
+  const bucket = bucketOpener(nc, jsm, { replicas, allow_direct: direct });
+  const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
+  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit));
+  const sweep = () => sweepBuckets(js, jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
+  const sweeper = sweepNowAndThen(redis, ns, sweep);
+
+  const s: ClusterStores = {
+    mode: 'cluster',
+    durable: true,
+    location: `NATS JetStream and Redis, namespace ${ns}`,
+    namespace: ns,
+    replicas,
+    nats: nc,
+    redis,
+    buckets: Object.values(names),
+    sweep,
+    journal: new JetStreamJournal(nc, js, jsm, journalNames, direct),
+    snapshots: new RedisSnapshots(redis, ns),
+    reminders,
+    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
+    indexes: new RedisIndexes(redis, ns),
+    derived: new DerivedGeneration(redis, ns),
+    readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, direct),
+    async close() {
+      clearInterval(sweeper);
+      await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
+      if (opts.ephemeral) await dropNamespace(s);
+      await nc.drain().catch(() => nc.close());
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+  return s;
+}
+
+/** NATS (through any of several servers, reconnecting for ever) and Redis, or neither. */
+async function connectBoth(opts: ClusterStoreOptions, ns: string): Promise<{ nc: NatsConnection; redis: Redis }> {
   // several servers, comma-separated: the node can connect through any of them when one is down
   const servers = opts.natsUrl.split(',').map((u) => u.trim()).filter(Boolean);
   const nc = await connect({ servers, name: opts.name, noAsyncTraces: true, maxReconnectAttempts: -1 });
@@ -89,19 +136,14 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     redis.disconnect();
     throw err;
   }
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
-  const journalNames = { stream: `${ns}_journal`, prefix: `${ns}.journal` };
-  const readingNames = { stream: `${ns}_readings`, prefix: `${ns}.readings` };
-  await JetStreamJournal.ensureStream(jsm, journalNames, replicas);
-  await JetStreamReadings.ensureStream(jsm, readingNames, retention, replicas);
-  // Direct gets may be answered by a lagging replica, so with replicas reads go to the leader
-  // (a key issued on one node is found at once on the next), as the journal's do.
-  const direct = opts.directReads ?? replicas === 1;
-  const names = { records: `${ns}_records`, idem: `${ns}_idem`, reminders: `${ns}_reminders` };
+  return { nc, redis };
+}
+
+/** Opens a key-value bucket of the namespace, adding it when missing. */
+function bucketOpener(nc: NatsConnection, jsm: JetStreamManager, base: { replicas: number; allow_direct: boolean }): (name: string, ttl?: number) => Promise<KV> {
   const kvm = new Kvm(nc);
-  const bucket = async (name: string, ttl?: number): Promise<KV> => {
-    const config = { history: 1, replicas, allow_direct: direct, ...(ttl ? { ttl } : {}) };
+  return async (name, ttl) => {
+    const config = { history: 1, ...base, ...(ttl ? { ttl } : {}) };
     try {
       return await kvm.create(name, config);
     } catch (err) {
@@ -116,42 +158,16 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
       return kvm.create(name, config);
     }
   };
-  const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
-  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit));
-  const sweep = () => sweepBuckets(js, jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
-  const sweeper = setInterval(() => {
+}
+
+/** Every SWEEP_MS one node of the namespace (a Redis lease) sweeps the buckets. */
+function sweepNowAndThen(redis: Redis, ns: string, sweep: () => Promise<unknown>): NodeJS.Timeout {
+  return setInterval(() => {
     void redis
       .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
       .then((won) => (won === 'OK' ? sweep() : undefined))
       .catch((e) => console.error(`[stores] sweeping the key-value buckets of ${ns} failed; the next period retries`, e));
   }, SWEEP_MS).unref();
-
-  const s: ClusterStores = {
-    mode: 'cluster',
-    durable: true,
-    location: `NATS JetStream and Redis, namespace ${ns}`,
-    namespace: ns,
-    replicas,
-    nats: nc,
-    redis,
-    buckets: Object.values(names),
-    sweep,
-    journal: new JetStreamJournal(nc, js, jsm, journalNames, opts.directReads ?? replicas === 1),
-    snapshots: new RedisSnapshots(redis, ns),
-    reminders,
-    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS), new JetStreamKeyValue(idemKv, opts.now), new RedisKeyValue(redis, ns, opts.now)),
-    indexes: new RedisIndexes(redis, ns),
-    derived: new DerivedGeneration(redis, ns),
-    readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, opts.directReads ?? replicas === 1),
-    async close() {
-      clearInterval(sweeper);
-      await Promise.all([s.journal.close(), s.snapshots.close(), s.reminders.close(), s.kv.close(), s.indexes.close(), s.readings.close()]);
-      if (opts.ephemeral) await dropNamespace(s);
-      await nc.drain().catch(() => nc.close());
-      await redis.quit().catch(() => redis.disconnect());
-    },
-  };
-  return s;
 }
 
 async function sweepBuckets(js: JetStreamClient, jsm: JetStreamManager, now: Now, reminders: JetStreamReminders, b: { records: [KV, string]; reminders: [KV, string] }): Promise<{ expired: number; markers: number; reminders: number }> {

@@ -1,0 +1,66 @@
+/**
+ * No file does two jobs and no function hides its steps (STYLE "One area, one template"; the
+ * house rules in DEVELOPERS.md): every source file under actors/, kernel/, runtime/, gateway/ and
+ * stores/ is at most 450 lines, and every function in them at most 80, counted from the line that
+ * opens it to the line that closes it. A function longer than that names its steps as functions of
+ * their own. The checker reads the TypeScript syntax tree, and is also run on made-up sources to
+ * show that it reports what it should.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { readTree } from './import-graph.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FOLDERS = ['actors', 'kernel', 'runtime', 'gateway', 'stores'];
+const MAX_FILE_LINES = 450;
+const MAX_FUNCTION_LINES = 80;
+
+/** What is too long in one source: the file itself, and each function by its first line. */
+function oversize(file: string, src: string): string[] {
+  const out: string[] = [];
+  const lines = src.endsWith('\n') ? src.split('\n').length - 1 : src.split('\n').length;
+  if (lines > MAX_FILE_LINES) out.push(`${file}: ${lines} lines`);
+  const sf = ts.createSourceFile(file, src, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const visit = (n: ts.Node): void => {
+    if (ts.isFunctionLike(n) && 'body' in n && n.body) {
+      const first = sf.getLineAndCharacterOfPosition(n.getStart(sf)).line;
+      const last = sf.getLineAndCharacterOfPosition(n.end).line;
+      if (last - first + 1 > MAX_FUNCTION_LINES) {
+        const name = (n as ts.FunctionLikeDeclaration).name?.getText(sf) ?? '(anonymous)';
+        out.push(`${file}:${first + 1} ${name}: ${last - first + 1} lines`);
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe('sizes (STYLE "One area, one template")', () => {
+  const files = readTree(root, FOLDERS).filter(({ file }) => file.endsWith('.ts'));
+
+  it('the tree was read (a guard against checking nothing)', () => {
+    expect(files.length).toBeGreaterThan(200);
+  });
+
+  it(`no source file is over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES}`, () => {
+    expect(files.flatMap(({ file }) => oversize(file, readFileSync(`${root}/${file}`, 'utf8')))).toEqual([]);
+  });
+
+  it('the checker reports a long file, a long function, method and arrow, and passes short ones', () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  x += ${i};`).join('\n');
+    const src = [
+      `function short() {\n  let x = 0;\n${body(70)}\n  return x;\n}`,
+      `function long() {\n  let x = 0;\n${body(80)}\n  return x;\n}`,
+      `class C {\n  method() {\n    let x = 0;\n${body(79)}\n  }\n}`,
+      `const arrow = () => {\n  let x = 0;\n${body(79)}\n};`,
+      body(200),
+    ].join('\n');
+    const found = oversize('planted.ts', src);
+    expect(found).toHaveLength(4);
+    expect(found[0]).toMatch(/^planted\.ts: \d+ lines$/);
+    expect(found.slice(1).map((f) => f.split(' ')[1])).toEqual(['long:', 'method:', '(anonymous):']);
+  });
+});
