@@ -21,6 +21,7 @@ import { Commits, type Committed } from './commits.ts';
 import { listName } from './effects.ts';
 import { ApiError, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
+import { followDeclarations } from './index-declarations.ts';
 import { EffectWriter } from './effect-writer.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
@@ -104,6 +105,8 @@ export class ActorSystem {
   }
 
   async start(): Promise<void> {
+    // before the first request: a list declared anew over existing records starts whole
+    await followDeclarations([...this.kinds.values()], this.stores, this.derived, this.log);
     await this.setReactionDispatch(true);
     this.scheduler.start();
     this.derived?.start();
@@ -208,7 +211,6 @@ export class ActorSystem {
     return cell.state;
   }
 
-  /** A page of a list (indexes declared by the kind), as views. */
   /** One page of the ids on a kind's list, in the list's order (for reads that need states, not views). */
   listIds(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage> {
     return this.stores.indexes.page(listName(org, this.kind(ref).kind, list), opts);

@@ -1,0 +1,66 @@
+/**
+ * A list declared anew over records that already exist starts whole (DESIGN "Stores": list indexes
+ * are derived from the journal; runtime/index-declarations.ts). Over every store family: records
+ * are created under one declaration of the kind's lists, the platform starts again with a
+ * declaration that adds a list, and the new list holds every existing record before the first
+ * request; a start with an unchanged declaration rebuilds nothing.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { ActorSystem, ManualClock, type AnyActorDef } from '../../runtime/index.ts';
+import { declarationPrints } from '../../runtime/index-declarations.ts';
+import type { Stores } from '../../stores/index.ts';
+import { testStores } from '../../support/stores.ts';
+import { Counter, type CounterState } from './counter.ts';
+
+/** Counter with a list the first declaration did not have. */
+const CounterWithTotals: AnyActorDef = {
+  ...Counter,
+  indexes: (s: CounterState) => [...Counter.indexes!(s), { list: `total:${s.total}`, sortKey: String(s.createdAt) }],
+};
+
+let stores: Stores | undefined;
+let system: ActorSystem | undefined;
+afterEach(async () => {
+  await system?.stop();
+  await stores?.close();
+  system = stores = undefined;
+});
+
+async function startWith(def: AnyActorDef, clock: ManualClock, logs: string[]): Promise<ActorSystem> {
+  const s = new ActorSystem({ stores: stores!, clock, kinds: [def], log: (m) => logs.push(m) });
+  await s.start();
+  return s;
+}
+
+it('a list newly declared on a kind holds the records created before it, from the first request on; an unchanged declaration rebuilds nothing', async () => {
+  const clock = new ManualClock();
+  stores = await testStores(clock);
+  const logs: string[] = [];
+  system = await startWith(Counter, clock, logs);
+  const ids = ['ctr_a', 'ctr_b', 'ctr_c'];
+  for (const id of ids) await system.ask(Counter, id, 'open', {}, { org: 'org_a' });
+  await system.ask(Counter, 'ctr_b', 'add', { n: 2 }, { org: 'org_a' });
+  await system.settle();
+  await system.stop();
+  expect(logs.filter((m) => m.includes('built again'))).toEqual([]);
+
+  system = await startWith(CounterWithTotals, clock, logs);
+  expect(logs.filter((m) => m.includes('built again'))).toHaveLength(1);
+  expect((await system.listIds(CounterWithTotals, 'org_a', 'total:0', { limit: 10, order: 'asc' })).ids.sort()).toEqual(['ctr_a', 'ctr_c']);
+  expect((await system.listIds(CounterWithTotals, 'org_a', 'total:2', { limit: 10, order: 'asc' })).ids).toEqual(['ctr_b']);
+  // the lists declared before are as they were
+  expect((await system.listIds(CounterWithTotals, 'org_a', 'all', { limit: 10, order: 'asc' })).ids.sort()).toEqual(ids);
+  await system.stop();
+
+  system = await startWith(CounterWithTotals, clock, logs);
+  expect(logs.filter((m) => m.includes('built again'))).toHaveLength(1);
+});
+
+it('a declaration prints alike read through another loader (white space and a bundler\'s renamed identifiers), and otherwise when its lists change', () => {
+  const a = { ...Counter, indexes: (s: CounterState) => [{ list: 'all', sortKey: String(s.createdAt) }] } as AnyActorDef;
+  // eslint-disable-next-line prettier/prettier
+  const b = { ...Counter, indexes: (s2: CounterState) => [ { list: 'all',   sortKey: String(s2.createdAt) } ] } as AnyActorDef;
+  const c = { ...Counter, indexes: (s: CounterState) => [{ list: 'every', sortKey: String(s.createdAt) }] } as AnyActorDef;
+  expect(declarationPrints([a])).toEqual(declarationPrints([b]));
+  expect(declarationPrints([a])).not.toEqual(declarationPrints([c]));
+});
