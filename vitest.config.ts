@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Socket } from 'node:net';
 import { defineConfig } from 'vitest/config';
 
@@ -38,7 +39,9 @@ export default defineConfig(async () => {
   const ci = process.env.CI === 'true';
   const up = (await reachable(natsUrl, 4222)) && (await reachable(redisUrl, 6379));
   if (!up && !ci) console.warn(`[vitest] NATS (${natsUrl}) or Redis (${redisUrl}) unreachable: the cluster project is skipped (CI=true makes this a failure).`);
-  const env = { NATS_URL: natsUrl, REDIS_URL: redisUrl };
+  // every platform a test starts, in process or as a child, takes the open rate policy (budgets
+  // no test reaches); the rate-limit tests name their own pack in the platform's config
+  const env = { NATS_URL: natsUrl, REDIS_URL: redisUrl, RATE_POLICY_FILE: fileURLToPath(new URL('./support/rate-policy-open.json', import.meta.url)) };
   return {
     test: {
       testTimeout: 30_000,

@@ -5,7 +5,7 @@
  */
 import type { Platform } from '../kernel/index.ts';
 import { consoleRoutes } from './console.ts';
-import { openApiRoute } from './openapi/route.ts';
+import { ownRoutes } from './openapi/route.ts';
 import { BODY_REQUEST_HEADERS, createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
 import { serve } from './uws.ts';
@@ -32,7 +32,7 @@ export interface Gateway {
 export async function startGateway(platform: Platform, opts: GatewayOptions): Promise<Gateway> {
   const configured = Number(platform.config.MAX_BODY_BYTES);
   const maxBodyBytes = opts.maxBodyBytes ?? (Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES);
-  const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [openApiRoute(platform), ...consoleRoutes()] });
+  const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [...ownRoutes(platform), ...consoleRoutes()] });
   return serve({
     host: opts.host ?? '0.0.0.0',
     port: opts.port,

@@ -1,8 +1,9 @@
 /**
  * The request pipeline (DESIGN "Gateway"), transport-free: a WireRequest in, a WireResponse out.
  *
- *   route (404 / 405) -> request id -> credential (401) -> organisation (from the credential only)
- *   -> scope (403 forbidden naming it) -> body read (415 / 400 unreadable JSON, or JSON nested or
+ *   route (404 / 405; HEAD as GET) -> request id -> credential (401) -> organisation (from the
+ *   credential only) -> scope (403 forbidden naming it) -> rate limits (429: the credential's and
+ *   the organisation's buckets, or the address's for a POST without a credential) -> body read (415 / 400 unreadable JSON, or JSON nested or
  *   sized beyond the bounds)
  *   -> idempotency (400 missing / invalid / reused; replay; wait) -> schema validation (400 naming
  *   every field; invalid_money_amount) -> handler -> JSON
@@ -16,6 +17,8 @@ import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
+import { RateLimiter } from './rate-limits.ts';
+import { ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
@@ -64,6 +67,7 @@ class RequestPipeline {
   private readonly mounted = new Map<RouteDef, Mounted>();
   private readonly idem: Idempotency;
   private readonly authenticator: Authenticator;
+  private readonly limits: RateLimiter;
   /**
    * An answer leaves only once every write made so far is on disk and every turn answered so far
    * committed (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores";
@@ -81,6 +85,8 @@ class RequestPipeline {
     for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) this.mount(def);
     this.idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP), platform.stores.claims);
     this.authenticator = platform.services.require(AUTHENTICATOR);
+    const membership = platform.services.get(MEMBERSHIP);
+    this.limits = new RateLimiter(ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE), () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   }
 
@@ -97,6 +103,7 @@ class RequestPipeline {
 
   async handle(w: WireRequest): Promise<WireResponse> {
     const response = await this.answer(w);
+    if (w.method === 'HEAD') response.headOnly = true;
     if (this.flushed === undefined) return response;
     try {
       await this.flushed();
@@ -111,15 +118,17 @@ class RequestPipeline {
   private async answer(w: WireRequest): Promise<WireResponse> {
     const requestId = newId('req_');
     try {
-      const match = this.router.match(w.method, w.path);
+      // HEAD is answered wherever GET is, with GET's head (RFC 9110 9.3.2)
+      const match = this.router.match(w.method === 'HEAD' ? 'GET' : w.method, w.path);
       if (match.kind === 'not_found') throw new ApiError('not_found', `No endpoint at ${w.path}.`);
       if (match.kind === 'method_not_allowed') {
-        return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${match.allow.join(', ')}.`), requestId, {
-          allow: match.allow.join(', '),
-        });
+        const allow = (match.allow.includes('GET') ? [...match.allow, 'HEAD'] : match.allow).join(', ');
+        return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${allow}.`), requestId, { allow });
       }
       const m = this.mounted.get(match.route)!;
       const principal = m.def.auth === 'none' ? undefined : authorize(m, await this.authenticator.authenticate(m.def.auth, w.headers));
+      const refused = principal ? this.limits.admitPrincipal(principal) : w.method === 'POST' && w.address !== undefined ? this.limits.admitAddress(w.address) : undefined;
+      if (refused) return errorResponse(refused.error, requestId, refused.headers);
       const rawBody = readBody(w);
 
       const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;

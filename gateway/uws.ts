@@ -24,6 +24,7 @@ import type * as UWS from 'uWebSockets.js';
 import { newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './error-response.ts';
+import { withAddress } from './address.ts';
 import { openConnections } from './connections.ts';
 import type { EarlyReason, EarlyRefusal, SocketReply, SocketRoute, WireRequest, WireResponse } from './wire.ts';
 
@@ -116,7 +117,8 @@ function copyRequest(req: UWS.HttpRequest, names: HeaderNames): Omit<WireRequest
 function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false): void {
   if (out.status !== 200) res.writeStatus(statusLine(out.status)); // uWS writes 200 OK when none is set
   for (const k in out.headers) res.writeHeader(k, out.headers[k]);
-  res.end(out.body, closeConnection);
+  if (out.headOnly) res.endWithoutBody(typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.byteLength, closeConnection);
+  else res.end(out.body, closeConnection);
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -205,7 +207,7 @@ class Exchange {
     this.body = EMPTY;
     let answer: Promise<WireResponse>;
     try {
-      answer = this.server.opts.handle({ method: head.method, path: head.path, query: head.query, headers: head.headers, body });
+      answer = this.server.opts.handle({ method: head.method, path: head.path, query: head.query, headers: head.headers, body, address: head.address });
     } catch (e) {
       answer = Promise.reject(e);
     }
@@ -335,7 +337,7 @@ function headerNames(opts: ServeOptions): HeaderNames {
  * at once when it has no body, otherwise read chunk by chunk.
  */
 function acceptRequest(server: ServerState, names: HeaderNames, res: UWS.HttpResponse, req: UWS.HttpRequest): void {
-  const ex = new Exchange(res, copyRequest(req, names), server);
+  const ex = new Exchange(res, withAddress(res, copyRequest(req, names)), server);
   res.onAborted(() => ex.aborted());
   const { method, headers } = ex.head;
   const coding = headers['transfer-encoding'];

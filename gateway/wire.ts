@@ -12,6 +12,8 @@ export interface WireRequest {
   /** The request headers the platform reads (ServeOptions.headers) that the client sent, by lower-cased name. */
   headers: Record<string, string>;
   body: Buffer;
+  /** The client's address as the socket has it (rate limits of requests without a credential). */
+  address?: string;
 }
 
 /** Exactly what the transport sends. */
@@ -19,6 +21,8 @@ export interface WireResponse {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** HEAD: the head only, its Content-Length the body's (RFC 9110 9.3.2). */
+  headOnly?: boolean;
 }
 
 /**

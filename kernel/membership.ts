@@ -18,6 +18,8 @@ export interface Membership {
    * false while this process cannot tell (itself cut off, or a member not heard of yet).
    */
   hasLapsed(member: string): boolean;
+  /** How many members are live now, this one included (a budget shared by the nodes, gateway/rate-limits.ts); one where absent. */
+  liveCount?(): number;
 }
 
 export const MEMBERSHIP = serviceKey<Membership>('membership');

@@ -133,6 +133,8 @@ function operation(r: RouteDef, area: string): Json {
   }
   if (r.path.includes('{')) responses['404'] = errorRef('No record with that identifier.');
   if (r.method !== 'GET') responses['409'] = errorRef('conflict: the record is not in a state that allows this.');
+  // credentialed requests, and POSTs without a credential, draw on rate budgets (gateway/rate-limits.ts)
+  if (r.auth !== 'none' || r.method === 'POST') responses['429'] = errorRef('rate_limited: over a budget of the credential, the organisation or the address; Retry-After says when to send again.');
   Object.assign(responses, declaredErrors(r, responses));
   const op: Json = {
     operationId: operationId(r),

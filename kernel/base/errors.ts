@@ -40,6 +40,7 @@ export const CATALOGUE = {
   unsupported_media_type: { status: 415, spec: false, doc: 'The request body must be application/json.' },
   consent_token_missing: { status: 422, spec: true, doc: 'No verifiable consent token for this purpose.' },
   engagement_not_current: { status: 422, spec: true, doc: 'The engagement is not executed and current.' },
+  rate_limited: { status: 429, spec: false, doc: 'Too many requests for this credential, organisation or address; wait the Retry-After seconds, then send again. Nothing was applied.' },
   overloaded: { status: 503, spec: false, doc: 'The record is busy; retry after a short wait. Nothing was applied.' },
   unavailable: { status: 503, spec: false, doc: 'A dependency is unreachable; retry. Nothing was applied.' },
   outcome_unknown: { status: 503, spec: false, doc: 'A node or store went quiet after the request was sent: it may have been applied. Retry with the same Idempotency-Key; the retry replays or completes it, never applies it twice.' },

@@ -124,6 +124,11 @@ export class ClusterNode implements Placement {
     return this.leases.member;
   }
 
+  /** Live members, this node included (kernel Membership.liveCount). */
+  liveCount(): number {
+    return this.leases.liveMembers().length;
+  }
+
   /** True once `member` surely holds no membership lease (kernel Membership; ShardLeases.hasLapsed). */
   hasLapsed(member: string): boolean {
     return this.leases.hasLapsed(member);

@@ -49,7 +49,7 @@ describe('request id and transport errors (spec 7; DESIGN gateway pipeline)', ()
     const r = await h.request('PUT', '/v1/api_keys');
     expect(r.status).toBe(405);
     expect(r.body.error.code).toBe('method_not_allowed');
-    expect(r.headers['allow']).toBe('POST, GET');
+    expect(r.headers['allow']).toBe('POST, GET, HEAD');
   });
 
   it('a body of another media type answers 415 unsupported_media_type', async () => {
