@@ -11,7 +11,7 @@
  */
 import { hostname } from 'node:os';
 import { areas } from './actors/index.ts';
-import { DEFAULT_CLOSE_GRACE_MS, startGateway } from './gateway/index.ts';
+import { DEFAULT_CLOSE_GRACE_MS, serveMetrics, startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
 import { createPlatform, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
@@ -67,6 +67,12 @@ if (stores.mode === 'cluster') {
 const gateway = await startGateway(platform, { host: env.HOST ?? '0.0.0.0', port });
 // Staff commands (`npm run operator`) arrive on a local Unix socket, never on the network.
 const operator = await startOperatorSocket(platform); // $OPERATOR_SOCKET or a per-node default
+// Prometheus metrics on a port of their own, internal like the operator socket (docs/gaps.md#metrics);
+// a port already taken is said and the platform serves on without them.
+const metrics = await serveMetrics(gateway.metrics, { host: env.HOST ?? '0.0.0.0', port: Number(env.METRICS_PORT ?? 9464) }).catch((e: Error) => {
+  console.error(`[platform] metrics not served: ${e.message}`);
+  return undefined;
+});
 
 /** When the first signal came (monotonic ms); undefined while serving. */
 let stoppingSince: number | undefined;
@@ -83,6 +89,7 @@ async function shutdown(signal: string): Promise<void> {
   try {
     await gateway.close(grace); // stops accepting; every request on an open connection is answered
     await operator.close();
+    await metrics?.close();
     if (node) {
       await node.drain(); // shards handed over: their actors were passivated with a snapshot
       await node.stop();
@@ -99,4 +106,4 @@ async function shutdown(signal: string): Promise<void> {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 const mode = node ? `cluster node ${node.nodeId}` : local ? 'local, durable' : 'memory, nothing is kept after exit';
-log(`listening on port ${gateway.port} (${mode}; data: ${stores.location}); operator socket ${operator.path}`);
+log(`listening on port ${gateway.port} (${mode}; data: ${stores.location}); operator socket ${operator.path}${metrics ? `; metrics on port ${metrics.port}` : ''}`);

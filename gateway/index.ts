@@ -5,6 +5,7 @@
  */
 import type { Platform } from '../kernel/index.ts';
 import { consoleRoutes } from './console.ts';
+import { type GatewayMetrics } from './metrics.ts';
 import { ownRoutes } from './openapi/route.ts';
 import { BODY_REQUEST_HEADERS, createPipeline, REQUEST_HEADERS } from './pipeline.ts';
 import { socketRoutes } from './sockets.ts';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
 
 export interface Gateway {
   port: number;
+  /** Its requests and the runtime's figures, for serveMetrics (metrics.ts). */
+  metrics: GatewayMetrics;
   /**
    * Stops accepting connections and answers every request on every open connection (with
    * Connection: close) until none is open or `graceMs` (default DEFAULT_CLOSE_GRACE_MS) has passed,
@@ -33,7 +36,7 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
   const configured = Number(platform.config.MAX_BODY_BYTES);
   const maxBodyBytes = opts.maxBodyBytes ?? (Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BODY_BYTES);
   const pipeline = createPipeline(platform, { maxBodyBytes, extraRoutes: [...ownRoutes(platform), ...consoleRoutes()] });
-  return serve({
+  const served = await serve({
     host: opts.host ?? '0.0.0.0',
     port: opts.port,
     maxBodyBytes,
@@ -43,9 +46,12 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
     refuse: pipeline.refuse,
     sockets: socketRoutes(platform),
   });
+  return { port: served.port, close: (graceMs) => served.close(graceMs), metrics: pipeline.metrics };
 }
 
 export { buildOpenApi } from './openapi/build.ts';
 export { openApiDocument } from './openapi/route.ts';
 export { REQUEST_ID_HEADER, REPLAY_HEADER } from './headers.ts';
 export { DEFAULT_CLOSE_GRACE_MS } from './uws.ts';
+export { serveMetrics } from './metrics.ts';
+export type { GatewayMetrics, MetricsServer } from './metrics.ts';

@@ -17,6 +17,7 @@ import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
+import { GatewayMetrics, type OrgClass } from './metrics.ts';
 import { RateLimiter } from './rate-limits.ts';
 import { ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
@@ -31,6 +32,12 @@ import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wir
 export const REQUEST_HEADERS: readonly string[] = CREDENTIAL_HEADERS;
 export const BODY_REQUEST_HEADERS: readonly string[] = ['idempotency-key', 'content-type'];
 
+/** What the metrics label a request with, filled in as the pipeline learns it. */
+interface Seen {
+  route: string;
+  orgClass: OrgClass;
+}
+
 interface Mounted {
   def: RouteDef;
   scope: string | null;
@@ -40,6 +47,7 @@ interface Mounted {
 
 export interface Pipeline {
   handle(req: WireRequest): Promise<WireResponse>;
+  metrics: GatewayMetrics;
   refuse: EarlyRefusal;
   routes(): readonly RouteDef[];
 }
@@ -55,7 +63,7 @@ const JSON_TYPE = 'application/json';
 export function createPipeline(platform: Platform, opts: PipelineOptions): Pipeline {
   const p = new RequestPipeline(platform, opts);
   // Bound once here: the transport calls these detached (ServeOptions.handle, .refuse).
-  return { handle: (w) => p.handle(w), refuse: (req, reason) => p.refuse(req, reason), routes: () => p.router.routes() };
+  return { handle: (w) => p.handle(w), refuse: (req, reason) => p.refuse(req, reason), routes: () => p.router.routes(), metrics: p.metrics };
 }
 
 /**
@@ -68,6 +76,7 @@ class RequestPipeline {
   private readonly idem: Idempotency;
   private readonly authenticator: Authenticator;
   private readonly limits: RateLimiter;
+  readonly metrics: GatewayMetrics;
   /**
    * An answer leaves only once every write made so far is on disk and every turn answered so far
    * committed (DESIGN "Stores": acknowledged means flushed; docs/architecture.md "Stores";
@@ -85,6 +94,7 @@ class RequestPipeline {
     for (const def of [...platform.areas.flatMap((a) => a.routes), ...(opts.extraRoutes ?? [])]) this.mount(def);
     this.idem = new Idempotency(platform.stores.kv, platform.services.get(MEMBERSHIP), platform.stores.claims);
     this.authenticator = platform.services.require(AUTHENTICATOR);
+    this.metrics = new GatewayMetrics(platform);
     const membership = platform.services.get(MEMBERSHIP);
     this.limits = new RateLimiter(ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE), () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
@@ -102,8 +112,16 @@ class RequestPipeline {
   }
 
   async handle(w: WireRequest): Promise<WireResponse> {
-    const response = await this.answer(w);
+    const began = performance.now();
+    const seen: Seen = { route: 'unmatched', orgClass: 'none' };
+    const response = await this.confirmed(w, await this.answer(w, seen));
     if (w.method === 'HEAD') response.headOnly = true;
+    this.metrics.observe(seen.route, w.method, response.status, seen.orgClass, (performance.now() - began) / 1000);
+    return response;
+  }
+
+  /** The answer once what it rests on is on disk (`flushed`), or the refusal that says it is not. */
+  private async confirmed(w: WireRequest, response: WireResponse): Promise<WireResponse> {
     if (this.flushed === undefined) return response;
     try {
       await this.flushed();
@@ -115,7 +133,7 @@ class RequestPipeline {
     return response;
   }
 
-  private async answer(w: WireRequest): Promise<WireResponse> {
+  private async answer(w: WireRequest, seen: Seen): Promise<WireResponse> {
     const requestId = newId('req_');
     try {
       // HEAD is answered wherever GET is, with GET's head (RFC 9110 9.3.2)
@@ -126,7 +144,9 @@ class RequestPipeline {
         return errorResponse(new ApiError('method_not_allowed', `${w.method} is not allowed on ${w.path}; allowed: ${allow}.`), requestId, { allow });
       }
       const m = this.mounted.get(match.route)!;
+      seen.route = m.def.path;
       const principal = m.def.auth === 'none' ? undefined : authorize(m, await this.authenticator.authenticate(m.def.auth, w.headers));
+      if (principal) seen.orgClass = principal.livemode ? 'live' : 'sandbox';
       const refused = principal ? this.limits.admitPrincipal(principal) : w.method === 'POST' && w.address !== undefined ? this.limits.admitAddress(w.address) : undefined;
       if (refused) return errorResponse(refused.error, requestId, refused.headers);
       const rawBody = readBody(w);

@@ -12,7 +12,7 @@
  *   await h.close();
  */
 import { areas as allAreas } from '../actors/index.ts';
-import { startGateway } from '../gateway/index.ts';
+import { startGateway, type Gateway } from '../gateway/index.ts';
 import { type Area, createPlatform, type Platform, stopPlatform } from '../kernel/index.ts';
 import { ManualClock } from '../runtime/index.ts';
 import type { Stores } from '../stores/index.ts';
@@ -63,6 +63,8 @@ export interface Harness {
   /** Registers another organisation; returns its key and session. */
   register(overrides?: Partial<{ organisation_name: string; name: string; email: string; password: string }>): Promise<Registered>;
   close(): Promise<void>;
+  /** The gateway itself (its metrics). */
+  gateway: Gateway;
   /** Closes only the gateway (a graceful stop), leaving the platform up. */
   gatewayClose(): Promise<void>;
 }
@@ -136,6 +138,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     port: gateway.port,
     clock,
     platform,
+    gateway,
     key: first.key,
     session: first.session,
     org: first.org,

@@ -1,0 +1,68 @@
+/**
+ * What an operator watches the platform with (docs/gaps.md#metrics): Prometheus metrics from one
+ * registry per gateway, served in the text format on a port of their own (METRICS_PORT, default
+ * 9464, on HOST), which like the operator socket is internal and carries no credential. prom-client
+ * does the format, the histograms and the process's own figures (memory, CPU, event-loop delay,
+ * collected on the serving process only); the platform adds requests by route, method, status and
+ * organisation class with their latency, and the runtime's resident actors at each scrape.
+ */
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Platform } from '../kernel/index.ts';
+
+/** Seconds: the gateway answers in a millisecond or less when idle, a slow store or a wait stretches it. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Who a request came from, as a label with a handful of values: never an organisation id. */
+export type OrgClass = 'sandbox' | 'live' | 'none';
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status' | 'org_class'>;
+  private readonly latency: Histogram<'route' | 'method' | 'org_class'>;
+
+  constructor(platform: Platform) {
+    this.requests = new Counter({ name: 'platform_http_requests_total', help: 'HTTP requests answered, by route template, method, status and organisation class.', labelNames: ['route', 'method', 'status', 'org_class'], registers: [this.registry] });
+    this.latency = new Histogram({ name: 'platform_http_request_duration_seconds', help: 'Time from a request handed to the pipeline to its answer, by route template, method and organisation class.', labelNames: ['route', 'method', 'org_class'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
+    new Gauge({
+      name: 'platform_actors_resident',
+      help: 'Actors held in memory now (the rest are passivated to the stores).',
+      registers: [this.registry],
+      collect() {
+        this.set(platform.system.activeCount);
+      },
+    });
+  }
+
+  /** One answered request; `route` is the declared path template, or `unmatched`. */
+  observe(route: string, method: string, status: number, orgClass: OrgClass, seconds: number): void {
+    this.requests.inc({ route, method, status: String(status), org_class: orgClass });
+    this.latency.observe({ route, method, org_class: orgClass }, seconds);
+  }
+}
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `GET /metrics` on its own port; also gathers the process's own figures from then on. */
+export async function serveMetrics(metrics: GatewayMetrics, opts: { host: string; port: number }): Promise<MetricsServer> {
+  collectDefaultMetrics({ register: metrics.registry });
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (e) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics could not be gathered: ${(e as Error).message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port, opts.host, () => resolve()));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : opts.port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

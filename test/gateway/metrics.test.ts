@@ -1,0 +1,90 @@
+/**
+ * Prometheus metrics (docs/gaps.md#metrics; gateway/metrics.ts), over real sockets: the metrics
+ * port answers GET /metrics in the text exposition format (every line a comment, a HELP or TYPE
+ * line, or a sample a strict parser reads); the request counter of a route matches the requests
+ * sent to it, by method, status and organisation class; its latency histogram counts as many;
+ * the resident actors and the process's own figures are there; another path is 404.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveMetrics, type MetricsServer } from '../../gateway/index.ts';
+import { startHarness, type Harness } from '../../support/http.ts';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The text format (prometheus.io/docs/instrumenting/exposition_formats): throws on a line it does not read. */
+function parsePrometheus(text: string): Sample[] {
+  const out: Sample[] = [];
+  // values as Go's ParseFloat reads them, which Prometheus uses: NaN and Inf in any case
+  const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.eE+-]+|[nN][aA][nN]|[+-]?[iI][nN][fF])(?: -?\d+)?$/;
+  const label = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/gy;
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) {
+      if (line.startsWith('# TYPE ') && !/^# TYPE \S+ (counter|gauge|histogram|summary|untyped)$/.test(line)) throw new Error(`bad TYPE line: ${line}`);
+      continue;
+    }
+    const m = sample.exec(line);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    if (m[2]) {
+      label.lastIndex = 0;
+      let at = 0;
+      for (let l = label.exec(m[2]); l; l = label.exec(m[2])) {
+        labels[l[1]] = l[2];
+        at = label.lastIndex;
+      }
+      if (at !== m[2].length) throw new Error(`unreadable labels: ${line}`);
+    }
+    const v = m[3].toLowerCase();
+    out.push({ name: m[1], labels, value: v === 'nan' ? NaN : v.endsWith('inf') ? (v.startsWith('-') ? -Infinity : Infinity) : Number(v) });
+  }
+  return out;
+}
+
+let h: Harness;
+let server: MetricsServer;
+beforeAll(async () => {
+  h = await startHarness();
+  server = await serveMetrics(h.gateway.metrics, { host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await server?.close();
+  await h?.close();
+});
+
+const scrape = async () => {
+  const r = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parsePrometheus(await r.text());
+};
+
+describe('metrics (docs/gaps.md#metrics)', () => {
+  it('the request counter and latency histogram of a route match the requests sent, by method, status and organisation class', async () => {
+    const route = '/v1/allocation/assignments/{assignment_id}';
+    const count = (samples: Sample[], status: string) => samples.find((s) => s.name === 'platform_http_requests_total' && s.labels.route === route && s.labels.method === 'GET' && s.labels.status === status && s.labels.org_class === 'sandbox')?.value ?? 0;
+    const before = await scrape();
+    for (let i = 0; i < 7; i++) expect((await h.request('GET', '/v1/allocation/assignments/asg_nosuchassignment0000000')).status).toBe(404);
+    for (let i = 0; i < 3; i++) expect((await h.request('GET', '/v1/allocation/assignments/asg_nosuchassignment0000000', { key: 'sk_test_notakey' })).status).toBe(401);
+    const after = await scrape();
+    expect(count(after, '404') - count(before, '404')).toBe(7);
+    // a request refused before its credential is known has no organisation class
+    const refused = (samples: Sample[]) => samples.find((s) => s.name === 'platform_http_requests_total' && s.labels.route === route && s.labels.status === '401' && s.labels.org_class === 'none')?.value ?? 0;
+    expect(refused(after) - refused(before)).toBe(3);
+    const histogramCount = (samples: Sample[]) => samples.find((s) => s.name === 'platform_http_request_duration_seconds_count' && s.labels.route === route && s.labels.method === 'GET' && s.labels.org_class === 'sandbox')?.value ?? 0;
+    expect(histogramCount(after) - histogramCount(before)).toBe(7);
+    const unmatched = await h.request('GET', '/v1/no_such_thing');
+    expect(unmatched.status).toBe(404);
+    expect((await scrape()).some((s) => s.name === 'platform_http_requests_total' && s.labels.route === 'unmatched' && s.labels.org_class === 'none')).toBe(true);
+  });
+
+  it("the runtime's resident actors and the process's own figures are served; another path is 404", async () => {
+    const samples = await scrape();
+    expect(samples.find((s) => s.name === 'platform_actors_resident')!.value).toBeGreaterThan(0);
+    expect(samples.some((s) => s.name === 'process_resident_memory_bytes' && s.value > 0)).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+  });
+});
