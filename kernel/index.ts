@@ -39,3 +39,4 @@ export { Services, serviceKey } from './services.ts';
 export type { ServiceKey } from './services.ts';
 export { SubjectNumbers, subjectNumbers } from './subject-numbers.ts';
 export { ByteColumn, CountColumn, NumberColumn } from './subject-columns.ts';
+export { GateReadModel, type GateFact } from './gate-read-model.ts';
