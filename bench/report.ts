@@ -31,6 +31,12 @@ export function versus(name: string, value: number, unit: string, baselineName: 
   return { name, value, unit, baseline_name: baselineName, baseline_value: baselineValue, ratio: round(ratio, 3), target: valueTarget, pass: value >= valueTarget, note };
 }
 
+/** A figure that should stay low beside its baseline (a latency under load vs at rest); pass when ratio <= maxRatio. */
+export function atMost(name: string, value: number, unit: string, baselineName: string, baselineValue: number, maxRatio: number, note?: string): BenchResult {
+  const ratio = baselineValue > 0 ? value / baselineValue : 0;
+  return { name, value, unit, baseline_name: baselineName, baseline_value: baselineValue, ratio: round(ratio, 3), target: maxRatio, pass: ratio <= maxRatio, note };
+}
+
 /** A lone figure against an absolute target; `higherIsBetter` false for latencies and memory. */
 export function absolute(name: string, value: number, unit: string, target?: number, higherIsBetter = true, note?: string): BenchResult {
   return { name, value, unit, target, pass: target === undefined ? undefined : higherIsBetter ? value >= target : value <= target, note };
