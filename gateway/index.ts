@@ -44,6 +44,7 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
     bodyHeaders: BODY_REQUEST_HEADERS,
     handle: pipeline.handle,
     refuse: pipeline.refuse,
+    early: pipeline.early,
     sockets: socketRoutes(platform),
   });
   return { port: served.port, close: (graceMs) => served.close(graceMs), metrics: pipeline.metrics };

@@ -18,8 +18,8 @@ import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
 import { GatewayMetrics, type OrgClass } from './metrics.ts';
-import { RateLimiter } from './rate-limits.ts';
-import { ratePolicy } from './rate-policy.ts';
+import { RateLimiter, RefusedCredentials, refusal } from './rate-limits.ts';
+import { ACTIVE_RATE_POLICY, ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
@@ -47,6 +47,7 @@ interface Mounted {
 
 export interface Pipeline {
   handle(req: WireRequest): Promise<WireResponse>;
+  early(head: Omit<WireRequest, 'body'>): WireResponse | undefined;
   metrics: GatewayMetrics;
   refuse: EarlyRefusal;
   routes(): readonly RouteDef[];
@@ -63,7 +64,7 @@ const JSON_TYPE = 'application/json';
 export function createPipeline(platform: Platform, opts: PipelineOptions): Pipeline {
   const p = new RequestPipeline(platform, opts);
   // Bound once here: the transport calls these detached (ServeOptions.handle, .refuse).
-  return { handle: (w) => p.handle(w), refuse: (req, reason) => p.refuse(req, reason), routes: () => p.router.routes(), metrics: p.metrics };
+  return { handle: (w) => p.handle(w), early: (head) => p.early(head), refuse: (req, reason) => p.refuse(req, reason), routes: () => p.router.routes(), metrics: p.metrics };
 }
 
 /**
@@ -76,6 +77,7 @@ class RequestPipeline {
   private readonly idem: Idempotency;
   private readonly authenticator: Authenticator;
   private readonly limits: RateLimiter;
+  private readonly refused: RefusedCredentials;
   readonly metrics: GatewayMetrics;
   /**
    * An answer leaves only once every write made so far is on disk and every turn answered so far
@@ -96,6 +98,7 @@ class RequestPipeline {
     this.authenticator = platform.services.require(AUTHENTICATOR);
     this.metrics = new GatewayMetrics(platform);
     const membership = platform.services.get(MEMBERSHIP);
+    this.refused = new RefusedCredentials(ACTIVE_RATE_POLICY.pack.buckets_kept);
     this.limits = new RateLimiter(ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE), () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   }
@@ -148,7 +151,11 @@ class RequestPipeline {
       const principal = m.def.auth === 'none' ? undefined : authorize(m, await this.authenticator.authenticate(m.def.auth, w.headers));
       if (principal) seen.orgClass = principal.livemode ? 'live' : 'sandbox';
       const refused = principal ? this.limits.admitPrincipal(principal) : w.method === 'POST' && w.address !== undefined ? this.limits.admitAddress(w.address) : undefined;
-      if (refused) return errorResponse(refused.error, requestId, refused.headers);
+      if (refused) {
+        // from here until its bucket refills, this credential is refused from the request's head (early)
+        if (principal) this.refused.note(RefusedCredentials.raw(w.headers, CREDENTIAL_HEADERS)!, this.platform.clock.now() + refused.waitMs);
+        return errorResponse(refused.error, requestId, refused.headers);
+      }
       const rawBody = readBody(w);
 
       const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
@@ -194,6 +201,16 @@ class RequestPipeline {
     } catch (e) {
       return { response: errorResponse(e, requestId, undefined, w.method !== 'GET' && w.method !== 'HEAD') };
     }
+  }
+
+  /** A credential refused a moment ago is refused again from the head alone, until its wait is over. */
+  early(head: Omit<WireRequest, 'body'>): WireResponse | undefined {
+    const raw = RefusedCredentials.raw(head.headers, CREDENTIAL_HEADERS);
+    const wait = raw === undefined ? 0 : this.refused.waiting(raw, this.platform.clock.now());
+    if (wait === 0) return undefined;
+    const r = refusal('this credential or its organisation', wait);
+    this.metrics.observe('over_budget', head.method, 429, 'none', 0);
+    return errorResponse(r.error, newId('req_'), r.headers);
   }
 
   refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {

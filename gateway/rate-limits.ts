@@ -11,6 +11,7 @@
  * makes the shares add up to the budget, and a node that joins or leaves changes every share at the
  * next request. Time is the platform's clock, so tests run the refill on a manual clock.
  */
+import { createHash } from 'node:crypto';
 import { ApiError, type Principal } from '../kernel/index.ts';
 import type { BucketRule, LoadedRatePolicy } from './rate-policy.ts';
 
@@ -23,6 +24,8 @@ interface Bucket {
 export interface RateRefusal {
   error: ApiError;
   headers: Record<string, string>;
+  /** How long the bucket that refused needs before it holds a token again. */
+  waitMs: number;
 }
 
 /** One map of buckets; past `kept` the longest-idle are dropped (they would start full again anyway). */
@@ -93,18 +96,60 @@ export class RateLimiter {
     const rule = share === 1 ? whole : { per_second: whole.per_second / share, burst: Math.max(1, whole.burst / share) };
     const waitMs = this.buckets.take(key, rule, this.now());
     if (waitMs === 0) return undefined;
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    return {
-      error: new ApiError('rate_limited', `Too many requests for this ${what}: at most ${round(rule.per_second)} a second (bursts of ${Math.floor(rule.burst)}). Send again in ${seconds} s.`, { retryable: true }),
-      headers: {
-        'retry-after': String(seconds),
-        'ratelimit-limit': String(Math.floor(rule.burst)),
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': String(seconds),
-        'ratelimit-policy': `${Math.floor(rule.burst)};w=${round(rule.burst / rule.per_second)}`,
-      },
-    };
+    return refusal(`this ${what}`, waitMs, rule);
   }
 }
 
+/** A 429 for `whose` budget, and the headers that say when to send again. */
+export function refusal(whose: string, waitMs: number, rule?: BucketRule): RateRefusal {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const limits: Record<string, string> = rule ? { 'ratelimit-limit': String(Math.floor(rule.burst)), 'ratelimit-policy': `${Math.floor(rule.burst)};w=${round(rule.burst / rule.per_second)}` } : {};
+  return {
+    waitMs,
+    error: new ApiError('rate_limited', `Too many requests for ${whose}${rule ? `: at most ${round(rule.per_second)} a second (bursts of ${Math.floor(rule.burst)})` : ''}. Send again in ${seconds} s.`, { retryable: true }),
+    headers: { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds), ...limits },
+  };
+}
+
 const round = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * Credentials refused for a while, by the digest of the credential headers as sent: until its
+ * wait is over, a request carrying exactly those headers is refused from its head alone
+ * (ServeOptions.early), before authentication, body or pipeline, so a flood costs the platform
+ * the least it can and other senders are not kept waiting behind it. Only a credential that
+ * authenticated and was then refused is noted; a wrong credential never is. Digests, not the
+ * secrets themselves, are kept.
+ */
+export class RefusedCredentials {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly kept: number) {}
+
+  /** The credential headers as sent, or undefined when the request carries none. */
+  static raw(headers: Record<string, string>, names: readonly string[]): string | undefined {
+    let raw: string | undefined;
+    for (const n of names) if (headers[n] !== undefined) raw = (raw ?? '') + n + '\n' + headers[n] + '\n';
+    return raw;
+  }
+
+  note(raw: string, untilMs: number): void {
+    if (this.until.size >= this.kept) this.until.delete(this.until.keys().next().value!);
+    this.until.set(digest(raw), untilMs);
+  }
+
+  /** Milliseconds `raw` still waits (0: not refused now). Free while nothing is refused. */
+  waiting(raw: string, now: number): number {
+    if (this.until.size === 0) return 0;
+    const key = digest(raw);
+    const until = this.until.get(key);
+    if (until === undefined) return 0;
+    if (until <= now) {
+      this.until.delete(key);
+      return 0;
+    }
+    return until - now;
+  }
+}
+
+const digest = (raw: string) => createHash('sha256').update(raw).digest('base64url');

@@ -25,6 +25,7 @@ import { newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './error-response.ts';
 import { withAddress } from './address.ts';
+import { statusLine } from './status-line.ts';
 import { openConnections } from './connections.ts';
 import type { EarlyReason, EarlyRefusal, SocketReply, SocketRoute, WireRequest, WireResponse } from './wire.ts';
 
@@ -73,6 +74,8 @@ export interface ServeOptions {
   bodyHeaders: readonly string[];
   handle(req: WireRequest): Promise<WireResponse>;
   refuse: EarlyRefusal;
+  /** An answer from the head alone, before the request is read or handed over (a credential over its budget). */
+  early?(head: Omit<WireRequest, 'body'>): WireResponse | undefined;
   sockets: SocketRoute[];
 }
 
@@ -82,13 +85,6 @@ export interface Served {
   close(graceMs?: number): Promise<void>;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content',
-  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
-  422: '422 Unprocessable Entity', 429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
-};
-const statusLine = (s: number) => STATUS_TEXT[s] ?? String(s);
 
 /** Headers the transport reads itself on requests that may carry a body (the cap, chunked bodies). */
 const BODY_HEADERS = ['content-length', 'transfer-encoding'];
@@ -345,10 +341,12 @@ function acceptRequest(server: ServerState, names: HeaderNames, res: UWS.HttpRes
   if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') return ex.refuse('transfer_encoding');
   const declared = headers['content-length'];
   if (declared !== undefined && Number(declared) > server.opts.maxBodyBytes) return ex.refuse('payload_too_large');
-  if (method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined)) return ex.run(EMPTY);
-  res.onData((chunk, isLast) => {
-    ex.chunk(chunk, isLast);
-  });
+  const bodiless = method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined);
+  const early = server.opts.early?.(ex.head);
+  if (early && bodiless) return ex.respond(early);
+  if (early) return void res.onData((_, isLast) => isLast && ex.respond(early)); // its body read, unkept
+  if (bodiless) return ex.run(EMPTY);
+  res.onData((chunk, isLast) => ex.chunk(chunk, isLast));
 }
 
 /** One WebSocket route: its connections are tracked so close() can tell each of them 1001. */

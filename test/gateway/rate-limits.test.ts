@@ -61,8 +61,13 @@ describe('rate limits (docs/gaps.md#rate-limits)', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '0' });
     expect(refused.headers['service-request-id']).toMatch(/^req_/);
-    // still refused until the clock has moved: a refusal takes nothing from the bucket
-    expect((await h.request('GET', '/v1/api_keys', { key })).status).toBe(429);
+    // still refused until the clock has moved, now from the request's head alone (before its
+    // credential is checked), saying when to send again; a refusal takes nothing from the bucket
+    const again = await h.request('GET', '/v1/api_keys', { key });
+    expect(again.status).toBe(429);
+    expect(again.body.error).toMatchObject({ code: 'rate_limited', retryable: true });
+    expect(again.headers['retry-after']).toBe('1');
+    expect(await h.gateway.metrics.registry.getSingleMetricAsString('platform_http_requests_total')).toMatch(/route="over_budget",method="GET",status="429"/);
     await h.clock.advance(Number(refused.headers['retry-after']) * 1000);
     expect((await h.request('GET', '/v1/api_keys', { key })).status).toBe(200);
   });
