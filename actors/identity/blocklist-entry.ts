@@ -19,6 +19,7 @@
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever, derivedId } from '../../kernel/index.ts';
 import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
+import type { BlockScope } from './verification.ts';
 
 export const BLOCKLIST_STATUSES = ['proposed', 'active', 'declined', 'reversed'] as const;
 export type BlocklistStatus = (typeof BLOCKLIST_STATUSES)[number];
@@ -39,7 +40,7 @@ export interface BlocklistState {
   passport_id: string;
   status: BlocklistStatus;
   origin: BlocklistOrigin;
-  scope: 'subject' | 'identifier';
+  scope: BlockScope;
   reason: string;
   verification_id: string | null;
   document_analysis_id: string | null;
@@ -51,7 +52,7 @@ export interface BlocklistState {
 export interface CreateEntry {
   subject_ref: string;
   reason: string;
-  scope: 'subject' | 'identifier';
+  scope: BlockScope;
   origin: BlocklistOrigin;
   verification_id: string | null;
   livemode: boolean;

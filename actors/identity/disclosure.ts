@@ -19,6 +19,9 @@ import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/in
 import { ApiError, assertNever } from '../../kernel/index.ts';
 import { DISCLOSURE_PREFIX } from './ids.ts';
 
+export const DISCLOSURE_STATUSES = ['active', 'revoked', 'expired'] as const;
+export type DisclosureStatus = (typeof DISCLOSURE_STATUSES)[number];
+
 export interface DisclosedDecision {
   passport_id: string | null;
   passport_live: boolean;
@@ -38,7 +41,7 @@ export interface DisclosureFacts {
 export interface DisclosureState extends DisclosureFacts {
   id: string;
   org: string;
-  status: 'active' | 'revoked' | 'expired';
+  status: DisclosureStatus;
   created_at: number;
   revoked_at: number | null;
 }

@@ -6,7 +6,8 @@
 import type { Area, Platform } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
-import { ConsentToken, consentActive } from './consent-token.ts';
+import { ConsentToken, consentActive, type ConsentStatus } from './consent-token.ts';
+import { readToken } from './consent-tokens.ts';
 import { Disclosure } from './disclosure.ts';
 import { events } from './events.ts';
 import type { IdentityGate } from './gate.ts';
@@ -18,7 +19,7 @@ import { IDENTITY, IdentityService, identityService } from './service.ts';
 import { SubjectRequest } from './subject-request.ts';
 import { VerificationBatch } from './verification-batch.ts';
 import { Verification } from './verification.ts';
-import { readToken } from './verify.ts';
+import { collectAnswers } from './verifications.ts';
 
 export type { IdentityGate } from './gate.ts';
 /** A subject's passport id in an organisation (derived from both; no lookup). */
@@ -30,7 +31,7 @@ export const area: Area = {
   routes,
   events,
   async start(platform) {
-    const svc = new IdentityService(platform);
+    const svc = new IdentityService(platform, (org, id, refs) => collectAnswers(platform, org, id, refs));
     platform.services.provide(IDENTITY, svc);
     await svc.start();
   },
@@ -49,7 +50,7 @@ export interface ConsentFacts {
   subject_ref: string;
   purpose: string;
   checks: string[];
-  status: 'active' | 'withdrawn' | 'expired';
+  status: ConsentStatus;
   expires_at: string;
 }
 

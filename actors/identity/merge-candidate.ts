@@ -1,8 +1,9 @@
 /**
  * Merge candidate (spec 4.3 GET /v1/identity/merge_candidates; shape a gap, docs/gaps.md#identity):
  * two subjects of one organisation that presented the same identifier (matched by keyed digest,
- * never by the number itself). Found by the service when a verification records an identifier
- * already seen for another subject; one record per pair (the id is derived from the pair).
+ * never by the number itself). Found by the verification operations (verifications.ts) when a
+ * verification records an identifier already seen for another subject; one record per pair (the
+ * id is derived from the pair).
  *
  * status     command   condition              event                          next
  * ---------  --------  ---------------------  -----------------------------  ----------
@@ -16,7 +17,8 @@ import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/in
 import { assertNever, derivedId } from '../../kernel/index.ts';
 import { MERGE_CANDIDATE_PREFIX, passportIdOf } from './ids.ts';
 
-export type CandidateStatus = 'open' | 'merged';
+export const CANDIDATE_STATUSES = ['open', 'merged'] as const;
+export type CandidateStatus = (typeof CANDIDATE_STATUSES)[number];
 
 export interface CandidateState {
   id: string;

@@ -92,8 +92,8 @@ export const RECENT_VERIFICATIONS = 20;
 export const isLive = (s: PassportState): boolean => s.issued && s.holds.length === 0;
 
 /**
- * Verifications whose passport issue the service's own ask already applied on this node
- * (service.ts issuePassport): the ask is answered only after its commit, so the reaction to
+ * Verifications whose passport issue the operations' own ask already applied on this node
+ * (passports.ts issuePassport): the ask is answered only after its commit, so the reaction to
  * verification.resolved, the safety net for a node that stopped before asking, has nothing left to
  * do for them and sends no second ask. Only an applied issue is remembered, and only here: a
  * verification whose issue did not complete on this node (it failed, the node restarted, another

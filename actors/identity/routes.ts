@@ -7,24 +7,28 @@
  */
 import { callerOf, createDedupe, createdId, idOf, listPage, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
+import { grantAccess, revokeAccessGrant } from './access-grants.ts';
+import { blocklistSubject, decideBlocklistEntry } from './blocklist-entries.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { ConsentToken } from './consent-token.ts';
 import { createConsentToken, revokeConsentToken } from './consent-tokens.ts';
 import { Disclosure } from './disclosure.ts';
+import { disclose, reconcileDisclosures, revokeDisclosure } from './disclosures.ts';
 import { gatingContract, readiness } from './gating-contract.ts';
 import { ACCESS_GRANT_PREFIX, BATCH_PREFIX, BLOCKLIST_PREFIX, CONSENT_PREFIX, DISCLOSURE_PREFIX, EVIDENCE_BUNDLE_PREFIX, MERGE_CANDIDATE_PREFIX, MERGE_PREFIX, PASSPORT_PREFIX, SUBJECT_REQUEST_PREFIX, VERIFICATION_PREFIX } from './ids.ts';
 import { Merge } from './merge.ts';
 import { MergeCandidate } from './merge-candidate.ts';
+import { makeMerge, reverseMerge } from './merges.ts';
 import { Passport } from './passport.ts';
 import { evidenceBundle, getPassport, passportFromVerification } from './passports.ts';
 import * as S from './schemas.ts';
 import { identityService } from './service.ts';
-import { blocklistSubject, blockVerification, decideBlocklistEntry, makeMerge, markUnresolved, resolveVerification, reverseMerge } from './staff-decisions.ts';
-import { completeSubjectRequest, disclose, grantAccess, openSubjectRequest, reconcileDisclosures, revokeAccessGrant, revokeDisclosure } from './subject-rights.ts';
+import { completeSubjectRequest, openSubjectRequest } from './subject-requests.ts';
 import { SubjectRequest } from './subject-request.ts';
 import { VerificationBatch } from './verification-batch.ts';
 import { runBatch } from './verification-batches.ts';
 import { Verification } from './verification.ts';
+import { blockVerification, markUnresolved, resolveVerification, verify } from './verifications.ts';
 
 const M = 'anchor';
 const P = '/v1/identity';
@@ -53,7 +57,7 @@ export const routes: RouteDef[] = [
     handler: (req) => listPage(req.platform.system, Verification, req.org, req.query.outcome === undefined ? 'all' : `outcome:${req.query.outcome}`, req.query, 'desc') }),
   route({ method: 'POST', path: `${P}/verifications`, auth: 'key', module: M, idempotent: true, status: 201, body: S.VerificationBody,
     summary: 'Verify a subject\u2019s claims under a consent token: blocked (nothing queried), unresolved (a source silent), pending or resolved with a passport.',
-    handler: (req) => identityService(req.platform).verify(req.body, callerOf(req), createdId(req, VERIFICATION_PREFIX), createDedupe(req)) }),
+    handler: (req) => verify(req.platform, callerOf(req), createdId(req, VERIFICATION_PREFIX), req.body, createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/verifications/{verification_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve an identity verification.',
     handler: (req) => req.platform.system.get(Verification, idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.org) }),
   route({ method: 'GET', path: `${P}/verifications/{verification_id}/evidence_bundle`, auth: 'key', module: M, idempotent: false, specGap: gap('The evidence bundle\u2019s fields are'),
@@ -61,13 +65,13 @@ export const routes: RouteDef[] = [
     handler: (req) => evidenceBundle(req.platform, callerOf(req), `${EVIDENCE_BUNDLE_PREFIX}${idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification').slice(VERIFICATION_PREFIX.length)}`) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/resolve`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of resolve is'),
     summary: 'A person resolves a pending or unresolved verification at the level its evidence reaches; the passport follows.',
-    handler: (req) => resolveVerification(identityService(req.platform), req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
+    handler: (req) => resolveVerification(req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/mark_unresolved`, auth: 'key', module: M, idempotent: true, body: S.MarkUnresolvedBody, specGap: gap('The body of mark_unresolved is'),
     summary: 'A person marks a pending verification unresolved, naming the source that did not answer.',
     handler: (req) => markUnresolved(req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
   route({ method: 'POST', path: `${P}/verifications/{verification_id}/block`, auth: 'key', module: M, idempotent: true, body: S.BlockBody, specGap: gap('The body of block is'),
     summary: 'A person blocks a verification, choosing the scope (the subject, or every subject presenting the same identifier); blocklist entries are recorded.',
-    handler: (req) => blockVerification(identityService(req.platform), req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
+    handler: (req) => blockVerification(req.platform, callerOf(req), idOf(req.params.verification_id!, VERIFICATION_PREFIX, 'verification'), req.body, createDedupe(req)) }),
 
   // Batches.
   route({ method: 'POST', path: `${P}/verification_batches`, auth: 'key', module: M, idempotent: true, status: 201, body: S.BatchBody, specGap: gap('Request and response shapes of batches are'),
@@ -142,7 +146,7 @@ export const routes: RouteDef[] = [
   // Subject requests.
   route({ method: 'POST', path: `${P}/subject_requests`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SubjectRequestBody, specGap: gap('The subject request is'),
     summary: 'Record a data-subject request (NDPA): access and portability answered at once, erasure carried out, others left for a person; each with its due date.',
-    handler: (req) => openSubjectRequest(identityService(req.platform), req.platform, callerOf(req), createdId(req, SUBJECT_REQUEST_PREFIX), req.body, createDedupe(req)) }),
+    handler: (req) => openSubjectRequest(req.platform, callerOf(req), createdId(req, SUBJECT_REQUEST_PREFIX), req.body, createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/subject_requests`, auth: 'key', module: M, idempotent: false, query: S.SubjectRequestListQuery, specGap: gap('The subject request list is'),
     summary: 'List subject requests, newest first; filter status.', handler: (req) => listPage(req.platform.system, SubjectRequest, req.org, byStatus(req.query), req.query, 'desc') }),
   route({ method: 'GET', path: `${P}/subject_requests/{subject_request_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The subject request is'),

@@ -1,8 +1,12 @@
 /** Request shapes of the identity routes (spec 2.4, 4.3); documented in docs/openapi.json from here. */
 import { Type } from '@sinclair/typebox';
 import { enumOf, listQueryWith } from '../../kernel/index.ts';
+import { BLOCKLIST_STATUSES } from './blocklist-entry.ts';
 import { COLLECTED_CHANNELS, CONSENT_STATUSES } from './consent-token.ts';
+import { DISCLOSURE_STATUSES } from './disclosure.ts';
+import { CANDIDATE_STATUSES } from './merge-candidate.ts';
 import { ASSURANCE_LEVELS, CHECK_KINDS, SUBJECT_REQUEST_KINDS } from './policy.ts';
+import { COMPLETION_OUTCOMES, SUBJECT_REQUEST_STATUSES } from './subject-request.ts';
 import { BLOCK_SCOPES, ORIGINS, OUTCOMES } from './verification.ts';
 
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
@@ -57,9 +61,9 @@ export const PassportBody = Type.Object({ verification_id: Type.String({ minLeng
 export const PassportListQuery = listQueryWith({ live: Type.Optional(Type.Boolean()) });
 
 export const BlocklistBody = Type.Object({ subject_ref: Ref('The subject to blocklist.'), reason: Reason }, { additionalProperties: false });
-export const BlocklistListQuery = listQueryWith({ status: Type.Optional(enumOf(['proposed', 'active', 'declined', 'reversed'])) });
+export const BlocklistListQuery = listQueryWith({ status: Type.Optional(enumOf(BLOCKLIST_STATUSES)) });
 
-export const CandidateListQuery = listQueryWith({ status: Type.Optional(enumOf(['open', 'merged'])) });
+export const CandidateListQuery = listQueryWith({ status: Type.Optional(enumOf(CANDIDATE_STATUSES)) });
 export const MergeBody = Type.Object(
   {
     merge_candidate_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -85,7 +89,7 @@ export const DisclosureBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const DisclosureListQuery = listQueryWith({ status: Type.Optional(enumOf(['active', 'revoked', 'expired'])) });
+export const DisclosureListQuery = listQueryWith({ status: Type.Optional(enumOf(DISCLOSURE_STATUSES)) });
 export const RevokeBody = Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false });
 export const AccessGrantBody = Type.Object({ ...Sharing, grantee: Ref('Who is given access.') }, { additionalProperties: false });
 
@@ -93,5 +97,5 @@ export const SubjectRequestBody = Type.Object(
   { subject_ref: Ref('The data subject.'), kind: enumOf(SUBJECT_REQUEST_KINDS), detail: Type.Optional(Type.String({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
-export const SubjectRequestListQuery = listQueryWith({ status: Type.Optional(enumOf(['received', 'completed', 'refused'])) });
-export const CompleteBody = Type.Object({ outcome: enumOf(['completed', 'refused'] as const), reason: Reason }, { additionalProperties: false });
+export const SubjectRequestListQuery = listQueryWith({ status: Type.Optional(enumOf(SUBJECT_REQUEST_STATUSES)) });
+export const CompleteBody = Type.Object({ outcome: enumOf(COMPLETION_OUTCOMES), reason: Reason }, { additionalProperties: false });

@@ -21,6 +21,12 @@ import { ApiError, assertNever } from '../../kernel/index.ts';
 import { passportIdOf, SUBJECT_REQUEST_PREFIX } from './ids.ts';
 import type { SubjectRequestKind } from './policy.ts';
 
+export const SUBJECT_REQUEST_STATUSES = ['received', 'completed', 'refused'] as const;
+export type SubjectRequestStatus = (typeof SUBJECT_REQUEST_STATUSES)[number];
+/** How a person completes a request left to them. */
+export const COMPLETION_OUTCOMES = ['completed', 'refused'] as const;
+export type CompletionOutcome = (typeof COMPLETION_OUTCOMES)[number];
+
 export interface RequestFacts {
   subject_ref: string;
   kind: SubjectRequestKind;
@@ -33,7 +39,7 @@ export interface RequestFacts {
 export interface SubjectRequestState extends RequestFacts {
   id: string;
   org: string;
-  status: 'received' | 'completed' | 'refused';
+  status: SubjectRequestStatus;
   overdue: boolean;
   response: unknown;
   decision: { by: string; at: string; reason: string } | null;
@@ -77,7 +83,7 @@ export const SubjectRequest = defineActor({
       open(s, 'carried out');
       return [{ type: 'subject_request.erasure_carried_out', subject_ref: s.subject_ref, passport_id: passportIdOf(s.org, s.subject_ref), erased: { verifications: cmd.verifications } }];
     },
-    complete(s: SubjectRequestState, cmd: { outcome: 'completed' | 'refused'; reason: string }, ctx): SubjectRequestEvent[] {
+    complete(s: SubjectRequestState, cmd: { outcome: CompletionOutcome; reason: string }, ctx): SubjectRequestEvent[] {
       open(s, 'completed');
       if (s.kind === 'erasure' || s.kind === 'access' || s.kind === 'portability') throw new ApiError('conflict', `A ${s.kind} request is carried out by the platform when it is made, not completed by hand.`);
       const decision = { by: ctx.principal ?? 'unknown', at: iso(ctx.now), reason: cmd.reason };

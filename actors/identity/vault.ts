@@ -10,7 +10,7 @@
  * memberships; the decision records (outcomes, levels, which sources said what) stay.
  * The digest key is the platform's: IDENTITY_DIGEST_KEY, or one made once and kept in the store.
  */
-import type { Platform } from '../../kernel/index.ts';
+import { keyValue, lists, type Platform } from '../../kernel/index.ts';
 import { sortKeyTime } from '../../runtime/index.ts';
 import { Digester } from './personal-data.ts';
 
@@ -38,8 +38,8 @@ export class Vault {
     const configured = this.platform.config.IDENTITY_DIGEST_KEY;
     let key = configured;
     if (!key) {
-      await this.platform.stores.kv.setIfAbsent(KEY_NAME, Digester.generateKey());
-      key = (await this.platform.stores.kv.get<string>(KEY_NAME)) as string;
+      await keyValue(this.platform).setIfAbsent(KEY_NAME, Digester.generateKey());
+      key = (await keyValue(this.platform).get<string>(KEY_NAME)) as string;
     }
     this.digester = new Digester(Buffer.from(key, 'base64'));
   }
@@ -50,28 +50,28 @@ export class Vault {
   }
 
   async put(org: string, verification: string, subjectRef: string, entry: VaultEntry, at: number): Promise<void> {
-    await this.platform.stores.kv.set(entryKey(org, verification), entry);
+    await keyValue(this.platform).set(entryKey(org, verification), entry);
     const ops = Object.values(entry.digests)
       .filter((d): d is string => typeof d === 'string')
       .map((d) => ({ op: 'put' as const, list: digestList(org, d), id: entry.passport_id, sortKey: sortKeyTime(at) }));
     if (ops.length) {
-      await this.platform.stores.kv.setIfAbsent(subjectKey(org, entry.passport_id), subjectRef);
-      await this.platform.stores.indexes.apply(ops);
+      await keyValue(this.platform).setIfAbsent(subjectKey(org, entry.passport_id), subjectRef);
+      await lists(this.platform).apply(ops);
     }
   }
 
   /** The subject_ref behind a passport id found on a digest list. */
   subjectOf(org: string, passport: string): Promise<string | undefined> {
-    return this.platform.stores.kv.get<string>(subjectKey(org, passport));
+    return keyValue(this.platform).get<string>(subjectKey(org, passport));
   }
 
   get(org: string, verification: string): Promise<VaultEntry | undefined> {
-    return this.platform.stores.kv.get<VaultEntry>(entryKey(org, verification));
+    return keyValue(this.platform).get<VaultEntry>(entryKey(org, verification));
   }
 
   /** The passports (subjects) that presented this identifier digest, oldest first (at most `limit`). */
   async sameDigest(org: string, digest: string, limit = 20): Promise<string[]> {
-    const page = await this.platform.stores.indexes.page(digestList(org, digest), { limit, order: 'asc' });
+    const page = await lists(this.platform).page(digestList(org, digest), { limit, order: 'asc' });
     return page.ids;
   }
 
@@ -82,8 +82,8 @@ export class Vault {
     const ops = Object.values(e.digests)
       .filter((d): d is string => typeof d === 'string')
       .map((d) => ({ op: 'remove' as const, list: digestList(org, d), id: e.passport_id }));
-    if (ops.length) await this.platform.stores.indexes.apply(ops);
-    await this.platform.stores.kv.delete(entryKey(org, verification));
+    if (ops.length) await lists(this.platform).apply(ops);
+    await keyValue(this.platform).delete(entryKey(org, verification));
     return true;
   }
 }

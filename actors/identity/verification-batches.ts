@@ -6,17 +6,15 @@
  */
 import { type Caller, derivedId, isApiError, type Platform } from '../../kernel/index.ts';
 import { VERIFICATION_PREFIX } from './ids.ts';
-import { identityService } from './service.ts';
 import { type BatchItemResult, VerificationBatch } from './verification-batch.ts';
-import type { VerificationRequest } from './verify.ts';
+import { verify, type VerificationRequest } from './verifications.ts';
 
 export async function runBatch(platform: Platform, caller: Caller, batchId: string, body: { items: VerificationRequest[] }, dedupeId: string | undefined): Promise<unknown> {
-  const svc = identityService(platform);
   const items: BatchItemResult[] = [];
   for (const [i, item] of body.items.entries()) {
     const id = derivedId(VERIFICATION_PREFIX, [batchId, String(i)]);
     try {
-      const v = (await svc.verify(item, caller, id, `batch:${batchId}:${i}`)) as { outcome: string };
+      const v = await verify(platform, caller, id, item, `batch:${batchId}:${i}`);
       items.push({ index: i + 1, subject_ref: item.subject_ref, verification_id: id, outcome: v.outcome, error: null });
     } catch (e) {
       if (!isApiError(e) || e.status >= 500) throw e;

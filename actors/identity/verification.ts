@@ -1,6 +1,6 @@
 /**
- * Identity verification (spec 2.4 IdentityVerification, 3 "Identity verification", 4.3). The
- * service decides what may be asked (consent, blocklist: nothing is queried when blocked) and asks
+ * Identity verification (spec 2.4 IdentityVerification, 3 "Identity verification", 4.3). Its
+ * operations (verifications.ts) decide what may be asked (consent, blocklist: nothing is queried when blocked) and asks
  * the sources; this actor records what they said and moves by the evidence rule of evidence.ts.
  *
  * outcome      command           condition                                   events                                   next
@@ -24,7 +24,7 @@
  * The first event of a verification carries the request (`request`: who, under which token, what the
  * sources said), so one event records both.
  * A resolved verification names its subject's passport (passport_id); the passport actor issues it
- * (passport.ts reacts to verification.resolved; the service also asks at once).
+ * (passport.ts reacts to verification.resolved; its operations also ask at once).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';

@@ -1,22 +1,31 @@
 /**
- * Running one identity verification (spec 3 "Identity verification", rules 6, 7, 8; reference
- * 1.4): check the claims' formats (a bad format is refused before any source is asked: lookups are
- * billed even when they fail), decide whether anything may be asked at all (an active consent
- * token of this organisation, subject and purpose covering every check the claims call for, and no
- * active blocklist entry; otherwise the verification is recorded blocked and nothing is queried),
- * then ask each source once, turn the answers into results without keeping a clear identifier, and
- * hand them to the verification actor, which applies the evidence rule.
+ * The identity verification operations (spec 3 "Identity verification", rules 6, 7, 8; reference
+ * 1.4; 4.3). Running one: check the claims' formats (a bad format is refused before any source is
+ * asked: lookups are billed even when they fail), decide whether anything may be asked at all (an
+ * active consent token of this organisation, subject and purpose covering every check the claims
+ * call for, and no active blocklist entry; otherwise the verification is recorded blocked and
+ * nothing is queried), then ask each source once, turn the answers into results without keeping a
+ * clear identifier, and hand them to the verification actor, which applies the evidence rule; a
+ * resolved one issues its passport at once, and an identifier digest another subject presented
+ * makes a merge candidate. Later: collecting the answers a source gives late
+ * (verification.collection_due, which the identity service follows), and the decisions a person
+ * takes (resolve, mark_unresolved, block), each recorded with who took it and why.
  */
-import { ApiError, type Caller, errorEntry, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { ConsentToken, type ConsentState, consentActive } from './consent-token.ts';
+import { ApiError, type Caller, derivedId, errorEntry, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { isBlocklisted } from './blocklist-entries.ts';
+import { BlocklistEntry, type CreateEntry } from './blocklist-entry.ts';
+import { type ConsentState, consentActive } from './consent-token.ts';
+import { readToken } from './consent-tokens.ts';
 import type { SourceResult } from './evidence.ts';
-import { BLOCKLIST_PREFIX, CONSENT_PREFIX, passportIdOf } from './ids.ts';
+import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
+import { candidateIdOf, MergeCandidate } from './merge-candidate.ts';
+import { issuePassport } from './passports.ts';
 import { compareNames, mask, NIN, BVN, nameTokens, type NameMatch, normalisePhone, VNIN, type Digester } from './personal-data.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, NOT_DELIVERED } from './policy.ts';
 import type { IdentitySource, SourceAnswer } from './providers/index.ts';
+import { identityService } from './service.ts';
 import type { VaultEntry } from './vault.ts';
-import { type BlockedBecause, type CreateVerification, type Origin } from './verification.ts';
-import { BlocklistEntry } from './blocklist-entry.ts';
+import { type BlockedBecause, type BlockScope, type CreateVerification, type Origin, Verification } from './verification.ts';
 
 export interface Claims {
   full_name?: string;
@@ -116,24 +125,9 @@ export async function consentBar(platform: Platform, caller: Caller, req: Verifi
   return { token, blocked: scoped ? null : 'consent_scope_insufficient', purpose };
 }
 
-export async function readToken(platform: Platform, org: string, id: string): Promise<ConsentState | undefined> {
-  if (typeof id !== 'string' || !id.startsWith(CONSENT_PREFIX)) return undefined;
-  try {
-    return await platform.system.state<ConsentState>(ConsentToken, id, org);
-  } catch (e) {
-    if (e instanceof ApiError && (e.code === 'not_found' || e.code === 'organisation_mismatch')) return undefined;
-    throw e;
-  }
-}
-
-export async function isBlocklisted(platform: Platform, org: string, subjectRef: string): Promise<boolean> {
-  const page = await platform.system.listIds(BlocklistEntry, org, `active_subject:${passportIdOf(org, subjectRef)}`, { limit: 1, order: 'asc' });
-  return page.ids.some((id) => id.startsWith(BLOCKLIST_PREFIX));
-}
-
 /**
  * How a source's record is compared with the claims: in clear while the request is in hand (nothing
- * kept), or over the keyed digests kept in the vault when a late answer arrives (service.ts).
+ * kept), or over the keyed digests kept in the vault when a late answer arrives (collectAnswers).
  */
 export interface ClaimMatcher {
   name(recordName: string): NameMatch | null;
@@ -262,4 +256,106 @@ export async function runVerification(
     };
   }
   return { cmd: { ...facts, blocked_because: null, results }, vault };
+}
+
+/** POST /v1/identity/verifications: the record as it stands after the sources answered. */
+export async function verify(platform: Platform, caller: Caller, id: string, req: VerificationRequest, dedupeId: string | undefined) {
+  const svc = identityService(platform);
+  const { cmd, vault } = await runVerification(platform, caller, req, svc.sources, svc.vault.digests);
+  if (vault) await svc.vault.put(caller.org, id, req.subject_ref, vault, platform.clock.now());
+  const view = await platform.system.ask(Verification, id, 'create', cmd, { ...caller, dedupeId });
+  if (view.outcome === 'resolved') await issuePassport(platform, { ...view, org: caller.org }, caller);
+  if (vault) await findCandidates(platform, caller, id, req.subject_ref, vault.digests, view.livemode);
+  return view;
+}
+
+/** The same identifier digest presented for another subject makes a merge candidate (one per pair). */
+async function findCandidates(platform: Platform, caller: Caller, id: string, subject: string, digests: Record<string, string | undefined>, livemode: boolean): Promise<void> {
+  const { vault } = identityService(platform);
+  const mine = passportIdOf(caller.org, subject);
+  for (const [kind, digest] of Object.entries(digests)) {
+    if (!digest || kind === 'contactability') continue;
+    for (const passport of await vault.sameDigest(caller.org, digest)) {
+      if (passport === mine) continue;
+      const other = await vault.subjectOf(caller.org, passport);
+      if (other === undefined) continue;
+      await platform.system.ask(
+        MergeCandidate,
+        candidateIdOf(caller.org, subject, other),
+        'find',
+        { subject_refs: [subject, other], matched_on: kind, verification_ids: [id], livemode },
+        { org: caller.org, requestId: caller.requestId, principal: 'system', dedupeId: `candidate:${id}:${kind}:${other}` },
+      );
+    }
+  }
+}
+
+/** Late answers (spec 3: pending while a source answers later). Not ready yet: the reminder comes again. */
+export async function collectAnswers(platform: Platform, org: string, id: string, references: string[]): Promise<void> {
+  const { system } = platform;
+  const svc = identityService(platform);
+  const s = await system.state(Verification, id, org);
+  const entry = await svc.vault.get(org, id);
+  const now = platform.clock.now();
+  for (const reference of references) {
+    const waiting = s.results.find((r) => r.status === 'deferred' && r.reference === reference);
+    const source = waiting && svc.source(waiting.source);
+    if (!waiting || !source) continue;
+    const answer = await source.collect(reference, now);
+    if (answer.status === 'deferred') continue;
+    const primary = s.results.find((r) => r.reference === reference && (r.check === 'government_identifier' || r.check === 'bank_identifier' || r.check === 'contactability'))!;
+    const results: SourceResult[] = resultsOf(source, primary.check, answer, s.checks as CheckKind[], digestMatcher(entry?.claims ?? { name: null, date_of_birth: null }, svc.vault.digests), now);
+    await system.ask(Verification, id, 'record_answer', { reference, results }, { org, principal: 'system', lane: 'system', dedupeId: `answer:${reference}` });
+  }
+  const after = await system.state(Verification, id, org);
+  if (after.outcome === 'resolved') await issuePassport(platform, after, { org, livemode: after.livemode, principal: 'system' });
+}
+
+/** resolve: a verification not yet resolved is refused while its subject is blocklisted; the passport follows at once (the reaction to verification.resolved is the safety net). */
+export async function resolveVerification(platform: Platform, caller: Caller, id: string, body: { reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const { system } = platform;
+  const s = await system.state(Verification, id, caller.org);
+  if (s.outcome !== 'resolved' && (await isBlocklisted(platform, caller.org, s.subject_ref))) {
+    throw new ApiError('conflict', `Subject ${s.subject_ref} is blocklisted; reverse the blocklist entry before resolving.`);
+  }
+  const view = await system.ask(Verification, id, 'resolve', body, { ...caller, dedupeId });
+  await issuePassport(platform, await system.state(Verification, id, caller.org), caller);
+  return view;
+}
+
+export function markUnresolved(platform: Platform, caller: Caller, id: string, body: { source: string; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  return platform.system.ask(Verification, id, 'mark_unresolved', body, { ...caller, dedupeId });
+}
+
+/**
+ * block chooses a scope: `subject` blocklists the verification's subject; `identifier` also
+ * blocklists every other subject of the organisation who presented the same identifier (matched by
+ * keyed digest; docs/gaps.md#identity).
+ */
+export async function blockVerification(platform: Platform, caller: Caller, id: string, body: { scope: BlockScope; reason: string }, dedupeId: string | undefined): Promise<unknown> {
+  const { system } = platform;
+  const s = await system.state(Verification, id, caller.org);
+  if (s.outcome === 'blocked') throw new ApiError('conflict', `Verification ${id} is already blocked.`);
+  const subjects = new Set([s.subject_ref]);
+  if (body.scope === 'identifier') for (const other of await sameIdentifier(platform, caller.org, id)) subjects.add(other);
+  for (const subject of subjects) {
+    const cmd: CreateEntry = { subject_ref: subject, reason: body.reason, scope: body.scope, origin: 'verification_block', verification_id: id, livemode: s.livemode };
+    await system.ask(BlocklistEntry, derivedId(BLOCKLIST_PREFIX, [caller.org, id, subject]), 'create', cmd, { ...caller, dedupeId: dedupeId && `${dedupeId}:${subject}` });
+  }
+  return system.ask(Verification, id, 'block', body, { ...caller, dedupeId });
+}
+
+/** The subjects of the organisation who presented the NIN or BVN this verification presented. */
+async function sameIdentifier(platform: Platform, org: string, id: string): Promise<string[]> {
+  const { vault } = identityService(platform);
+  const entry = await vault.get(org, id);
+  const out: string[] = [];
+  for (const digest of [entry?.digests.government_identifier, entry?.digests.bank_identifier]) {
+    if (!digest) continue;
+    for (const passport of await vault.sameDigest(org, digest, 100)) {
+      const other = await vault.subjectOf(org, passport);
+      if (other !== undefined) out.push(other);
+    }
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import { until } from '../../support/until.ts';
 import { ConsentToken } from '../../actors/identity/consent-token.ts';
 import { IDENTITY } from '../../actors/identity/service.ts';
+import { verify } from '../../actors/identity/verifications.ts';
 import { BlocklistEntry } from '../../actors/identity/blocklist-entry.ts';
 
 const ORG = 'org_gate';
@@ -38,7 +39,7 @@ describe('the identity gate on every node (spec 2.4)', { timeout: 60_000 }, () =
     const caller = { org: ORG, livemode: false, principal: 'api_key_test' };
     const subject = 'worker_gate_1';
     await a.system.ask(ConsentToken, 'anchor_pro_consent_gate1', 'create', { subject_ref: subject, purpose: 'employment_verification', checks: ['government_identifier', 'name_match', 'date_of_birth_match'], wording_version: 'v1', collected_channel: 'api', collected_at: clock.now(), expires_at: clock.now() + 86_400_000, livemode: false }, caller);
-    const view = (await a.services.require(IDENTITY).verify({ subject_ref: subject, consent_token_id: 'anchor_pro_consent_gate1', claims: { full_name: 'Adaeze Okafor', date_of_birth: '1990-01-01', government_identifier: '70123456789' } }, caller, 'anchor_pro_verification_gate1', undefined)) as { outcome: string };
+    const view = await verify(a, caller, 'anchor_pro_verification_gate1', { subject_ref: subject, consent_token_id: 'anchor_pro_consent_gate1', claims: { full_name: 'Adaeze Okafor', date_of_birth: '1990-01-01', government_identifier: '70123456789' } }, undefined);
     expect(view.outcome).toBe('resolved');
     expect(identityGate(a).isLive(ORG, subject)).toBe(true);
     await until(() => identityGate(b).isLive(ORG, subject), 10_000);
