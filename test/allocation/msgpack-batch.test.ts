@@ -1,8 +1,8 @@
 /** The socket's one-pass msgpack decoder builds exactly what msgpackr + parseBatch builds, or defers. */
 import { Packr, Unpackr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { parseBatch } from '../../actors/allocation/heartbeat.ts';
-import { decodeMsgpackBatch } from '../../actors/allocation/msgpack-batch.ts';
+import { parseBatch } from '../../actors/allocation/supply/heartbeat.ts';
+import { decodeMsgpackBatch } from '../../actors/allocation/supply/msgpack-batch.ts';
 import { rng } from '../../support/rng.ts';
 
 const packr = new Packr({ useRecords: false });

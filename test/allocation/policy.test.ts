@@ -1,7 +1,7 @@
 /** The heartbeat policy pack is data with a YYYY.MM.N version and a content hash (spec 9). */
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_POLICY_VERSION, activePolicy, checkPack, loadPolicies } from '../../actors/allocation/policy.ts';
-import { heartbeatSocket } from '../../actors/allocation/socket.ts';
+import { heartbeatSocket } from '../../actors/allocation/supply/socket.ts';
 import { startHarness } from '../../support/http.ts';
 
 describe('allocation policy pack (spec 9 versioning)', () => {

@@ -1,7 +1,7 @@
 /** Presence by the clock (spec 2.8: reporting, stale, ghost = available but absent). */
 import { describe, expect, it } from 'vitest';
 import { activePolicy } from '../../actors/allocation/policy.ts';
-import { nextPresenceChange, presenceAt, PresenceTimers } from '../../actors/allocation/presence.ts';
+import { nextPresenceChange, presenceAt, PresenceTimers } from '../../actors/allocation/supply/presence.ts';
 import { ManualClock } from '../../runtime/index.ts';
 
 const policy = activePolicy().pack;

@@ -6,8 +6,8 @@
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
-import { checkMsgpackFrame, MSGPACK_MAX_DEPTH, MSGPACK_MAX_VALUES } from '../../actors/allocation/msgpack-frame.ts';
-import { heartbeatSocket } from '../../actors/allocation/socket.ts';
+import { checkMsgpackFrame, MSGPACK_MAX_DEPTH, MSGPACK_MAX_VALUES } from '../../actors/allocation/supply/msgpack-frame.ts';
+import { heartbeatSocket } from '../../actors/allocation/supply/socket.ts';
 import { ApiError, AUTHENTICATOR, JSON_MAX_DEPTH, newId, type SocketContext } from '../../kernel/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { rng } from '../../support/rng.ts';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { activePolicy } from '../../actors/allocation/policy.ts';
-import { SupplyReplica, type CommittedFacts, type SupplyUpdate } from '../../actors/allocation/supply-replica.ts';
+import { SupplyReplica, type CommittedFacts, type SupplyUpdate } from '../../actors/allocation/supply/supply-replica.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { SubjectNumbers } from '../../kernel/index.ts';
 import { rng } from '../../support/rng.ts';

@@ -1,9 +1,9 @@
 /** Reading validation (spec 2.8 HeartbeatReceipt reasons, 4.7 heartbeat rules, 8 limits). */
 import { describe, expect, it } from 'vitest';
-import { parseBatch, type Reading } from '../../actors/allocation/heartbeat.ts';
+import { parseBatch, type Reading } from '../../actors/allocation/supply/heartbeat.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
-import { RecentReadings } from '../../actors/allocation/recent-readings.ts';
-import { judgeBatch, type WorkerStateAt } from '../../actors/allocation/validation.ts';
+import { RecentReadings } from '../../actors/allocation/supply/recent-readings.ts';
+import { judgeBatch, type WorkerStateAt } from '../../actors/allocation/supply/validation.ts';
 import { isApiError } from '../../kernel/index.ts';
 import { reading } from './support.ts';
 

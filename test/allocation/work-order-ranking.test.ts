@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_WEIGHTS } from '../../actors/allocation/index.ts';
-import { WorkOrder, type WorkOrderState } from '../../actors/allocation/work-order.ts';
+import { WorkOrder, type WorkOrderState } from '../../actors/allocation/work-orders/work-order.ts';
 import { ActorSystem, ManualClock } from '../../runtime/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocation, INTEGRITY_FLAG_PREFIX } from '../../actors/allocation/index.ts';
-import { Worker, workerActorId, type WorkerEvent, type WorkerState } from '../../actors/allocation/worker.ts';
+import { Worker, workerActorId, type WorkerEvent, type WorkerState } from '../../actors/allocation/supply/worker.ts';
 import { newId } from '../../kernel/index.ts';
 import { encodeSnapshot } from '../../runtime/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';

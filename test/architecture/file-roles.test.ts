@@ -152,7 +152,7 @@ const read = (file: string) => readFileSync(`${root}/${file}`, 'utf8');
 describe('file roles of the area template (docs/architecture.md "Adding an area"; STYLE "One area, one template")', () => {
   it('the route files under actors/ were found, one or more per area (a guard against checking nothing)', () => {
     expect(routeFiles.length).toBeGreaterThan(10);
-    expect(routeFiles).toEqual(expect.arrayContaining(['actors/payroll/routes.ts', 'actors/allocation/dispatch-routes.ts', 'actors/remittance/authorities/routes.ts']));
+    expect(routeFiles).toEqual(expect.arrayContaining(['actors/payroll/routes.ts', 'actors/allocation/work-orders/routes.ts', 'actors/remittance/authorities/routes.ts']));
   });
 
   it.each(routeFiles)('%s - routes.ts declares routes and calls operations: it never asks an actor nor reads its state (docs/architecture.md "Adding an area"; STYLE "One area, one template")', (file) => {

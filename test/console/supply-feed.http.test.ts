@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas as allAreas } from '../../actors/index.ts';
 import { allocation, SUPPLY_SOCKET_PATH, supplyFeed } from '../../actors/allocation/index.ts';
-import { SNAPSHOT_WORKERS } from '../../actors/allocation/supply-feed.ts';
+import { SNAPSHOT_WORKERS } from '../../actors/allocation/supply/supply-feed.ts';
 import { createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';

@@ -36,9 +36,9 @@
  * otherwise   any                                                                 409 conflict
  */
 import { createHash } from 'node:crypto';
-import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, contentHash, errorEntry, fieldError, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { workerActorId } from './worker.ts';
+import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
+import { ApiError, assertNever, contentHash, errorEntry, fieldError, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { workerActorId } from '../supply/worker.ts';
 
 export const ASSIGNMENT_PREFIX = 'match_assignment_';
 export const EXCEPTION_PREFIX = 'match_exception_';

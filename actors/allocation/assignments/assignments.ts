@@ -4,11 +4,11 @@
  * assignment actor decides.
  */
 import { randomInt } from 'node:crypto';
-import { ApiError, type Caller, derivedId, type Platform } from '../../kernel/index.ts';
+import { ApiError, type Caller, derivedId, type Platform } from '../../../kernel/index.ts';
 import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
 import { stepFacts } from './proof.ts';
-import { ALLOCATION, type AllocationService } from './service.ts';
-import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from './work-order.ts';
+import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
 
 const policyOf = (platform: Platform) => (platform.services.require(ALLOCATION) as AllocationService).policy;
 export const assignmentIdOf = (offerId: string) => derivedId(ASSIGNMENT_PREFIX, [offerId]);

@@ -9,15 +9,15 @@
  * entry that arrival relied on, so its readings start where arrival's did (the start of the
  * assignment's travel), while its continuity is judged from arrival on. The assignment actor decides.
  */
-import type { Platform } from '../../kernel/index.ts';
-import { moduleGates } from './dispatch.ts';
-import { distanceMetres } from './geo.ts';
-import type { StoredReadingData } from './heartbeat.ts';
+import type { Platform } from '../../../kernel/index.ts';
+import { moduleGates } from '../work-orders/work-orders.ts';
+import { distanceMetres } from '../geo.ts';
+import type { StoredReadingData } from '../supply/heartbeat.ts';
 import type { AssignmentState, ProofReading, Signal, StepFacts } from './assignment.ts';
 import { passcodeDigest } from './assignment.ts';
-import type { PolicyPack } from './policy.ts';
-import { ALLOCATION, type AllocationService } from './service.ts';
-import { workerActorId } from './worker.ts';
+import type { PolicyPack } from '../policy.ts';
+import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { workerActorId } from '../supply/worker.ts';
 
 export async function stepFacts(platform: Platform, s: AssignmentState, step: 'start' | 'completion', passcode: string, policy: PolicyPack): Promise<StepFacts> {
   const now = platform.clock.now();

@@ -11,10 +11,10 @@
  * checks each batch with deviceMayActFor; every other allocation socket refuses a device's frames
  * (withDeviceSockets). docs/gaps.md#allocation records the rules.
  */
-import { ApiError, idOf, type Platform, type Principal, type RouteDef, type RouteRequest, type SocketDef } from '../../kernel/index.ts';
-import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState } from './assignment.ts';
+import { ApiError, idOf, type Platform, type Principal, type RouteDef, type RouteRequest, type SocketDef } from '../../../kernel/index.ts';
+import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState } from '../assignments/assignment.ts';
 import { DEVICE_REVOCATIONS, type DeviceRevocations } from './device-revocations.ts';
-import { OFFER_PREFIX, WorkOrder, workOrderIdOfOffer, type WorkOrderState } from './work-order.ts';
+import { OFFER_PREFIX, WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
 
 type WorkerOf = (req: RouteRequest) => string | undefined | Promise<string | undefined>;
 

@@ -14,8 +14,8 @@
  * revoked  revoke   -          409 conflict                 revoked
  * (none)   revoke   -          409 conflict                 (none)
  */
-import { defineActor, iso, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { defineActor, iso, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
+import { assertNever, conflict } from '../../../kernel/index.ts';
 
 export const DEVICE_CREDENTIAL_PREFIX = 'match_device_credential_';
 

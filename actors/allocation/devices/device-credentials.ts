@@ -6,10 +6,10 @@
  * the worker (kind `device`, scopes DEVICE_SCOPES). Revoking removes the digest first, so the
  * credential stops at once on every node even if recording the revocation fails.
  */
-import { dropDeviceSecret, storeDeviceSecret } from '../accounts/index.ts';
-import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform } from '../../kernel/index.ts';
+import { dropDeviceSecret, storeDeviceSecret } from '../../accounts/index.ts';
+import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform } from '../../../kernel/index.ts';
 import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX, type DeviceCredentialState, deviceCredentialView } from './device-credential.ts';
-import { WORKER_ID } from './heartbeat.ts';
+import { WORKER_ID } from '../supply/heartbeat.ts';
 
 /** What a device does is allocation's reads and writes; every other module refuses it by scope (spec 5.6). */
 export const DEVICE_SCOPES: readonly string[] = Object.freeze(['match:read', 'match:write']);

@@ -6,9 +6,9 @@
  * this node and, in a cluster, the journal feed for revocations committed on other nodes
  * (kernel NodeReadModel).
  */
-import type { Committed } from '../../runtime/index.ts';
-import { NodeReadModel, type Platform, serviceKey } from '../../kernel/index.ts';
-import type { FeedEntry } from '../../stores/index.ts';
+import type { Committed } from '../../../runtime/index.ts';
+import { NodeReadModel, type Platform, serviceKey } from '../../../kernel/index.ts';
+import type { FeedEntry } from '../../../stores/index.ts';
 import { DeviceCredential, type DeviceCredentialState } from './device-credential.ts';
 
 const STREAM = `${DeviceCredential.kind}.`;

@@ -5,7 +5,7 @@
  * itself cannot reach them (device-access.ts).
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, idOf, listQueryWith, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
 import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX } from './device-credential.ts';
 import { issueDeviceCredential, listDeviceCredentials, revokeDeviceCredential } from './device-credentials.ts';
 

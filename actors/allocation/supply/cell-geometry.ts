@@ -4,7 +4,7 @@
  * is the distance to the centre less it), and the radius of one inside it.
  */
 import { cellToBoundary, cellToLatLng } from 'h3-js';
-import { aToMetres, cosLat, haversineA } from './geo.ts';
+import { aToMetres, cosLat, haversineA } from '../geo.ts';
 
 export interface CellGeo {
   lat: number;

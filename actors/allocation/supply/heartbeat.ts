@@ -5,7 +5,7 @@
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
 /** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */

@@ -19,8 +19,8 @@
  * Independent signals are signals of distinct sources. accepted_signals (optional) must name
  * sources that fired on this flag; when given, only those count towards suspension.
  */
-import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { defineActor, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
+import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import type { SignalSource } from './validation.ts';
 import { INTEGRITY_FLAG_PREFIX, type WireSignal } from './worker.ts';
 

@@ -2,7 +2,7 @@
  * The integrity flag operation the routes call (spec 3 "Integrity flag", 4.7 adjudicate): a person
  * decides an open flag once, and the worker it names learns the decision before the answer goes.
  */
-import { type Caller, isApiError, type Platform } from '../../kernel/index.ts';
+import { type Caller, isApiError, type Platform } from '../../../kernel/index.ts';
 import { type AdjudicateCommand, IntegrityFlag } from './integrity-flag.ts';
 import { Worker, workerActorId } from './worker.ts';
 

@@ -6,10 +6,10 @@
  * it is read again when the supply replica has heard of a newer version (service.ts). Rebuilt from
  * the actor and the ReadingStore after a restart.
  */
-import type { Clock } from '../../runtime/index.ts';
-import type { ReadingStore } from '../../stores/index.ts';
+import type { Clock } from '../../../runtime/index.ts';
+import type { ReadingStore } from '../../../stores/index.ts';
 import type { Presence } from './presence.ts';
-import type { PolicyPack } from './policy.ts';
+import type { PolicyPack } from '../policy.ts';
 import { RecentReadings } from './recent-readings.ts';
 import type { CommittedFacts } from './supply-replica.ts';
 import type { WorkerDirectory } from './worker-directory.ts';

@@ -7,7 +7,7 @@
  * MSGPACK_MAX_VALUES values, using no extension but the timestamp; anything else is refused with
  * 400 invalid_request naming what and where (docs/gaps.md#allocation).
  */
-import { ApiError } from '../../kernel/index.ts';
+import { ApiError } from '../../../kernel/index.ts';
 
 /** Containers nested in a batch: the batch, readings, a reading, its position; the rest is room for unknown fields. */
 export const MSGPACK_MAX_DEPTH = 8;

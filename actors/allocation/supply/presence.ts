@@ -12,8 +12,8 @@
  * reminders): a wheel of one-second buckets, driven by the ManualClock in tests (it is a TimerHost)
  * and by a one-second interval on the system clock.
  */
-import type { Clock, TimerHost } from '../../runtime/index.ts';
-import type { PolicyPack } from './policy.ts';
+import type { Clock, TimerHost } from '../../../runtime/index.ts';
+import type { PolicyPack } from '../policy.ts';
 
 export const PRESENCE = ['reporting', 'stale', 'ghost'] as const;
 export type Presence = (typeof PRESENCE)[number];

@@ -1,7 +1,7 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, fieldError, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../kernel/index.ts';
-import { assertWorkerSetsAvailability } from './device-access.ts';
+import { callerOf, fieldError, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../../kernel/index.ts';
+import { assertWorkerSetsAvailability } from '../devices/device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
 import { adjudicateFlag } from './integrity-flags.ts';

@@ -9,14 +9,14 @@
  * of that committed state (replaced by each commit's state); the replica holds what the map needs
  * of both, on every node.
  */
-import { ApiError, type Caller, errorEntry, serviceKey, subjectNumbers, type Platform, type ValidationEntry } from '../../kernel/index.ts';
-import type { Committed } from '../../runtime/index.ts';
-import type { ClusterStores } from '../../stores/index.ts';
+import { ApiError, type Caller, errorEntry, serviceKey, subjectNumbers, type Platform, type ValidationEntry } from '../../../kernel/index.ts';
+import type { Committed } from '../../../runtime/index.ts';
+import type { ClusterStores } from '../../../stores/index.ts';
 import { WORKER_ID, parseBatch, storedReading, type AvailabilityState, type HeartbeatBatch, type Reading, type StoredReadingData } from './heartbeat.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
 import type { Presence } from './presence.ts';
-import type { LoadedPolicy } from './policy.ts';
-import type { CrossCheckAnswer, NetworkCrossCheckProvider } from './providers/network-cross-check.ts';
+import type { LoadedPolicy } from '../policy.ts';
+import type { CrossCheckAnswer, NetworkCrossCheckProvider } from '../providers/network-cross-check.ts';
 import type { ExclusionReason, Neighbour, SupplyChange, SupplyMap } from './supply-map.ts';
 import { SupplyBus } from './supply-bus.ts';
 import { committedFacts, SupplyReplica, type SupplyRecord, type SupplyUpdate } from './supply-replica.ts';

@@ -9,8 +9,8 @@
  * sends only its own worker's batches, and its frames stop when it is revoked (device-access.ts).
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../kernel/index.ts';
-import { deviceMayActFor } from './device-access.ts';
+import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../../kernel/index.ts';
+import { deviceMayActFor } from '../devices/device-access.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { checkMsgpackFrame } from './msgpack-frame.ts';
 import { service } from './routes.ts';

@@ -11,7 +11,7 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { randomBytes } from 'node:crypto';
-import type { ClusterStores } from '../../stores/index.ts';
+import type { ClusterStores } from '../../../stores/index.ts';
 import type { CommittedFacts, ReportFacts, SupplyRecord, SupplyUpdate } from './supply-replica.ts';
 
 type Nats = ClusterStores['nats'];

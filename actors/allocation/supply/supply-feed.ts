@@ -33,12 +33,12 @@
  *                                       the last one included
  * at the head                           held until a change (then as above) or HOLD_MS (empty)
  */
-import { ApiError, listPage, platformFeed, randomSuffix, serviceKey, type Platform, type SocketDef } from '../../kernel/index.ts';
-import type { Committed, FeedMember } from '../../runtime/index.ts';
-import type { FeedEntry } from '../../stores/index.ts';
+import { ApiError, listPage, platformFeed, randomSuffix, serviceKey, type Platform, type SocketDef } from '../../../kernel/index.ts';
+import type { Committed, FeedMember } from '../../../runtime/index.ts';
+import type { FeedEntry } from '../../../stores/index.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
 import { Worker, type WorkerState } from './worker.ts';
-import { offerView, WorkOrder, type WorkOrderState } from './work-order.ts';
+import { offerView, WorkOrder, type WorkOrderState } from '../work-orders/work-order.ts';
 
 export const SUPPLY_SOCKET_PATH = '/v1/allocation/supply/stream';
 const NAME = 'allocation-supply-feed';

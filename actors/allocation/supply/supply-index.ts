@@ -20,7 +20,7 @@
  */
 import { cellToParent, gridDisk, gridRing, latLngToCell } from 'h3-js';
 import { cellGeometry, type CellGeo } from './cell-geometry.ts';
-import { aToMetres, cosLat, haversineA, metresToA } from './geo.ts';
+import { aToMetres, cosLat, haversineA, metresToA } from '../geo.ts';
 import { before, push, replaceTop, sortHeap } from './nearest-heap.ts';
 
 /** Coordinates live in the bucket, side by side, so a scan reads memory in order. */

@@ -24,11 +24,11 @@
  * forgotten with it; the node taking the worker's heartbeats sends both parts with every batch, so
  * the worker's next batch restores the record on every node (a lost message is repaired the same way).
  */
-import type { PolicyPack } from './policy.ts';
+import type { PolicyPack } from '../policy.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers, type Presence, type PresenceInput } from './presence.ts';
 import { SupplyMap, excludedBecause, type ExclusionReason, type SupplyChange, type SupplyFacts } from './supply-map.ts';
-import { CountColumn, NumberColumn, type SubjectNumbers } from '../../kernel/index.ts';
-import type { Clock } from '../../runtime/index.ts';
+import { CountColumn, NumberColumn, type SubjectNumbers } from '../../../kernel/index.ts';
+import type { Clock } from '../../../runtime/index.ts';
 import type { ExternalExclusion, WorkerState } from './worker.ts';
 
 /** The committed part: the Worker actor's state as the supply map needs it. */

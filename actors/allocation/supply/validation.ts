@@ -17,8 +17,8 @@
  * order within the batch. Accepted readings are recorded into `recent` as they are judged.
  */
 import type { AvailabilityState, Reading } from './heartbeat.ts';
-import { distanceMetres } from './geo.ts';
-import type { PolicyPack } from './policy.ts';
+import { distanceMetres } from '../geo.ts';
+import type { PolicyPack } from '../policy.ts';
 import type { RecentReadings } from './recent-readings.ts';
 
 export const REJECTION_REASONS = [

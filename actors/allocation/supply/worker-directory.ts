@@ -9,7 +9,7 @@
  * `adopt` command, then its readings in the retention window are copied and a flag decided
  * while it waited is applied. docs/gaps.md#allocation says why it is lazy.
  */
-import { isApiError, notFound, type Platform } from '../../kernel/index.ts';
+import { isApiError, notFound, type Platform } from '../../../kernel/index.ts';
 import { IntegrityFlag, type FlagState } from './integrity-flag.ts';
 import { Worker, workerActorId, type WorkerState } from './worker.ts';
 

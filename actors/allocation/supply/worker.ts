@@ -28,9 +28,9 @@
  *
  * Any but set_availability / report_signals / exclude / adopt on a worker never seen: 404 not_found
  */
-import { derivedId } from '../../kernel/index.ts';
-import { PASSPORT_ENDED, PASSPORT_KIND, PASSPORT_RESTORED } from '../identity/index.ts';
-import { defineActor, type CommandContext, type Decision } from '../../runtime/index.ts';
+import { derivedId } from '../../../kernel/index.ts';
+import { PASSPORT_ENDED, PASSPORT_KIND, PASSPORT_RESTORED } from '../../identity/index.ts';
+import { defineActor, type CommandContext, type Decision } from '../../../runtime/index.ts';
 import type { AvailabilityState } from './heartbeat.ts';
 import type { Presence } from './presence.ts';
 import type { SignalSource } from './validation.ts';

@@ -12,16 +12,16 @@
  * transition and event, and its cascade moves on to the next candidate. The worker's assignments not
  * yet started are cancelled the same way (`unstarted_worker:` lists). It reacts; it never polls.
  */
-import type { FeedReader } from '../../runtime/index.ts';
-import { type Platform, platformFeed, serviceKey } from '../../kernel/index.ts';
-import type { FeedEntry } from '../../stores/index.ts';
-import { LICENCE_EXPIRED, LICENCE_KIND } from '../credentials/index.ts';
-import { STANDING_DISPUTED, STANDING_KIND, STANDING_LAPSED, STANDING_TERMINATED } from '../engagements/index.ts';
-import { PASSPORT_ENDED, PASSPORT_KIND } from '../identity/index.ts';
-import { IntegrityFlag } from './integrity-flag.ts';
-import { workerActorId } from './worker.ts';
+import type { FeedReader } from '../../../runtime/index.ts';
+import { type Platform, platformFeed, serviceKey } from '../../../kernel/index.ts';
+import type { FeedEntry } from '../../../stores/index.ts';
+import { LICENCE_EXPIRED, LICENCE_KIND } from '../../credentials/index.ts';
+import { STANDING_DISPUTED, STANDING_KIND, STANDING_LAPSED, STANDING_TERMINATED } from '../../engagements/index.ts';
+import { PASSPORT_ENDED, PASSPORT_KIND } from '../../identity/index.ts';
+import { IntegrityFlag } from '../supply/integrity-flag.ts';
+import { workerActorId } from '../supply/worker.ts';
 import { pendingList, WorkOrder } from './work-order.ts';
-import { Assignment } from './assignment.ts';
+import { Assignment } from '../assignments/assignment.ts';
 
 export const CASCADE_REMOVAL = serviceKey<CascadeRemoval>('allocation-cascade-removal');
 

@@ -5,11 +5,11 @@
  * Request and response shapes are not shown: docs/gaps.md#allocation.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { callerOf, createDedupe, createdId, idOf, listPage, listQueryWith, route, type RouteDef } from '../../kernel/index.ts';
-import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workOrderStep } from './dispatch.ts';
+import { callerOf, createDedupe, createdId, idOf, listPage, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
+import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workOrderStep } from './work-orders.ts';
 import { OFFER_PREFIX, WORK_ORDER_PREFIX, WORK_ORDER_STATUSES, WorkOrder } from './work-order.ts';
-import { Assignment, ASSIGNMENT_PREFIX, ASSIGNMENT_STATUSES, assignmentIdOfException, EXCEPTION_PREFIX } from './assignment.ts';
-import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, proofOf } from './assignments.ts';
+import { Assignment, ASSIGNMENT_PREFIX, ASSIGNMENT_STATUSES, assignmentIdOfException, EXCEPTION_PREFIX } from '../assignments/assignment.ts';
+import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, proofOf } from '../assignments/assignments.ts';
 
 const M = 'match';
 const gap = 'Request and response shapes of work orders and offers are not shown; see docs/gaps.md#allocation.';

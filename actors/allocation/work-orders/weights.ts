@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { contentHash } from '../../kernel/index.ts';
+import { contentHash } from '../../../kernel/index.ts';
 
 export const FACTORS = ['distance', 'evidence', 'freshness', 'reliability', 'presence'] as const;
 export type Factor = (typeof FACTORS)[number];

@@ -26,9 +26,9 @@
  * closed  offer, accept, decline, fill, expire, cancel                  409 conflict
  * closed  expire_offers, withdraw_worker                               -                                              (same)
  */
-import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
-import { workerActorId } from './worker.ts';
+import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
+import { ApiError, assertNever } from '../../../kernel/index.ts';
+import { workerActorId } from '../supply/worker.ts';
 
 export const WORK_ORDER_PREFIX = 'match_work_order_';
 export const OFFER_PREFIX = 'match_offer_';

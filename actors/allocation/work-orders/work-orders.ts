@@ -5,13 +5,13 @@
  * credential eligibility, each a read of memory on this node through the owning module's face;
  * ranking.ts decides. The work order actor then runs the cascade.
  */
-import { ApiError, type Caller, errorEntry, mounted, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { credentialEligibility } from '../credentials/index.ts';
-import { engagementStanding } from '../engagements/index.ts';
-import { identityGate } from '../identity/index.ts';
+import { ApiError, type Caller, errorEntry, mounted, type Platform, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { credentialEligibility } from '../../credentials/index.ts';
+import { engagementStanding } from '../../engagements/index.ts';
+import { identityGate } from '../../identity/index.ts';
 import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
-import { ALLOCATION, type AllocationService } from './service.ts';
-import { NearestBuffer } from './supply-index.ts';
+import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { NearestBuffer } from '../supply/supply-index.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
 import { type CandidateList, offerView, type OpenCommand, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
 
