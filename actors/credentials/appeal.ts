@@ -20,6 +20,8 @@ export const APPEAL_STATUSES = ['open', 'decided'] as const;
 export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 export const APPEAL_GROUNDS = ['contradiction', 'lapse'] as const;
 export type AppealGround = (typeof APPEAL_GROUNDS)[number];
+export const APPEAL_OUTCOMES = ['upheld', 'dismissed'] as const;
+export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
 
 export interface FileAppeal {
   subject_ref: string;
@@ -31,7 +33,7 @@ export interface FileAppeal {
 }
 
 export interface AppealDecision {
-  outcome: 'upheld' | 'dismissed';
+  outcome: AppealOutcome;
   reason: string;
   decided_by: string;
   decided_at: string;
@@ -60,7 +62,7 @@ export const Appeal = defineActor({
     file(_s: AppealState, cmd: FileAppeal, ctx): AppealEvent[] {
       return ctx.version > 0 ? [] : [{ type: 'appeal.filed', ...cmd }];
     },
-    decide(s: AppealState, cmd: { outcome: 'upheld' | 'dismissed'; reason: string }, ctx): AppealEvent[] {
+    decide(s: AppealState, cmd: { outcome: AppealOutcome; reason: string }, ctx): AppealEvent[] {
       if (s.status !== 'open') throw new ApiError('conflict', `Appeal ${s.id} is ${s.status}; its decision is never edited.`);
       return [{ type: 'appeal.decided', subject_ref: s.subject_ref, decision: { outcome: cmd.outcome, reason: cmd.reason, decided_by: ctx.principal ?? 'unknown', decided_at: iso(ctx.now) } }];
     },

@@ -260,7 +260,8 @@ export const Claim = defineActor({
     }
   },
   // A verified credential issues its claim (spec 2.5 claim_id): at least once, and `issue` on an
-  // existing claim is a no-op. The service also asks at once, so the claim is there when the answer is.
+  // existing claim is a no-op. The verification operations (verifications.ts) also ask at once, so
+  // the claim is there when the answer is.
   reactions: [
     {
       from: 'credentials_verification',

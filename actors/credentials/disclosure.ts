@@ -2,7 +2,7 @@
  * Disclosure (credentials). Spec 1 rule 7, 4.4 (GET and POST /v1/credentials/disclosures, POST
  * .../revoke), 7 (422 consent_token_missing on create). A subject's claims shown to a recipient,
  * under an active consent token of the subject whose purpose the policy pack lists for disclosures
- * (checked in service.ts before the record is made). Fields are not shown (docs/gaps.md#credentials).
+ * (checked in disclosures.ts before the record is made). Fields are not shown (docs/gaps.md#credentials).
  *
  * status   command  condition  event                next
  * -------  -------  ---------  -------------------  -------

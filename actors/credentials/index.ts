@@ -54,8 +54,10 @@ export interface CredentialEligibility {
 /** Eligibility served from memory on this node (DESIGN "Gates between areas"). */
 export const credentialEligibility = (platform: Platform): CredentialEligibility => credentialsService(platform).eligibility;
 
-/** The credentials service of a platform (operations the routes call; for benches and other modules' tests). */
+/** The credentials service of a platform (its policy pack and eligibility model; for benches and other modules' tests). */
 export const credentials = (platform: Platform): CredentialsService => credentialsService(platform);
+/** Making a competence claim as POST /v1/credentials/claims does (for benches and tests that set up claims). */
+export { createClaim, type CreateClaimBody } from './claims.ts';
 
 /** Journal facts other areas react to (the runtime's Reaction.from / events). */
 export const LICENCE_KIND = Licence.kind;

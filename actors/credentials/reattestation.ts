@@ -13,6 +13,9 @@ import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/in
 import { REATTESTATION_PREFIX } from './ids.ts';
 import type { EvidenceClass } from './policy.ts';
 
+/** The evidence classes a re-attestation may give (e1 is no attestation, e4 comes only from a verification). */
+export const REATTESTATION_CLASSES = ['e2_attested', 'e3_documented', 'e5_demonstrated'] as const satisfies readonly EvidenceClass[];
+
 export interface CreateReattestation {
   subject_ref: string;
   claim_id: string;

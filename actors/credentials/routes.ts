@@ -1,20 +1,25 @@
 /** Credentials routes (spec 4.4; module scope `proof`). Events and audit entries are served for every module by delivery. */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { callerOf, enumOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
-import { Appeal } from './appeal.ts';
-import { decideAppeal } from './appeals.ts';
+import { Appeal, APPEAL_OUTCOMES } from './appeal.ts';
+import { decideAppeal, fileAppeal } from './appeals.ts';
 import { Claim } from './claim.ts';
-import { lapseClaim } from './claims.ts';
+import { createClaim, lapseClaim } from './claims.ts';
 import { Disclosure, DISCLOSURE_STATUSES } from './disclosure.ts';
-import { revokeDisclosure } from './disclosures.ts';
+import { createDisclosure, revokeDisclosure } from './disclosures.ts';
+import { createAnalysis } from './document-analyses.ts';
 import { DocumentAnalysis } from './document-analysis.ts';
 import { APPEAL_PREFIX, CLAIM_PREFIX, DISCLOSURE_PREFIX, DOCUMENT_ANALYSIS_PREFIX, FRAMEWORK_PREFIX, frameworkIdOf, ISSUER_PREFIX, LICENCE_PREFIX, REATTESTATION_PREFIX, VERIFICATION_PREFIX, WALLET_PREFIX } from './ids.ts';
 import { Licence, licenceList, LICENCE_STATUSES } from './licence.ts';
 import { EVIDENCE_CLASSES, type Framework, type IssuerEntry, METHODS } from './policy.ts';
-import { Reattestation } from './reattestation.ts';
+import { readiness } from './readiness.ts';
+import { Reattestation, REATTESTATION_CLASSES } from './reattestation.ts';
+import { createReattestation } from './reattestations.ts';
 import { credentialsService as service } from './service.ts';
 import { OUTCOMES, Verification } from './verification.ts';
+import { createVerification, decideVerification } from './verifications.ts';
 import { Wallet } from './wallet.ts';
+import { createWallet, walletView } from './wallets.ts';
 
 const M = 'proof';
 const P = '/v1/credentials';
@@ -61,14 +66,14 @@ const DisclosureBody = closed({
 });
 const ReattestationBody = closed({
   claim_id: Id,
-  evidence_class: enumOf(['e2_attested', 'e3_documented', 'e5_demonstrated']),
+  evidence_class: enumOf(REATTESTATION_CLASSES),
   evidence_date: DateText,
   attested_by: Type.String({ minLength: 1, maxLength: 255 }),
   level: Type.Optional(Type.Integer({ minimum: 1, maximum: 6 })),
   note: Type.Optional(Text),
 });
 const AppealBody = closed({ verification_id: Type.Optional(Id), claim_id: Type.Optional(Id), statement: Text });
-const DecideBody = closed({ outcome: enumOf(['upheld', 'dismissed']), reason: Text });
+const DecideBody = closed({ outcome: enumOf(APPEAL_OUTCOMES), reason: Text });
 
 const SubjectFilter = Type.Optional(Ref);
 
@@ -123,15 +128,15 @@ export const routes: RouteDef[] = [
     listPage(req.platform.system, Verification, req.org, listName(req.query.subject_ref, 'outcome', req.query.outcome), req.query, 'desc'),
     undefined, listQueryWith({ outcome: Type.Optional(enumOf(OUTCOMES)), subject_ref: SubjectFilter })),
   create(`${P}/verifications`, VerificationBody, 'Verify a credential with its issuer under an active consent token (422 consent_token_missing without); silence is unverified, never a pass.',
-    (req) => service(req.platform).createVerification(req.body, callerOf(req)),
+    (req) => createVerification(req.platform, callerOf(req), req.body),
     `Body fields beyond subject_ref, issuer_id and credential_kind (consent_token_id, credential_reference) and the record's charge, cached_from, decided_by are ours; ${GAP}.`),
   read(`${P}/verifications/{verification_id}`, 'Retrieve a credential verification.', (req) => req.platform.system.get(Verification, verificationId(req), req.org)),
   op(`${P}/verifications/{verification_id}/verify`, VerifyBody, 'Record the issuer\u2019s confirmation of a pending (or late-answered unverified) verification; issues the claim.',
-    (req) => service(req.platform).verificationOperation(verificationId(req), 'verify', req.body, callerOf(req)), `Body and allowed states not shown; ${GAP}.`),
+    (req) => decideVerification(req.platform, callerOf(req), verificationId(req), 'verify', req.body), `Body and allowed states not shown; ${GAP}.`),
   op(`${P}/verifications/{verification_id}/mark_unverified`, UnverifiedBody, 'Record that the issuer did not answer a pending verification; names the source.',
-    (req) => service(req.platform).verificationOperation(verificationId(req), 'mark_unverified', req.body, callerOf(req)), `Body and allowed states not shown; ${GAP}.`),
+    (req) => decideVerification(req.platform, callerOf(req), verificationId(req), 'mark_unverified', req.body), `Body and allowed states not shown; ${GAP}.`),
   op(`${P}/verifications/{verification_id}/contradict`, ContradictBody, 'Record that the issuer said otherwise: a finding about the person, with contradiction_detail.',
-    (req) => service(req.platform).verificationOperation(verificationId(req), 'contradict', req.body, callerOf(req)), `Body and allowed states not shown; ${GAP}.`),
+    (req) => decideVerification(req.platform, callerOf(req), verificationId(req), 'contradict', req.body), `Body and allowed states not shown; ${GAP}.`),
 
   // ---- issuers ----
   read(`${P}/issuers`, 'List the credential issuers, their method, service level, evidence validity and fee.', async (req) =>
@@ -139,7 +144,7 @@ export const routes: RouteDef[] = [
     `Issuer fields are not shown; ${GAP}.`, listQueryWith({})),
   read(`${P}/issuers/{issuer_id}`, 'Retrieve a credential issuer.', async (req) => {
     const id = idOf(req.params.issuer_id, ISSUER_PREFIX, 'issuer');
-    const i = service(req.platform).issuer(id);
+    const i = service(req.platform).policy.issuers.get(id);
     if (!i) throw notFound('issuer', id);
     return issuerView(i, req.livemode);
   }, `Issuer fields are not shown; ${GAP}.`),
@@ -158,7 +163,7 @@ export const routes: RouteDef[] = [
 
   // ---- document analyses ----
   create(`${P}/document_analyses`, AnalysisBody, 'Analyse a credential document: one score per factor (template, seal, typography, serial structure, plausibility of issuance); a confirmed forgery is escalated to identity.',
-    (req) => service(req.platform).createAnalysis(req.body, callerOf(req)), `The analysis record's fields are not shown; ${GAP}.`),
+    (req) => createAnalysis(req.platform, callerOf(req), req.body), `The analysis record's fields are not shown; ${GAP}.`),
   read(`${P}/document_analyses/{document_analysis_id}`, 'Retrieve a document analysis (document_url is never returned).',
     (req) => req.platform.system.get(DocumentAnalysis, idOf(req.params.document_analysis_id, DOCUMENT_ANALYSIS_PREFIX, 'document analysis'), req.org), `The analysis record's fields are not shown; ${GAP}.`),
 
@@ -167,7 +172,7 @@ export const routes: RouteDef[] = [
     listPage(req.platform.system, Claim, req.org, listName(req.query.subject_ref, '', undefined), req.query, 'desc'),
     `List filters are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter })),
   create(`${P}/claims`, ClaimBody, 'Make a competence claim (e1, e2, e3 or e5; e4 comes only from a verification); supersedes names the claim it replaces, which stays.',
-    (req) => service(req.platform).createClaim(req.body, callerOf(req)), `Request shape not shown; ${GAP}.`),
+    (req) => createClaim(req.platform, callerOf(req), req.body), `Request shape not shown; ${GAP}.`),
   read(`${P}/claims/{claim_id}`, 'Retrieve a competence claim.', (req) => req.platform.system.get(Claim, idOf(req.params.claim_id, CLAIM_PREFIX, 'competence claim'), req.org)),
   op(`${P}/claims/{claim_id}/lapse`, LapseBody, 'Lapse a claim before its expiry (claim.lapsed); it stays, shown lapsed and downgraded.',
     (req) => lapseClaim(req.platform, callerOf(req), idOf(req.params.claim_id, CLAIM_PREFIX, 'competence claim'), req.body), `Request shape not shown; ${GAP}.`),
@@ -175,15 +180,15 @@ export const routes: RouteDef[] = [
   // ---- wallets ----
   read(`${P}/wallets`, 'List wallets, newest first; filter subject_ref.', (req) =>
     listPage(req.platform.system, Wallet, req.org, listName(req.query.subject_ref, '', undefined), req.query, 'desc'), `Wallet fields are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter })),
-  create(`${P}/wallets`, WalletBody, 'Make a wallet: a subject\u2019s portable set of claims.', async (req) => service(req.platform).createWallet(req.body, callerOf(req)), `Wallet fields are not shown; ${GAP}.`),
-  read(`${P}/wallets/{wallet_id}`, 'Retrieve a wallet with each of its claims as it stands now.', (req) => service(req.platform).walletView(idOf(req.params.wallet_id, WALLET_PREFIX, 'wallet'), req.org), `Wallet fields are not shown; ${GAP}.`),
+  create(`${P}/wallets`, WalletBody, 'Make a wallet: a subject\u2019s portable set of claims.', async (req) => createWallet(req.platform, callerOf(req), req.body), `Wallet fields are not shown; ${GAP}.`),
+  read(`${P}/wallets/{wallet_id}`, 'Retrieve a wallet with each of its claims as it stands now.', (req) => walletView(req.platform, req.org, idOf(req.params.wallet_id, WALLET_PREFIX, 'wallet')), `Wallet fields are not shown; ${GAP}.`),
 
   // ---- disclosures ----
   read(`${P}/disclosures`, 'List disclosures, newest first; filters subject_ref and status.', (req) =>
     listPage(req.platform.system, Disclosure, req.org, listName(req.query.subject_ref, 'status', req.query.status), req.query, 'desc'),
     `Disclosure fields are not shown; ${GAP}.`, listQueryWith({ subject_ref: SubjectFilter, status: Type.Optional(enumOf(DISCLOSURE_STATUSES)) })),
   create(`${P}/disclosures`, DisclosureBody, 'Disclose a subject\u2019s claims (a wallet or claim_ids) to a recipient under an active consent token (422 consent_token_missing without).',
-    (req) => service(req.platform).createDisclosure(req.body, callerOf(req)), `Disclosure fields are not shown; ${GAP}.`),
+    (req) => createDisclosure(req.platform, callerOf(req), req.body), `Disclosure fields are not shown; ${GAP}.`),
   read(`${P}/disclosures/{disclosure_id}`, 'Retrieve a disclosure.', (req) => req.platform.system.get(Disclosure, idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure'), req.org), `Not named by the spec; a read by id like every other record; ${GAP}.`),
   op(`${P}/disclosures/{disclosure_id}/revoke`, undefined, 'Revoke an active disclosure (409 otherwise).',
     (req) => revokeDisclosure(req.platform, callerOf(req), idOf(req.params.disclosure_id, DISCLOSURE_PREFIX, 'disclosure')), `Disclosure fields are not shown; ${GAP}.`),
@@ -196,14 +201,14 @@ export const routes: RouteDef[] = [
 
   // ---- re-attestations and appeals ----
   create(`${P}/reattestations`, ReattestationBody, 'Re-attest a claim: a new claim supersedes it (superseded_by); the old one stays.',
-    (req) => service(req.platform).createReattestation(req.body, callerOf(req)), `Re-attestation fields are not shown; ${GAP}.`),
+    (req) => createReattestation(req.platform, callerOf(req), req.body), `Re-attestation fields are not shown; ${GAP}.`),
   read(`${P}/reattestations/{reattestation_id}`, 'Retrieve a re-attestation.', (req) => req.platform.system.get(Reattestation, idOf(req.params.reattestation_id, REATTESTATION_PREFIX, 're-attestation'), req.org), `Re-attestation fields are not shown; ${GAP}.`),
   create(`${P}/appeals`, AppealBody, 'Appeal a contradicted verification or a lapsed claim; a person decides it.',
-    (req) => service(req.platform).fileAppeal(req.body, callerOf(req)), `Appeal fields are not shown; ${GAP}.`),
+    (req) => fileAppeal(req.platform, callerOf(req), req.body), `Appeal fields are not shown; ${GAP}.`),
   read(`${P}/appeals/{appeal_id}`, 'Retrieve an appeal.', (req) => req.platform.system.get(Appeal, idOf(req.params.appeal_id, APPEAL_PREFIX, 'appeal'), req.org), `Appeal fields are not shown; ${GAP}.`),
   op(`${P}/appeals/{appeal_id}/decide`, DecideBody, 'Record a person\u2019s decision on an open appeal (upheld or dismissed, with a reason); never edited.',
     (req) => decideAppeal(req.platform, callerOf(req), idOf(req.params.appeal_id, APPEAL_PREFIX, 'appeal'), req.body), `Not named by the spec: how an appeal is decided is not shown; ${GAP}.`),
 
   // ---- readiness ----
-  read(`${P}/readiness`, 'The module\u2019s readiness: the active policy pack and frameworks (version, hash), issuers, and the eligibility model.', async (req) => service(req.platform).readiness(), `Response shape not shown; ${GAP}.`),
+  read(`${P}/readiness`, 'The module\u2019s readiness: the active policy pack and frameworks (version, hash), issuers, and the eligibility model.', async (req) => readiness(req.platform), `Response shape not shown; ${GAP}.`),
 ];

@@ -23,7 +23,7 @@ import { ManualClock } from '../../runtime/index.ts';
 import { createPlatform, stopPlatform, type Platform } from '../../kernel/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as identity, identityGate } from '../../actors/identity/index.ts';
-import { area as credentialsArea, Claim, credentialEligibility, credentials, Licence } from '../../actors/credentials/index.ts';
+import { area as credentialsArea, Claim, createClaim, credentialEligibility, credentials, Licence } from '../../actors/credentials/index.ts';
 
 const N = Number(process.env.CREDENTIALS_BENCH_CLAIMS ?? 1_000_000);
 const ORG = 'org_bench_credentials';
@@ -75,7 +75,7 @@ async function eligibilityReads(platform: Platform): Promise<BenchResult[]> {
   let k = 0;
   const today = new Date(platform.clock.now()).toISOString().slice(0, 10);
   const claim = (code: string, evidence_class: (typeof CLASSES)[number]) =>
-    svc.createClaim({ subject_ref: subject, claim_code: code, level: 3, evidence_class, evidence_date: today }, { ...caller, idempotencyKey: `bench-${++k}` });
+    createClaim(platform, { ...caller, idempotencyKey: `bench-${++k}` }, { subject_ref: subject, claim_code: code, level: 3, evidence_class, evidence_date: today });
   for (const c of required) await claim(c, 'e3_documented');
   for (const c of required) await claim(c, 'e5_demonstrated');
   for (const c of others) await claim(c, 'e2_attested');

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock, roundTrip } from '../../runtime/index.ts';
 import { area as identity } from '../../actors/identity/index.ts';
-import { area as credentialsArea, Claim, credentialEligibility, credentials, Licence } from '../../actors/credentials/index.ts';
+import { area as credentialsArea, Claim, createClaim, credentialEligibility, Licence } from '../../actors/credentials/index.ts';
 import type { ClaimState } from '../../actors/credentials/claim.ts';
 import { licenceIdOf } from '../../actors/credentials/ids.ts';
 import { testStores } from '../../support/stores.ts';
@@ -27,12 +27,12 @@ afterEach(async () => {
 });
 
 const subject = () => `subj-${process.pid}-${++n}`;
-const svc = () => credentials(platform);
 
 async function claim(subjectRef: string, code: string, o: { level?: number; evidence_class?: string; evidence_date?: string; supersedes?: string } = {}) {
-  return (await svc().createClaim(
-    { subject_ref: subjectRef, claim_code: code, level: o.level ?? 3, evidence_class: (o.evidence_class ?? 'e3_documented') as never, evidence_date: o.evidence_date ?? '2026-03-02', supersedes: o.supersedes },
+  return (await createClaim(
+    platform,
     { ...caller, idempotencyKey: `claim-${++n}` },
+    { subject_ref: subjectRef, claim_code: code, level: o.level ?? 3, evidence_class: (o.evidence_class ?? 'e3_documented') as never, evidence_date: o.evidence_date ?? '2026-03-02', supersedes: o.supersedes },
   )) as { id: string; decay_state: string; expires_at: string; evidence_class: string };
 }
 

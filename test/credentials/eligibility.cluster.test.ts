@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { area as identity } from '../../actors/identity/index.ts';
-import { area as credentialsArea, credentialEligibility, credentials, Licence } from '../../actors/credentials/index.ts';
+import { area as credentialsArea, createClaim, credentialEligibility, Licence } from '../../actors/credentials/index.ts';
 import { licenceIdOf } from '../../actors/credentials/ids.ts';
 import { clusterTestStores, storeFamily, testNamespace } from '../../support/stores.ts';
 import { until } from '../../support/until.ts';
@@ -37,7 +37,7 @@ describe.runIf(clustered)('eligibility across nodes (cluster)', () => {
     const s = `plumber-${process.pid}`;
     let k = 0;
     for (const code of CODES)
-      await credentials(a).createClaim({ subject_ref: s, claim_code: code, level: 2, evidence_class: 'e3_documented', evidence_date: '2026-03-02' }, { org: ORG, livemode: false, idempotencyKey: `c-${++k}` });
+      await createClaim(a, { org: ORG, livemode: false, idempotencyKey: `c-${++k}` }, { subject_ref: s, claim_code: code, level: 2, evidence_class: 'e3_documented', evidence_date: '2026-03-02' });
     expect(credentialEligibility(a).check(ORG, s, { occupation_code: 'ng-7126' }).eligible).toBe(true);
     await until(() => credentialEligibility(b).check(ORG, s, { occupation_code: 'ng-7126' }).eligible, 10_000);
   });
@@ -45,7 +45,7 @@ describe.runIf(clustered)('eligibility across nodes (cluster)', () => {
   it('a licence recorded on one node opens the gate on the other; its expiry closes it there too', async () => {
     const s = `electrician-${process.pid}`;
     const q = { claim_codes: ['ng-7412.fault_finding'], occupation_code: 'ng-7412' };
-    await credentials(a).createClaim({ subject_ref: s, claim_code: 'ng-7412.fault_finding', level: 3, evidence_class: 'e3_documented', evidence_date: '2026-03-02' }, { org: ORG, livemode: false, idempotencyKey: 'lic-claim' });
+    await createClaim(a, { org: ORG, livemode: false, idempotencyKey: 'lic-claim' }, { subject_ref: s, claim_code: 'ng-7412.fault_finding', level: 3, evidence_class: 'e3_documented', evidence_date: '2026-03-02' });
     await until(() => credentialEligibility(b).check(ORG, s, q).reasons.map((r) => r.code).join() === 'licence_missing', 10_000);
     const id = licenceIdOf(ORG, s, 'ng-7412', 'proof_issuer_nemsa');
     await a.system.ask(Licence, id, 'record', {
