@@ -1,5 +1,4 @@
-import type { ActorSystem } from '../runtime/index.ts';
-import type { Caller } from '../kernel/index.ts';
+import type { Caller, Platform } from '../kernel/index.ts';
 import { MAX_IMPORT_ROWS, runImport } from '../actors/payroll/index.ts';
 
 /**
@@ -30,9 +29,9 @@ export function payeeRow(i: number, states: readonly string[], pfas: readonly st
 }
 
 /** Imports payees 0..n-1 (`row(i)`) in imports of MAX_IMPORT_ROWS, each refused unless completed. */
-export async function importPayees(system: ActorSystem, caller: Caller, n: number, row: (i: number) => unknown): Promise<void> {
+export async function importPayees(platform: Platform, caller: Caller, n: number, row: (i: number) => unknown): Promise<void> {
   for (let from = 0; from < n; from += MAX_IMPORT_ROWS) {
-    const imp = (await runImport(system, caller, {
+    const imp = (await runImport(platform, caller, {
       format: 'json',
       rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, n - from) }, (_, i) => row(from + i)),
       employer: { headcount: n, turnover_50m_or_more: true, maker_checker_threshold: 0 },

@@ -40,3 +40,4 @@ export type { ServiceKey } from './services.ts';
 export { SubjectNumbers, subjectNumbers } from './subject-numbers.ts';
 export { ByteColumn, CountColumn, NumberColumn } from './subject-columns.ts';
 export { GateReadModel, type GateFact } from './gate-read-model.ts';
+export { emptyReport, oneShotRecord, type OneShotState } from './one-shot-record.ts';

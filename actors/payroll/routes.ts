@@ -100,7 +100,7 @@ export const routes: RouteDef[] = [
     }, { additionalProperties: false }),
     handler: (req) => {
       thresholdNeedsApprove(req, (req.body as { employer?: { maker_checker_threshold?: unknown } }).employer?.maker_checker_threshold);
-      return runImport(req.platform.system, callerOf(req), req.body as never);
+      return runImport(req.platform, callerOf(req), req.body as never);
     },
   }),
   route({

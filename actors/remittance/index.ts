@@ -4,10 +4,10 @@
  * sets; and the remit part: remittances, legs, receipts, returns), and what other areas, the bench
  * and the parts themselves may use.
  */
-import type { Area, Platform } from '../../kernel/index.ts';
+import type { Area } from '../../kernel/index.ts';
 import { REMITTANCE_DIRECTORY } from '../payroll/index.ts';
 import { authorityRoutes, Obligation, remittanceDirectory } from './authorities/index.ts';
-import { INTAKE, IngestedInstructionSet, intakeEvents, IntakeService, intakeRoutes, RemittanceImport } from './intake/index.ts';
+import { INTAKE, INTAKE_STEPS, IngestedInstructionSet, intakeEvents, IntakeService, intakeRoutes, RemittanceImport } from './intake/index.ts';
 import { remitPart } from './remit/index.ts';
 
 export {
@@ -26,7 +26,7 @@ export const area: Area = {
   events: [...intakeEvents, ...remitPart.events],
   async start(platform) {
     platform.services.provide(REMITTANCE_DIRECTORY, remittanceDirectory);
-    const svc = new IntakeService(platform);
+    const svc = new IntakeService(platform, INTAKE_STEPS);
     platform.services.provide(INTAKE, svc);
     svc.start();
     await remitPart.start?.(platform);
@@ -38,6 +38,3 @@ export const area: Area = {
     platform.services.remove(REMITTANCE_DIRECTORY);
   },
 };
-
-/** The intake service of a platform (the bench validates and accepts through it as the routes do). */
-export const remittanceIntake = (platform: Platform): IntakeService => platform.services.require(INTAKE);

@@ -8,8 +8,8 @@
  * ------  -------  ---------  ------------------------  --------------------
  * (none)  record   -          sourcing_import.recorded  completed | rejected
  */
-import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, type ValidationReport } from '../../kernel/index.ts';
+import { defineActor, iso } from '../../runtime/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../kernel/index.ts';
 import { IMPORT_PREFIX } from './ids.ts';
 
 export type ImportKind = 'leads' | 'requisitions';
@@ -22,35 +22,12 @@ export interface ImportFacts {
   rows: Array<{ index: number; id: string }>;
 }
 
-export interface ImportState extends ImportFacts {
-  id: string;
-  org: string;
-  created_at: number;
-}
-
-type ImportEvent = { type: 'sourcing_import.recorded' } & ImportFacts;
+export type ImportState = OneShotState & ImportFacts;
 
 export const SourcingImport = defineActor({
   kind: 'sourcing_import',
   prefix: IMPORT_PREFIX,
-  creates: ['record'],
-  initial: (id: string, org: string): ImportState => ({ id, org, livemode: false, kind: 'leads', status: 'rejected', validation: { entry_count: 0, error_count: 0, warning_count: 0 }, rows: [], created_at: 0 }),
-  decide: {
-    record(_s: ImportState, cmd: ImportFacts, ctx): ImportEvent[] {
-      if (ctx.version > 0) return [];
-      return [{ type: 'sourcing_import.recorded', ...cmd }];
-    },
-  },
-  evolve(s: ImportState, e: ImportEvent, meta): ImportState {
-    switch (e.type) {
-      case 'sourcing_import.recorded': {
-        const { type: _t, ...facts } = e;
-        return { ...s, ...facts, created_at: meta.at };
-      }
-      default:
-        return assertNever(e.type);
-    }
-  },
+  ...oneShotRecord('sourcing_import.recorded', (): ImportFacts => ({ livemode: false, kind: 'leads', status: 'rejected', validation: emptyReport(), rows: [] })),
   view: (s: ImportState) => ({
     id: s.id,
     object: 'sourcing_import' as const,
@@ -62,5 +39,4 @@ export const SourcingImport = defineActor({
     rows: s.rows,
     created_at: iso(s.created_at),
   }),
-  indexes: (s: ImportState) => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });

@@ -94,7 +94,7 @@ export default async function payoutsBench(): Promise<BenchResult[]> {
   try {
     let t = performance.now();
     for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
-      await runImport(platform.system, maker, { format: 'json', rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, N - from) }, (_, i) => row(from + i)), employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 } });
+      await runImport(platform, maker, { format: 'json', rows: Array.from({ length: Math.min(MAX_IMPORT_ROWS, N - from) }, (_, i) => row(from + i)), employer: { headcount: N, turnover_50m_or_more: true, maker_checker_threshold: 0 } });
     }
     for (let i = 0; i < N; i += 1000) {
       await Promise.all(Array.from({ length: Math.min(1000, N - i) }, (_, k) => {

@@ -36,7 +36,7 @@ export default async function payrollBench(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   try {
     let t = performance.now();
-    await importPayees(platform.system, maker, N, row);
+    await importPayees(platform, maker, N, row);
     const importS = (performance.now() - t) / 1000;
     await platform.system.settle(); // let the reaction dispatcher pass the import's events first
     results.push(absolute('import (set-up: pay profiles + roster entries)', round(importS, 2), 's', undefined, false, `${N.toLocaleString('en-US')} payees in imports of ${MAX_IMPORT_ROWS}`));

@@ -45,7 +45,7 @@ export default async function remittanceBench(): Promise<BenchResult[]> {
   let reportEntries = 0;
   try {
     let t = performance.now();
-    await importPayees(platform.system, maker, N, row);
+    await importPayees(platform, maker, N, row);
     await platform.system.settle();
     results.push(absolute('import (set-up: pay profiles + roster entries)', round((performance.now() - t) / 1000, 2), 's', undefined, false, `${N.toLocaleString('en-US')} payees over ${STATES.length} States and ${PFAS.length} PFAs`));
 

@@ -281,7 +281,7 @@ describe('execute and simulate (spec 3, 4.8)', () => {
 describe('money and imports (spec 1 rule 3, 2.1, 7)', () => {
   it('import - run again with its Idempotency-Key after its answer was lost, it resumes on the same records instead of refusing its own payees as duplicates (spec 8)', async () => {
     const o = await h.register();
-    const { refKey, runImport } = await import('../../actors/payroll/imports/run-import.ts');
+    const { refKey, runImport } = await import('../../actors/payroll/imports/index.ts');
     const { createdId } = await import('../../kernel/index.ts');
     const caller = { org: o.org, livemode: false, principal: 'api_key_test', idempotencyKey: key() };
     const rows = [payee(71), payee(72)];
@@ -289,11 +289,11 @@ describe('money and imports (spec 1 rule 3, 2.1, 7)', () => {
     // the first attempt claimed its first payee_ref and then failed (503) before recording the import
     const profile1 = createdId(caller, 'pay_profile_', 'row 1');
     await h.platform.stores.kv.set(refKey(o.org, rows[0]!.payee_ref), profile1);
-    const again = (await runImport(h.platform.system, caller, body)) as { status: string; rows: { pay_profile_id: string }[] };
+    const again = (await runImport(h.platform, caller, body)) as { status: string; rows: { pay_profile_id: string }[] };
     expect(again.status).toBe('completed');
     expect(again.rows[0]!.pay_profile_id).toBe(profile1);
     // another import naming the same payees is still refused
-    const other = (await runImport(h.platform.system, { ...caller, idempotencyKey: key() }, body)) as { status: string; validation: { entries: { code: string }[] } };
+    const other = (await runImport(h.platform, { ...caller, idempotencyKey: key() }, body)) as { status: string; validation: { entries: { code: string }[] } };
     expect(other.status).toBe('rejected');
     expect(other.validation.entries.map((e) => e.code)).toEqual(['duplicate_payee_ref', 'duplicate_payee_ref']);
   });

@@ -4,7 +4,7 @@
  * recorded, by the set's own reminder (instruction-set.ts RETRY_MS) on the manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTAKE, IngestedInstructionSet, IntakeService, type SetState } from '../../actors/remittance/intake/index.ts';
+import { INTAKE, INTAKE_STEPS, IngestedInstructionSet, IntakeService, type SetState } from '../../actors/remittance/intake/index.ts';
 import { obligationsFor } from '../../actors/remittance/authorities/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 
@@ -27,7 +27,7 @@ function swapService(on: boolean) {
     h.platform.services.require(INTAKE).stop();
     h.platform.services.remove(INTAKE);
   } else {
-    const svc = new IntakeService(h.platform);
+    const svc = new IntakeService(h.platform, INTAKE_STEPS);
     h.platform.services.provide(INTAKE, svc);
     svc.start();
   }

@@ -8,48 +8,26 @@
  * -------  -------  ---------  --------------------------  ------------------------
  * (none)   record   -          payroll.import.recorded     completed | rejected
  */
-import { defineActor, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { assertNever, type ValidationReport } from '../../../kernel/index.ts';
+import { defineActor, iso } from '../../../runtime/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../../kernel/index.ts';
 
 export type ImportStatus = 'completed' | 'rejected';
 
-export interface ImportState {
-  id: string;
-  org: string;
+export interface ImportFacts {
   livemode: boolean;
   status: ImportStatus;
   format: 'json' | 'csv';
   validation: ValidationReport;
   rows: Array<{ index: number; payee_ref: string; pay_profile_id: string; roster_entry_id: string }>;
   employer_configured: boolean;
-  created_at: number;
 }
 
-type Event = { type: 'payroll.import.recorded' } & Omit<ImportState, 'id' | 'org' | 'created_at'>;
+export type ImportState = OneShotState & ImportFacts;
 
 export const PayrollImport = defineActor({
   kind: 'payroll_import',
   prefix: 'payroll_import_',
-  creates: ['record'],
-  initial: (id: string, org: string): ImportState => ({
-    id, org, livemode: false, status: 'rejected', format: 'json', validation: { entry_count: 0, error_count: 0, warning_count: 0 }, rows: [], employer_configured: false, created_at: 0,
-  }),
-  decide: {
-    record(_s: ImportState, cmd: Omit<ImportState, 'id' | 'org' | 'created_at'>, ctx): Event[] {
-      if (ctx.version > 0) return [];
-      return [{ type: 'payroll.import.recorded', ...cmd }];
-    },
-  },
-  evolve(s: ImportState, e: Event, meta): ImportState {
-    switch (e.type) {
-      case 'payroll.import.recorded': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, created_at: meta.at };
-      }
-      default:
-        return assertNever(e.type);
-    }
-  },
+  ...oneShotRecord('payroll.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'json', validation: emptyReport(), rows: [], employer_configured: false })),
   view: (s: ImportState) => ({
     id: s.id,
     object: 'payroll_import' as const,
@@ -63,5 +41,4 @@ export const PayrollImport = defineActor({
     rows: s.rows,
     created_at: iso(s.created_at),
   }),
-  indexes: (s: ImportState) => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });

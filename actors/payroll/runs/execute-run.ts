@@ -3,7 +3,7 @@
  * posting is caused (a correction's after the reversal of the run it corrects), the instruction set
  * is built and the payout instruction signed.
  */
-import { conflict, type Caller, type Platform } from '../../../kernel/index.ts';
+import { conflict, type Caller, keyValue, type Platform } from '../../../kernel/index.ts';
 import type { PostingRequest } from '../../ledger/index.ts';
 import { correctionDeltas } from '../payslips/record.ts';
 import { loadPayslips } from '../payslips/storage.ts';
@@ -29,6 +29,6 @@ export async function executeRun(p: Platform, c: Caller, runId: string): Promise
     basis = correctionDeltas(records, previous);
   }
   const instruction_set = buildInstructionSet(s.id, s.period, pack, basis);
-  const payout = await sealPayout(p.stores.kv, s, basis);
+  const payout = await sealPayout(keyValue(p), s, basis);
   return p.system.ask(Run, runId, 'execute', { reversal, instruction_set, ledger_posting, payout }, c);
 }

@@ -68,13 +68,33 @@ const lastDayOf = (period: string) => {
 /** Who the run pays and how (see the table above), with their year to date. */
 export async function gatherRun(system: ActorSystem, s: RunState, corrected: readonly PayslipRecord[]): Promise<Gathered> {
   const findings: NewFinding[] = [];
+  const items = itemsByPayee(s);
+  const chosen = chosenPayees(s, corrected, items, findings);
+  const { entries, found } = await rosterEntries(system, s, chosen, findings);
+  for (const ref of chosen ?? []) {
+    if (!found.has(ref) && (items.has(ref) || s.payee_refs)) {
+      findings.push({ severity: 'p0', code: 'payee_not_on_roster', detail: `${ref} has pay items or is named by the run but is not on the roster for ${s.period}; nothing is paid to them.`, payee_ref: ref, n: null });
+    }
+  }
+  const ytd = await yearToDate(system, s.org, s.period, [s.id, ...(s.corrects_run_id ? [s.corrects_run_id] : [])]);
+  const payees = await payeesOf(system, s, corrected, items, entries, ytd, findings);
+  const byAccount = payees.some((g) => g.who.bank_account);
+  if (byAccount) for (const g of payees) g.run_pays_by_account = true;
+  return { payees, ytd, findings };
+}
+
+function itemsByPayee(s: RunState): Map<string, PayItem[]> {
   const items = new Map<string, PayItem[]>();
   for (const it of s.items ?? []) {
     const list = items.get(it.payee_ref) ?? [];
     list.push(itemOf(it));
     items.set(it.payee_ref, list);
   }
-  const correctedBy = new Map(corrected.map((r) => [r.payee_ref, r]));
+  return items;
+}
+
+/** The payees the run names or implies by its type (null: everyone employed in the period). */
+function chosenPayees(s: RunState, corrected: readonly PayslipRecord[], items: Map<string, PayItem[]>, findings: NewFinding[]): Set<string> | null {
   const type = s.run_type;
   let scope: string[] | null;
   if (s.payee_refs) scope = s.payee_refs;
@@ -85,46 +105,64 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
   if (ITEM_ONLY.has(type) && items.size === 0) {
     findings.push({ severity: 'p0', code: 'no_pay_items', detail: `A ${type} run pays only its pay items and has none; add them with PATCH /v1/payroll/runs/${s.id} (items).`, payee_ref: null, n: null });
   }
-  const chosen = scope === null ? null : new Set(scope);
+  return scope === null ? null : new Set(scope);
+}
+
+interface PaidEntry {
+  e: RosterEntryState;
+  incomeMonth: number;
+}
+
+/**
+ * The roster entries the run pays, each with the month its pay is income of, and the payees found
+ * on the roster (a leaver turned away for settling outside the exit's tax year is found, not paid).
+ */
+async function rosterEntries(system: ActorSystem, s: RunState, chosen: Set<string> | null, findings: NewFinding[]): Promise<{ entries: PaidEntry[]; found: Set<string> }> {
   const period = s.period;
   const taxYear = Number(period.slice(0, 4));
   const month = Number(period.slice(5, 7));
   const first = `${period}-01`;
   const last = lastDayOf(period);
+  const entries: PaidEntry[] = [];
   const found = new Set<string>();
-  const entries: Array<{ e: RosterEntryState; incomeMonth: number }> = [];
   for await (const ids of system.eachIds(RosterEntry, s.org, 'all', 'asc', PAGE)) {
     const batch = await Promise.all(ids.map((id) => system.state<RosterEntryState>(RosterEntry, id, s.org)));
     for (const e of batch) {
       if (chosen !== null && !chosen.has(e.payee_ref)) continue;
       const employed = e.starts_on <= last && (e.ends_on === null || e.ends_on >= first);
-      if (type === 'final_settlement') {
-        if (e.ends_on === null || e.ends_on > last) {
-          if (chosen !== null) findings.push({ severity: 'p0', code: 'not_a_leaver', detail: `${e.payee_ref}'s employment does not end by ${last}; set ends_on on roster entry ${e.id} before a final settlement.`, payee_ref: e.payee_ref, n: null });
-          continue;
-        }
-        if (!employed) {
-          // Paid after the exit: income of the last month of employment, if in this tax year.
-          if (Number(e.ends_on.slice(0, 4)) !== taxYear || e.ends_on < e.starts_on) {
-            findings.push({ severity: 'p0', code: 'exit_outside_tax_year', detail: `${e.payee_ref} left on ${e.ends_on}; pay after the exit is income of that day's year (NTA s.26(2)(b)); settle it in a run of ${e.ends_on.slice(0, 4)}.`, payee_ref: e.payee_ref, n: null });
-            found.add(e.payee_ref);
-            continue;
-          }
-          entries.push({ e, incomeMonth: Number(e.ends_on.slice(5, 7)) });
+      if (s.run_type !== 'final_settlement') {
+        if (employed) {
+          entries.push({ e, incomeMonth: month });
           found.add(e.payee_ref);
-          continue;
         }
-      } else if (!employed) continue;
-      entries.push({ e, incomeMonth: month });
+        continue;
+      }
+      if (e.ends_on === null || e.ends_on > last) {
+        if (chosen !== null) findings.push({ severity: 'p0', code: 'not_a_leaver', detail: `${e.payee_ref}'s employment does not end by ${last}; set ends_on on roster entry ${e.id} before a final settlement.`, payee_ref: e.payee_ref, n: null });
+        continue;
+      }
       found.add(e.payee_ref);
+      if (employed) {
+        entries.push({ e, incomeMonth: month });
+        continue;
+      }
+      // Paid after the exit: income of the last month of employment, if in this tax year.
+      if (Number(e.ends_on.slice(0, 4)) !== taxYear || e.ends_on < e.starts_on) {
+        findings.push({ severity: 'p0', code: 'exit_outside_tax_year', detail: `${e.payee_ref} left on ${e.ends_on}; pay after the exit is income of that day's year (NTA s.26(2)(b)); settle it in a run of ${e.ends_on.slice(0, 4)}.`, payee_ref: e.payee_ref, n: null });
+        continue;
+      }
+      entries.push({ e, incomeMonth: Number(e.ends_on.slice(5, 7)) });
     }
   }
-  for (const ref of chosen ?? []) {
-    if (!found.has(ref) && (items.has(ref) || s.payee_refs)) {
-      findings.push({ severity: 'p0', code: 'payee_not_on_roster', detail: `${ref} has pay items or is named by the run but is not on the roster for ${period}; nothing is paid to them.`, payee_ref: ref, n: null });
-    }
-  }
-  const ytd = await yearToDate(system, s.org, period, [s.id, ...(s.corrects_run_id ? [s.corrects_run_id] : [])]);
+  return { entries, found };
+}
+
+/** What each entry's payslip pays: its items, and its regular pay where the run type pays it. */
+async function payeesOf(system: ActorSystem, s: RunState, corrected: readonly PayslipRecord[], items: Map<string, PayItem[]>, entries: PaidEntry[], ytd: Map<string, YearToDate>, findings: NewFinding[]): Promise<GatheredPayee[]> {
+  const correctedBy = new Map(corrected.map((r) => [r.payee_ref, r]));
+  const period = s.period;
+  const taxYear = Number(period.slice(0, 4));
+  const month = Number(period.slice(5, 7));
   const profiles = await Promise.all(entries.map(({ e }) => system.state<PayProfileState>(PayProfile, e.pay_profile_id, s.org)));
   const payees: GatheredPayee[] = [];
   entries.forEach(({ e, incomeMonth }, i) => {
@@ -132,8 +170,8 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
     const mine = items.get(e.payee_ref) ?? [];
     let regular: boolean;
     if (s.corrects_run_id) regular = correctedBy.get(e.payee_ref)?.regular ?? true;
-    else if (ITEM_ONLY.has(type)) regular = false;
-    else if (type === 'final_settlement') {
+    else if (ITEM_ONLY.has(s.run_type)) regular = false;
+    else if (s.run_type === 'final_settlement') {
       const y = ytd.get(p.id);
       const through = y ? fullYearToDate(y).regular_through : null;
       regular = incomeMonth === month && !(through !== null && through >= period);
@@ -150,9 +188,7 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
       options: { items: mine, regular, income_month: incomeMonth },
     });
   });
-  const byAccount = payees.some((g) => g.who.bank_account);
-  if (byAccount) for (const g of payees) g.run_pays_by_account = true;
-  return { payees, ytd, findings };
+  return payees;
 }
 
 function itemOf(it: RunItem): PayItem {

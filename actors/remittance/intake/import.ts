@@ -8,15 +8,13 @@
  * -------  -------  ---------  --------------------------  ---------------------
  * (none)   record   -          remittance.import.recorded  completed | rejected
  */
-import { defineActor, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { assertNever, type ValidationReport } from '../../../kernel/index.ts';
+import { defineActor, iso } from '../../../runtime/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../../kernel/index.ts';
 
 export const IMPORT_PREFIX = 'remit_authority_rail_import_';
 export type ImportStatus = 'completed' | 'rejected';
 
-export interface ImportState {
-  id: string;
-  org: string;
+export interface ImportFacts {
   livemode: boolean;
   status: ImportStatus;
   format: 'csv';
@@ -24,35 +22,14 @@ export interface ImportState {
   period: string;
   validation: ValidationReport;
   instruction_set_id: string | null;
-  created_at: number;
 }
 
-type Recorded = Omit<ImportState, 'id' | 'org' | 'created_at'>;
-type Event = { type: 'remittance.import.recorded' } & Recorded;
+export type ImportState = OneShotState & ImportFacts;
 
 export const RemittanceImport = defineActor({
   kind: 'remittance_import',
   prefix: IMPORT_PREFIX,
-  creates: ['record'],
-  initial: (id: string, org: string): ImportState => ({
-    id, org, livemode: false, status: 'rejected', format: 'csv', row_count: 0, period: '', validation: { entry_count: 0, error_count: 0, warning_count: 0 }, instruction_set_id: null, created_at: 0,
-  }),
-  decide: {
-    record(_s: ImportState, cmd: Recorded, ctx): Event[] {
-      if (ctx.version > 0) return [];
-      return [{ type: 'remittance.import.recorded', ...cmd }];
-    },
-  },
-  evolve(s: ImportState, e: Event, meta): ImportState {
-    switch (e.type) {
-      case 'remittance.import.recorded': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, created_at: meta.at };
-      }
-      default:
-        return assertNever(e.type);
-    }
-  },
+  ...oneShotRecord('remittance.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'csv', row_count: 0, period: '', validation: emptyReport(), instruction_set_id: null })),
   view: (s: ImportState) => ({
     id: s.id,
     object: 'remittance_import' as const,
@@ -66,5 +43,4 @@ export const RemittanceImport = defineActor({
     instruction_set_id: s.instruction_set_id,
     created_at: iso(s.created_at),
   }),
-  indexes: (s: ImportState) => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });

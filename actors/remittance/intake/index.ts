@@ -5,7 +5,7 @@
  */
 export { IngestedInstructionSet, SET_PREFIX, DISCREPANCY_PREFIX, runSetIdOf, setView, type IngestedInstructionSetView, type SetState, type SetStatus } from './instruction-set.ts';
 export { RemittanceImport, IMPORT_PREFIX } from './import.ts';
-export { acceptedInstructionSet, instructionSetsFor } from './operations.ts';
+export { acceptedInstructionSet, INTAKE_STEPS, instructionSetsFor } from './instruction-sets.ts';
 export { INTAKE, IntakeService, intakeService } from './service.ts';
 export { OVERRIDE_REASON_CODES, DISCREPANCY_CODES, WARNING_CODES, type OverrideReasonCode, type DiscrepancyCode } from './reason-codes.ts';
 export { CSV_COLUMNS, MAX_CSV_ROWS } from './csv.ts';

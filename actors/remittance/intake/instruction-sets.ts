@@ -1,17 +1,19 @@
 /**
- * What the intake routes do (spec 2.10, 3 "Remittance instruction set", 4.9): submit a set from
- * outside (source external_api) or a CSV file (external_file), read a set's totals reconciled with
- * its run and its discrepancies, override a discrepancy, accept or reject the set, and the reads
- * the remit part uses (an accepted set; a period's sets).
+ * The instruction set's operations (spec 2.10, 3 "Remittance instruction set", 4.9): submit a set
+ * from outside (source external_api), read a set's totals reconciled with its run and its
+ * discrepancies, override a discrepancy, accept or reject the set, and the reads the remit part
+ * uses (an accepted set; a period's sets). Also the two steps that need I/O: validation gathers the
+ * facts of the run the set names, then checks every line (validate.ts) between begin_validation
+ * and complete_validation; an accepted set's lines become obligations (the only thing a set
+ * commits, and only once accepted). The intake service (service.ts) runs them on commits and
+ * reminders; every command they send is idempotent.
  */
-import { ApiError, derivedId, type Caller, errorEntry, idOf, listEnvelope, type MoneyValue, parseListQuery, type Platform, type ValidationEntry, validationError, validationReport } from '../../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, idOf, listEnvelope, type MoneyValue, parseListQuery, type Platform, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { Run, type RunState } from '../../payroll/index.ts';
-import { isDate } from '../authorities/index.ts';
-import { linesFromCsv } from './csv.ts';
-import { RemittanceImport } from './import.ts';
+import { addObligationLine, isDate, type Levy } from '../authorities/index.ts';
 import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, setView, type IngestedInstructionSetView, type Receive, type SetState } from './instruction-set.ts';
-import { intakeService } from './service.ts';
-import type { Lines, Source } from './validate.ts';
+import { intakeService, type IntakeSteps } from './service.ts';
+import { validateLines, type Lines, type RunFacts } from './validate.ts';
 
 type MaybeNull<T> = T | null | undefined;
 export interface SubmittedInstructions {
@@ -37,38 +39,24 @@ function normalise(i: SubmittedInstructions): Lines {
 }
 
 /** Refuses what cannot be validated at all (a submission with neither a run nor a pay date to count due dates from). */
-function checkSubmission(s: Submission): void {
+export function checkSubmission(s: Submission): void {
   const entries: ValidationEntry[] = [];
   if (s.pay_date !== undefined && !isDate(s.pay_date)) entries.push(errorEntry('/pay_date', 'invalid_date', 'pay_date must be a calendar date YYYY-MM-DD.'));
   if (!s.run_id && s.pay_date === undefined) entries.push(errorEntry('/pay_date', 'pay_date_required', 'A set that names no run needs pay_date: its due dates count from it.'));
   if (entries.length) throw validationError(entries, 1);
 }
 
-async function receiveAndValidate(platform: Platform, caller: Caller, id: string, r: Receive, dedupeId: string | undefined): Promise<IngestedInstructionSetView> {
+/** Receives the set and validates it (joining a validation already running on this node), answering its view. */
+export async function receiveAndValidate(platform: Platform, caller: Caller, id: string, r: Receive, dedupeId: string | undefined): Promise<IngestedInstructionSetView> {
   await platform.system.ask(IngestedInstructionSet, id, 'receive', r, { org: caller.org, requestId: caller.requestId, principal: caller.principal, dedupeId, noReply: true });
-  return intakeService(platform).validate(caller.org, id);
+  await intakeService(platform).validate(caller.org, id);
+  return setView(await setState(platform, caller.org, id));
 }
 
 /** POST /v1/remittance/instruction_sets: received, validated, returned pending acceptance with its report. */
 export async function submitInstructionSet(platform: Platform, caller: Caller, body: Submission & { instructions: SubmittedInstructions }, id: string, dedupeId: string | undefined): Promise<IngestedInstructionSetView> {
   checkSubmission(body);
   return receiveAndValidate(platform, caller, id, { source: 'external_api', livemode: caller.livemode, period: body.period, run_id: body.run_id ?? null, pay_date: body.pay_date ?? null, import_id: null, lines: normalise(body.instructions) }, dedupeId);
-}
-
-/** POST /v1/remittance/imports: a CSV file; any failing row rejects the whole file and makes no set. */
-export async function importInstructionSet(platform: Platform, caller: Caller, body: Submission & { csv: string }, importId: string, dedupeId: string | undefined) {
-  checkSubmission(body);
-  const parsed = linesFromCsv(body.csv);
-  const setId = derivedId(SET_PREFIX, [caller.org, 'import', importId]);
-  if (parsed.lines) {
-    const r: Receive = { source: 'external_file' as Source, livemode: caller.livemode, period: body.period, run_id: body.run_id ?? null, pay_date: body.pay_date ?? null, import_id: importId, lines: parsed.lines };
-    await receiveAndValidate(platform, caller, setId, r, dedupeId && `${dedupeId}:set`);
-  }
-  const failedRows = new Set(parsed.entries.map((e) => e.index)).size;
-  const validation = { ...validationReport(parsed.rowCount, parsed.entries), error_count: failedRows };
-  return platform.system.ask(RemittanceImport, importId, 'record', {
-    livemode: caller.livemode, status: parsed.lines ? 'completed' : 'rejected', format: 'csv', row_count: parsed.rowCount, period: body.period, validation, instruction_set_id: parsed.lines ? setId : null,
-  }, { org: caller.org, requestId: caller.requestId, principal: caller.principal, dedupeId });
 }
 
 const sum = (xs: readonly MoneyValue[]) => xs.reduce((a, x) => a + x.amount, 0);
@@ -137,7 +125,7 @@ export async function acceptInstructionSet(platform: Platform, caller: Caller & 
   await platform.system.ask(IngestedInstructionSet, id, 'accept', {}, caller);
   // The obligations are recorded before the answer, so a reconciliation read after it counts
   // them; the commit listener and the set's reminder do the same after a stop (idempotent).
-  await intakeService(platform).recordObligations(caller.org, id);
+  await recordObligations(platform, caller.org, id);
   return platform.system.get(IngestedInstructionSet, id, caller.org);
 }
 
@@ -161,3 +149,60 @@ export async function instructionSetsFor(platform: Platform, caller: Caller, per
   }
   return out;
 }
+
+const SYSTEM = 'system';
+
+/** Validates a received set: begin_validation, the run's facts, every line checked, complete_validation. */
+async function validateSet(platform: Platform, org: string, id: string): Promise<void> {
+  const { system } = platform;
+  const opts = { org, principal: SYSTEM, lane: 'system' as const, noReply: true };
+  let s = await setState(platform, org, id);
+  if (s.status === 'received') {
+    await system.ask(IngestedInstructionSet, id, 'begin_validation', {}, opts);
+    s = await setState(platform, org, id);
+  }
+  if (s.status !== 'validating') return;
+  const run = s.run_id ? await runFacts(platform, org, s.run_id) : null;
+  const payDate = s.pay_date ?? (run?.found ? run.pay_date : null);
+  // A set with no pay date has none to count due dates from: the period's last day stands in.
+  const validation = validateLines(s.lines, s.period, payDate ?? lastDayOf(s.period), run);
+  const livemode = s.source === 'run' && run?.found ? run.livemode : undefined;
+  await system.ask(IngestedInstructionSet, id, 'complete_validation', { pay_date: payDate, livemode, validation }, opts);
+}
+
+async function runFacts(platform: Platform, org: string, runId: string): Promise<RunFacts> {
+  try {
+    const r = await platform.system.state<RunState>(Run, runId, org);
+    return { found: true, run_id: runId, status: r.status, period: r.period, pay_date: r.pay_date, livemode: r.livemode, total_deductions: r.totals.total_deductions, employer_contributions: r.totals.employer_contributions, currency: 'NGN' };
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === 'not_found' || err.code === 'organisation_mismatch')) return { found: false, run_id: runId };
+    throw err;
+  }
+}
+
+/** Records every line of an accepted set with something to remit on its obligation, then marks the set. */
+async function recordObligations(platform: Platform, org: string, id: string): Promise<void> {
+  const s = await setState(platform, org, id);
+  if (s.status !== 'accepted' || s.obligations_recorded || !s.resolved) return;
+  const caller: Caller = { org, livemode: s.livemode, principal: SYSTEM };
+  const payDate = s.pay_date ?? lastDayOf(s.period);
+  const lines: Array<{ authority_id: string | null; levy: Levy; amount: number; ref: string }> = [
+    ...s.lines.paye.map((p, i) => ({ authority_id: s.resolved!.paye[i].authority_id, levy: 'paye' as const, amount: p.amount.amount, ref: p.reconciliation_reference })),
+    ...s.lines.pension.map((p, i) => ({ authority_id: s.resolved!.pension[i].authority_id, levy: 'pension' as const, amount: p.amount.amount, ref: p.reconciliation_reference })),
+    ...s.lines.levies.map((l, i) => ({ authority_id: s.resolved!.levies[i].authority_id, levy: l.code, amount: l.amount.amount, ref: l.reconciliation_reference })),
+  ];
+  // A line whose authority is unknown was overridden (it is remitted outside the platform); a zero line owes nothing.
+  const owed = lines.filter((l) => l.authority_id !== null && l.amount > 0);
+  await Promise.all(owed.map((l) => addObligationLine(platform, caller, {
+    authority_id: l.authority_id!, levy: l.levy, period: s.period, livemode: s.livemode, reference: `${s.id}:${l.ref}`, instruction_set_id: s.id, amount: l.amount, pay_date: payDate,
+  }, `set:${s.id}:${l.ref}`)));
+  await platform.system.ask(IngestedInstructionSet, id, 'obligations_recorded', {}, { org, principal: SYSTEM, lane: 'system', noReply: true });
+}
+
+function lastDayOf(period: string): string {
+  const [y, m] = period.split('-').map(Number);
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+}
+
+/** The steps the intake service runs on this node's commits and the set's reminders. */
+export const INTAKE_STEPS: IntakeSteps = { validate: validateSet, recordObligations };

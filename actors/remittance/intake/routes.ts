@@ -7,9 +7,10 @@
 import { callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, route, type RouteDef, type RouteRequest } from '../../../kernel/index.ts';
 import { IMPORT_PREFIX, RemittanceImport } from './import.ts';
 import { DISCREPANCY_PREFIX, IngestedInstructionSet, SET_PREFIX } from './instruction-set.ts';
+import { importInstructionSet } from './imports.ts';
 import {
-  acceptInstructionSet, discrepanciesOf, discrepancyOf, importInstructionSet, overrideDiscrepancy, rejectInstructionSet, setTotals, submitInstructionSet, type SubmittedInstructions,
-} from './operations.ts';
+  acceptInstructionSet, discrepanciesOf, discrepancyOf, overrideDiscrepancy, rejectInstructionSet, setTotals, submitInstructionSet, type SubmittedInstructions,
+} from './instruction-sets.ts';
 import { reasonCodeList } from './reason-codes.ts';
 import * as S from './schemas.ts';
 

@@ -11,7 +11,7 @@
  * remittance's, the instruction_ref is one of the leg's attempts, and the line pays the leg's
  * authority account exactly the leg's amount for its period.
  */
-import { realmOf, type SignedEnvelope, signingKey, signWith, type Platform, isApiError } from '../../../kernel/index.ts';
+import { isApiError, keyValue, type Platform, realmOf, type SignedEnvelope, signingKey, signWith } from '../../../kernel/index.ts';
 import type { RemitInstructionCheck, SignedLineFinding } from '../../payouts/index.ts';
 import { legOfInstruction } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
@@ -32,7 +32,7 @@ export function legDocument(leg: LegState, attempt: number): string {
 }
 
 export async function signedLegInstruction(p: Platform, leg: LegState, attempt: number): Promise<SignedEnvelope & { object: 'signed_payout_instruction' }> {
-  const key = await signingKey(p.stores.kv, SIGNING_AREA, leg.org, realmOf(leg.livemode));
+  const key = await signingKey(keyValue(p), SIGNING_AREA, leg.org, realmOf(leg.livemode));
   const document = legDocument(leg, attempt);
   return { object: 'signed_payout_instruction', algorithm: 'ed25519', key_id: key.key_id, document, signature: signWith(key, document) };
 }

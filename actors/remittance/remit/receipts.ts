@@ -6,7 +6,7 @@
  * obligation it discharges is marked remitted. The bytes are kept in the vault under the receipt's
  * id either way, with their sha256 on the record.
  */
-import { ApiError, type Caller, derivedId, fieldError, isApiError, type Platform, sha256 } from '../../../kernel/index.ts';
+import { ApiError, type Caller, derivedId, fieldError, isApiError, keyValue, type Platform, sha256 } from '../../../kernel/index.ts';
 import { RECEIPT_PREFIX } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
 import { type ParsedReceipt, Receipt, type ReceiptFinding, type ReceiptSource, type ReceiptState } from './receipt.ts';
@@ -80,7 +80,7 @@ export function compareWithLeg(leg: LegState, r: ParsedReceipt): ReceiptFinding[
 }
 
 export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, id: string, source?: ReceiptSource): Promise<unknown> {
-  const { system, stores } = p;
+  const { system } = p;
   let existing: ReceiptState | undefined;
   try {
     existing = await system.state<ReceiptState>(Receipt, id, c.org); // the same create again (Idempotency-Key, or the sandbox's receipt asked twice)
@@ -108,7 +108,7 @@ export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, i
   // raced in for one leg, one completes it and the other is refused as above, never both vaulted.
   if (findings.length === 0) await system.ask(Leg, leg.id, 'receipt_vaulted', { receipt_id: id }, c);
   const document_hash = sha256(text);
-  await stores.kv.set(vaultKey(id), { receipt_id: id, leg_id: leg.id, hash: document_hash, text });
+  await keyValue(p).set(vaultKey(id), { receipt_id: id, leg_id: leg.id, hash: document_hash, text });
   const view = (await system.ask(Receipt, id, 'record', {
     leg_id: leg.id, remittance_id: leg.remittance_id, period: leg.period, levy: leg.levy, authority_id: leg.authority_id, livemode: leg.livemode,
     source: source ?? (body.document !== undefined ? 'document' : 'fields'), parsed, findings, document_hash, document_bytes: Buffer.byteLength(text),
