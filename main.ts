@@ -14,7 +14,7 @@ import { areas } from './actors/index.ts';
 import { DEFAULT_CLOSE_GRACE_MS, serveMetrics, startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
 import { ClusterNode } from './runtime/cluster/index.ts';
-import { createPlatform, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
+import { createPlatform, logOf, MEMBERSHIP, stopPlatform } from './kernel/index.ts';
 import { SystemClock } from './runtime/index.ts';
 import { createStores, StoreSetupError, type ClusterStores, type Stores } from './stores/index.ts';
 
@@ -25,23 +25,24 @@ const SIGNAL_ECHO_MS = 1_000;
 const LOCAL_MAX_ACTIVE = 50_000;
 
 const env = process.env;
-const log = (msg: string) => console.log(`[platform${env.NODE_ID ? ` ${env.NODE_ID}` : ''}] ${msg}`);
+const PLATFORM_LOG = logOf('platform');
+const log = (msg: string) => PLATFORM_LOG.info(msg, env.NODE_ID ? { node: env.NODE_ID } : undefined);
 
 const port = Number(env.PORT ?? 8080);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number, not ${JSON.stringify(env.PORT)}`);
+  PLATFORM_LOG.error(`PORT must be a port number, not ${JSON.stringify(env.PORT)}`);
   process.exit(2);
 }
 
 const grace = Number(env.SHUTDOWN_GRACE_MS ?? DEFAULT_CLOSE_GRACE_MS);
 if (!Number.isInteger(grace) || grace < 0) {
-  console.error(`SHUTDOWN_GRACE_MS must be a whole number of milliseconds, not ${JSON.stringify(env.SHUTDOWN_GRACE_MS)}`);
+  PLATFORM_LOG.error(`SHUTDOWN_GRACE_MS must be a whole number of milliseconds, not ${JSON.stringify(env.SHUTDOWN_GRACE_MS)}`);
   process.exit(2);
 }
 
 const maxActive = Number(env.MAX_ACTIVE_ACTORS ?? LOCAL_MAX_ACTIVE);
 if (!Number.isInteger(maxActive) || maxActive < 1) {
-  console.error(`MAX_ACTIVE_ACTORS must be a positive whole number, not ${JSON.stringify(env.MAX_ACTIVE_ACTORS)}`);
+  PLATFORM_LOG.error(`MAX_ACTIVE_ACTORS must be a positive whole number, not ${JSON.stringify(env.MAX_ACTIVE_ACTORS)}`);
   process.exit(2);
 }
 
@@ -51,7 +52,7 @@ try {
   stores = await createStores(env, () => clock.now());
 } catch (e) {
   if (!(e instanceof StoreSetupError)) throw e;
-  console.error(`[platform] ${e.message}`);
+  PLATFORM_LOG.error(e.message);
   process.exit(2);
 }
 // Over the local stores the heap holds the active records, not the data (docs/architecture.md,
@@ -70,7 +71,7 @@ const operator = await startOperatorSocket(platform); // $OPERATOR_SOCKET or a p
 // Prometheus metrics on a port of their own, internal like the operator socket (docs/gaps.md#metrics);
 // a port already taken is said and the platform serves on without them.
 const metrics = await serveMetrics(gateway.metrics, { host: env.HOST ?? '0.0.0.0', port: Number(env.METRICS_PORT ?? 9464) }).catch((e: Error) => {
-  console.error(`[platform] metrics not served: ${e.message}`);
+  PLATFORM_LOG.warn(`metrics not served: ${e.message}`);
   return undefined;
 });
 
@@ -98,7 +99,7 @@ async function shutdown(signal: string): Promise<void> {
     log('stopped cleanly');
     process.exit(0);
   } catch (e) {
-    console.error('[platform] shutdown failed', e);
+    PLATFORM_LOG.error('shutdown failed', e);
     process.exit(1);
   }
 }

@@ -10,10 +10,12 @@
  * other thrown value that is not an ApiError is a fault: it answers 500 internal_error (nothing
  * about the fault leaks) and is logged with its request id.
  */
-import { ApiError, isApiError, outcomeUnknown } from '../kernel/index.ts';
+import { ApiError, isApiError, logOf, outcomeUnknown } from '../kernel/index.ts';
 import { isStoreFault } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './wire.ts';
+
+const GATEWAY_LOG = logOf('gateway');
 
 export interface ErrorBody {
   error: {
@@ -29,10 +31,10 @@ export interface ErrorBody {
 export function toApiError(e: unknown, requestId: string, mayHaveWritten = false): ApiError {
   if (isApiError(e)) return e;
   if (isStoreFault(e)) {
-    console.error(`[gateway] ${requestId} store fault: ${(e as Error).name}: ${(e as Error).message}`);
+    GATEWAY_LOG.warn(`store fault: ${(e as Error).name}: ${(e as Error).message}`, { request_id: requestId });
     return mayHaveWritten ? outcomeUnknown('A store did not answer while the request ran') : new ApiError('unavailable', 'A store did not answer; nothing was applied. Retry.', { retryable: true });
   }
-  console.error(`[gateway] ${requestId} internal error:`, e);
+  GATEWAY_LOG.error('internal error', e, { request_id: requestId });
   return new ApiError('internal_error', `An unexpected fault; nothing was applied. Quote request ${requestId} when reporting it.`);
 }
 

@@ -26,7 +26,7 @@
  * pipeline hands over a replay body with those fields set to null (spec 5.2).
  */
 import { hash } from 'node:crypto';
-import { ApiError, type Membership, randomSuffix } from '../kernel/index.ts';
+import { ApiError, logOf, type Membership, randomSuffix } from '../kernel/index.ts';
 import type { KeyValueStore } from '../stores/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './wire.ts';
@@ -203,7 +203,7 @@ export class Idempotency {
       } catch (e) {
         // The work is done and its answer is true: it goes out. Without the record a retry runs
         // again, and an area's dedupe id (kernel createDedupe) lands it on the same record.
-        console.error(`[gateway] keeping the idempotency record ${k} failed:`, e);
+        logOf('gateway').error('keeping an idempotency record failed', e, { record: k });
         await this.release(k, claim);
       }
       return response;
@@ -225,7 +225,7 @@ export class Idempotency {
     try {
       await this.claims.compareAndSet(k, claim, undefined);
     } catch (e) {
-      console.error(`[gateway] releasing the idempotency claim ${k} failed:`, e);
+      logOf('gateway').error('releasing an idempotency claim failed', e, { record: k });
     }
   }
 }

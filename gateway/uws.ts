@@ -21,7 +21,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
-import { newId } from '../kernel/index.ts';
+import { logOf, newId } from '../kernel/index.ts';
 import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './error-response.ts';
 import { withAddress } from './address.ts';
@@ -310,7 +310,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
     inflight: 0,
     batch: new PhaseBatch<Exchange>(
       (ex) => ex.start(),
-      (e) => console.error('[gateway] a request could not be started', e),
+      (e) => logOf('gateway').error('a request could not be started', e),
     ),
     closing: false,
     websockets: new Set(),

@@ -6,7 +6,8 @@
  * composes areas. Areas import the kernel from here only.
  */
 export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fieldError, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, timeOrderedId, validationError, validationReport } from './base/index.ts';
-export type { DerivedForm, ErrorCode, ValidationEntry, ValidationReport } from './base/index.ts';
+export type { DerivedForm, ErrorCode, Log, ValidationEntry, ValidationReport } from './base/index.ts';
+export { logOf } from './base/index.ts';
 export { mounted, route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';
 export { attemptTimers } from './attempts.ts';

@@ -14,6 +14,7 @@
 import { type Committed, FeedGroup, type FeedMember, FeedReader, type MemberHandler } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
+import { logOf } from './base/index.ts';
 
 /** The per-node readers of each platform (what this node keeps in memory from the journal) and their group. */
 const perNodeReaders = new WeakMap<Platform, FeedGroup>();
@@ -41,10 +42,10 @@ export function platformFeed(platform: Platform, name: string, handle: MemberHan
     halted: () => system.stopping,
   };
   if (!opts.perNode) {
-    return new FeedReader({ ...common, name, batch: opts.batch ?? 1000, handle, log: (msg, err) => console.error(`[${name}] ${msg}`, err ?? '') });
+    return new FeedReader({ ...common, name, batch: opts.batch ?? 1000, handle, log: (msg, err) => (err === undefined ? logOf(name).info(msg) : logOf(name).error(msg, err)) });
   }
   let group = perNodeReaders.get(platform);
-  if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => console.error(`[per-node feed] ${msg}`, err ?? '') })));
+  if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => (err === undefined ? logOf('per-node feed').info(msg) : logOf('per-node feed').error(msg, err)) })));
   return group.member(name, handle);
 }
 

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isApiError, type Platform } from '../kernel/index.ts';
+import { isApiError, logOf, type Platform } from '../kernel/index.ts';
 import { runOperatorCommand, type OperatorCommand } from './commands.ts';
 
 /** $OPERATOR_SOCKET, else one path per node on this machine (NODE_ID), shared by server and CLI. */
@@ -41,7 +41,7 @@ export async function startOperatorSocket(platform: Platform, path = defaultOper
       runOperatorCommand(platform, cmd).then(async (result) => (platform.stores.flushed && (await platform.system.flushed()), result)).then(
         (result) => conn.end(JSON.stringify({ ok: true, result }) + '\n'),
         (e) => {
-          if (!isApiError(e)) console.error('[operator] fault:', e);
+          if (!isApiError(e)) logOf('operator').error('fault', e);
           conn.end(JSON.stringify({ ok: false, error: isApiError(e) ? { code: e.code, message: e.message, validation: e.details?.validation } : { code: 'internal_error', message: 'fault; see server log' } }) + '\n');
         },
       );

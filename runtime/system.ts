@@ -19,7 +19,7 @@ import { busy, Cells, exists, mailOf, type Cell } from './cells.ts';
 import type { Clock } from './clock.ts';
 import { Commits, type Committed } from './commits.ts';
 import { listName } from './effects.ts';
-import { ApiError, newId, shownId } from '../kernel/base/index.ts';
+import { ApiError, logOf, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
 import { followDeclarations } from './index-declarations.ts';
 import { EffectWriter } from './effect-writer.ts';
@@ -28,6 +28,7 @@ import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
 import { ReminderScheduler } from './scheduler.ts';
 import { decideTurn, deliver, type Turn } from './turns.ts';
+const RUNTIME_LOG = logOf('runtime');
 
 export type { Committed } from './commits.ts';
 
@@ -89,7 +90,7 @@ export class ActorSystem {
     this.clock = opts.clock;
     this.stores = opts.stores;
     this.placement = opts.placement;
-    this.log = opts.log ?? ((m, e) => console.error(`[runtime] ${m}`, e ?? ''));
+    this.log = opts.log ?? ((m, e) => (e === undefined ? RUNTIME_LOG.info(m) : RUNTIME_LOG.error(m, e)));
     for (const def of opts.kinds) {
       if (this.kinds.has(def.kind)) throw new Error(`actor kind ${def.kind} defined twice`);
       this.kinds.set(def.kind, def);

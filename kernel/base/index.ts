@@ -9,3 +9,5 @@ export type { ErrorCode, ValidationEntry, ValidationReport } from './errors.ts';
 export { derivedId, hasPrefix, newId, randomString, randomSuffix, shownId, timeOrderedId } from './ids.ts';
 export type { DerivedForm } from './ids.ts';
 export { flat } from './strings.ts';
+export { createRootLog, logOf, SECRET_FIELDS, setRootLog } from './log.ts';
+export type { Log } from './log.ts';

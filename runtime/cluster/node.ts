@@ -29,6 +29,9 @@ import { TakeoverRecovery } from './takeover-recovery.ts';
 import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
 import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
+import { logOf } from '../../kernel/base/index.ts';
+
+const CLUSTER_LOG = logOf('cluster');
 
 /** NATS's default max_payload, used until the server's INFO says otherwise. */
 const DEFAULT_MAX_PAYLOAD = 1 << 20;
@@ -78,7 +81,7 @@ export class ClusterNode implements Placement {
     this.subjectPrefix = `${opts.stores.namespace}.node`;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 5_000;
     this.forwardWaitMs = opts.forwardWaitMs ?? 15_000;
-    this.log = opts.log ?? ((m, e) => console.error(`[cluster ${opts.nodeId}] ${m}`, e ?? ''));
+    this.log = opts.log ?? ((m, e) => (e === undefined ? CLUSTER_LOG.info(m, { node: opts.nodeId }) : CLUSTER_LOG.error(m, e, { node: opts.nodeId })));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
     this.requests = new Requests(this.nc, this.now, this.log);

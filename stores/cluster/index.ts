@@ -22,6 +22,9 @@ import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
 import { checkNamespace } from './names.ts';
 import { JetStreamReadings } from './readings.ts';
 import { RedisSnapshots } from './snapshots.ts';
+import { logOf } from '../../kernel/base/index.ts';
+
+const STORES_LOG = logOf('stores');
 
 export interface ClusterStoreOptions {
   natsUrl: string;
@@ -125,7 +128,7 @@ async function connectBoth(opts: ClusterStoreOptions, ns: string): Promise<{ nc:
   // ioredis reconnects by itself; an outage is logged once, not once per attempt.
   let redisDown = false;
   redis.on('error', (e: Error) => {
-    if (!redisDown) console.error(`[stores] Redis of namespace ${ns} failed (${e.message}); reconnecting`);
+    if (!redisDown) STORES_LOG.warn(`Redis of namespace ${ns} failed (${e.message}); reconnecting`, { namespace: ns });
     redisDown = true;
   });
   redis.on('ready', () => (redisDown = false));
@@ -166,7 +169,7 @@ function sweepNowAndThen(redis: Redis, ns: string, sweep: () => Promise<unknown>
     void redis
       .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
       .then((won) => (won === 'OK' ? sweep() : undefined))
-      .catch((e) => console.error(`[stores] sweeping the key-value buckets of ${ns} failed; the next period retries`, e));
+      .catch((e) => STORES_LOG.error(`sweeping the key-value buckets of ${ns} failed; the next period retries`, e, { namespace: ns }));
   }, SWEEP_MS).unref();
 }
 
