@@ -13,8 +13,7 @@
  * revoked
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
-import type { Realm } from './credentials.ts';
+import { assertNever, conflict, type Realm } from '../../kernel/index.ts';
 
 export type ApiKeyStatus = 'none' | 'active' | 'revoked';
 

@@ -3,9 +3,9 @@
  * characters in the sandbox realm; it is returned once, at creation, and kept only as a digest.
  * Scopes: only named ones, never a wildcard, never more than the issuer holds.
  */
-import { ApiError, type Caller, createDedupe, createdId, errorEntry, type ListEnvelope, listPage, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, type Caller, createDedupe, createdId, errorEntry, keyValue, type ListEnvelope, listPage, type Platform, type Realm, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
-import { putCredential, removeCredential, type Realm } from './credentials.ts';
+import { putCredential, removeCredential } from './credential-records.ts';
 import { personBehind } from './persons.ts';
 import { revokedKeysOf } from './revoked-keys.ts';
 import { canonicalScopes, isScope } from './scopes.ts';
@@ -56,10 +56,11 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
   const id = createdId(caller, ApiKey.prefix);
   const person = await personBehind(platform, caller);
   const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
-  const undelivered = await platform.stores.kv.get<string>(digestKey(id));
-  if (undelivered !== undefined && undelivered !== d) await removeCredential(platform.stores.kv, undelivered);
-  await platform.stores.kv.set(digestKey(id), d);
-  await putCredential(platform.stores.kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes });
+  const kv = keyValue(platform);
+  const undelivered = await kv.get<string>(digestKey(id));
+  if (undelivered !== undefined && undelivered !== d) await removeCredential(kv, undelivered);
+  await kv.set(digestKey(id), d);
+  await putCredential(kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes });
   return { ...view, key: secret };
 }
 
@@ -70,8 +71,9 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
  */
 export async function revokeKey(platform: Platform, caller: Caller, id: string): Promise<ApiKeyView> {
   await platform.system.state<ApiKeyState>(ApiKey, id, caller.org); // 404 / 403 organisation_mismatch first
-  const d = await platform.stores.kv.get<string>(digestKey(id));
-  if (d) await removeCredential(platform.stores.kv, d);
+  const kv = keyValue(platform);
+  const d = await kv.get<string>(digestKey(id));
+  if (d) await removeCredential(kv, d);
   const view = (await platform.system.ask(ApiKey, id, 'revoke', undefined, caller)) as ApiKeyView;
   revokedKeysOf(platform)?.add(id);
   return view;

@@ -10,13 +10,14 @@
  * against the platform clock as well as stored with a TTL.
  */
 import { BoundedMap } from '../../runtime/index.ts';
-import { ApiError, type Auth, CREDENTIAL_HEADERS, type Principal } from '../../kernel/index.ts';
+import { ApiError, type Auth, CREDENTIAL_HEADERS, type Principal, type Realm } from '../../kernel/index.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { digest } from './secrets.ts';
 import { redeemTicket, SOCKET_TICKET_FIELD, type TicketRecord } from './socket-tickets.ts';
 
-export type Realm = 'test' | 'live';
+/** The realms a credential is issued in (spec 5.8: sandbox and live), as the schemas enumerate them. */
+export const REALMS: readonly Realm[] = ['test', 'live'];
 
 export type CredentialRecord =
   | { type: 'api_key'; digest: string; id: string; org: string; realm: Realm; scopes: string[] }

@@ -2,11 +2,12 @@
  * Device credentials' secrets in the credential table (spec 4.7: "a device credential bound to one
  * worker_id, issued by the organisation, shown once, stored as a digest, revocable"). The allocation
  * area keeps the credential's record and its lifecycle; this table keeps only the digest, so the
- * gateway authenticates a device like any other credential (credentials.ts). The secret is
+ * gateway authenticates a device like any other credential (credential-records.ts). The secret is
  * `dk_test_` (or `dk_live_`) and 40 base62 characters (docs/gaps.md#allocation).
  */
+import type { Realm } from '../../kernel/index.ts';
 import type { KeyValueStore } from '../../stores/index.ts';
-import { putCredential, removeCredential, type Realm } from './credentials.ts';
+import { putCredential, removeCredential } from './credential-records.ts';
 import { digest, newSecret } from './secrets.ts';
 
 export const DEVICE_KEY_PREFIX: Record<Realm, string> = { test: 'dk_test_', live: 'dk_live_' };

@@ -1,8 +1,8 @@
 /** Public face of the Accounts area (spec 2.2, 4.1, 5). */
-import { AUTHENTICATOR, type Area } from '../../kernel/index.ts';
+import { AUTHENTICATOR, type Area, keyValue } from '../../kernel/index.ts';
 import { Account } from './account.ts';
 import { ApiKey } from './api-key.ts';
-import { authenticate } from './credentials.ts';
+import { authenticate } from './credential-records.ts';
 import { Invitation } from './invitation.ts';
 import { OAuthClient } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
@@ -10,11 +10,12 @@ import { RevokedKeys, revokedKeysOf } from './revoked-keys.ts';
 import { routes } from './routes.ts';
 import { SupportAccess } from './support-access.ts';
 
-export { authenticate, type CredentialRecord, type Realm } from './credentials.ts';
+export { authenticate, type CredentialRecord } from './credential-records.ts';
+export type { Realm } from '../../kernel/index.ts';
 export { ALL_SCOPES, CREDENTIAL_HEADERS } from '../../kernel/index.ts';
-export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth.ts';
-export { recordSupportAccess } from './support.ts';
-export { issueKey, revokeKey } from './keys.ts';
+export { issueClient, revokeClient, grantToken, ACCESS_TOKEN_TTL_MS } from './oauth-clients.ts';
+export { recordSupportAccess } from './support-accesses.ts';
+export { issueKey, revokeKey } from './api-keys.ts';
 /** Device credentials' secrets (spec 4.7); the allocation area issues and revokes the credentials. */
 export { storeDeviceSecret, dropDeviceSecret, DEVICE_KEY_PREFIX, type DeviceSecretFor } from './device-secrets.ts';
 /** Who is behind a credential, for maker-checker in payroll today and remittance approvals later. */
@@ -50,7 +51,7 @@ export const area: Area = {
   start(platform) {
     const revoked = new RevokedKeys(platform);
     revoked.start();
-    platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(platform.stores.kv, platform.clock.now(), auth, headers, revoked) });
+    platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(keyValue(platform), platform.clock.now(), auth, headers, revoked) });
   },
   async stop(platform) {
     platform.services.remove(AUTHENTICATOR);

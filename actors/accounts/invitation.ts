@@ -17,7 +17,10 @@
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
 import { assertNever, conflict } from '../../kernel/index.ts';
 
-export type InvitationStatus = 'none' | 'pending' | 'accepted';
+/** The statuses an invitation is shown in (its view and the schema of it). */
+export const INVITATION_STATUSES = ['pending', 'accepted'] as const;
+
+export type InvitationStatus = 'none' | (typeof INVITATION_STATUSES)[number];
 
 export interface InvitationState {
   id: string;
@@ -52,7 +55,7 @@ export interface InvitationView {
   mocked: false;
   email: string;
   name: string;
-  status: 'pending' | 'accepted';
+  status: (typeof INVITATION_STATUSES)[number];
   invited_by: string | null;
   expires_at: string;
   accepted_at: string | null;

@@ -12,7 +12,7 @@
  * A person who joins this way signs in and acts as the registering person does; a person is never
  * in two organisations (an email has one account: 409 conflict).
  */
-import { ApiError, type Caller, conflict, createDedupe, createdId, fieldError, type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
+import { ApiError, type Caller, conflict, createDedupe, createdId, fieldError, keyValue, type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
 import { Invitation, type InvitationState, type InvitationView } from './invitation.ts';
 import { Organisation, type OrganisationDetail, type OrganisationState } from './organisation.ts';
@@ -46,7 +46,7 @@ export interface InvitationAcceptance {
 const emailTaken = () => new ApiError('conflict', 'An account with this email already exists; the person signs in with POST /v1/sessions.');
 
 export async function invite(platform: Platform, caller: Caller, input: { email: string; name: string }): Promise<InvitationWithToken> {
-  const kv = platform.stores.kv;
+  const kv = keyValue(platform);
   const email = normaliseEmail(input.email);
   if ((await kv.get(emailKey(email))) !== undefined) throw emailTaken();
   const id = createdId(caller, Invitation.prefix);
@@ -70,7 +70,7 @@ export const listInvitations = (platform: Platform, org: string, query: { limit?
 const invalid = (why = 'it is unknown, already used or expired') => new ApiError('unauthenticated', `The invitation is not valid: ${why}. Ask the organisation for a new one.`);
 
 export async function acceptInvitation(platform: Platform, input: { token: string; password: string; name?: string }, requestId: string): Promise<InvitationAcceptance> {
-  const kv = platform.stores.kv;
+  const kv = keyValue(platform);
   const d = digest(input.token);
   const entry = input.token.length <= 512 ? await kv.get<TokenEntry>(tokenKey(d)) : undefined;
   if (!entry) throw invalid();

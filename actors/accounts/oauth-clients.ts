@@ -4,10 +4,10 @@
  * no refresh token. An unknown client and a wrong secret get the same answer, after the same work.
  * Clients are issued by the maker (operator CLI), never self-serve.
  */
-import { ApiError, newId, type Platform } from '../../kernel/index.ts';
+import { ApiError, keyValue, newId, type Platform, type Realm } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
-import { putCredential, type Realm } from './credentials.ts';
-import { checkScopes } from './keys.ts';
+import { putCredential } from './credential-records.ts';
+import { checkScopes } from './api-keys.ts';
 import { OAuthClient, type OAuthClientView } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
 import { digest, digestsEqual, newSecret } from './secrets.ts';
@@ -39,7 +39,7 @@ const BAD_CLIENT = () => new ApiError('unauthenticated', 'The client credentials
 const DECOY = digest('decoy');
 
 export async function grantToken(platform: Platform, input: { client_id: string; client_secret: string; scope?: string }): Promise<AccessTokenView> {
-  const entry = await platform.stores.kv.get<ClientEntry>(clientKey(input.client_id));
+  const entry = await keyValue(platform).get<ClientEntry>(clientKey(input.client_id));
   const ok = digestsEqual(digest(input.client_secret), entry?.digest ?? DECOY);
   if (!entry || !ok) throw BAD_CLIENT();
   const requested = (input.scope ?? '').split(' ').filter(Boolean);
@@ -47,7 +47,7 @@ export async function grantToken(platform: Platform, input: { client_id: string;
   const token = newSecret(entry.realm === 'test' ? 'at_test_' : 'at_live_');
   const expires = platform.clock.now() + ACCESS_TOKEN_TTL_MS;
   await putCredential(
-    platform.stores.kv,
+    keyValue(platform),
     { type: 'access_token', digest: digest(token), id: input.client_id, org: entry.org, realm: entry.realm, scopes, expires_at: expires },
     ACCESS_TOKEN_TTL_MS,
   );
@@ -71,12 +71,12 @@ export async function issueClient(platform: Platform, input: { org: string; name
   const d = digest(secret);
   const id = newId(OAuthClient.prefix);
   const view = (await platform.system.ask(OAuthClient, id, 'issue', { name: input.name, realm: 'test', scopes }, { org: input.org, principal: 'operator' })) as OAuthClientView;
-  await platform.stores.kv.set(clientKey(id), { org: input.org, digest: d, realm: 'test', scopes } satisfies ClientEntry);
+  await keyValue(platform).set(clientKey(id), { org: input.org, digest: d, realm: 'test', scopes } satisfies ClientEntry);
   return { ...view, client_secret: secret };
 }
 
 export async function revokeClient(platform: Platform, org: string, id: string): Promise<OAuthClientView> {
-  await platform.stores.kv.delete(clientKey(id));
+  await keyValue(platform).delete(clientKey(id));
   return (await platform.system.ask(OAuthClient, id, 'revoke', undefined, { org, principal: 'operator' })) as OAuthClientView;
 }
 

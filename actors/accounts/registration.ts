@@ -3,9 +3,9 @@
  * the account, a session and the first sandbox key, which carries every named scope (spec 5.6).
  * A known email answers 409 conflict; a weak password is refused with a showable reason.
  */
-import { ALL_SCOPES, ApiError, type Caller, fieldError, newId, type Platform } from '../../kernel/index.ts';
+import { ALL_SCOPES, ApiError, type Caller, fieldError, keyValue, newId, type Platform } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
-import { issueKey, type ApiKeyWithSecret } from './keys.ts';
+import { issueKey, type ApiKeyWithSecret } from './api-keys.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { hashPassword, passwordWeakness } from './secrets.ts';
 import { emailKey, normaliseEmail, openSession, type EmailEntry, type SessionView } from './sessions.ts';
@@ -36,7 +36,7 @@ const EMAIL_CONFLICT = () => new ApiError('conflict', 'An account with this emai
 export async function register(platform: Platform, input: RegistrationInput, requestId: string): Promise<RegistrationView> {
   const weak = passwordWeakness(input.password, { email: input.email, name: input.name, organisation: input.organisation_name });
   if (weak) throw fieldError('/password', 'weak_password', weak);
-  const kv = platform.stores.kv;
+  const kv = keyValue(platform);
   const ek = emailKey(input.email);
   if ((await kv.get(ek)) !== undefined) throw EMAIL_CONFLICT();
   const password = await hashPassword(input.password);

@@ -1,17 +1,15 @@
 /** Accounts endpoints (spec 4.1, 5). Scope prefix of the Accounts endpoints: iam (gap). */
-import { Type } from '@sinclair/typebox';
-import { ALL_SCOPES, ApiError, type Caller, callerOf, CURRENCIES, CURRENCY_DATA_PUBLISHED, listEnvelope, ListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ALL_SCOPES, ApiError, type Caller, callerOf, CURRENCIES, CURRENCY_DATA_PUBLISHED, listEnvelope, ListQuery, realmOf, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
-import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './keys.ts';
-import { grantToken } from './oauth.ts';
+import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './api-keys.ts';
+import { grantToken } from './oauth-clients.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { register } from './registration.ts';
 import * as S from './schemas.ts';
 import { mintTicket, signIn } from './sessions.ts';
 import { SOCKET_TICKET_TTL_MS } from './socket-tickets.ts';
 import { acceptInvitation, INVITATION_TTL_MS, invite, listInvitations } from './invitations.ts';
-import { listSupportAccess } from './support.ts';
-
+import { listSupportAccess } from './support-accesses.ts';
 
 function principalOf(req: RouteRequest<unknown, unknown>) {
   if (!req.principal) throw new ApiError('unauthenticated', 'No credential.');
@@ -21,8 +19,6 @@ function principalOf(req: RouteRequest<unknown, unknown>) {
 /** On the session endpoints the signed-in person acts: their account, not the session, is the principal. */
 const sessionCaller = (req: RouteRequest<unknown, unknown>): Caller => ({ ...callerOf(req), principal: principalOf(req).account });
 
-/** The realm of keys a caller creates is the caller's own: live keys are never self-serve (spec 5.8). */
-const realmOf = (req: RouteRequest<unknown, unknown>) => (req.livemode ? 'live' : 'test') as 'test' | 'live';
 
 const currencyList = { ...listEnvelope(CURRENCIES as unknown[], false), source: `ISO 4217 (currency-codes, published ${CURRENCY_DATA_PUBLISHED})` };
 
@@ -83,7 +79,8 @@ export const routes: RouteDef[] = [
     handler: (req) => {
       const p = principalOf(req);
       const scopes = checkScopes(req.body.scopes ?? [...p.scopes], p.scopes);
-      return issueKey(req.platform, callerOf(req), { name: req.body.name, realm: realmOf(req), scopes });
+      // the realm of a key is its issuer's own: live keys are never self-serve (spec 5.8)
+      return issueKey(req.platform, callerOf(req), { name: req.body.name, realm: realmOf(req.livemode), scopes });
     },
   }),
   route({

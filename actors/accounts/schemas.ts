@@ -1,6 +1,8 @@
 /** Request and response shapes of the Accounts endpoints (spec 2.2, 4.1), for validation and OpenAPI. */
 import { Type } from '@sinclair/typebox';
-import { CURRENCY_DATA_PUBLISHED, ListEnvelopeSchema } from '../../kernel/index.ts';
+import { CURRENCY_DATA_PUBLISHED, enumOf, ListEnvelopeSchema } from '../../kernel/index.ts';
+import { REALMS } from './credential-records.ts';
+import { INVITATION_STATUSES } from './invitation.ts';
 
 export const RegistrationBody = Type.Object(
   {
@@ -47,7 +49,7 @@ export const ApiKeySchema = Type.Object({
   livemode: Type.Boolean(),
   mocked: Type.Boolean(),
   name: Type.String(),
-  realm: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  realm: enumOf(REALMS),
   scopes: Type.Array(Type.String()),
   person: Type.Union([Type.String(), Type.Null()], { description: 'The person behind the key: the account that made it (directly, from a session, or through another key of theirs), or the operator-issued OAuth client whose token made it. Maker-checker compares this, not key ids. Null on keys made before it was recorded.' }),
   revoked_at: Type.Union([Timestamp, Type.Null()]),
@@ -160,7 +162,7 @@ export const InvitationSchema = Type.Object(
     mocked: Type.Boolean(),
     email: Type.String({ format: 'email' }),
     name: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('accepted')]),
+    status: enumOf(INVITATION_STATUSES),
     invited_by: Type.Union([Type.String(), Type.Null()], { description: 'The person who invited (an account, or the OAuth client behind a token).' }),
     expires_at: Timestamp,
     accepted_at: Type.Union([Timestamp, Type.Null()]),

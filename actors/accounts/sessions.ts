@@ -3,10 +3,10 @@
  * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps.md#accounts). Sign-in answers
  * an unknown email and a wrong password identically, after the same amount of hashing.
  */
-import { ApiError, newId, type Platform, type Principal } from '../../kernel/index.ts';
+import { ApiError, keyValue, newId, type Platform, type Principal } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
 import { Account, type AccountState } from './account.ts';
-import { putCredential } from './credentials.ts';
+import { putCredential } from './credential-records.ts';
 import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';
 import { SOCKET_TICKET_PREFIX, SOCKET_TICKET_TTL_MS, type SocketTicketView } from './socket-tickets.ts';
 
@@ -31,12 +31,12 @@ export interface EmailEntry {
 export async function openSession(platform: Platform, account: string, org: string): Promise<SessionView> {
   const token = newSecret('sess_');
   const expires = platform.clock.now() + SESSION_TTL_MS;
-  await putCredential(platform.stores.kv, { type: 'session', digest: digest(token), id: newId('ses_'), account, org, expires_at: expires }, SESSION_TTL_MS);
+  await putCredential(keyValue(platform), { type: 'session', digest: digest(token), id: newId('ses_'), account, org, expires_at: expires }, SESSION_TTL_MS);
   return { object: 'session', livemode: false, mocked: false, token, expires_at: iso(expires) };
 }
 
 export async function signIn(platform: Platform, email: string, password: string): Promise<SessionView> {
-  const entry = await platform.stores.kv.get<EmailEntry | { pending: true }>(emailKey(email));
+  const entry = await keyValue(platform).get<EmailEntry | { pending: true }>(emailKey(email));
   const known = entry && 'account' in entry ? entry : undefined;
   const state = known ? await platform.system.state<AccountState>(Account, known.account, known.org) : undefined;
   const hash = state?.password ?? (await decoyHash());
@@ -50,6 +50,6 @@ export async function mintTicket(platform: Platform, session: Principal): Promis
   if (session.kind !== 'session' || !session.account) throw new ApiError('unauthenticated', 'A socket ticket is minted with a signed-in session (Service-Session).');
   const token = newSecret(SOCKET_TICKET_PREFIX);
   const expires = platform.clock.now() + SOCKET_TICKET_TTL_MS;
-  await putCredential(platform.stores.kv, { type: 'socket_ticket', digest: digest(token), id: session.id, account: session.account, org: session.org, expires_at: expires }, SOCKET_TICKET_TTL_MS);
+  await putCredential(keyValue(platform), { type: 'socket_ticket', digest: digest(token), id: session.id, account: session.account, org: session.org, expires_at: expires }, SOCKET_TICKET_TTL_MS);
   return { object: 'socket_ticket', livemode: false, mocked: false, token, expires_at: iso(expires) };
 }

@@ -2,7 +2,7 @@
  * WebSocket tickets (spec 5.4 sessions; docs/gaps.md#accounts): a browser cannot set a credential
  * header on a WebSocket upgrade, so a signed-in person mints a ticket with their session (POST
  * /v1/account/socket_tickets; sessions.ts mintTicket) and opens the socket with it. This file
- * redeems them (credentials.ts asks it). A ticket:
+ * redeems them (credential-records.ts asks it). A ticket:
  * - is a random secret kept only as its digest in the credential table, like every credential;
  * - lasts SOCKET_TICKET_TTL_MS and opens one upgrade: the first redemption marks it used with an
  *   atomic set-if-absent (so two nodes never both accept it) and deletes it;
@@ -29,7 +29,7 @@ export interface SocketTicketView {
   expires_at: string;
 }
 
-/** A ticket's record in the credential table (credentials.ts); `id` is the session's. Minted by sessions.ts. */
+/** A ticket's record in the credential table (credential-records.ts); `id` is the session's. Minted by sessions.ts. */
 export interface TicketRecord {
   type: 'socket_ticket';
   digest: string;

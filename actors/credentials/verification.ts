@@ -38,6 +38,9 @@ import type { IssuerAnswer } from './providers/issuers.ts';
 
 export const OUTCOMES = ['pending', 'verified', 'unverified', 'contradicted'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+/** Whether the subject held a live passport when the credential was verified (the identity gate). */
+export const IDENTITY_ASSURANCES = ['attested', 'verified'] as const;
+export type IdentityAssurance = (typeof IDENTITY_ASSURANCES)[number];
 
 /** What a verified credential issues, less what the answer fixes (evidence date, verification). */
 export type ClaimSeed = Omit<IssueClaim, 'evidence_date' | 'verification_id' | 'supersedes' | 'livemode' | 'mocked'>;
@@ -55,7 +58,7 @@ export interface CreateVerification {
   credential_kind: string;
   credential_reference: string | null;
   consent_token_id: string;
-  identity_assurance: 'attested' | 'verified';
+  identity_assurance: IdentityAssurance;
   passport_id: string | null;
   livemode: boolean;
   mocked: boolean;
@@ -71,33 +74,18 @@ export interface CreateVerification {
   licence: LicenceSeed | null;
 }
 
-export interface VerificationState {
+/** The record: what create carried (less the reused evidence, named by id), and what the answer decided. */
+export interface VerificationState extends Omit<CreateVerification, 'cached_from' | 'claim'> {
   id: string;
   org: string;
-  livemode: boolean;
-  mocked: boolean;
   outcome: Outcome;
-  subject_ref: string;
-  passport_id: string | null;
-  identity_assurance: 'attested' | 'verified';
-  issuer_id: string;
-  issuer_name: string;
-  method: Method;
-  credential_kind: string;
-  credential_reference: string | null;
-  consent_token_id: string;
   evidence_date: string | null;
   unresolved_source: string | null;
   contradiction_detail: string | null;
-  service_level_due_at: number | null;
   claim_id: string | null;
   cached: boolean;
   cached_from: string | null;
-  charge: MoneyValue;
-  answer: IssuerAnswer | null;
-  answer_at: number | null;
   claim: ClaimSeed | null;
-  licence: LicenceSeed | null;
   decided_by: string | null;
   decided_at: number | null;
   created_at: number;
