@@ -3,12 +3,14 @@
  * a gap, docs/gaps.md#identity): a machine-readable statement of what "live passport" means for the
  * modules that check it before acting (engagements before execution, allocation before an offer,
  * an arrival or a completion, payouts before paying a person), how they ask, and which events
- * announce a change; and whether the module can verify now.
+ * announce a change; and whether the module can verify now. Not one actor's operations: the
+ * contract is data beside the policy pack, and readiness reads the node-local service (its sources
+ * and gate).
  */
-import { contentHash } from '../../kernel/index.ts';
+import { contentHash, type Platform } from '../../kernel/index.ts';
 import { HOLD_KINDS } from './passport.ts';
 import { ACTIVE_POLICY } from './policy.ts';
-import type { IdentityService } from './service.ts';
+import { identityService } from './service.ts';
 
 const CONTRACT = {
   version: '2026.11.1',
@@ -43,7 +45,8 @@ export function gatingContract(livemode: boolean) {
   return { object: 'gating_contract', livemode, mocked: false, ...CONTRACT, content_hash: contentHash(CONTRACT), policy: { version: ACTIVE_POLICY.pack.version, content_hash: ACTIVE_POLICY.hash } };
 }
 
-export function readiness(svc: IdentityService, livemode: boolean) {
+export function readiness(platform: Platform, livemode: boolean) {
+  const svc = identityService(platform);
   const sources = svc.sources.map((s) => ({ id: s.id, check: s.check, state: s.state(), mocked: s.mocked }));
   return {
     object: 'identity_readiness',

@@ -31,6 +31,7 @@ export const area: Area = {
   routes,
   events,
   async start(platform) {
+    // The service follows collection_due; collecting the answers is a verification operation, handed in here.
     const svc = new IdentityService(platform, (org, id, refs) => collectAnswers(platform, org, id, refs));
     platform.services.provide(IDENTITY, svc);
     await svc.start();

@@ -168,5 +168,5 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/gating_contract`, auth: 'key', module: M, idempotent: false, specGap: gap('The gating contract is'),
     summary: 'What "live passport" means, how to ask it, and which events announce a change.', handler: async (req) => gatingContract(req.livemode) }),
   route({ method: 'GET', path: `${P}/readiness`, auth: 'key', module: M, idempotent: false, specGap: gap('Readiness is'),
-    summary: 'Whether identity can verify now: its sources\u2019 states, the active policy pack, the gate.', handler: async (req) => readiness(identityService(req.platform), req.livemode) }),
+    summary: 'Whether identity can verify now: its sources\u2019 states, the active policy pack, the gate.', handler: async (req) => readiness(req.platform, req.livemode) }),
 ];
