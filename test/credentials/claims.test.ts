@@ -4,7 +4,7 @@
  * through the platform with the manual clock, over the test store family.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
+import { actorEvents, createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock, roundTrip } from '../../runtime/index.ts';
 import { area as identity } from '../../actors/identity/index.ts';
 import { area as credentialsArea, Claim, createClaim, credentialEligibility, Licence } from '../../actors/credentials/index.ts';
@@ -48,7 +48,7 @@ async function licence(subjectRef: string, occupation: string, validFrom: string
 
 const ELECTRICIAN = ['ng-7412.machine_wiring', 'ng-7412.safe_isolation', 'ng-7412.fault_finding', 'ng-7412.inspection_testing', 'ng-7412.generator_maintenance'];
 
-const journalTypes = async (id: string) => (await platform.stores.journal.read(`${Claim.kind}.${id}`, 0)).map((e) => e.type);
+const journalTypes = async (id: string) => (await actorEvents(platform, Claim, id)).map((e) => e.type);
 
 describe('competence claim decay (spec 3)', () => {
   it('decay moves current -> ageing -> stale -> lapsed with the manual clock, and each step emits its event', async () => {
@@ -172,7 +172,7 @@ describe('eligibility (spec 2.5: a statutory licence required by law is a gate)'
     await clock.advanceTo(Date.parse('2026-04-01T00:00:00Z'));
     const r = check(s, { occupation_code: 'ng-7412' });
     expect(r).toMatchObject({ eligible: false, reasons: [{ code: 'licence_expired', licence_id: id, occupation_code: 'ng-7412' }] });
-    const events = (await platform.stores.journal.read(`${Licence.kind}.${id}`, 0)).map((e) => e.type);
+    const events = (await actorEvents(platform, Licence, id)).map((e) => e.type);
     expect(events).toEqual(['licence.recorded', 'licence.expired']);
   });
 
