@@ -17,7 +17,7 @@
  * papered                     paper                 another instrument (the first expired or withdrawn)    engagement.papered            papered
  * papered                     instrument_executed   the papered instrument was sealed (by reaction to      engagement.executed           executed
  *                                                   instrument.executed, or by an operation that reads the
- *                                                   engagement before the reaction ran: operations.ts)
+ *                                                   engagement before the reaction ran: reads.ts)
  * disputed (from papered)     instrument_executed   the papered instrument was sealed before the dispute   engagement.executed           disputed (returns
  *                                                   was recorded                                                                         to executed)
  * executed|registered|current instrument_executed   a variation superseding the one in force was sealed    engagement.instrument_replaced (same)
@@ -44,7 +44,7 @@ import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../..
 import { ApiError, assertNever } from '../../kernel/index.ts';
 import type { ClassificationRecord } from './classify.ts';
 import { dateOf, endOfDate, ENGAGEMENT_PREFIX, envelopeId } from './ids.ts';
-import type { EmployerFacts } from './obligations.ts';
+import type { EmployerFacts } from './obligation-lines.ts';
 import type { Classification } from './packs.ts';
 
 export const ENGAGEMENT_STATUSES = ['classified', 'papered', 'executed', 'registered', 'current', 'lapsed', 'disputed', 'terminated'] as const;

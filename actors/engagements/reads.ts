@@ -1,17 +1,99 @@
 /**
- * Reads of the engagements area that are computed from records rather than stored as their own:
- * the obligation envelope and its discharges (spec 2.6), the worker's copy of an instrument
- * (spec 4.5), the clause library (spec 4.5, 9), the gating contract and readiness (spec 4.5).
- * Shapes are not shown in the spec (docs/gaps.md#engagements).
+ * Reads of the engagements area. The records as they stand: an engagement with every execution of
+ * its instruments recorded (engagementNow), an instrument of an engagement, an engagement as of a
+ * date and an instrument as its journal holds it (spec 2.6 as_of; verification). And what is
+ * computed from records rather than stored as their own: the obligation envelope and its
+ * discharges (spec 2.6), the worker's copy of an instrument (spec 4.5), the clause library (spec
+ * 4.5, 9), the gating contract and readiness (spec 4.5). Shapes are not shown in the spec
+ * (docs/gaps.md#engagements).
  */
-import { contentHash, type Platform } from '../../kernel/index.ts';
-import type { EngagementState } from './engagement.ts';
-import { envelopeId } from './ids.ts';
-import type { InstrumentState } from './instrument.ts';
-import { obligationLines } from './obligations.ts';
+import { actorEvents, ApiError, contentHash, type Platform } from '../../kernel/index.ts';
+import { identityGate } from '../identity/index.ts';
+import { Engagement, type EngagementState, type Passports } from './engagement.ts';
+import { dateOf, envelopeId } from './ids.ts';
+import { Instrument, type InstrumentState } from './instrument.ts';
+import { obligationLines } from './obligation-lines.ts';
 import { clauseLibrary, clauseLibraryVersions, rulePack } from './packs.ts';
 import { sealedDocument } from './seal.ts';
 import { standingModel } from './service.ts';
+
+const DAY = 86_400_000;
+
+/** Both parties' passports at this moment (spec 3: both parties need a live passport). */
+export function passportsOf(platform: Platform, org: string, s: { worker_ref: string; engaging_party_ref: string }): Passports {
+  const gate = identityGate(platform);
+  const w = gate.livePassport(org, s.worker_ref);
+  const e = gate.livePassport(org, s.engaging_party_ref);
+  return { worker: { live: w !== null, passport_id: w }, engaging_party: { live: e !== null, passport_id: e } };
+}
+
+export const engagementState = (p: Platform, org: string, id: string) => p.system.state<EngagementState>(Engagement, id, org);
+export const instrumentState = (p: Platform, org: string, id: string) => p.system.state<InstrumentState>(Instrument, id, org);
+
+type ExecutedMove = { instrument_id: string; executed_at: string; supersedes: string | null };
+
+/** An execution of one of the engagement's instruments that the engagement has not recorded yet. */
+async function unrecordedExecution(p: Platform, e: EngagementState): Promise<ExecutedMove | undefined> {
+  if (e.papered_instrument_id !== null && (e.status === 'papered' || (e.status === 'disputed' && e.status_before_dispute === 'papered'))) {
+    const s = await instrumentState(p, e.org, e.papered_instrument_id);
+    if (s.status === 'executed' || s.status === 'superseded') return { instrument_id: s.id, executed_at: s.executed_at!, supersedes: null };
+  }
+  if (e.instrument_in_force_id !== null && e.status !== 'terminated') {
+    const inForce = await instrumentState(p, e.org, e.instrument_in_force_id);
+    if (inForce.superseded_by !== null) {
+      const v = await instrumentState(p, e.org, inForce.superseded_by);
+      if (v.status === 'executed' || v.status === 'superseded') return { instrument_id: v.id, executed_at: v.executed_at!, supersedes: inForce.id };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The engagement with every execution of its instruments recorded. Executing an instrument moves
+ * its engagement by reaction to instrument.executed (engagement.ts), off the request path of
+ * execute (docs/gaps.md#engagements); whatever reads or moves the engagement takes it from here, so
+ * none reads or acts on the engagement as it stood before an execution already answered. The move
+ * made here is the reaction's own (same command, same event), which then finds it made.
+ */
+export async function engagementNow(p: Platform, org: string, id: string): Promise<EngagementState> {
+  let e = await engagementState(p, org, id);
+  // a variation of a variation executed before either reaction ran takes one move each
+  for (let move = await unrecordedExecution(p, e); move !== undefined; move = await unrecordedExecution(p, e)) {
+    await p.system.ask(Engagement, id, 'instrument_executed', move, { org, principal: 'system', noReply: true });
+    e = await engagementState(p, org, id);
+  }
+  return e;
+}
+
+/** The instrument, if it belongs to the engagement in the path; 404 otherwise. */
+export async function instrumentOf(p: Platform, org: string, engagementId: string, instrumentId: string): Promise<InstrumentState> {
+  const s = await instrumentState(p, org, instrumentId);
+  if (s.engagement_id !== engagementId) throw new ApiError('not_found', `No instrument with id ${instrumentId} on engagement ${engagementId}.`);
+  return s;
+}
+
+/** The engagement as it stood at the end of a date (UTC), folded from its journal (spec 2.6 as_of). */
+export async function engagementAsOf(p: Platform, org: string, id: string, date: string): Promise<EngagementState> {
+  const now = await engagementNow(p, org, id); // 404 / 403 as for a plain read; executions recorded
+  const cutoff = Date.parse(`${date}T00:00:00.000Z`) + DAY;
+  const events = await actorEvents(p, Engagement, id);
+  let s: EngagementState | undefined;
+  for (const ev of events) {
+    if (ev.at >= cutoff) break;
+    s = Engagement.evolve(s ?? Engagement.initial(id, ev.org), ev.data as never, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org });
+  }
+  if (!s) throw new ApiError('not_found', `Engagement ${id} did not exist on ${date}; it was opened on ${dateOf(now.created_at)}.`);
+  return s;
+}
+
+/** An instrument exactly as its journal holds it now (verification reads the store, not a cached actor). */
+export async function storedInstrument(p: Platform, org: string, id: string): Promise<InstrumentState | undefined> {
+  const events = await actorEvents(p, Instrument, id);
+  if (events.length === 0 || events[0].org !== org) return undefined;
+  let s = Instrument.initial(id, org);
+  for (const ev of events) s = Instrument.evolve(s, ev.data as never, { at: ev.at, version: ev.version, eventId: ev.id, org: ev.org });
+  return s;
+}
 
 const IN_FORCE = ['executed', 'registered', 'current'];
 

@@ -6,21 +6,17 @@
  */
 import { Type } from '@sinclair/typebox';
 import { ApiError, callerOf, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
-import { assembleBundle } from './bundle.ts';
+import { AuditBundle } from './audit-bundle.ts';
+import { assembleBundle } from './audit-bundles.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView } from './engagement.ts';
+import { activate, attest, classifyEngagement, disputeEngagement, executeEngagement, lapse, type OpenBody, openDispute, openEngagement, paper, register, resolveDispute, terminate } from './engagements.ts';
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
 import { ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
-import {
-  activate, assent, attest, classifyEngagement, disputeEngagement, draftInstrument, engagementAsOf, engagementNow, engagementState, executeEngagement, executeInstrument, instrumentOf, lapse, type OpenBody,
-  openDispute, openEngagement, paper, register, resolveDispute, supersede, terminate,
-} from './operations.ts';
+import { assent, draftInstrument, executeInstrument, supersede, verifyInstrument } from './instruments.ts';
 import { CLASSIFICATIONS, rulePack } from './packs.ts';
-import { clauseLibraryView, copyView, dischargesView, envelopeView, gatingContract, readiness } from './reads.ts';
-import { reconcile } from './reconcile.ts';
-import { AuditBundle } from './audit-bundle.ts';
+import { clauseLibraryView, copyView, dischargesView, engagementAsOf, engagementNow, engagementState, envelopeView, gatingContract, instrumentOf, readiness } from './reads.ts';
 import { CASE_STATUSES, RemediationCase } from './remediation-case.ts';
-import { resolveCase } from './remediation-cases.ts';
-import { verifyInstrument } from './verify.ts';
+import { reconcile, resolveCase } from './remediation-cases.ts';
 
 const M = 'rail';
 const P = '/v1/rail';

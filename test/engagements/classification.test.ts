@@ -1,7 +1,7 @@
 /** The classification rule pack and engine (spec 2.6, 9; reference 3.2, 3.6). */
 import { describe, expect, it } from 'vitest';
 import { checkFacts, classify } from '../../actors/engagements/classify.ts';
-import { obligationLines } from '../../actors/engagements/obligations.ts';
+import { obligationLines } from '../../actors/engagements/obligation-lines.ts';
 import { CLASSIFICATIONS, clauseLibrary, packHash, rulePack } from '../../actors/engagements/packs.ts';
 import { CONTRACTOR_FACTS, EMPLOYMENT_FACTS } from './support.ts';
 

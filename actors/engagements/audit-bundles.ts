@@ -1,16 +1,17 @@
 /**
- * Audit bundle assembly (spec 4.5 POST .../audit_bundles): every record, journal event and seal of
- * one engagement, and the organisation's seal chain from GENESIS to the engagement's latest seal,
- * so that anyone can verify it offline: recompute each seal from its document (seal.ts) and walk
- * the chain's links. The bundle's own hash covers its contents.
+ * The operations of an audit bundle (audit-bundle.ts): its assembly (spec 4.5 POST
+ * .../audit_bundles). Every record, journal event and seal of one engagement, and the
+ * organisation's seal chain from GENESIS to the engagement's latest seal, so that anyone can verify
+ * it offline: recompute each seal from its document (seal.ts) and walk the chain's links. The
+ * bundle's own hash covers its contents.
  */
-import { type Caller, contentHash, type Platform } from '../../kernel/index.ts';
+import { actorEvents, type Caller, contentHash, type Platform } from '../../kernel/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';
 import { AuditBundle } from './audit-bundle.ts';
 import { Engagement } from './engagement.ts';
 import { sealChainId } from './ids.ts';
 import { Instrument, type InstrumentState, instrumentView } from './instrument.ts';
-import { engagementNow, engagementState, storedInstrument } from './operations.ts';
+import { engagementNow, engagementState, storedInstrument } from './reads.ts';
 import { RemediationCase } from './remediation-case.ts';
 import { GENESIS, SEAL_ALGORITHM, sealedDocument } from './seal.ts';
 import { SealChain, type SealChainEvent } from './seal-chain.ts';
@@ -25,18 +26,18 @@ async function idsOf(p: Platform, kind: typeof Instrument | typeof RemediationCa
 
 export async function bundleContents(p: Platform, org: string, engagementId: string) {
   const e = await engagementState(p, org, engagementId);
-  const engagementEvents = await p.stores.journal.read(`${Engagement.kind}.${engagementId}`, 0);
+  const engagementEvents = await actorEvents(p, Engagement, engagementId);
   const instruments = [];
   const seals: Array<{ instrument_id: string; document: ReturnType<typeof sealedDocument>; seal: NonNullable<InstrumentState['seal']> }> = [];
   for (const id of await idsOf(p, Instrument, org, `engagement:${engagementId}`)) {
     const s = (await storedInstrument(p, org, id))!;
-    const events = await p.stores.journal.read(`${Instrument.kind}.${id}`, 0);
+    const events = await actorEvents(p, Instrument, id);
     instruments.push({ record: instrumentView(s), assents: s.assents, events: events.map(eventView) });
     if (s.seal) seals.push({ instrument_id: s.id, document: sealedDocument(s), seal: s.seal });
   }
   const cases = [];
   for (const id of await idsOf(p, RemediationCase, org, `engagement:${engagementId}`)) cases.push(await p.system.get(RemediationCase, id, org));
-  const chainEvents = (await p.stores.journal.read(`${SealChain.kind}.${sealChainId(org)}`, 0)).map((x) => x.data as SealChainEvent);
+  const chainEvents = (await actorEvents(p, SealChain, sealChainId(org))).map((x) => x.data as SealChainEvent);
   const last = Math.max(0, ...chainEvents.filter((x) => seals.some((s) => s.instrument_id === x.instrument_id)).map((x) => x.position));
   const chain = chainEvents
     .filter((x) => x.position <= last)

@@ -1,8 +1,9 @@
 /**
- * The obligation envelope (spec 2.6: "states what is owed, to which authority, on what basis, from
- * what date and how often; it never states a figure"). Derived from the classification and the
- * engaging organisation's facts by the rule pack's obligations table (reference 3.6 and
- * ng-payroll-2026.md): each line says whether it applies (yes, no, to_be_confirmed) and why.
+ * The lines of the obligation envelope (spec 2.6: "states what is owed, to which authority, on what
+ * basis, from what date and how often; it never states a figure"): rules applied, not operations.
+ * Derived from the classification and the engaging organisation's facts by the rule pack's
+ * obligations table (reference 3.6 and ng-payroll-2026.md): each line says whether it applies (yes,
+ * no, to_be_confirmed) and why. The envelope itself is read in reads.ts.
  */
 import type { Applies, Classification, Obligation, RulePack } from './packs.ts';
 
