@@ -41,7 +41,7 @@ const DATE = Type.String({ format: 'date' });
 const ItemMoney = Money({ minimum: 0 });
 const PayItemBody = Type.Object({
   payee_ref: Type.String({ minLength: 1, maxLength: 255 }),
-  code: Type.Union(PAY_ITEM_CODES.map((x) => Type.Literal(x)), { description: 'What the amount is; the pinned pack says which bases it joins and how PAYE treats it (reference ng-payroll-2026-irregular-pay.md 1.3).' }),
+  code: enumOf(PAY_ITEM_CODES, 'What the amount is; the pinned pack says which bases it joins and how PAYE treats it (reference ng-payroll-2026-irregular-pay.md 1.3).'),
   amount: ItemMoney,
   components: Type.Optional(Type.Object({ basic: ItemMoney, housing: ItemMoney, transport: ItemMoney, other_allowances: ItemMoney }, {
     additionalProperties: false, description: 'Required for items given by pay component (arrears): the amount per component, summing to amount.',

@@ -175,20 +175,16 @@ export const levyAuthority = (levy: LevyCode): Authority => AUTHORITIES.byLevy.g
 
 /** The authority record as the API shows it (docs/gaps.md, "Remittance: intake, authorities, obligations"). */
 export function authorityView(a: Authority, livemode: boolean) {
+  // The record's own fields in its order (loadAuthorities builds each one), the payer folded into the account.
+  const { id, collection_account, collected_by, ...fields } = a;
   return {
-    id: a.id,
+    id,
     object: 'remittance_authority' as const,
     livemode,
     // The collection account is a sandbox stand-in; the names are data.
     mocked: true,
-    kind: a.kind,
-    code: a.code,
-    name: a.name,
-    name_confirmed: a.name_confirmed,
-    jurisdiction: a.jurisdiction,
-    levies: a.levies,
-    custodian_id: a.custodian_id,
-    collection_account: { ...a.collection_account, collected_by: a.collected_by },
+    ...fields,
+    collection_account: { ...collection_account, collected_by },
     data_version: AUTHORITIES.version,
     data_content_hash: AUTHORITIES.content_hash,
   };

@@ -5,7 +5,7 @@
  * (docs/gaps.md, "Remittance: intake, authorities, obligations").
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, createDedupe, errorEntry, fieldError, idOf, isIdOf, listEnvelope, listPage, listQueryWith, Money, type MoneyValue, parseListQuery, route, type RouteDef, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, callerOf, createDedupe, errorEntry, fieldError, idOf, isIdOf, listEnvelope, listPage, listQueryWith, Money, type MoneyValue, parseListQuery, route, type RouteDef, type ValidationEntry, validationError, enumOf } from '../../../kernel/index.ts';
 import { AUTHORITY_KINDS, AUTHORITY_PREFIX, authorities, authorityById, authorityView, LEVIES, type Levy } from './authorities.ts';
 import { CALENDAR_ENTRY_PREFIX, calendarEntryView, isDate, isPeriod, parseCalendarEntryId } from './calendar.ts';
 import { Obligation, OBLIGATION_PREFIX, OBLIGATION_STATUSES } from './obligation.ts';
@@ -15,7 +15,7 @@ const M = 'remit';
 const P = '/v1/remittance';
 const GAP = 'Shape not shown by the spec; see docs/gaps.md ("Remittance: intake, authorities, obligations").';
 
-const AuthorityListQuery = listQueryWith({ kind: Type.Optional(Type.Union(AUTHORITY_KINDS.map((k) => Type.Literal(k)), { description: 'state_irs, pension_administrator, pension_custodian, nhf, nsitf, itf or nhia.' })) });
+const AuthorityListQuery = listQueryWith({ kind: Type.Optional(enumOf(AUTHORITY_KINDS, 'state_irs, pension_administrator, pension_custodian, nhf, nsitf, itf or nhia.')) });
 const CalendarListQuery = listQueryWith({
   period: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'The pay period, YYYY-MM.' }),
   pay_date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'The pay date the due dates count from, YYYY-MM-DD.' }),
@@ -24,16 +24,16 @@ const CalendarListQuery = listQueryWith({
 const Period = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM.' });
 const ObligationBody = Type.Object({
   authority_id: Type.String({ minLength: 1, maxLength: 128, description: 'The authority owed (remit_authority_rail_obligation_...).' }),
-  levy: Type.Union(LEVIES.map((l) => Type.Literal(l)), { description: 'paye, pension, nhf, nsitf, itf or nhia; the authority must collect it.' }),
+  levy: enumOf(LEVIES, 'paye, pension, nhf, nsitf, itf or nhia; the authority must collect it.'),
   period: Period,
   pay_date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'The pay date the due date counts from.' }),
   amount: Money({ minimum: 1, description: 'The amount owed, in minor units.' }),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your reference for this amount (default: the Idempotency-Key).' })),
 }, { additionalProperties: false });
 const ObligationListQuery = listQueryWith({
-  status: Type.Optional(Type.Union(OBLIGATION_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(OBLIGATION_STATUSES)),
   period: Type.Optional(Period),
-  levy: Type.Optional(Type.Union(LEVIES.map((l) => Type.Literal(l)))),
+  levy: Type.Optional(enumOf(LEVIES)),
   authority_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
 });
 

@@ -43,12 +43,10 @@ export const runSetIdOf = (org: string, runId: string): string => derivedId(SET_
 export const discrepancyIdOf = (setId: string, n: number): string => `${DISCREPANCY_PREFIX}${setId.slice(SET_PREFIX.length)}d${n}`;
 export const setIdOfDiscrepancy = (id: string): string => `${SET_PREFIX}${id.slice(DISCREPANCY_PREFIX.length).replace(/d\d+$/, '')}`;
 
-export interface SetState {
-  id: string;
-  org: string;
-  livemode: boolean;
-  status: SetStatus;
+/** What a set is received with (from a run, the API or a file). */
+export interface Receive {
   source: Source;
+  livemode: boolean;
   period: string;
   run_id: string | null;
   /** The pay date due dates count from: the run's, or given with an external set (null until known). */
@@ -56,7 +54,14 @@ export interface SetState {
   /** The import a CSV set came from. */
   import_id: string | null;
   lines: Lines;
+  /** The InstructionSet's own id: payroll's for a run's set (instruction_set_...); the ingested set's otherwise. */
   instructions_id?: string | null;
+}
+
+export interface SetState extends Receive {
+  id: string;
+  org: string;
+  status: SetStatus;
   report: Validation['report'] | null;
   resolved: Resolved | null;
   discrepancies: Discrepancy[];
@@ -67,18 +72,6 @@ export interface SetState {
   rejection_reason: string | null;
   obligations_recorded: boolean;
   due_at: number | null;
-}
-
-export interface Receive {
-  source: Source;
-  livemode: boolean;
-  period: string;
-  run_id: string | null;
-  pay_date: string | null;
-  import_id: string | null;
-  lines: Lines;
-  /** The InstructionSet's own id: payroll's for a run's set (instruction_set_...); the ingested set's otherwise. */
-  instructions_id?: string | null;
 }
 
 export type SetEvent =

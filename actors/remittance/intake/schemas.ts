@@ -1,6 +1,6 @@
 /** Request schemas of the intake routes (spec 2.10, 4.9; bodies not shown: docs/gaps.md, "Remittance: intake, authorities, obligations"). */
 import { Type } from '@sinclair/typebox';
-import { listQueryWith, Money } from '../../../kernel/index.ts';
+import { listQueryWith, Money, enumOf } from '../../../kernel/index.ts';
 import { LEVY_CODES } from '../authorities/index.ts';
 import { SET_STATUSES } from './instruction-set.ts';
 import { MAX_CSV_ROWS } from './csv.ts';
@@ -29,7 +29,7 @@ export const InstructionsBody = Type.Object({
     reconciliation_reference: Ref,
   }, { additionalProperties: false }), { maxItems: 200 }),
   levies: Type.Array(Type.Object({
-    code: Type.Union(LEVY_CODES.map((c) => Type.Literal(c))),
+    code: enumOf(LEVY_CODES),
     amount: Money({}),
     reconciliation_reference: Ref,
   }, { additionalProperties: false }), { maxItems: 20 }),
@@ -52,7 +52,7 @@ export const ImportBody = Type.Object({
 }, { additionalProperties: false });
 
 export const SetListQuery = listQueryWith({
-  status: Type.Optional(Type.Union(SET_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(SET_STATUSES)),
   period: Type.Optional(Period),
 });
 

@@ -10,6 +10,7 @@ import { ApiError, type Caller, derivedId, fieldError, isApiError, keyValue, typ
 import { RECEIPT_PREFIX } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
 import { type ParsedReceipt, Receipt, type ReceiptFinding, type ReceiptSource, type ReceiptState } from './receipt.ts';
+import type { AuthorityGateway } from './providers/sandbox-authority.ts';
 import { type Levy, remitted } from './sources.ts';
 
 export interface ReceiptFields {
@@ -132,4 +133,16 @@ async function applyToLeg(p: Platform, c: Caller, leg: LegState, r: ReceiptState
       if (!isApiError(e) || e.code !== 'not_found') throw e; // a set imported without obligations has none to mark
     }
   }
+}
+
+/** The authority's receipt of a paid leg, asked of its gateway (the sandbox) and recorded as any receipt is. */
+export async function fetchAuthorityReceipt(p: Platform, org: string, legId: string, authority: AuthorityGateway): Promise<void> {
+  const leg = await p.system.state<LegState>(Leg, legId, org);
+  const paid = leg.attempts.find((a) => a.status === 'settled');
+  if (leg.status !== 'paid' || !paid || leg.paid_at === null || !leg.ask_receipt) return;
+  const document = authority.receiptFor({
+    authority_id: leg.authority_id, authority_code: leg.authority_code, authority_name: leg.authority_name, levy: leg.levy, period: leg.period,
+    amount: leg.amount, currency: leg.currency, payment_reference: paid.instruction_id, paid_at: new Date(leg.paid_at).toISOString(), payer: org,
+  });
+  await recordReceipt(p, { org, livemode: leg.livemode, principal: 'system' }, { leg_id: leg.id, document }, sandboxReceiptId(leg.id, paid.n), 'authority_sandbox');
 }

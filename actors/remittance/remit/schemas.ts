@@ -1,6 +1,6 @@
 /** Request schemas of the remit routes (spec 4.9; shapes not shown: docs/gaps.md, "Remittance: remittances, legs, receipts, returns"). */
 import { Type } from '@sinclair/typebox';
-import { listQueryWith, Money } from '../../../kernel/index.ts';
+import { listQueryWith, Money, enumOf } from '../../../kernel/index.ts';
 import { LEG_STATUSES } from './leg.ts';
 import { REMITTANCE_STATUSES } from './remittance.ts';
 
@@ -13,11 +13,11 @@ export const CreateRemittanceBody = Type.Object({
 }, { additionalProperties: false });
 
 export const RemittanceListQuery = listQueryWith({
-  status: Type.Optional(Type.Union(REMITTANCE_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(REMITTANCE_STATUSES)),
   period: Type.Optional(Period),
 });
 
-export const LegListQuery = listQueryWith({ status: Type.Optional(Type.Union(LEG_STATUSES.map((s) => Type.Literal(s)))) });
+export const LegListQuery = listQueryWith({ status: Type.Optional(enumOf(LEG_STATUSES)) });
 
 export const ReceiptBody = Type.Object({
   leg_id: Id('The paid leg the receipt is for (prefix remit_authority_rail_leg_).'),

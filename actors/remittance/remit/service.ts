@@ -1,25 +1,22 @@
 /**
- * The remit part's work that needs I/O around its actors (their decide functions stay pure; the
- * pattern of actors/payouts/service.ts):
- * - paying a leg: on leg.attempt_started / attempt_resumed / drive_due, sign the attempt's
- *   instruction with remittance's key and hand it to the payouts module (submit, plan, execute);
- *   the leg hears the outcome by reaction to payouts' instruction events (leg.ts), not from here;
- * - the authority's receipt: on leg.paid / receipt_due, ask the authority's sandbox for its receipt
- *   of the payment and record it like any receipt (vaulted or quarantined);
- * - the annual return: when a December PAYE leg completes, prepare that State IRS's Form H1.
+ * The remit part's node-local process: it runs the steps that need I/O around its actors as this
+ * node commits a leg's events (their decide functions stay pure):
+ * - paying a leg (legs.ts payLeg): on leg.attempt_started / attempt_resumed / drive_due;
+ * - the authority's receipt (receipts.ts fetchAuthorityReceipt): on leg.paid / receipt_due;
+ * - the annual return (returns.ts): when a December PAYE leg completes.
  * Each step is repeated by the leg's own reminder until its actor moves, so a node that dies in
  * between loses nothing, and each step is idempotent (derived ids, payouts' idempotency key).
  * Registered under REMIT; also provides REMIT_INSTRUCTION_CHECK for the payouts module's intake.
  */
-import { ApiError, type Caller, derivedId, isApiError, type Platform, serviceKey } from '../../../kernel/index.ts';
+import { ApiError, type Platform, serviceKey } from '../../../kernel/index.ts';
 import type { Committed } from '../../../runtime/index.ts';
-import { payouts, REMIT_INSTRUCTION_CHECK } from '../../payouts/index.ts';
-import { ROUTE_PLAN_PREFIX } from './ids.ts';
-import { remitInstructionCheck, signedLegInstruction } from './leg-instruction.ts';
+import { REMIT_INSTRUCTION_CHECK } from '../../payouts/index.ts';
+import { remitInstructionCheck } from './leg-instruction.ts';
 import { Leg, type LegState } from './leg.ts';
+import { payLeg } from './legs.ts';
 import { type AuthorityGateway, sandboxAuthority } from './providers/sandbox-authority.ts';
 import { prepareAnnualReturn } from './returns.ts';
-import { recordReceipt, sandboxReceiptId } from './receipts.ts';
+import { fetchAuthorityReceipt } from './receipts.ts';
 import { REMIT_AUTHORITY } from './service-key.ts';
 
 export const REMIT = serviceKey<RemitService>('remit');
@@ -45,59 +42,20 @@ export class RemitService {
     this.unsubscribe?.();
   }
 
-  private caller(org: string, livemode: boolean): Caller {
-    return { org, livemode, principal: SYSTEM };
-  }
-
-  /** Pays the leg's current attempt through the payouts module (spec 1 rule 10, 2.11). */
+  /** Pays the leg's current attempt (legs.ts payLeg); a leg already being paid on this node is left to that. */
   async drive(org: string, legId: string): Promise<void> {
     if (this.driving.has(legId)) return;
     this.driving.add(legId);
     try {
-      const { system } = this.platform;
-      const leg = await system.state<LegState>(Leg, legId, org);
-      const attempt = leg.attempts[leg.attempts.length - 1];
-      if (leg.status !== 'pending' || !attempt) return;
-      const caller = this.caller(org, leg.livemode);
-      const svc = payouts(this.platform);
-      // Neither command carries a dedupe id: each is guarded by the leg's status and attempt, and a resumed attempt may need both again.
-      const fail = (reason: string, final: boolean) => system.ask(Leg, legId, 'attempt_failed', { attempt: attempt.n, reason, final }, caller);
-      const env = await signedLegInstruction(this.platform, leg, attempt.n);
-      const view = (await svc.submit(caller, env, attempt.instruction_id, `remit_leg:${attempt.instruction_id}`)) as { status: string; quarantine_reason: string | null; route_plan_id: string | null; failure_reason?: string | null };
-      if (view.status === 'quarantined') return void (await fail(`The payouts module quarantined instruction ${attempt.instruction_id} (${view.quarantine_reason}).`, true));
-      if (view.status === 'failed') return void (await fail(view.failure_reason ?? `Instruction ${attempt.instruction_id} failed.`, true));
-      if (view.status === 'settled' || view.status === 'partially_settled' || view.status === 'executing') {
-        // Already under way or done: its final event reaches the leg by reaction.
-        await system.ask(Leg, legId, 'payment_started', { attempt: attempt.n }, caller);
-        return;
-      }
-      try {
-        if (!view.route_plan_id) await svc.makePlan(caller, attempt.instruction_id, {}, derivedId(ROUTE_PLAN_PREFIX, [attempt.instruction_id, 'plan']));
-        // Held for a shortfall before: a fresh funding check moves it back to planned when the account now suffices.
-        if (view.status === 'funding_pending') await svc.fundingCheck(caller, attempt.instruction_id);
-        await svc.execute(caller, attempt.instruction_id);
-      } catch (e) {
-        // Not executed (a funding shortfall, no rail for the account): the instruction is not final, so a retry resumes it.
-        if (isApiError(e) && e.status < 500) return void (await fail(e.message, false));
-        throw e;
-      }
-      await system.ask(Leg, legId, 'payment_started', { attempt: attempt.n }, caller);
+      await payLeg(this.platform, org, legId);
     } finally {
       this.driving.delete(legId);
     }
   }
 
-  /** The authority's sandbox receipt of a paid leg, recorded as any receipt is. */
+  /** The authority's sandbox receipt of a paid leg (receipts.ts), unless receipts arrive only by POST. */
   async fetchReceipt(org: string, legId: string): Promise<void> {
-    if (!this.autoReceipts) return;
-    const leg = await this.platform.system.state<LegState>(Leg, legId, org);
-    const paid = leg.attempts.find((a) => a.status === 'settled');
-    if (leg.status !== 'paid' || !paid || leg.paid_at === null || !leg.ask_receipt) return;
-    const document = this.authority.receiptFor({
-      authority_id: leg.authority_id, authority_code: leg.authority_code, authority_name: leg.authority_name, levy: leg.levy, period: leg.period,
-      amount: leg.amount, currency: leg.currency, payment_reference: paid.instruction_id, paid_at: new Date(leg.paid_at).toISOString(), payer: org,
-    });
-    await recordReceipt(this.platform, this.caller(org, leg.livemode), { leg_id: leg.id, document }, sandboxReceiptId(leg.id, paid.n), 'authority_sandbox');
+    if (this.autoReceipts) await fetchAuthorityReceipt(this.platform, org, legId, this.authority);
   }
 
   private onCommit(c: Committed): void {
@@ -107,7 +65,7 @@ export class RemitService {
       else if (e.type === 'leg.paid' || e.type === 'leg.receipt_due') this.later(this.fetchReceipt(c.org, c.id), 'the authority receipt');
       else if (e.type === 'leg.completed') {
         const s = c.state as LegState;
-        if (s.levy === 'paye' && s.period.endsWith('-12')) this.later(prepareAnnualReturn(this.platform, this.caller(c.org, s.livemode), s), 'the annual return');
+        if (s.levy === 'paye' && s.period.endsWith('-12')) this.later(prepareAnnualReturn(this.platform, { org: c.org, livemode: s.livemode, principal: SYSTEM }, s), 'the annual return');
       }
     }
   }
