@@ -6,7 +6,7 @@
  * away than its maximum.
  */
 import { ApiError, type Caller, fieldError, type Platform } from '../../kernel/index.ts';
-import { ConsentToken, type ConsentState, consentActive, type CreateConsent } from './consent-token.ts';
+import { ConsentToken, type ConsentState, type ConsentStatus, consentActive, type CreateConsent } from './consent-token.ts';
 import { CONSENT_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type CheckKind } from './policy.ts';
 
@@ -60,6 +60,24 @@ export async function readToken(platform: Platform, org: string, id: string): Pr
     if (e instanceof ApiError && (e.code === 'not_found' || e.code === 'organisation_mismatch')) return undefined;
     throw e;
   }
+}
+
+/** A consent token as other modules may check it (spec 2.4 ConsentToken; rule 7). */
+export interface ConsentFacts {
+  id: string;
+  subject_ref: string;
+  purpose: string;
+  checks: string[];
+  status: ConsentStatus;
+  expires_at: string;
+}
+
+/** The token if it exists in org (undefined otherwise); a token past expires_at reads expired even before its reminder ran. */
+export async function consentToken(platform: Platform, org: string, tokenId: string): Promise<ConsentFacts | undefined> {
+  const t = await readToken(platform, org, tokenId);
+  if (!t) return undefined;
+  const status = t.status === 'active' && !consentActive(t, platform.clock.now()) ? 'expired' : t.status;
+  return { id: t.id, subject_ref: t.subject_ref, purpose: t.purpose, checks: [...t.checks], status, expires_at: new Date(t.expires_at).toISOString() };
 }
 
 /** What a sharing act (a disclosure, an access grant) asks of the consent it rests on. */

@@ -6,8 +6,7 @@
 import type { Area, Platform } from '../../kernel/index.ts';
 import { AccessGrant } from './access-grant.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
-import { ConsentToken, consentActive, type ConsentStatus } from './consent-token.ts';
-import { readToken } from './consent-tokens.ts';
+import { ConsentToken } from './consent-token.ts';
 import { Disclosure } from './disclosure.ts';
 import { events } from './events.ts';
 import type { IdentityGate } from './gate.ts';
@@ -22,6 +21,8 @@ import { Verification } from './verification.ts';
 import { collectAnswers } from './verifications.ts';
 
 export type { IdentityGate } from './gate.ts';
+/** A consent token as other modules may check it (spec 2.4 ConsentToken; rule 7). */
+export { consentToken, type ConsentFacts } from './consent-tokens.ts';
 /** A subject's passport id in an organisation (derived from both; no lookup). */
 export { passportIdOf } from './ids.ts';
 
@@ -44,24 +45,6 @@ export const area: Area = {
 
 /** The live-passport gate (spec 2.4): served from memory on this node. */
 export const identityGate = (platform: Platform): IdentityGate => identityService(platform).gate;
-
-/** A consent token as other modules may check it (spec 2.4 ConsentToken; rule 7). */
-export interface ConsentFacts {
-  id: string;
-  subject_ref: string;
-  purpose: string;
-  checks: string[];
-  status: ConsentStatus;
-  expires_at: string;
-}
-
-/** The token if it exists in org (undefined otherwise); a token past expires_at reads expired even before its reminder ran. */
-export async function consentToken(platform: Platform, org: string, tokenId: string): Promise<ConsentFacts | undefined> {
-  const t = await readToken(platform, org, tokenId);
-  if (!t) return undefined;
-  const status = t.status === 'active' && !consentActive(t, platform.clock.now()) ? 'expired' : t.status;
-  return { id: t.id, subject_ref: t.subject_ref, purpose: t.purpose, checks: [...t.checks], status, expires_at: new Date(t.expires_at).toISOString() };
-}
 
 /** Journal facts other areas react to (the runtime's Reaction.from / events). */
 export const PASSPORT_KIND = Passport.kind;
