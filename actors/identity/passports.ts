@@ -9,6 +9,7 @@ import { ApiError, type Caller, type Platform } from '../../kernel/index.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { passportIdOf, verificationIdOfBundle } from './ids.ts';
 import { markIssuedHere, Passport, type PassportState } from './passport.ts';
+import { isSourceCheck } from './policy.ts';
 import { identityService } from './service.ts';
 import { Verification, type VerificationState } from './verification.ts';
 
@@ -75,7 +76,7 @@ export async function evidenceBundle(platform: Platform, caller: Caller, bundleI
       status: r.status,
       said: r.finding,
       answered_at: r.answered_at === null ? null : new Date(r.answered_at).toISOString(),
-      identifier_shown: vault?.masked[r.check as 'government_identifier' | 'bank_identifier' | 'contactability'] ?? null,
+      identifier_shown: (isSourceCheck(r.check) ? vault?.masked[r.check] : undefined) ?? null,
     })),
   };
 }

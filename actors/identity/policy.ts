@@ -14,6 +14,10 @@ import { contentHash } from '../../kernel/index.ts';
 
 export const CHECK_KINDS = ['government_identifier', 'bank_identifier', 'date_of_birth_match', 'name_match', 'contactability'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
+/** The checks a source answers itself, on an identifier the claims present; the match checks follow from their answers. */
+export const SOURCE_CHECKS = ['government_identifier', 'bank_identifier', 'contactability'] as const satisfies readonly CheckKind[];
+export type SourceCheck = (typeof SOURCE_CHECKS)[number];
+export const isSourceCheck = (c: string): c is SourceCheck => (SOURCE_CHECKS as readonly string[]).includes(c);
 
 export const ASSURANCE_LEVELS = ['dal_0', 'dal_1', 'dal_2', 'dal_3', 'dal_4'] as const;
 export type AssuranceLevel = (typeof ASSURANCE_LEVELS)[number];

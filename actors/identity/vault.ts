@@ -13,13 +13,14 @@
 import { keyValue, lists, type Platform } from '../../kernel/index.ts';
 import { sortKeyTime } from '../../runtime/index.ts';
 import { Digester } from './personal-data.ts';
+import type { SourceCheck } from './policy.ts';
 
 export interface VaultEntry {
   passport_id: string;
   /** Masked identifiers by check: government_identifier, bank_identifier, contactability. */
-  masked: Partial<Record<'government_identifier' | 'bank_identifier' | 'contactability', string>>;
+  masked: Partial<Record<SourceCheck, string>>;
   /** Keyed digests of the NIN and BVN (never of a vNIN, not of a phone). */
-  digests: Partial<Record<'government_identifier' | 'bank_identifier', string>>;
+  digests: Partial<Record<Exclude<SourceCheck, 'contactability'>, string>>;
   /** Keyed digests of the claimed name tokens and date of birth, kept only while an answer is to be compared later. */
   claims: { name: string[] | null; date_of_birth: string | null };
 }

@@ -38,11 +38,18 @@ export const ORIGINS = ['partner_api', 'self_serve', 'assisted_enrolment'] as co
 export type Origin = (typeof ORIGINS)[number];
 export const BLOCKED_BECAUSE = ['no_consent', 'consent_scope_insufficient', 'subject_blocklisted'] as const;
 export type BlockedBecause = (typeof BLOCKED_BECAUSE)[number];
+/** Why a verification waits: a source answers later, or a person reviews the evidence. */
+export const PENDING_REASONS = ['awaiting_source', 'review_required'] as const;
+export type PendingReason = (typeof PENDING_REASONS)[number];
 export const BLOCK_SCOPES = ['subject', 'identifier'] as const;
 export type BlockScope = (typeof BLOCK_SCOPES)[number];
 
+/** The decisions a person takes on a verification. */
+export const STAFF_OPERATIONS = ['resolve', 'mark_unresolved', 'block'] as const;
+export type StaffOperation = (typeof STAFF_OPERATIONS)[number];
+
 export interface StaffDecision {
-  operation: 'resolve' | 'mark_unresolved' | 'block';
+  operation: StaffOperation;
   decided_by: string;
   decided_at: string;
   reason: string;
@@ -71,7 +78,7 @@ export interface VerificationState extends RequestFacts {
   unresolved_source: string | null;
   retry_after: number | null;
   blocked_because: BlockedBecause | null;
-  pending_reason: 'awaiting_source' | 'review_required' | null;
+  pending_reason: PendingReason | null;
   findings: string[];
   decision: StaffDecision | null;
   /** When the service should next collect deferred answers, and when silence is assumed. */
@@ -86,7 +93,7 @@ export type Requested = RequestFacts & { results: SourceResult[] };
 export type VerificationEvent = (
   | { type: 'verification.blocked'; subject_ref: string; blocked_because: BlockedBecause; decision: StaffDecision | null }
   | { type: 'verification.unresolved'; subject_ref: string; source: string; retry_after: number; decision: StaffDecision | null }
-  | { type: 'verification.pending'; subject_ref: string; reason: 'awaiting_source' | 'review_required'; findings: string[]; reached: AssuranceLevel | null; next_collect_at: number | null; deadline_at: number | null }
+  | { type: 'verification.pending'; subject_ref: string; reason: PendingReason; findings: string[]; reached: AssuranceLevel | null; next_collect_at: number | null; deadline_at: number | null }
   | { type: 'verification.resolved'; subject_ref: string; assurance_reached: AssuranceLevel; passport_id: string; consent_token_id: string | null; livemode: boolean; mocked: boolean; findings: string[]; decision: StaffDecision | null }
   | { type: 'verification.collection_due'; subject_ref: string; references: string[]; next_collect_at: number }
   | { type: 'verification.answered'; subject_ref: string; results: SourceResult[] }

@@ -21,7 +21,7 @@ import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
 import { candidateIdOf, MergeCandidate } from './merge-candidate.ts';
 import { issuePassport } from './passports.ts';
 import { mask, NIN, BVN, nameTokens, normalisePhone, VNIN, type Digester } from './personal-data.ts';
-import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, NOT_DELIVERED } from './policy.ts';
+import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, isSourceCheck, NOT_DELIVERED, type SourceCheck } from './policy.ts';
 import type { IdentitySource, SourceAnswer } from './providers/index.ts';
 import { identityService } from './service.ts';
 import { type Claims, clearMatcher, digestMatcher, resultsOf } from './source-answers.ts';
@@ -41,14 +41,14 @@ export interface VerificationRequest {
 /** What the claims call for, each identifier normalised (still in clear: used once, then dropped). */
 export interface Plan {
   checks: CheckKind[];
-  queries: { source: IdentitySource; check: CheckKind; identifier: string; kept: boolean }[];
+  queries: { source: IdentitySource; check: SourceCheck; identifier: string; kept: boolean }[];
   target: AssuranceLevel | undefined;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** planChecks' helpers, at module level: a closure made per request is named by tsx each time. */
-function ask(sources: readonly IdentitySource[], queries: Plan['queries'], checks: Set<CheckKind>, check: CheckKind, identifier: string, kept: boolean): void {
+function ask(sources: readonly IdentitySource[], queries: Plan['queries'], checks: Set<CheckKind>, check: SourceCheck, identifier: string, kept: boolean): void {
   const source = sources.find((s) => s.check === check);
   if (!source) throw new ApiError('unavailable', `No ${check} source is configured.`);
   queries.push({ source, check, identifier, kept });
@@ -151,7 +151,7 @@ export async function runVerification(
       const answer = await q.source.query({ identifier: q.identifier, full_name: c.full_name, date_of_birth: c.date_of_birth }, now).catch(
         (e: unknown): SourceAnswer => ({ status: 'silent', detail: `${q.source.name} failed: ${e instanceof Error ? e.message : String(e)}` }),
       );
-      const key = q.check as 'government_identifier' | 'bank_identifier' | 'contactability';
+      const key = q.check;
       vault.masked[key] = q.kept ? mask(q.identifier) : 'vnin_not_kept';
       // Identifier digests find the same person under two subject_refs; a phone is not such a mark, and a vNIN is never kept (reference 1.1).
       if (q.kept && key !== 'contactability') vault.digests[key] = digests.digest(key, q.identifier);
@@ -214,7 +214,7 @@ export async function collectAnswers(platform: Platform, org: string, id: string
     if (!waiting || !source) continue;
     const answer = await source.collect(reference, now);
     if (answer.status === 'deferred') continue;
-    const primary = s.results.find((r) => r.reference === reference && (r.check === 'government_identifier' || r.check === 'bank_identifier' || r.check === 'contactability'))!;
+    const primary = s.results.find((r) => r.reference === reference && isSourceCheck(r.check))!;
     const results: SourceResult[] = resultsOf(source, primary.check, answer, s.checks as CheckKind[], digestMatcher(entry?.claims ?? { name: null, date_of_birth: null }, svc.vault.digests), now);
     await system.ask(Verification, id, 'record_answer', { reference, results }, { org, principal: 'system', lane: 'system', dedupeId: `answer:${reference}` });
   }
