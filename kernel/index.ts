@@ -33,7 +33,7 @@ export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';
 export { ACTIONS, ALL_SCOPES, MODULES, isModule, moduleScope, requiredScope } from './scopes.ts';
 export type { ModuleInfo, Principal } from './scopes.ts';
-export { actorEvents, keyValue, lists, readings } from './records.ts';
+export { actorEvents, derivedRecords, journalFeed, keyValue, lists, readings } from './records.ts';
 export { publicKey, realmOf, signingKey, signWith, verifySigned } from './signing.ts';
 export type { PublicKeyRecord, Realm, SignatureCheck, SignedEnvelope, SigningKey } from './signing.ts';
 export { Services, serviceKey } from './services.ts';

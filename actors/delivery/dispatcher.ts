@@ -42,6 +42,18 @@ export interface DispatcherOptions {
 
 export const DEFAULT_DISPATCHER: DispatcherOptions = { perEndpoint: 16, timeoutMs: RECEIVER_TIMEOUT_MS, watchdogMs: ATTEMPT_WATCHDOG_MS };
 
+function positiveInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** WEBHOOK_RECEIVER_TIMEOUT_MS and WEBHOOK_CONCURRENCY_PER_ENDPOINT (README "Configuration"), else the defaults. */
+export const dispatcherOptions = (config: Platform['config']): DispatcherOptions => ({
+  ...DEFAULT_DISPATCHER,
+  timeoutMs: positiveInt(config.WEBHOOK_RECEIVER_TIMEOUT_MS, DEFAULT_DISPATCHER.timeoutMs),
+  perEndpoint: positiveInt(config.WEBHOOK_CONCURRENCY_PER_ENDPOINT, DEFAULT_DISPATCHER.perEndpoint),
+});
+
 /** Attempts left to the watchdog are logged at most once a minute per endpoint, with their count. */
 const LEFT_LOG_EVERY_MS = 60_000;
 
@@ -60,7 +72,7 @@ export class AttemptDispatcher {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: development and tests only (README "Configuration"). */
   private readonly allowPrivate: boolean;
 
-  constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = DEFAULT_DISPATCHER) {
+  constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = dispatcherOptions(platform.config)) {
     this.allowPrivate = allowsPrivateNetworks(platform.config);
   }
 

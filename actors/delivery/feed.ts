@@ -16,15 +16,15 @@
  * Reading (cursor, batches, pokes, retries, and in cluster mode the one-reader lease) is the
  * runtime's FeedReader; this file is the projection of a batch.
  */
-import { type AnyActorDef, type Derived, type DerivedRecords, FeedReader } from '../../runtime/index.ts';
-import type { Platform } from '../../kernel/index.ts';
+import type { AnyActorDef, Derived, FeedReader } from '../../runtime/index.ts';
+import { actorEvents, type Platform, platformFeed } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import type { EventCatalogue } from './catalogue.ts';
 import { markCreatedHere, WebhookDelivery } from './delivery.ts';
 import { WebhookEndpoint, subscribes, type Assignment, type EnqueueCommand } from './endpoint.ts';
 import { EventStream, streamId } from './event-stream.ts';
-import { auditOf, describe, publicOf, relevance, type Publishable } from './projection.ts';
+import { auditOf, describe, type ProjectedRecords, publicOf, relevance, type Publishable } from './projection.ts';
 import type { StoredPublicEvent } from './public-event.ts';
 import { ViewFolder } from './views.ts';
 
@@ -54,29 +54,18 @@ export class EventFeed {
   private unsubscribe: (() => void) | undefined;
   private readonly folder: ViewFolder;
   private readonly defs = new Map<string, AnyActorDef>();
-  private readonly ownKinds: Set<string>;
+  private readonly ownKinds: ReadonlySet<string>;
 
   constructor(
     private readonly platform: Platform,
     private readonly catalogue: EventCatalogue,
-    ownKinds: readonly string[],
-    private readonly audit: DerivedRecords<AuditFacts>,
-    private readonly events: DerivedRecords<StoredPublicEvent>,
+    ownKinds: ReadonlySet<string>,
+    private readonly records: ProjectedRecords,
   ) {
-    this.folder = new ViewFolder(platform.stores.journal);
+    this.folder = new ViewFolder((def, id) => actorEvents(platform, def, id));
     for (const area of platform.areas) for (const def of area.kinds) this.defs.set(def.kind, def);
-    this.ownKinds = new Set(ownKinds);
-    const { system } = platform;
-    this.reader = new FeedReader({
-      name: READER,
-      stores: platform.stores,
-      batch: BATCH,
-      handle: (entries) => this.project(entries),
-      limits: system.limits,
-      log: (m, e) => console.error(`[delivery] event feed: ${m}`, e ?? ''),
-      track: (p) => system.track(p),
-      halted: () => system.stopping,
-    });
+    this.ownKinds = ownKinds;
+    this.reader = platformFeed(platform, READER, (entries) => this.project(entries), { batch: BATCH });
   }
 
   async start(): Promise<void> {
@@ -180,7 +169,7 @@ export class EventFeed {
       }
       work.push(...enqueued);
     }
-    work.push(...noted, this.audit.put(audits), this.events.put(publics));
+    work.push(...noted, this.records.audit.put(audits), this.records.events.put(publics));
     await Promise.all(work);
   }
 

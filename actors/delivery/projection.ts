@@ -4,13 +4,21 @@
  * and the parts of its public event when its type is in the catalogue. Pure functions of the event
  * and the record's state right after it, so a rebuild writes exactly what the pipeline wrote.
  */
-import { flat, isModule } from '../../kernel/index.ts';
-import type { AnyActorDef, Derived } from '../../runtime/index.ts';
+import { derivedRecords, flat, isModule, type Platform } from '../../kernel/index.ts';
+import type { AnyActorDef, Derived, DerivedRecords } from '../../runtime/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
 import { envelope } from './envelope.ts';
 import { publicEventLists, type PublicEventRecord, type StoredPublicEvent } from './public-event.ts';
+
+/** Where the projection writes: audit entries and public events, write-once records derived from the journal. */
+export interface ProjectedRecords {
+  audit: DerivedRecords<AuditFacts>;
+  events: DerivedRecords<StoredPublicEvent>;
+}
+
+export const projectedRecords = (platform: Platform): ProjectedRecords => ({ audit: derivedRecords(platform, 'audit_entry'), events: derivedRecords(platform, 'public_event') });
 
 /** An event to be published once its sequence is known. */
 export interface Publishable {

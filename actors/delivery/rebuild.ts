@@ -8,12 +8,12 @@
  * Nothing is sent to an endpoint: deliveries are the pipeline's and live in the journal already.
  * Writing a record again changes nothing (ids and contents are functions of the event).
  */
-import type { AnyActorDef, Derived, DerivedRecords } from '../../runtime/index.ts';
-import type { Journal } from '../../stores/index.ts';
+import { actorEvents, journalFeed, type Platform } from '../../kernel/index.ts';
+import type { Derived } from '../../runtime/index.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import type { EventCatalogue } from './catalogue.ts';
 import { EventStream, type StreamEvent } from './event-stream.ts';
-import { auditOf, describe, publicOf, relevance, type Publishable } from './projection.ts';
+import { auditOf, describe, type ProjectedRecords, publicOf, relevance, type Publishable } from './projection.ts';
 import type { StoredPublicEvent } from './public-event.ts';
 import { ViewFolder } from './views.ts';
 
@@ -21,24 +21,21 @@ const FEED_PAGE = 1000;
 /** Streams kept folded while reading the feed in order: each next event of one costs an evolve. */
 const FOLDED = 100_000;
 
-export interface RebuildSources {
-  journal: Journal;
+export interface RebuildSources extends ProjectedRecords {
   catalogue: EventCatalogue;
-  defs: ReadonlyMap<string, AnyActorDef>;
   /** The delivery area's own kinds: neither audited nor published. */
   ownKinds: ReadonlySet<string>;
-  audit: DerivedRecords<AuditFacts>;
-  events: DerivedRecords<StoredPublicEvent>;
 }
 
 /** Writes every audit entry and numbered public event of the journal again; returns how many. */
-export async function rebuildRecords(src: RebuildSources, keepGoing: () => Promise<boolean>): Promise<number> {
-  const folder = new ViewFolder(src.journal, FOLDED);
+export async function rebuildRecords(platform: Platform, src: RebuildSources, keepGoing: () => Promise<boolean>): Promise<number> {
+  const defs = new Map(platform.areas.flatMap((a) => a.kinds.map((d) => [d.kind, d] as const)));
+  const folder = new ViewFolder((def, id) => actorEvents(platform, def, id), FOLDED);
   const waiting = new Map<string, { org: string; p: Publishable }>();
   let written = 0;
   for (let after = 0; ; ) {
     if (!(await keepGoing())) throw new Error('the rebuild of audit entries and public events lost its claim');
-    const page = await src.journal.readFeed(after, FEED_PAGE);
+    const page = await journalFeed(platform, after, FEED_PAGE);
     if (page.length === 0) break;
     const audits: Derived<AuditFacts>[] = [];
     const publics: Derived<StoredPublicEvent>[] = [];
@@ -58,7 +55,7 @@ export async function rebuildRecords(src: RebuildSources, keepGoing: () => Promi
         else s.event_ids.forEach((id, i) => numbered(id, s.first_sequence + i));
         continue;
       }
-      const def = src.defs.get(kind);
+      const def = defs.get(kind);
       const matters = def && !src.ownKinds.has(kind) ? relevance(src.catalogue, kind, ev.type) : undefined;
       if (!def || !matters) continue;
       const recordId = entry.stream.slice(dot + 1);

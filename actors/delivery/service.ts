@@ -1,22 +1,18 @@
 /**
- * The delivery area's running parts on one platform: the catalogue, the event feed reader and the
- * attempt dispatcher, wired to the actor system. Kept in platform.services under DELIVERY so that
- * routes and tests of the same platform find them (a test may run several platforms).
+ * The delivery area's node-local process (docs/architecture.md "Adding an area"), started by its
+ * face: the catalogue, the event feed reader (feed.ts), the rebuild of its records (rebuild.ts) and
+ * the attempt dispatcher (dispatcher.ts), on one platform. Kept in platform.services under DELIVERY
+ * and reached through deliveryService, so routes and tests of the same platform find it (a test may
+ * run several platforms).
  */
 import { serviceKey, type Platform } from '../../kernel/index.ts';
-import { type Committed, DerivedRecords, type TimerHost } from '../../runtime/index.ts';
-import type { AuditFacts } from './audit-entry.ts';
+import type { Committed, TimerHost } from '../../runtime/index.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
-import { AttemptDispatcher, DEFAULT_DISPATCHER } from './dispatcher.ts';
+import { AttemptDispatcher } from './dispatcher.ts';
 import { EventFeed } from './feed.ts';
+import { type ProjectedRecords, projectedRecords } from './projection.ts';
 import { rebuildRecords } from './rebuild.ts';
-import type { StoredPublicEvent } from './public-event.ts';
-
-function positiveInt(v: string | undefined, fallback: number): number {
-  const n = v === undefined ? NaN : Number(v);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
 
 /**
  * Also a timer host of the clock: with a manual clock the feed and the HTTP of attempts are work
@@ -28,7 +24,7 @@ function positiveInt(v: string | undefined, fallback: number): number {
 export class DeliveryService implements TimerHost {
   readonly catalogue: EventCatalogue;
   /** Audit entries and public events: write-once records derived from the journal. */
-  readonly records: { audit: DerivedRecords<AuditFacts>; events: DerivedRecords<StoredPublicEvent> };
+  readonly records: ProjectedRecords;
   private readonly feed: EventFeed;
   private readonly dispatcher: AttemptDispatcher;
   private unsubscribe: (() => void) | undefined;
@@ -40,26 +36,20 @@ export class DeliveryService implements TimerHost {
     this.ownKinds = new Set(ownKinds);
     this.catalogue = new EventCatalogue(platform.areas);
     for (const p of this.catalogue.problems) console.error(`[delivery] event declaration refused: ${p}`);
-    this.records = { audit: new DerivedRecords(platform.stores, 'audit_entry'), events: new DerivedRecords(platform.stores, 'public_event') };
-    this.feed = new EventFeed(platform, this.catalogue, ownKinds, this.records.audit, this.records.events);
-    this.dispatcher = new AttemptDispatcher(platform, {
-      ...DEFAULT_DISPATCHER,
-      timeoutMs: positiveInt(platform.config.WEBHOOK_RECEIVER_TIMEOUT_MS, DEFAULT_DISPATCHER.timeoutMs),
-      perEndpoint: positiveInt(platform.config.WEBHOOK_CONCURRENCY_PER_ENDPOINT, DEFAULT_DISPATCHER.perEndpoint),
-    });
+    this.records = projectedRecords(platform);
+    this.feed = new EventFeed(platform, this.catalogue, this.ownKinds, this.records);
+    this.dispatcher = new AttemptDispatcher(platform);
   }
 
   async start(): Promise<void> {
     this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
     this.detach = this.platform.clock.attach(this);
     // where these records can be lost apart from the journal, they are rebuilt with the lists
-    this.unregister = this.platform.system.derived?.also({ name: 'audit entries and public events', run: (keepGoing) => this.rebuild(keepGoing) });
+    this.unregister = this.platform.system.derived?.also({
+      name: 'audit entries and public events',
+      run: (keepGoing) => rebuildRecords(this.platform, { catalogue: this.catalogue, ownKinds: this.ownKinds, ...this.records }, keepGoing),
+    });
     await this.feed.start();
-  }
-
-  private rebuild(keepGoing: () => Promise<boolean>): Promise<number> {
-    const defs = new Map(this.platform.areas.flatMap((a) => a.kinds.map((d) => [d.kind, d] as const)));
-    return rebuildRecords({ journal: this.platform.stores.journal, catalogue: this.catalogue, defs, ownKinds: this.ownKinds, ...this.records }, keepGoing);
   }
 
   async stop(): Promise<void> {

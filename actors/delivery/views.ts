@@ -7,7 +7,10 @@
  * costs nothing more than the view of the committed state.
  */
 import { type AnyActorDef, BoundedMap } from '../../runtime/index.ts';
-import type { Journal, StoredEvent } from '../../stores/index.ts';
+import type { StoredEvent } from '../../stores/index.ts';
+
+/** One actor's events, oldest first (the kernel's actorEvents over a platform). */
+export type ReadEvents = (def: AnyActorDef, id: string) => Promise<StoredEvent[]>;
 
 interface Folded {
   version: number;
@@ -18,7 +21,7 @@ export class ViewFolder {
   private readonly cache: BoundedMap<string, Folded>;
   private readonly committed: BoundedMap<string, Folded>;
 
-  constructor(private readonly journal: Journal, capacity = 10_000) {
+  constructor(private readonly readEvents: ReadEvents, capacity = 10_000) {
     this.cache = new BoundedMap(capacity);
     this.committed = new BoundedMap(capacity);
   }
@@ -58,7 +61,7 @@ export class ViewFolder {
   /** Folds the stream from the journal up to `ev`: a reader that is not right behind the stream's last event. */
   private async readAt(def: AnyActorDef, stream: string, id: string, ev: StoredEvent): Promise<unknown> {
     let f: Folded = { version: 0, state: undefined };
-    for (const e of await this.journal.read(stream, 0)) {
+    for (const e of await this.readEvents(def, id)) {
       if (e.version > ev.version) break;
       f = { version: e.version, state: def.evolve(f.state ?? def.initial(id, e.org), e.data, { at: e.at, version: e.version, eventId: e.id, org: e.org }) };
     }
