@@ -26,12 +26,7 @@ export { parsePayslipId, payslipId } from './payroll-ids.ts';
 
 // Operations (what the routes call), for the bench.
 export { MAX_IMPORT_ROWS, runImport, type ImportBody } from './imports/index.ts';
-export { createRun, type CreateRunBody } from './runs/create-run.ts';
-export { calculateRun } from './runs/calculate-run.ts';
-export { simulateRun } from './runs/simulate-run.ts';
-export { approveRun } from './runs/approve-run.ts';
-export { executeRun } from './runs/execute-run.ts';
-export { runState } from './runs/run-state.ts';
+export { approveRun, calculateRun, createRun, executeRun, runState, simulateRun, type CreateRunBody } from './runs/runs.ts';
 export { loadPayslips, remittanceBasis } from './payslips/storage.ts';
 export type { PayslipRecord } from './payslips/record.ts';
 export { computePayslip, findPack, LINE_ORDER } from './engine/index.ts';

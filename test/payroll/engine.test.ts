@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../kernel/index.ts';
-import { pinnedPack } from '../../actors/payroll/runs/run-state.ts';
+import { pinnedPack } from '../../actors/payroll/runs/runs.ts';
 import {
   canonicalForm,
   computePayslip,

@@ -1,13 +1,14 @@
 /**
- * Payslip reads (spec 2.9, 4.8): a payslip is rebuilt from its recorded inputs and the run's pinned
- * pack, so its lines and traces, its replay, its explanation and its PDF are all computed on read.
+ * The payslip's operations (spec 2.9, 4.8): a payslip is rebuilt from its recorded inputs and the
+ * run's pinned pack, so its lines and traces, its replay, its explanation and its PDF are all
+ * computed on read; issuing one is recorded on its run.
  */
 import { ApiError, listEnvelope, notFound, parseListQuery, type Caller, type Platform } from '../../../kernel/index.ts';
 import { iso } from '../../../runtime/index.ts';
 import { computePayslip, explain, fullYearToDate, renderPayslipPdf, type PayslipComputation, type YearToDate } from '../engine/index.ts';
 import { parsePayslipId, payslipId } from '../payroll-ids.ts';
 import { ngn } from '../naira.ts';
-import { pinnedPack, runState } from '../runs/run-state.ts';
+import { pinnedPack, runState } from '../runs/runs.ts';
 import { EXECUTED, Run, type RunState } from '../runs/run.ts';
 import { differences, optionsOf, type PayslipRecord } from './record.ts';
 import { loadPayslip, loadRange } from './storage.ts';
@@ -105,4 +106,12 @@ export async function payslipPage(p: Platform, c: Caller, runId: string, query: 
   const pack = pinnedPack(s);
   const page = await loadRange(p.system, s, start, limit);
   return listEnvelope(page.map((r) => payslipView(s, r, computePayslip(pack, s.period, r.payee, s.employer!, r.ytd_before, optionsOf(r)))), start + limit < s.totals.payslip_count);
+}
+
+/** Issuing a final payslip to its payee (spec 4.8 POST /v1/payroll/payslips/{payslip_id}/issue): recorded on its run. */
+export async function issuePayslip(p: Platform, c: Caller, id: string) {
+  const at = parsePayslipId(id);
+  if (!at) throw notFound('payslip', id);
+  await p.system.ask(Run, at.runId, 'issue_payslip', { n: at.n }, c);
+  return getPayslip(p, c, id);
 }

@@ -8,7 +8,7 @@ import { chartEntry, type PostingRequest } from '../../ledger/index.ts';
 import type { PayslipRecord } from '../payslips/record.ts';
 import { loadPayslips } from '../payslips/storage.ts';
 import { buildPosting, reversalOf } from './ledger-posting.ts';
-import { runState } from './run-state.ts';
+import { runState } from './runs.ts';
 import { Run, type RunState } from './run.ts';
 
 export const GL_COLUMNS = ['export_id', 'run_id', 'period', 'posting_id', 'line', 'account_code', 'account_kind', 'debit', 'credit', 'currency'] as const;
