@@ -29,6 +29,9 @@ import type { EvidenceClass, Method } from './policy.ts';
 
 export const DECAY_STATES = ['current', 'ageing', 'stale', 'lapsed'] as const;
 export type DecayState = (typeof DECAY_STATES)[number];
+/** Why a claim lapsed: it reached expiry, or a person lapsed it. */
+export const LAPSE_REASONS = ['expired', 'manual'] as const;
+export type LapseReason = (typeof LAPSE_REASONS)[number];
 
 export interface ClaimState {
   id: string;
@@ -53,7 +56,7 @@ export interface ClaimState {
   verification_id: string | null;
   supersedes: string | null;
   superseded_by: string | null;
-  lapse_reason: 'expired' | 'manual' | null;
+  lapse_reason: LapseReason | null;
   lapse_detail: string | null;
   lapsed_at: number | null;
   created_at: number;
@@ -88,7 +91,7 @@ export type ClaimEvent =
   | ({ type: 'claim.issued'; decay_state: DecayState; ageing_at: number; stale_at: number; expires_at: string; lapses_at: number } & Omit<IssueClaim, 'lifetime_months' | 'ageing_fraction' | 'stale_fraction'>)
   | ({ type: 'claim.aged' } & Facts)
   | ({ type: 'claim.went_stale' } & Facts)
-  | ({ type: 'claim.lapsed'; reason: 'expired' | 'manual'; detail: string | null; downgraded_to: EvidenceClass } & Facts)
+  | ({ type: 'claim.lapsed'; reason: LapseReason; detail: string | null; downgraded_to: EvidenceClass } & Facts)
   | ({ type: 'claim.superseded'; superseded_by: string } & Facts);
 
 /** The decay state a claim's boundaries give at a time. */
