@@ -1,38 +1,72 @@
 /**
- * The chart of accounts an organisation starts with (spec 2.3; the chart is "not shown", so this
- * is a gap filled minimally and listed in docs/gaps.md#ledger). No endpoint creates an account
- * (spec 1 rule 5), so this list is every account a posting may name. Codes are dotted and start
- * with the kind, so the spec's "code order" groups accounts by kind.
+ * The ledger accounts of one organisation (spec 2.3). One actor per organisation holds its chart:
+ * codes are unique within the organisation because one actor owns them all. The chart is opened
+ * with the starting accounts (starting-chart.ts) the first time the organisation's ledger is
+ * touched: by its first posting (reaction below) or its first read. Balances are never stored:
+ * reads.ts computes them from posting lines when asked.
+ *
+ * status   command  condition  event                 next
+ * -------  -------  ---------  --------------------  ------
+ * (none)   open     -          ledger.chart.opened   open
+ * open     open     -          (none)                open
  */
+import { createHash } from 'node:crypto';
+import { defineActor } from '../../runtime/index.ts';
+import { assertNever } from '../../kernel/index.ts';
+import { STARTING_CHART, type LedgerAccountKind } from './starting-chart.ts';
 
-/** Spec 2.3: asset, liability, expense or equity; no others. */
-export type LedgerAccountKind = 'asset' | 'liability' | 'expense' | 'equity';
+export const ACCOUNT_PREFIX = 'ledger_account_';
 
-export interface ChartEntry {
+export interface AccountRecord {
+  id: string;
   code: string;
   kind: LedgerAccountKind;
   currency: string;
-  /** What the account holds, for the gaps file and the GL export (not a spec field). */
-  description: string;
+  created_at: number;
 }
 
-/** Payroll's accounts (spec 2.9: expense against liabilities) and the bank that pays them out. */
-export const STARTING_CHART: readonly ChartEntry[] = [
-  { code: 'asset.bank', kind: 'asset', currency: 'NGN', description: 'Cash at bank that pays salaries and remittances.' },
-  { code: 'expense.employer_pension', kind: 'expense', currency: 'NGN', description: "Employer's pension contribution (PRA 2014 s.4)." },
-  { code: 'expense.itf', kind: 'expense', currency: 'NGN', description: 'Industrial Training Fund levy accrual.' },
-  { code: 'expense.nhia_employer', kind: 'expense', currency: 'NGN', description: "Employer's NHIA contribution." },
-  { code: 'expense.nsitf', kind: 'expense', currency: 'NGN', description: "NSITF Employees' Compensation Fund contribution." },
-  { code: 'expense.salaries', kind: 'expense', currency: 'NGN', description: 'Gross pay: earnings lines of payslips.' },
-  { code: 'liability.itf', kind: 'liability', currency: 'NGN', description: 'ITF levy owed.' },
-  { code: 'liability.net_pay', kind: 'liability', currency: 'NGN', description: 'Net pay owed to payees.' },
-  { code: 'liability.nhf', kind: 'liability', currency: 'NGN', description: 'NHF contributions owed to FMBN.' },
-  { code: 'liability.nhia', kind: 'liability', currency: 'NGN', description: 'NHIA contributions owed (employee and employer).' },
-  { code: 'liability.nsitf', kind: 'liability', currency: 'NGN', description: 'NSITF contributions owed.' },
-  { code: 'liability.paye', kind: 'liability', currency: 'NGN', description: 'PAYE owed to state tax authorities.' },
-  { code: 'liability.pension', kind: 'liability', currency: 'NGN', description: 'Pension contributions owed to PFCs (employee and employer).' },
-];
+export interface ChartState {
+  org: string;
+  livemode: boolean;
+  accounts: AccountRecord[];
+}
 
-const byCode = new Map(STARTING_CHART.map((e) => [e.code, e]));
+type ChartEvent = { type: 'ledger.chart.opened'; livemode: boolean; accounts: Array<Omit<AccountRecord, 'created_at'>> };
 
-export const chartEntry = (code: string): ChartEntry | undefined => byCode.get(code);
+/** The chart actor of an organisation (internal; never shown by the API). */
+export const chartIdFor = (org: string): string => `ledger_chart_${createHash('sha256').update(org).digest('hex').slice(0, 32)}`;
+
+export const Chart = defineActor({
+  kind: 'ledger_chart',
+  prefix: 'ledger_chart_',
+  creates: ['open'],
+  initial: (_id: string, org: string): ChartState => ({ org, livemode: false, accounts: [] }),
+  decide: {
+    open(_state: ChartState, cmd: { livemode: boolean }, ctx): ChartEvent[] {
+      if (ctx.version > 0) return [];
+      return [{
+        type: 'ledger.chart.opened',
+        livemode: cmd.livemode,
+        accounts: STARTING_CHART.map((e) => ({ id: ctx.newId(ACCOUNT_PREFIX), code: e.code, kind: e.kind, currency: e.currency })),
+      }];
+    },
+  },
+  evolve(state: ChartState, e: ChartEvent, meta): ChartState {
+    switch (e.type) {
+      case 'ledger.chart.opened':
+        return { ...state, livemode: e.livemode, accounts: e.accounts.map((a) => ({ ...a, created_at: meta.at })).sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)) };
+      default:
+        return assertNever(e.type);
+    }
+  },
+  view: (s: ChartState) => ({ object: 'ledger_chart', accounts: s.accounts }),
+  reactions: [
+    {
+      // A posting opens its organisation's chart, so every account it names exists with an id.
+      from: 'ledger_posting',
+      events: ['ledger.posting.recorded'],
+      command: 'open',
+      target: (event) => ({ id: chartIdFor(event.org), payload: { livemode: (event.data as { livemode: boolean }).livemode } }),
+    },
+  ],
+});

@@ -15,7 +15,7 @@
  */
 import { defineActor, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever, derivedId, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { chartEntry } from './chart.ts';
+import { chartEntry } from './starting-chart.ts';
 
 export const POSTING_PREFIX = 'ledger_posting_';
 

@@ -3,7 +3,7 @@
  * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
  */
 import { type ActorSystem, iso } from '../../runtime/index.ts';
-import { Chart, chartIdFor, type ChartState } from './accounts.ts';
+import { Chart, chartIdFor, type ChartState } from './chart.ts';
 import { Posting, type PostingState } from './posting.ts';
 
 const PAGE = 100;

@@ -138,7 +138,7 @@ describe('every payroll and ledger kind rebuilds equal (STYLE: snapshots are a v
     const { PayrollImport } = await import('../../actors/payroll/imports/index.ts');
     const { PayslipBatch } = await import('../../actors/payroll/payslips/batch.ts');
     const { Posting } = await import('../../actors/ledger/index.ts');
-    const { Chart, chartIdFor } = await import('../../actors/ledger/accounts.ts');
+    const { Chart, chartIdFor } = await import('../../actors/ledger/chart.ts');
     const rows = [0, 1].map((i) => ({ payee_ref: `r-${i}`, monthly_basic: m(30_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', pension_administrator: 'pfa', starts_on: '2025-01-01' }));
     const imp = (await runImport(platform, maker, { format: 'json', rows, employer: { headcount: 10, turnover_50m_or_more: true, maker_checker_threshold: 5 } })) as { id: string; rows: Array<{ pay_profile_id: string; roster_entry_id: string }> };
     const [row] = imp.rows;
