@@ -295,7 +295,7 @@ export default async function allocationBench(): Promise<BenchResult[]> {
   const { SystemClock } = await import('../../runtime/index.ts');
   const { createPlatform, newId, stopPlatform } = await import('../../kernel/index.ts');
   const { createMemoryStores } = await import('../../stores/index.ts');
-  const { allocation, WorkOrder, WORK_ORDER_PREFIX, Assignment, assignmentIdOf, ACTIVE_WEIGHTS } = await import('../../actors/allocation/index.ts');
+  const { allocation, submitHeartbeats, WorkOrder, WORK_ORDER_PREFIX, Assignment, assignmentIdOf, ACTIVE_WEIGHTS } = await import('../../actors/allocation/index.ts');
   const { PASSPORT_KIND, PASSPORT_ENDED } = await import('../../actors/identity/index.ts');
   const clock = new SystemClock();
   /** An embedded platform with the real gateway and an organisation registered through it. */
@@ -358,9 +358,10 @@ export default async function allocationBench(): Promise<BenchResult[]> {
   const report = async () => {
     const at = clock.now();
     await Promise.all(near.map((w, i) =>
-      svc.heartbeats(
-        { worker_id: w, readings: [{ recorded_at: new Date(at).toISOString(), position: { latitude: point.latitude + (i % 20) * 0.0004, longitude: point.longitude + Math.floor(i / 20) * 0.0004, accuracy_metres: 8 }, connectivity: 'good', availability: 'available', battery_percent: 80, mock_location_detected: false, device_integrity_attested: true }] },
+      submitHeartbeats(
+        platform,
         { org, livemode: false, principal: 'bench' },
+        { worker_id: w, readings: [{ recorded_at: new Date(at).toISOString(), position: { latitude: point.latitude + (i % 20) * 0.0004, longitude: point.longitude + Math.floor(i / 20) * 0.0004, accuracy_metres: 8 }, connectivity: 'good', availability: 'available', battery_percent: 80, mock_location_detected: false, device_integrity_attested: true }] },
       ),
     ));
   };

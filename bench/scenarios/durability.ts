@@ -220,7 +220,7 @@ async function residentMemory(): Promise<BenchResult[]> {
 /** Child: an organisation on the local stores in `dir`, and `count` allocation workers set available through the area's face. */
 async function workersChild(dir: string, count: number): Promise<void> {
   const { areas } = await import('../../actors/index.ts');
-  const { allocation } = await import('../../actors/allocation/index.ts');
+  const { setAvailability } = await import('../../actors/allocation/index.ts');
   const { createPlatform, stopPlatform } = await import('../../kernel/index.ts');
   const { startGateway } = await import('../../gateway/index.ts');
   const { SystemClock } = await import('../../runtime/index.ts');
@@ -234,12 +234,11 @@ async function workersChild(dir: string, count: number): Promise<void> {
     body: JSON.stringify({ organisation_name: 'Workers Works', name: 'Ada Obi', email: `workers.${process.pid}@example.ng`, password: 'violet-harmattan-7-kettle' }),
   });
   const reg = (await res.json()) as { api_key: { key: string }; organisation: { id: string } };
-  const service = allocation(platform);
   const caller = { org: reg.organisation.id, livemode: false };
   const t0 = performance.now();
   for (let i = 0; i < count; i += WAVE) {
     const wave: Promise<unknown>[] = [];
-    for (let j = i; j < Math.min(count, i + WAVE); j++) wave.push(service.setAvailability(`w-${j}`, 'available', caller));
+    for (let j = i; j < Math.min(count, i + WAVE); j++) wave.push(setAvailability(platform, caller, `w-${j}`, 'available'));
     await Promise.all(wave);
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -21,7 +21,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Packr, Unpackr } from 'msgpackr';
 import { activePolicy, SupplyBus, SupplyMap, SupplyReplica, type SupplyUpdate } from '../../actors/allocation/index.ts';
 import { SystemClock } from '../../runtime/index.ts';
-import { SubjectNumbers } from '../../kernel/index.ts';
+import { natsNodeBus, SubjectNumbers } from '../../kernel/index.ts';
 import { absolute, round, type BenchResult } from '../report.ts';
 import { rng } from '../../support/rng.ts';
 import { natsUrl } from '../../support/stores.ts';
@@ -104,8 +104,8 @@ async function measure(): Promise<Measured> {
   const far = new SupplyReplica(policy, clock, new SubjectNumbers(), (r) => {
     if (r.report) delays.push(Date.now() - r.report.at);
   });
-  const busA = new SupplyBus(ncs[0], ns, () => {}, () => []);
-  const busB = new SupplyBus(ncs[1], ns, (us) => {
+  const busA = new SupplyBus(natsNodeBus(ncs[0], ns), () => {}, () => []);
+  const busB = new SupplyBus(natsNodeBus(ncs[1], ns), (us) => {
     for (const u of us) far.apply(u);
   }, () => []);
   busA.start();

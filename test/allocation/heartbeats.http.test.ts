@@ -1,7 +1,7 @@
 /** Heartbeats over REST and WebSocket, availability, presence, the supply map (spec 2.8, 4.7). */
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEARTBEAT_SOCKET_PATH, allocation } from '../../actors/allocation/index.ts';
+import { HEARTBEAT_SOCKET_PATH, allocation, excludeWorker, readmitWorker, workerReadings } from '../../actors/allocation/index.ts';
 import { activePolicy } from '../../actors/allocation/policy.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { connect, heartbeats, LAGOS, makeAvailable, reading, setAvailability, storedReadings, workerId } from './support.ts';
@@ -83,14 +83,13 @@ describe('POST /v1/allocation/heartbeats (spec 4.7)', () => {
     await h.clock.advance(60_000);
     const now = h.clock.now();
     await heartbeats(h, { worker_id: w, readings: [reading(now - 30_000), reading(now - 20_000, { position: null, connectivity: 'poor' }), reading(now - 10_000)] });
-    const svc = allocation(h.platform);
-    const mid = await svc.readings(h.org, w, now - 25_000, now - 5_000);
+    const mid = await workerReadings(h.platform, h.org, w, now - 25_000, now - 5_000);
     expect(mid.map((r) => [now - r.recordedAt, r.data.connectivity, r.data.position === null])).toEqual([
       [20_000, 'poor', true],
       [10_000, 'good', false],
     ]);
     const other = await h.register();
-    await expect(svc.readings(other.org, w, 0, Infinity)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(workerReadings(h.platform, other.org, w, 0, Infinity)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('a batch of out-of-range values is refused with 400, naming every value; nothing is stored (spec 8)', async () => {
@@ -171,12 +170,11 @@ describe('presence and the supply map, by the clock (spec 2.8)', () => {
     await h.clock.advance(1000);
     await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
     expect(await inMap(w)).toBe(true);
-    const svc = allocation(h.platform);
-    expect(await svc.exclude(h.org, w, 'identity_revoked')).toMatchObject({ in_map: false, excluded_because: 'identity_revoked' });
+    expect(await excludeWorker(h.platform, h.org, w, 'identity_revoked')).toMatchObject({ in_map: false, excluded_because: 'identity_revoked' });
     expect(await inMap(w)).toBe(false);
     await heartbeats(h, { worker_id: w, readings: [reading(h.clock.now())] });
     expect(await inMap(w)).toBe(false);
-    expect(await svc.readmit(h.org, w, 'identity_revoked')).toMatchObject({ in_map: true, excluded_because: null });
+    expect(await readmitWorker(h.platform, h.org, w, 'identity_revoked')).toMatchObject({ in_map: true, excluded_because: null });
   });
 
   it('the supply query answers nearest first with distances, only the caller\u2019s organisation', async () => {

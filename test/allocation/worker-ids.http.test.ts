@@ -4,7 +4,7 @@
  * first use (docs/gaps.md#allocation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allocation, INTEGRITY_FLAG_PREFIX } from '../../actors/allocation/index.ts';
+import { INTEGRITY_FLAG_PREFIX, workerReadings } from '../../actors/allocation/index.ts';
 import { Worker, workerActorId, type WorkerEvent, type WorkerState } from '../../actors/allocation/supply/worker.ts';
 import { newId } from '../../kernel/index.ts';
 import { encodeSnapshot } from '../../runtime/index.ts';
@@ -54,9 +54,8 @@ describe('a worker_id is the caller\u2019s own reference (spec 2.8, 4.7)', () =>
     expect((await flagsOf(w, b.key)).map((f) => [f.worker_id, f.status])).toEqual([[w, 'open']]);
 
     // readings: each organisation reads only its own worker's
-    const svc = allocation(h.platform);
-    expect((await svc.readings(a.org, w, 0, Infinity)).map((r) => r.data.position?.latitude)).toEqual([a.at.latitude]);
-    expect((await svc.readings(b.org, w, 0, Infinity)).map((r) => r.data.position?.latitude)).toEqual([b.at.latitude]);
+    expect((await workerReadings(h.platform, a.org, w, 0, Infinity)).map((r) => r.data.position?.latitude)).toEqual([a.at.latitude]);
+    expect((await workerReadings(h.platform, b.org, w, 0, Infinity)).map((r) => r.data.position?.latitude)).toEqual([b.at.latitude]);
 
     // availability: one organisation's change leaves the other's worker as it was
     const off = await setAvailability(h, w, 'unavailable', a.key);
@@ -133,7 +132,7 @@ describe('records kept under the old scheme (actor id = the raw worker_id) are a
     const r = await heartbeats(h, { worker_id: w, readings: [reading(earlier), reading(h.clock.now())] });
     expect(r.body.rejections).toEqual([expect.objectContaining({ index: 1, reason: 'duplicate_reading' })]);
     expect(r.body.accepted_count).toBe(1);
-    expect((await allocation(h.platform).readings(h.org, w, 0, Infinity)).map((x) => x.recordedAt)).toEqual([earlier, h.clock.now()]);
+    expect((await workerReadings(h.platform, h.org, w, 0, Infinity)).map((x) => x.recordedAt)).toEqual([earlier, h.clock.now()]);
 
     // the flag's decision reaches the adopted worker, who returns to the map
     const d = await h.request('POST', `/v1/allocation/integrity_flags/${flagId}/adjudicate`, { body: { outcome: 'dismissed', reason: 'test device' }, idempotencyKey: `old-${w}` });
@@ -144,7 +143,7 @@ describe('records kept under the old scheme (actor id = the raw worker_id) are a
     // another organisation using the same worker_id starts its own worker and sees none of this
     expect((await h.request('GET', `/v1/allocation/availability/${w}`, { key: other.key })).status).toBe(404);
     await makeAvailable(h, w, other.key);
-    expect(await allocation(h.platform).readings(other.org, w, 0, Infinity)).toEqual([]);
+    expect(await workerReadings(h.platform, other.org, w, 0, Infinity)).toEqual([]);
     expect(await flagsOf(w, other.key)).toEqual([]);
     expect((await h.request('GET', `/v1/allocation/supply/${w}`, { key: other.key })).body).toMatchObject({ worker_id: w, in_map: false, excluded_because: 'presence_stale' });
   });
@@ -178,6 +177,6 @@ describe('records kept under the old scheme (actor id = the raw worker_id) are a
     expect(events[0].type).toBe('worker.adopted');
     expect(events.filter((e) => e.type === 'worker.adopted' || e.type === 'worker.registered')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'worker.availability_changed').map((e) => (e.data as { previous: string }).previous)).toEqual(['unavailable']);
-    expect(await allocation(h.platform).readings(h.org, w, 0, Infinity)).toHaveLength(1);
+    expect(await workerReadings(h.platform, h.org, w, 0, Infinity)).toHaveLength(1);
   });
 });

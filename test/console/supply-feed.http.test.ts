@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas as allAreas } from '../../actors/index.ts';
-import { allocation, SUPPLY_SOCKET_PATH, supplyFeed } from '../../actors/allocation/index.ts';
+import { allocation, setAvailability as setAvailabilityOf, SUPPLY_SOCKET_PATH, supplyFeed } from '../../actors/allocation/index.ts';
 import { SNAPSHOT_WORKERS } from '../../actors/allocation/supply/supply-feed.ts';
 import { createPlatform, type Platform, stopPlatform } from '../../kernel/index.ts';
 import { ManualClock } from '../../runtime/index.ts';
@@ -201,7 +201,7 @@ describe('supply feed socket (docs/gaps.md#console)', { timeout: 60_000 }, () =>
     const other = await h.register();
     const caller = { org: other.org, livemode: false, principal: 'test' };
     const ids = Array.from({ length: SNAPSHOT_WORKERS + 20 }, (_, i) => `bulk_worker_${process.pid}_${i}`);
-    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => allocation(h.platform).setAvailability(id, 'available', caller)));
+    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => setAvailabilityOf(h.platform, caller, id, 'available')));
     const s = await subscribe(other.session);
     s.send(JSON.stringify({ after: null }));
     const frame = await s.next();
@@ -255,7 +255,7 @@ describe.runIf(storeFamily() === 'cluster')('supply feed across nodes (cluster)'
     sockets.push(s);
     const snap = await ask(s, null);
     const worker = `feed_node_${process.pid}`;
-    await allocation(other).setAvailability(worker, 'available', { org: node.org, livemode: false, principal: 'test' });
+    await setAvailabilityOf(other, { org: node.org, livemode: false, principal: 'test' }, worker, 'available');
     const b = await until(s, snap.cursor, (x) => x.workers.some((w) => w.worker_id === worker));
     expect(b.workers.find((w) => w.worker_id === worker)).toMatchObject({ availability: 'available' });
   });

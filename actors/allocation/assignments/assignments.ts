@@ -4,13 +4,13 @@
  * assignment actor decides.
  */
 import { randomInt } from 'node:crypto';
-import { ApiError, type Caller, derivedId, type Platform } from '../../../kernel/index.ts';
-import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
+import { ApiError, type Caller, derivedId, listPage, type Platform } from '../../../kernel/index.ts';
+import { Assignment, ASSIGNMENT_PREFIX, assignmentIdOfException, type AssignmentState, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
 import { stepFacts } from './proof.ts';
-import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { allocationService } from '../supply/service.ts';
 import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
 
-const policyOf = (platform: Platform) => (platform.services.require(ALLOCATION) as AllocationService).policy;
+const policyOf = (platform: Platform) => allocationService(platform).policy;
 export const assignmentIdOf = (offerId: string) => derivedId(ASSIGNMENT_PREFIX, [offerId]);
 
 function passcode(digits: number): string {
@@ -76,6 +76,12 @@ export async function exceptionOf(platform: Platform, org: string, assignmentId:
   const s = await platform.system.state<AssignmentState>(Assignment, assignmentId, org);
   if (!s.exception) throw new ApiError('not_found', `No exception on assignment ${assignmentId}.`);
   return exceptionView(s);
+}
+
+/** Open exceptions, newest first: the assignments waiting for a person, each as its exception. */
+export async function openExceptions(platform: Platform, org: string, query: { limit?: number; starting_after?: string } | undefined): Promise<{ object: 'list'; data: unknown[]; has_more: boolean }> {
+  const page = (await listPage(platform.system, Assignment, org, 'exceptions:open', query, 'desc')) as { data: { exception_id: string }[]; has_more: boolean };
+  return { object: 'list', data: await Promise.all(page.data.map((a) => exceptionOf(platform, org, assignmentIdOfException(a.exception_id)))), has_more: page.has_more };
 }
 
 /** POST .../exceptions/{exception_id}/adjudicate: a person decides; the answer is the exception with its decision. */

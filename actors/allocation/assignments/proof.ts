@@ -9,14 +9,14 @@
  * entry that arrival relied on, so its readings start where arrival's did (the start of the
  * assignment's travel), while its continuity is judged from arrival on. The assignment actor decides.
  */
-import type { Platform } from '../../../kernel/index.ts';
+import { type Platform, readings as readingStore } from '../../../kernel/index.ts';
 import { moduleGates } from '../work-orders/work-orders.ts';
 import { distanceMetres } from '../geo.ts';
 import type { StoredReadingData } from '../supply/heartbeat.ts';
 import type { AssignmentState, ProofReading, Signal, StepFacts } from './assignment.ts';
 import { passcodeDigest } from './assignment.ts';
 import type { PolicyPack } from '../policy.ts';
-import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { allocationService } from '../supply/service.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export async function stepFacts(platform: Platform, s: AssignmentState, step: 'start' | 'completion', passcode: string, policy: PolicyPack): Promise<StepFacts> {
@@ -25,7 +25,7 @@ export async function stepFacts(platform: Platform, s: AssignmentState, step: 's
   const from = step === 'start' ? travel : (s.arrived_at ?? s.created_at);
   const slack = policy.assignment?.geofence_slack_metres ?? 0;
   const maxGapMs = (policy.assignment?.max_telemetry_gap_seconds ?? Infinity) * 1000;
-  const stored = await platform.stores.readings.range(workerActorId(s.org, s.worker_id), travel, now);
+  const stored = await readingStore(platform).range(workerActorId(s.org, s.worker_id), travel, now);
   const readings: ProofReading[] = [];
   for (const r of stored) {
     const p = (r.data as StoredReadingData).position;
@@ -54,7 +54,7 @@ export async function stepFacts(platform: Platform, s: AssignmentState, step: 's
   gap = Math.max(gap, (now - prevAt) / 1000);
   const g = moduleGates(platform);
   const signals: Signal[] = [];
-  const svc = platform.services.require(ALLOCATION) as AllocationService;
+  const svc = allocationService(platform);
   const flag = svc.openFlagOf(s.org, s.worker_id);
   if (flag) signals.push({ name: 'integrity_signal', detail: `Integrity flag ${flag} is open on the worker.` });
   return {

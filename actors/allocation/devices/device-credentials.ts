@@ -7,7 +7,7 @@
  * credential stops at once on every node even if recording the revocation fails.
  */
 import { dropDeviceSecret, storeDeviceSecret } from '../../accounts/index.ts';
-import { ApiError, type Caller, createDedupe, createdId, type ListEnvelope, listPage, type Platform } from '../../../kernel/index.ts';
+import { ApiError, type Caller, createDedupe, createdId, keyValue, type ListEnvelope, listPage, type Platform } from '../../../kernel/index.ts';
 import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX, type DeviceCredentialState, deviceCredentialView } from './device-credential.ts';
 import { WORKER_ID } from '../supply/heartbeat.ts';
 
@@ -32,7 +32,7 @@ export async function issueDeviceCredential(platform: Platform, caller: Caller, 
   // Run again with its Idempotency-Key (the first answer lost), the same credential gets a fresh
   // secret and the one nobody received stops; a credential revoked meanwhile gets none.
   if (view.status !== 'active') throw new ApiError('conflict', `Device credential ${id} was revoked; issue a new one with a new Idempotency-Key.`);
-  const kv = platform.stores.kv;
+  const kv = keyValue(platform);
   const undelivered = await kv.get<string>(digestKey(id));
   const { secret, digest } = await storeDeviceSecret(kv, { id, org: caller.org, realm: caller.livemode ? 'live' : 'test', worker: body.worker_id, scopes: [...DEVICE_SCOPES] });
   if (undelivered !== undefined && undelivered !== digest) await dropDeviceSecret(kv, undelivered);
@@ -42,8 +42,9 @@ export async function issueDeviceCredential(platform: Platform, caller: Caller, 
 
 export async function revokeDeviceCredential(platform: Platform, caller: Caller, id: string): Promise<unknown> {
   await platform.system.state<DeviceCredentialState>(DeviceCredential, id, caller.org); // 404 / 403 organisation_mismatch first
-  const digest = await platform.stores.kv.get<string>(digestKey(id));
-  if (digest) await dropDeviceSecret(platform.stores.kv, digest);
+  const kv = keyValue(platform);
+  const digest = await kv.get<string>(digestKey(id));
+  if (digest) await dropDeviceSecret(kv, digest);
   return platform.system.ask(DeviceCredential, id, 'revoke', undefined, { ...caller, dedupeId: createDedupe(caller) });
 }
 

@@ -5,7 +5,7 @@
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
 /** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */
@@ -49,8 +49,8 @@ export const GeoPointSchema = Type.Object({
 export const HeartbeatSchema = Type.Object({
   recorded_at: Type.String({ format: 'date-time' }),
   position: Type.Optional(Type.Union([GeoPointSchema, Type.Null()])),
-  connectivity: Type.Union(CONNECTIVITY.map((c) => Type.Literal(c))),
-  availability: Type.Optional(Type.Union(AVAILABILITY_STATES.map((c) => Type.Literal(c)))),
+  connectivity: enumOf(CONNECTIVITY),
+  availability: Type.Optional(enumOf(AVAILABILITY_STATES)),
   battery_percent: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()])),
   mock_location_detected: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   device_integrity_attested: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),

@@ -1,29 +1,28 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, fieldError, idOf, listQueryWith, parseListQuery, type Platform, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, enumOf, idOf, listQueryWith, parseListQuery, route, type RouteDef } from '../../../kernel/index.ts';
 import { assertWorkerSetsAvailability } from '../devices/device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
 import { adjudicateFlag } from './integrity-flags.ts';
-import { ALLOCATION, type AllocationService } from './service.ts';
+import { heartbeatCounters, submitHeartbeats } from './heartbeats.ts';
+import { nearestSupply, setAvailability, supplyStateOf, workerRecord } from './workers.ts';
 import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
 
 const MODULE = 'match';
 
-export const service = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
-
 /** The batch schema for the OpenAPI document only: the gateway lets any body through to parseBatch. */
 const HeartbeatBatchDoc = Type.Unknown(JSON.parse(JSON.stringify(HeartbeatBatchSchema)) as Record<string, unknown>);
 
-const AvailabilityBody = Type.Object({ availability: Type.Union(AVAILABILITY_STATES.map((s) => Type.Literal(s))) });
+const AvailabilityBody = Type.Object({ availability: enumOf(AVAILABILITY_STATES) });
 
 const FlagListQuery = listQueryWith({
-  status: Type.Optional(Type.Union(FLAG_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(FLAG_STATUSES)),
   worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 });
 
 const AdjudicateBody = Type.Object({
-  outcome: Type.Union([Type.Literal('upheld'), Type.Literal('dismissed')]),
+  outcome: enumOf(['upheld', 'dismissed'] as const),
   reason: Type.String({ minLength: 1 }),
   accepted_signals: Type.Optional(Type.Array(Type.String())),
 });
@@ -48,7 +47,7 @@ export const routes: RouteDef[] = [
     summary: 'Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored.',
     // Spec 4.7 lists 404: a worker_id with no availability record in the caller's organisation.
     errors: ['not_found'],
-    handler: (req) => service(req.platform).heartbeats(req.body, callerOf(req)),
+    handler: (req) => submitHeartbeats(req.platform, callerOf(req), req.body),
   }),
   route({
     method: 'PUT',
@@ -61,7 +60,7 @@ export const routes: RouteDef[] = [
     specGap: 'Request and response shapes and the availability states other than available are not shown; see docs/gaps.md#allocation.',
     handler: (req) => {
       assertWorkerSetsAvailability(req.principal); // spec 4.7; the device's worker is checked by withDeviceAccess
-      return service(req.platform).setAvailability(req.params.worker_id, req.body.availability, callerOf(req));
+      return setAvailability(req.platform, callerOf(req), req.params.worker_id, req.body.availability);
     },
   }),
   route({
@@ -72,7 +71,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Retrieve a worker\u2019s availability, presence and supply state.',
     specGap: 'Not named by the spec; the read of the record PUT writes. See docs/gaps.md#allocation.',
-    handler: (req) => service(req.platform).workerRecord(req.org, req.params.worker_id),
+    handler: (req) => workerRecord(req.platform, req.org, req.params.worker_id),
   }),
   route({
     method: 'GET',
@@ -120,16 +119,7 @@ export const routes: RouteDef[] = [
     query: SupplyQuery,
     summary: 'The nearest eligible workers within radius_metres of a point, nearest first (exact).',
     specGap: 'Supply state is not shown; this read exposes the supply map query work orders rank from. See docs/gaps.md#allocation.',
-    handler: async (req) => {
-      const s = service(req.platform);
-      const max = s.policy.pack.supply;
-      const { latitude, longitude, radius_metres } = req.query;
-      const limit = req.query.limit ?? 25;
-      if (radius_metres > max.max_query_radius_metres)
-        throw fieldError('/radius_metres', 'out_of_range', `radius_metres is at most ${max.max_query_radius_metres}.`);
-      const data = s.nearest(req.org, latitude, longitude, radius_metres, Math.min(limit, max.max_query_limit));
-      return { object: 'list', data: data.map((n) => ({ object: 'supply_candidate', ...n })), has_more: false };
-    },
+    handler: async (req) => nearestSupply(req.platform, req.org, req.query),
   }),
   route({
     method: 'GET',
@@ -139,7 +129,7 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'A worker\u2019s supply state: in the map or excluded, and why (excluded_because).',
     specGap: 'Fields of supply state are not shown beyond excluded_because; see docs/gaps.md#allocation.',
-    handler: (req) => service(req.platform).supplyStateOf(req.org, req.params.worker_id),
+    handler: (req) => supplyStateOf(req.platform, req.org, req.params.worker_id),
   }),
   route({
     method: 'GET',
@@ -149,9 +139,6 @@ export const routes: RouteDef[] = [
     idempotent: false,
     summary: 'Heartbeat counters of the answering node for the caller\u2019s organisation since the node started: batches, readings received, accepted and refused (by reason).',
     specGap: 'Not named by the spec; the platform\u2019s own count a load test is checked against. See docs/gaps.md#console.',
-    handler: async (req) => {
-      const c = service(req.platform).counters;
-      return { object: 'allocation_counters', since: new Date(c.since).toISOString(), ...c.of(req.org) };
-    },
+    handler: async (req) => heartbeatCounters(req.platform, req.org),
   }),
 ];

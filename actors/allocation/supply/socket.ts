@@ -13,7 +13,8 @@ import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../../
 import { deviceMayActFor } from '../devices/device-access.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { checkMsgpackFrame } from './msgpack-frame.ts';
-import { service } from './routes.ts';
+import { ingestHeartbeats, submitHeartbeats } from './heartbeats.ts';
+import { allocationService } from './service.ts';
 
 export const HEARTBEAT_SOCKET_PATH = '/v1/allocation/heartbeats/stream';
 
@@ -31,23 +32,23 @@ export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = 
   specGap: 'The spec names no socket path; see docs/gaps.md#allocation.',
   /** The budgets of the active policy pack's `socket` section; the gateway's defaults for a pack without one (docs/gaps.md#allocation). */
   limits(platform) {
-    const budget = service(platform).policy.pack.socket;
+    const budget = allocationService(platform).policy.pack.socket;
     return budget ? { badFramesPerConnection: budget.bad_frames_per_connection, framesPerSecond: budget.frames_per_second } : undefined;
   },
   async onMessage(frame, ctx) {
-    const s = service(ctx.platform);
+    const s = allocationService(ctx.platform);
     const caller = callerOf(ctx);
     const fast = frame.binary ? decodeMsgpackBatch(frame.data, s.policy.pack.heartbeat.max_readings_per_batch) : undefined;
     let receipt;
     if (fast) {
       deviceMayActFor(ctx.platform, ctx.principal, fast.workerId);
-      receipt = await s.ingest(fast, caller);
+      receipt = await ingestHeartbeats(ctx.platform, caller, fast);
     } else {
       const body = readBody(frame);
       // A device sends only its own worker's batches (spec 4.7); a batch without a readable worker_id is parseBatch's 400.
       const worker = (body as { worker_id?: unknown } | null)?.worker_id;
       if (ctx.principal.kind === 'device') deviceMayActFor(ctx.platform, ctx.principal, typeof worker === 'string' ? worker : ctx.principal.worker!);
-      receipt = await s.heartbeats(body, caller);
+      receipt = await submitHeartbeats(ctx.platform, caller, body);
     }
     return frame.binary ? packr.pack(receipt) : JSON.stringify(receipt);
   },

@@ -6,16 +6,17 @@
  * phase ends (setImmediate), at most BATCH per message, msgpack-encoded.
  *
  * A node that starts asks the others (`<ns>.allocation.supply.sync`) to publish the records they
- * hold, so it sees the workers who reported before it joined. Embedded, there is no bus: the one
- * node's replica is the map.
+ * hold, so it sees the workers who reported before it joined. The kernel's node bus carries the
+ * messages (kernel/node-bus.ts); with none (one process) there is no SupplyBus: the one node's
+ * replica is the map.
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { randomBytes } from 'node:crypto';
-import type { ClusterStores } from '../../../stores/index.ts';
+import type { NodeBus } from '../../../kernel/index.ts';
 import type { CommittedFacts, ReportFacts, SupplyRecord, SupplyUpdate } from './supply-replica.ts';
 
-type Nats = ClusterStores['nats'];
-type Sub = ReturnType<Nats['subscribe']>;
+const TOPIC = 'allocation.supply';
+const SYNC = `${TOPIC}.sync`;
 
 /** Updates per message: well under NATS's 1 MiB max_payload at about 150 bytes each. */
 const BATCH = 2000;
@@ -59,24 +60,20 @@ export class SupplyBus {
   readonly counters: BusCounters = { sent: 0, messagesSent: 0, received: 0, bytesSent: 0 };
   private readonly pending = new Map<string, SupplyUpdate>();
   private scheduled: NodeJS.Immediate | undefined;
-  private subs: Sub[] = [];
+  private unsubscribes: (() => void)[] = [];
   private readonly packr = new Packr({ useRecords: false });
   private readonly unpackr = new Unpackr({ useRecords: false });
-  private readonly subject: string;
 
   constructor(
-    private readonly nc: Nats,
-    namespace: string,
+    private readonly bus: NodeBus,
     private readonly onUpdates: (updates: SupplyUpdate[]) => void,
     private readonly everything: () => Iterable<SupplyRecord>,
     private readonly log: (msg: string, e?: unknown) => void = (m, e) => console.error(`[allocation supply bus] ${m}`, e ?? ''),
-  ) {
-    this.subject = `${namespace}.allocation.supply`;
-  }
+  ) {}
 
   start(): void {
-    const handle = (err: Error | null, data: Uint8Array) => {
-      if (err) return this.log('subscription failed', err);
+    const failed = (e: Error) => this.log('subscription failed', e);
+    const handle = (data: Uint8Array) => {
       let m: Message;
       try {
         m = this.unpackr.unpack(data) as Message;
@@ -89,15 +86,14 @@ export class SupplyBus {
       this.counters.received += m.u.length;
       this.onUpdates(m.u.map((w) => ({ org: w[0], workerId: w[1], committed: w[2] ? fromWireCommitted(w[2]) : null, report: w[3] ? fromWireReport(w[3]) : null })));
     };
-    this.subs.push(this.nc.subscribe(this.subject, { callback: (err, msg) => handle(err, msg.data) }));
-    this.subs.push(this.nc.subscribe(`${this.subject}.sync`, { callback: (err, msg) => handle(err, msg.data) }));
-    this.nc.publish(`${this.subject}.sync`, this.packr.pack({ n: this.id, sync: true } satisfies Message));
+    this.unsubscribes.push(this.bus.subscribe(TOPIC, handle, failed), this.bus.subscribe(SYNC, handle, failed));
+    this.bus.publish(SYNC, this.packr.pack({ n: this.id, sync: true } satisfies Message));
   }
 
   stop(): void {
     this.flush();
-    for (const s of this.subs) s.unsubscribe();
-    this.subs = [];
+    for (const stop of this.unsubscribes) stop();
+    this.unsubscribes = [];
   }
 
   /** Queue an update (the latest per worker wins within one I/O phase). */
@@ -113,14 +109,14 @@ export class SupplyBus {
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    if (!this.pending.size || this.nc.isClosed()) return this.pending.clear();
+    if (!this.pending.size || this.bus.closed) return this.pending.clear();
     const all = [...this.pending.values()];
     this.pending.clear();
     for (let i = 0; i < all.length; i += BATCH) {
       const u = all.slice(i, i + BATCH).map((x): WireUpdate => [x.org, x.workerId, x.committed ? wireCommitted(x.committed) : null, x.report ? wireReport(x.report) : null]);
       const data = this.packr.pack({ n: this.id, u } satisfies Message);
       try {
-        this.nc.publish(this.subject, data);
+        this.bus.publish(TOPIC, data);
       } catch (e) {
         this.log('publish failed (the next update of each worker repairs it)', e);
         return;

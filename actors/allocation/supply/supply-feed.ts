@@ -33,10 +33,11 @@
  *                                       the last one included
  * at the head                           held until a change (then as above) or HOLD_MS (empty)
  */
-import { ApiError, listPage, platformFeed, randomSuffix, serviceKey, type Platform, type SocketDef } from '../../../kernel/index.ts';
+import { ApiError, listPage, platformFeed, randomSuffix, type Platform, type SocketDef } from '../../../kernel/index.ts';
 import type { Committed, FeedMember } from '../../../runtime/index.ts';
 import type { FeedEntry } from '../../../stores/index.ts';
 import { ALLOCATION, type AllocationService } from './service.ts';
+import { workerRecord } from './workers.ts';
 import { Worker, type WorkerState } from './worker.ts';
 import { offerView, WorkOrder, type WorkOrderState } from '../work-orders/work-order.ts';
 
@@ -317,7 +318,7 @@ export class SupplyFeed {
     if (!s) return blank(workerId);
     let r: { availability: string; on_assignment: boolean; presence: string; supply: { in_map: boolean; excluded_because: string | null; cell: string | null } };
     try {
-      r = (await s.workerRecord(org, workerId)) as unknown as typeof r;
+      r = (await workerRecord(this.platform, org, workerId)) as unknown as typeof r;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'not_found') return { ...blank(workerId), removed: true };
       throw e;

@@ -9,7 +9,7 @@
  * `adopt` command, then its readings in the retention window are copied and a flag decided
  * while it waited is applied. docs/gaps.md#allocation says why it is lazy.
  */
-import { isApiError, notFound, type Platform } from '../../../kernel/index.ts';
+import { isApiError, notFound, type Platform, readings } from '../../../kernel/index.ts';
 import { IntegrityFlag, type FlagState } from './integrity-flag.ts';
 import { Worker, workerActorId, type WorkerState } from './worker.ts';
 
@@ -55,7 +55,8 @@ export class WorkerDirectory {
 
   /** True when a record now exists under the new id (adopted here or by a concurrent caller). */
   private async adoptOnce(org: string, workerId: string): Promise<boolean> {
-    const { system, stores } = this.platform;
+    const { system } = this.platform;
+    const store = readings(this.platform);
     let legacy: WorkerState;
     try {
       legacy = await system.state<WorkerState>(Worker, workerId, org);
@@ -71,8 +72,8 @@ export class WorkerDirectory {
     const adopted = (await system.ask(Worker, id, 'adopt', { worker_id: workerId, legacy }, opts)) === true;
     if (!adopted) return true;
     // only the adopter copies, so the readings are copied once (a crash before this loses them)
-    const readings = await stores.readings.range(workerId, -Infinity, Infinity);
-    if (readings.length) await stores.readings.append(id, readings);
+    const copied = await store.range(workerId, -Infinity, Infinity);
+    if (copied.length) await store.append(id, copied);
     // a decision reaching the new id before the adoption was refused there (404): apply it now
     if (legacy.open_flag_id !== null) {
       const flag = await system.state<FlagState>(IntegrityFlag, legacy.open_flag_id, org).catch((e: unknown) => {

@@ -10,7 +10,7 @@ import { credentialEligibility } from '../../credentials/index.ts';
 import { engagementStanding } from '../../engagements/index.ts';
 import { identityGate } from '../../identity/index.ts';
 import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
-import { ALLOCATION, type AllocationService } from '../supply/service.ts';
+import { allocationService, type AllocationService } from '../supply/service.ts';
 import { NearestBuffer } from '../supply/supply-index.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
 import { type CandidateList, offerView, type OpenCommand, WorkOrder, workOrderIdOfOffer, type WorkOrderFacts, type WorkOrderState } from './work-order.ts';
@@ -75,8 +75,6 @@ function gatesFor(platform: Platform): Gates {
     },
   };
 }
-
-const svc = (platform: Platform): AllocationService => platform.services.require(ALLOCATION);
 
 /**
  * What a ranking reads, each a read of memory on this node: the supply map's nearest-N query,
@@ -205,7 +203,7 @@ const sourcesOf = new WeakMap<AllocationService, RankingSources>();
 
 /** What a ranking reads on this platform (this node's replica of the supply map and the modules' gates), made once per start of the area. */
 export function rankingSources(platform: Platform): RankingSources {
-  const s = svc(platform);
+  const s = allocationService(platform);
   let src = sourcesOf.get(s);
   if (!src) sourcesOf.set(s, (src = sourcesFor(platform, s)));
   return src;
