@@ -4,7 +4,8 @@
  * 9464, on HOST), which like the operator socket is internal and carries no credential. prom-client
  * does the format, the histograms and the process's own figures (memory, CPU, event-loop delay,
  * collected on the serving process only); the platform adds requests by route, method, status and
- * organisation class with their latency, and the runtime's resident actors at each scrape.
+ * organisation class with their latency, and the runtime's figures (resident actors, mailbox depth,
+ * turns in flight and uncommitted, passivations) read at each scrape.
  */
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -24,12 +25,29 @@ export class GatewayMetrics {
   constructor(platform: Platform) {
     this.requests = new Counter({ name: 'platform_http_requests_total', help: 'HTTP requests answered, by route template, method, status and organisation class.', labelNames: ['route', 'method', 'status', 'org_class'], registers: [this.registry] });
     this.latency = new Histogram({ name: 'platform_http_request_duration_seconds', help: 'Time from a request handed to the pipeline to its answer, by route template, method and organisation class.', labelNames: ['route', 'method', 'org_class'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-    new Gauge({
-      name: 'platform_actors_resident',
-      help: 'Actors held in memory now (the rest are passivated to the stores).',
+    const runtime: Array<[string, string, 'resident' | 'mailboxDepth' | 'turnsInFlight' | 'uncommittedTurns']> = [
+      ['platform_actors_resident', 'Actors held in memory now (the rest are passivated to the stores).', 'resident'],
+      ['platform_mailbox_depth', 'Commands waiting in the resident actors\' mailboxes now.', 'mailboxDepth'],
+      ['platform_turns_in_flight', 'Actors queued, activating for a turn, or with a commit in flight.', 'turnsInFlight'],
+      ['platform_turns_uncommitted', 'Turns answered or deciding whose commit is not yet written.', 'uncommittedTurns'],
+    ];
+    for (const [name, help, field] of runtime) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(platform.system.figures()[field]);
+        },
+      });
+    }
+    new Counter({
+      name: 'platform_passivations_total',
+      help: 'Actors passivated to the stores since start (idle, or shed above the resident limit).',
       registers: [this.registry],
       collect() {
-        this.set(platform.system.activeCount);
+        this.reset();
+        this.inc(platform.system.figures().passivations);
       },
     });
   }

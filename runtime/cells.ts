@@ -72,6 +72,8 @@ export class Cells {
   private readonly byKind = new Map<AnyActorDef, Map<string, Cell>>();
   private cellCount = 0;
   private shedding = false;
+  /** Actors passivated since start (the metrics' counter). */
+  passivations = 0;
 
   constructor(
     kinds: Iterable<AnyActorDef>,
@@ -142,7 +144,17 @@ export class Cells {
    */
   async passivate(cell: Cell, shortTail: 'snapshot' | 'skip' = 'snapshot'): Promise<void> {
     if (shortTail === 'snapshot' || cell.version - cell.snapVersion >= PASSIVATION_TAIL) await this.snapshot(cell);
-    if (!busy(cell)) this.drop(cell);
+    if (!busy(cell)) {
+      this.drop(cell);
+      this.passivations++;
+    }
+  }
+
+  /** Commands waiting in every resident actor's mailbox (read at a metrics scrape, not per turn). */
+  mailboxDepth(): number {
+    let n = 0;
+    for (const cell of this.all()) n += cell.mailbox?.size ?? 0;
+    return n;
   }
 
   /** Snapshot and drop the actors idle since before `horizon`. */

@@ -306,6 +306,11 @@ export class ActorSystem {
     return this.cells.count;
   }
 
+  /** What an operator watches the runtime by (gateway/metrics.ts), read when asked. */
+  figures(): { resident: number; passivations: number; mailboxDepth: number; turnsInFlight: number; uncommittedTurns: number } {
+    return { resident: this.cells.count, passivations: this.cells.passivations, mailboxDepth: this.cells.mailboxDepth(), turnsInFlight: this.inflight, uncommittedTurns: this.commits.uncommitted };
+  }
+
   /** Snapshot and drop idle actors (the sweep calls this; tests may too). */
   async passivateIdle(idleMs = this.limits.idleMs): Promise<number> {
     return this.cells.passivateIdle(this.clock.now() - idleMs);

@@ -5,6 +5,7 @@
  * sent to it, by method, status and organisation class; its latency histogram counts as many;
  * the resident actors and the process's own figures are there; another path is 404.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMetrics, type MetricsServer } from '../../gateway/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
@@ -81,10 +82,21 @@ describe('metrics (docs/gaps.md#metrics)', () => {
     expect((await scrape()).some((s) => s.name === 'platform_http_requests_total' && s.labels.route === 'unmatched' && s.labels.org_class === 'none')).toBe(true);
   });
 
-  it("the runtime's resident actors and the process's own figures are served; another path is 404", async () => {
+  it("the runtime's figures (resident actors, mailbox depth, turns, passivations) and the process's own are served; another path is 404", async () => {
     const samples = await scrape();
     expect(samples.find((s) => s.name === 'platform_actors_resident')!.value).toBeGreaterThan(0);
+    for (const name of ['platform_mailbox_depth', 'platform_turns_in_flight', 'platform_turns_uncommitted', 'platform_passivations_total']) expect(samples.find((s) => s.name === name)?.value).toBeGreaterThanOrEqual(0);
+    await h.platform.system.passivateIdle(0);
+    expect((await scrape()).find((s) => s.name === 'platform_passivations_total')!.value).toBeGreaterThan(0);
     expect(samples.some((s) => s.name === 'process_resident_memory_bytes' && s.value > 0)).toBe(true);
     expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+  });
+
+  it('every metric the Grafana dashboard (docs/grafana-dashboard.json) plots is served', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const plotted = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(?:platform|process|nodejs)_[a-z0-9_]+/g) ?? [])));
+    expect(plotted.size).toBeGreaterThan(5);
+    const served = new Set((await scrape()).map((s) => s.name));
+    expect([...plotted].filter((m) => !served.has(m))).toEqual([]);
   });
 });
