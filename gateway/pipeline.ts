@@ -18,7 +18,7 @@ import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
 import { GatewayMetrics, type OrgClass } from './metrics.ts';
-import { RateLimiter, RefusedCredentials, refusal } from './rate-limits.ts';
+import { earlyRefusal, RateLimiter, RefusedCredentials } from './rate-limits.ts';
 import { ACTIVE_RATE_POLICY, ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
@@ -208,9 +208,8 @@ class RequestPipeline {
     const raw = RefusedCredentials.raw(head.headers, CREDENTIAL_HEADERS);
     const wait = raw === undefined ? 0 : this.refused.waiting(raw, this.platform.clock.now());
     if (wait === 0) return undefined;
-    const r = refusal('this credential or its organisation', wait);
     this.metrics.observe('over_budget', head.method, 429, 'none', 0);
-    return errorResponse(r.error, newId('req_'), r.headers);
+    return earlyRefusal(wait, newId('req_'));
   }
 
   refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {

@@ -13,6 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, type Principal } from '../kernel/index.ts';
+import { REQUEST_ID_HEADER } from './headers.ts';
+import type { WireResponse } from './wire.ts';
 import type { BucketRule, LoadedRatePolicy } from './rate-policy.ts';
 
 interface Bucket {
@@ -108,6 +110,21 @@ export function refusal(whose: string, waitMs: number, rule?: BucketRule): RateR
     waitMs,
     error: new ApiError('rate_limited', `Too many requests for ${whose}${rule ? `: at most ${round(rule.per_second)} a second (bursts of ${Math.floor(rule.burst)})` : ''}. Send again in ${seconds} s.`, { retryable: true }),
     headers: { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds), ...limits },
+  };
+}
+
+/**
+ * The 429 of a credential refused a moment ago, in the same error shape (gateway/error-response.ts)
+ * but made without an ApiError: a flood is answered many times a second, and an Error's stack is
+ * the dearest part of one.
+ */
+export function earlyRefusal(waitMs: number, requestId: string): WireResponse {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const message = `Too many requests for this credential or its organisation. Send again in ${seconds} s.`;
+  return {
+    status: 429,
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds) },
+    body: JSON.stringify({ error: { code: 'rate_limited', message, request_id: requestId, retryable: true } }),
   };
 }
 
