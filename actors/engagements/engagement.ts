@@ -60,6 +60,8 @@ export const ATTESTATION_KINDS = ['labour_officer', 'medical_fitness', 'age_evid
 export type AttestationKind = (typeof ATTESTATION_KINDS)[number];
 
 export const DISPUTE_PARTIES = ['worker', 'engaging_party', 'authority'] as const;
+/** Who ends an engagement (terminate's terminated_by). */
+export const TERMINATING_PARTIES = ['engaging_party', 'worker', 'mutual', 'authority'] as const;
 export const DISPUTE_OUTCOMES = ['upheld', 'dismissed', 'withdrawn'] as const;
 
 export interface Attestation {

@@ -10,7 +10,7 @@ import { type Attestation, type Dispute, Engagement, engagementView, type OpenCo
 import { Instrument, type InstrumentState } from './instrument.ts';
 import { type DraftBody, draftInstrument, executeInstrument, templateFor } from './instruments.ts';
 import type { EmployerFacts } from './obligation-lines.ts';
-import { rulePack } from './packs.ts';
+import { rulePack, type Sector } from './packs.ts';
 import { engagementNow, engagementState, instrumentOf, passportsOf } from './reads.ts';
 
 // ------------------------------------------------------------------------------------------------
@@ -29,7 +29,7 @@ export interface OpenBody {
   starts_on: string;
   ends_on: string | null;
   facts: Record<string, string | boolean>;
-  employer_facts?: { headcount?: number; annual_turnover_at_least_50m?: boolean; sector?: 'private' | 'public' };
+  employer_facts?: { headcount?: number; annual_turnover_at_least_50m?: boolean; sector?: Sector };
 }
 
 /** open: classified at once under the active rule pack (spec 3: there is no status before classified). */

@@ -6,9 +6,13 @@
  * Instrument) as data. Every other transition is still recorded and listed in audit entries.
  */
 import type { PublicEventDecl } from '../../kernel/index.ts';
+import { Engagement } from './engagement.ts';
+import { Instrument } from './instrument.ts';
 
-const engagement = (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'rail', schemaVersion: 1, kind: 'engagements_engagement', on, description, specGap });
-const instrument = (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'rail', schemaVersion: 1, kind: 'engagements_instrument', on, description, specGap });
+/** A declaration of one public event type of records of `kind`, under the module's source (rail). */
+const declare = (kind: string) => (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'rail', schemaVersion: 1, kind, on, description, specGap });
+const engagement = declare(Engagement.kind);
+const instrument = declare(Instrument.kind);
 
 export const events: PublicEventDecl[] = [
   engagement('rail.engagement.classified', 'engagement.classified', 'An engagement was classified on its facts (at opening, or again on new facts); classification alone confers no rights.'),

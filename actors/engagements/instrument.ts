@@ -28,6 +28,8 @@ export const INSTRUMENT_STATUSES = ['drafted', 'awaiting_assent', 'executed', 'e
 export type InstrumentStatus = (typeof INSTRUMENT_STATUSES)[number];
 export const ASSENT_PARTIES = ['worker', 'engaging_party'] as const;
 export type AssentParty = (typeof ASSENT_PARTIES)[number];
+/** How an assent was given (assent's channel). */
+export const ASSENT_CHANNELS = ['api', 'self_serve', 'assisted'] as const;
 
 export interface InstrumentState extends SealedFields {
   org: string;

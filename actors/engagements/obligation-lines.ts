@@ -5,14 +5,14 @@
  * obligations table (reference 3.6 and ng-payroll-2026.md): each line says whether it applies (yes,
  * no, to_be_confirmed) and why. The envelope itself is read in reads.ts.
  */
-import type { Applies, Classification, Obligation, RulePack } from './packs.ts';
+import type { Applies, Classification, Obligation, RulePack, Sector } from './packs.ts';
 
 export interface EmployerFacts {
   /** Staff of the engaging organisation (pension and ITF thresholds); null when not given. */
   headcount: number | null;
   /** Annual turnover of at least N50 million (ITF); null when not given. */
   annual_turnover_at_least_50m: boolean | null;
-  sector: 'private' | 'public' | null;
+  sector: Sector | null;
 }
 
 export interface ObligationLine {

@@ -35,6 +35,10 @@ export interface ClassificationRule {
   description: string;
 }
 
+/** The engaging organisation's sector, which may override whether an obligation applies. */
+export const SECTORS = ['private', 'public'] as const;
+export type Sector = (typeof SECTORS)[number];
+
 export interface Obligation {
   code: string;
   authority: string;
@@ -44,7 +48,7 @@ export interface Obligation {
   reference: string;
   applies: Record<Classification, Applies>;
   employer_condition?: { min_headcount: number; or_turnover_50m?: boolean; tag: string; detail: string };
-  sector_override?: Partial<Record<'public' | 'private', Applies>>;
+  sector_override?: Partial<Record<Sector, Applies>>;
   notes?: Partial<Record<Classification, string>>;
 }
 

@@ -8,12 +8,12 @@ import { Type } from '@sinclair/typebox';
 import { ApiError, callerOf, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AuditBundle } from './audit-bundle.ts';
 import { assembleBundle } from './audit-bundles.ts';
-import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView } from './engagement.ts';
+import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView, TERMINATING_PARTIES } from './engagement.ts';
 import { activate, attest, classifyEngagement, disputeEngagement, executeEngagement, lapse, type OpenBody, openDispute, openEngagement, paper, register, resolveDispute, terminate } from './engagements.ts';
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
-import { ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
+import { ASSENT_CHANNELS, ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
 import { assent, draftInstrument, executeInstrument, supersede, verifyInstrument } from './instruments.ts';
-import { CLASSIFICATIONS, rulePack } from './packs.ts';
+import { CLASSIFICATIONS, rulePack, SECTORS } from './packs.ts';
 import { clauseLibraryView, copyView, dischargesView, engagementAsOf, engagementNow, engagementState, envelopeView, gatingContract, instrumentOf, readiness } from './reads.ts';
 import { CASE_STATUSES, RemediationCase } from './remediation-case.ts';
 import { reconcile, resolveCase } from './remediation-cases.ts';
@@ -43,7 +43,7 @@ const EmployerFactsBody = Type.Object(
   {
     headcount: Type.Optional(Type.Integer({ minimum: 0, description: 'Staff of the engaging organisation (pension and ITF thresholds).' })),
     annual_turnover_at_least_50m: Type.Optional(Type.Boolean({ description: 'Annual turnover of N50 million or more (ITF).' })),
-    sector: Type.Optional(enumOf(['private', 'public'] as const)),
+    sector: Type.Optional(enumOf(SECTORS)),
   },
   { additionalProperties: false },
 );
@@ -97,13 +97,13 @@ const AssentBody = Type.Object(
   {
     party: enumOf(ASSENT_PARTIES),
     subject_ref: Ref('The assenting party; must be the engagement\u2019s party in that role, holding a live passport.'),
-    channel: Type.Optional(enumOf(['api', 'self_serve', 'assisted'] as const)),
+    channel: Type.Optional(enumOf(ASSENT_CHANNELS)),
   },
   { additionalProperties: false },
 );
 const RegisterBody = Type.Object({ registration_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }, { additionalProperties: false });
 const ReasonBody = Type.Object({ reason: Reason }, { additionalProperties: false });
-const TerminateBody = Type.Object({ reason: Reason, terminated_by: Type.Optional(enumOf(['engaging_party', 'worker', 'mutual', 'authority'] as const)) }, { additionalProperties: false });
+const TerminateBody = Type.Object({ reason: Reason, terminated_by: Type.Optional(enumOf(TERMINATING_PARTIES)) }, { additionalProperties: false });
 const DisputeBody = Type.Object(
   { raised_by: enumOf(DISPUTE_PARTIES), reason: Reason, contests_classification: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
