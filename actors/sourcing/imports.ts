@@ -16,7 +16,7 @@ import { type LeadBody, leadIdFor, leadSeed } from './leads.ts';
 import { Requisition } from './requisition.ts';
 import { prepareCreate, type RequisitionBody } from './requisitions.ts';
 import { sourcing } from './service.ts';
-import { type ImportKind, SourcingImport } from './sourcing-import.ts';
+import { type ImportKind, SourcingImport } from './import.ts';
 import { EMPLOYMENT_TYPES, type EmploymentType, PERIODS, type Period } from './taxonomy.ts';
 
 export const MAX_IMPORT_ROWS = 1000;

@@ -15,7 +15,7 @@ import { SandboxChannels } from './providers/channels.ts';
 import { Requisition } from './requisition.ts';
 import { routes } from './routes.ts';
 import { SOURCING, SourcingService } from './service.ts';
-import { SourcingImport } from './sourcing-import.ts';
+import { SourcingImport } from './import.ts';
 import { SpendCeiling } from './spend-ceiling.ts';
 import { taxonomy } from './taxonomy.ts';
 

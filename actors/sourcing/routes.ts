@@ -4,19 +4,19 @@
  * specGap and listed in docs/gaps.md#sourcing.
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, enumOf, idOf, listPage, ListQuery, listQueryWith, Money, route, type RouteDef } from '../../kernel/index.ts';
 import { addDelivery, createBroadcast, getBroadcast, retryDelivery, setSpendCeiling } from './broadcasts.ts';
 import { ChannelDelivery, DELIVERY_STATUSES } from './channel-delivery.ts';
-import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX, TAXONOMY_PREFIX } from './ids.ts';
+import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX } from './ids.ts';
 import { runImport } from './imports.ts';
 import { Lead, LEAD_STATUSES } from './lead.ts';
 import { leadId, promoteLead, receiveLead } from './leads.ts';
 import { REQUISITION_STATUSES, Requisition } from './requisition.ts';
 import { adjudicateRequisition, artefacts, closeRequisition, confirmInferences, contestRequisition, createRequisition, editArtefacts, editRequisition, getRequisition, publishRequisition, quarantineRequisition } from './requisitions.ts';
-import { sourcing } from './service.ts';
-import { SourcingImport } from './sourcing-import.ts';
+import { currentRulePack, getChannel, getTaxonomy, listChannels } from './reference-data.ts';
+import { SourcingImport } from './import.ts';
 import { SpendCeiling } from './spend-ceiling.ts';
-import { allTaxonomies, EMPLOYMENT_TYPES, PERIODS } from './taxonomy.ts';
+import { EMPLOYMENT_TYPES, PERIODS } from './taxonomy.ts';
 
 const M = 'flow';
 const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -204,23 +204,13 @@ export const routes: RouteDef[] = [
     method: 'GET', path: '/v1/sourcing/channels', auth: 'key', module: M, idempotent: false, query: ListQuery,
     summary: 'List the job channels, with each sandbox channel\u2019s documented behaviour (accepts, refuses, times out).',
     specGap: gap('Channel fields are not shown'),
-    handler: async (req) => {
-      const all = sourcing(req.platform).channels().map(channelView);
-      const start = req.query.starting_after ? all.findIndex((c) => c.id === req.query.starting_after) + 1 : 0;
-      if (req.query.starting_after && start === 0) return listEnvelope([], false);
-      const limit = req.query.limit ?? 25;
-      return listEnvelope(all.slice(start, start + limit), start + limit < all.length);
-    },
+    handler: async (req) => listChannels(req.platform, req.query),
   }),
   route({
     method: 'GET', path: '/v1/sourcing/channels/{channel_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a channel.',
     specGap: gap('Channel fields are not shown'),
-    handler: async (req) => {
-      const c = sourcing(req.platform).channel(idOf(req.params.channel_id, CHANNEL_PREFIX, 'channel'));
-      if (!c) throw notFound('channel', req.params.channel_id);
-      return channelView(c);
-    },
+    handler: async (req) => getChannel(req.platform, req.params.channel_id),
   }),
   route({
     method: 'POST', path: '/v1/sourcing/spend_ceilings', auth: 'key', module: M, idempotent: true,
@@ -303,25 +293,13 @@ export const routes: RouteDef[] = [
     method: 'GET', path: '/v1/sourcing/taxonomies/{taxonomy_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve the occupation taxonomy (versioned, content hash) that inference uses.',
     specGap: gap('Taxonomy fields are not shown'),
-    handler: async (req) => {
-      const t = allTaxonomies().get(idOf(req.params.taxonomy_id, TAXONOMY_PREFIX, 'taxonomy'));
-      if (!t) throw notFound('taxonomy', req.params.taxonomy_id);
-      const { id, ...rest } = t.taxonomy;
-      return { id, object: 'taxonomy', livemode: req.livemode, mocked: false, content_hash: t.hash, in_use: sourcing(req.platform).taxonomy === t, ...rest };
-    },
+    handler: async (req) => getTaxonomy(req.platform, req.params.taxonomy_id, req.livemode),
   }),
   route({
     method: 'GET', path: '/v1/sourcing/rule_packs/current', auth: 'key', module: M, idempotent: false,
     summary: 'The fair-hiring rule pack requisitions are screened with: version, content hash and every rule (code, law, severity, neutral rewrite).',
     specGap: gap('Not named by the spec; shows the data QuarantineFinding.rule_pack_version refers to'),
-    handler: async (req) => {
-      const c = sourcing(req.platform).pack;
-      return { object: 'rule_pack', livemode: req.livemode, mocked: false, pack_id: c.pack.pack_id, version: c.pack.version, content_hash: c.hash, legal_approval_reference: c.pack.legal_approval_reference, rule_count: c.pack.rules.length, rules: c.pack.rules };
-    },
+    handler: async (req) => currentRulePack(req.platform, req.livemode),
   }),
 ];
-
-function channelView(c: ReturnType<ReturnType<typeof sourcing>['channels']>[number]) {
-  return { id: c.id, object: 'channel' as const, livemode: false, mocked: true, name: c.name, kind: c.kind, posting: c.posting, sandbox_behaviour: c.behaviour, max_length: c.max_length, retry_schedule_seconds: c.retry_schedule_seconds, description: c.description };
-}
 

@@ -1,13 +1,12 @@
 /**
- * The sourcing area's running service: the compiled fair-hiring pack, the occupation taxonomy and
- * the channel provider a platform uses, and the one piece of I/O of the area: when a delivery
- * starts an attempt (delivery.attempt_started, committed), post to the channel and report the
- * outcome back to the delivery, which decides what follows (channel-delivery.ts). Each post is
- * tracked by the actor system, so `system.settle()` waits for it before a test moves the clock.
+ * The sourcing area's node-local process: the compiled fair-hiring pack, the occupation taxonomy
+ * and the channel provider a platform uses, and, when this node commits a delivery's attempt
+ * (delivery.attempt_started), the post of that attempt to its channel (channel-deliveries.ts).
  */
 import { type Platform, serviceKey } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
-import { ChannelDelivery, type DeliveryState, type RecordAttempt } from './channel-delivery.ts';
+import { postAttempt } from './channel-deliveries.ts';
+import { ChannelDelivery, type DeliveryState } from './channel-delivery.ts';
 import type { CompiledPack } from './fair-hiring.ts';
 import type { Channel, ChannelProvider } from './providers/channels.ts';
 import type { LoadedTaxonomy } from './taxonomy.ts';
@@ -46,24 +45,8 @@ export class SourcingService {
     for (const e of c.events) {
       if (e.type !== 'delivery.attempt_started') continue;
       const attempt = (e.data as { attempt: number }).attempt;
-      this.post(c.org, c.id, c.state as DeliveryState, attempt);
+      postAttempt(this.platform, this.provider, c.org, c.id, c.state as DeliveryState, attempt);
     }
-  }
-
-  private post(org: string, id: string, s: DeliveryState, attempt: number): void {
-    const seed = s.seed!;
-    const system = this.platform.system;
-    const done = this.provider
-      .post({ channel_id: seed.channel_id, delivery_id: id, attempt, external_id: `${seed.requisition_id}.v${seed.requisition_version}`, text: seed.text })
-      .then((o) => {
-        const cmd: RecordAttempt = o.outcome === 'accepted' ? { attempt, outcome: o.outcome, detail: o.detail, external_ref: o.external_ref } : { attempt, outcome: o.outcome, detail: o.detail };
-        return system.ask(ChannelDelivery, id, 'record_attempt', cmd, { org, principal: 'system', lane: 'system', dedupeId: `attempt:${attempt}`, noReply: true });
-      })
-      // an outcome that cannot be recorded (the node stopping) is left to the delivery's watchdog
-      .catch((err) => {
-        if (!system.stopping) console.error(`[sourcing] attempt ${attempt} of ${id} not recorded; its watchdog will count it as a time-out`, err);
-      });
-    void system.track(done);
   }
 }
 
