@@ -49,7 +49,8 @@ if (!Number.isInteger(maxActive) || maxActive < 1) {
 const clock = new SystemClock();
 let stores: Stores;
 try {
-  stores = await createStores(env, () => clock.now());
+  const storesLog = logOf('stores');
+  stores = await createStores(env, () => clock.now(), (msg, err) => (err === undefined ? storesLog.warn(msg) : storesLog.error(msg, err)));
 } catch (e) {
   if (!(e instanceof StoreSetupError)) throw e;
   PLATFORM_LOG.error(e.message);

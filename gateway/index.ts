@@ -55,4 +55,5 @@ export { openApiDocument } from './openapi/route.ts';
 export { REQUEST_ID_HEADER, REPLAY_HEADER } from './headers.ts';
 export { DEFAULT_CLOSE_GRACE_MS } from './uws.ts';
 export { serveMetrics } from './metrics.ts';
+export { ACTIVE_RATE_POLICY } from './rate-policy.ts';
 export type { GatewayMetrics, MetricsServer } from './metrics.ts';

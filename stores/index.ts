@@ -1,5 +1,5 @@
 /** Public face of stores/: the interfaces and the factories. Implementations stay private. */
-import { createClusterStores } from './cluster/index.ts';
+import { createClusterStores, type StoreLog } from './cluster/index.ts';
 import { createLocalStores } from './local/index.ts';
 import { createMemoryStores } from './memory/index.ts';
 import { StoreSetupError, type Now, type Stores } from './types.ts';
@@ -19,7 +19,7 @@ export const DEFAULT_DATA_DIR = './data';
  * otherwise memory when STORE=memory, and local (LMDB in DATA_DIR, default ./data) by default.
  * STORE_NAMESPACE prefixes every cluster stream and key (default `wf`).
  */
-export async function createStores(env: Readonly<Record<string, string | undefined>>, now: Now): Promise<Stores> {
+export async function createStores(env: Readonly<Record<string, string | undefined>>, now: Now, log?: StoreLog): Promise<Stores> {
   const retention = env.READING_RETENTION_MS ? Number(env.READING_RETENTION_MS) : undefined;
   if (env.NATS_URL && env.REDIS_URL) {
     return createClusterStores({
@@ -30,6 +30,7 @@ export async function createStores(env: Readonly<Record<string, string | undefin
       replicas: env.NATS_REPLICAS ? Number(env.NATS_REPLICAS) : undefined,
       readingRetentionMs: retention,
       name: env.NODE_ID ? `platform-${env.NODE_ID}` : undefined,
+      log,
     });
   }
   const store = env.STORE || 'local';

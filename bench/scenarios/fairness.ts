@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ACTIVE_RATE_POLICY } from '../../gateway/rate-policy.ts';
+import { ACTIVE_RATE_POLICY } from '../../gateway/index.ts';
 import { absolute, atMost, compared, round, type BenchResult } from '../report.ts';
 import { startLocalNode, type LocalNode } from '../../support/local-node.ts';
 import { tempDir } from '../../support/stores.ts';

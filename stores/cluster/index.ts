@@ -22,9 +22,6 @@ import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
 import { checkNamespace } from './names.ts';
 import { JetStreamReadings } from './readings.ts';
 import { RedisSnapshots } from './snapshots.ts';
-import { logOf } from '../../kernel/base/index.ts';
-
-const STORES_LOG = logOf('stores');
 
 export interface ClusterStoreOptions {
   natsUrl: string;
@@ -41,7 +38,14 @@ export interface ClusterStoreOptions {
   ephemeral?: boolean;
   /** Name shown in the NATS connection list. */
   name?: string;
+  /** Where the stores say what went wrong while serving (the platform's log; standard error by default). */
+  log?: StoreLog;
 }
+
+/** A store's account of a fault it rides out (a reconnect, a sweep that failed). */
+export type StoreLog = (msg: string, err?: unknown) => void;
+
+const standardError: StoreLog = (msg, err) => console.error(`[stores] ${msg}`, err ?? '');
 
 export interface ClusterStores extends Stores {
   readonly mode: 'cluster';
@@ -89,7 +93,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
   const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit));
   const sweep = () => sweepBuckets(js, jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
-  const sweeper = sweepNowAndThen(redis, ns, sweep);
+  const sweeper = sweepNowAndThen(redis, ns, sweep, opts.log ?? standardError);
 
   const s: ClusterStores = {
     mode: 'cluster',
@@ -121,6 +125,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
 
 /** NATS (through any of several servers, reconnecting for ever) and Redis, or neither. */
 async function connectBoth(opts: ClusterStoreOptions, ns: string): Promise<{ nc: NatsConnection; redis: Redis }> {
+  const log = opts.log ?? standardError;
   // several servers, comma-separated: the node can connect through any of them when one is down
   const servers = opts.natsUrl.split(',').map((u) => u.trim()).filter(Boolean);
   const nc = await connect({ servers, name: opts.name, noAsyncTraces: true, maxReconnectAttempts: -1 });
@@ -128,7 +133,7 @@ async function connectBoth(opts: ClusterStoreOptions, ns: string): Promise<{ nc:
   // ioredis reconnects by itself; an outage is logged once, not once per attempt.
   let redisDown = false;
   redis.on('error', (e: Error) => {
-    if (!redisDown) STORES_LOG.warn(`Redis of namespace ${ns} failed (${e.message}); reconnecting`, { namespace: ns });
+    if (!redisDown) log(`Redis of namespace ${ns} failed (${e.message}); reconnecting`);
     redisDown = true;
   });
   redis.on('ready', () => (redisDown = false));
@@ -164,12 +169,12 @@ function bucketOpener(nc: NatsConnection, jsm: JetStreamManager, base: { replica
 }
 
 /** Every SWEEP_MS one node of the namespace (a Redis lease) sweeps the buckets. */
-function sweepNowAndThen(redis: Redis, ns: string, sweep: () => Promise<unknown>): NodeJS.Timeout {
+function sweepNowAndThen(redis: Redis, ns: string, sweep: () => Promise<unknown>, log: StoreLog): NodeJS.Timeout {
   return setInterval(() => {
     void redis
       .set(`${ns}:kv:sweep`, '1', 'PX', SWEEP_MS, 'NX')
       .then((won) => (won === 'OK' ? sweep() : undefined))
-      .catch((e) => STORES_LOG.error(`sweeping the key-value buckets of ${ns} failed; the next period retries`, e, { namespace: ns }));
+      .catch((e) => log(`sweeping the key-value buckets of ${ns} failed; the next period retries`, e));
   }, SWEEP_MS).unref();
 }
 
