@@ -5,7 +5,7 @@
  * (verifications.ts collectAnswers: operations reach the service, the service never reaches them).
  * Provided under IDENTITY by the face's start; identityService is its accessor.
  */
-import { ApiError, type Platform, serviceKey } from '../../kernel/index.ts';
+import { ApiError, logOf, type Platform, serviceKey } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import { PassportGate } from './gate.ts';
 import { type IdentitySource, sandboxSources } from './providers/index.ts';
@@ -51,7 +51,7 @@ export class IdentityService {
       if (e.type !== 'verification.collection_due') continue;
       const refs = (e.data as { references: string[] }).references;
       void this.platform.system.track(this.collect(c.org, c.id, refs)).catch((err) => {
-        if (!(err instanceof ApiError)) console.error(`[identity] collecting answers for ${c.id} failed; the next reminder tries again`, err);
+        if (!(err instanceof ApiError)) logOf('identity').error('collecting answers failed; the next reminder tries again', err, { verification: c.id });
       });
     }
   }
