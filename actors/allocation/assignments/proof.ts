@@ -10,7 +10,7 @@
  * assignment's travel), while its continuity is judged from arrival on. The assignment actor decides.
  */
 import { type Platform, readings as readingStore } from '../../../kernel/index.ts';
-import { moduleGates } from '../work-orders/work-orders.ts';
+import { moduleGates } from '../work-orders/candidates.ts';
 import { distanceMetres } from '../geo.ts';
 import type { StoredReadingData } from '../supply/heartbeat.ts';
 import type { AssignmentState, ProofReading, Signal, StepFacts } from './assignment.ts';

@@ -10,7 +10,7 @@
  * of that committed state (replaced by each commit's state); the replica holds what the map needs
  * of both, on every node.
  */
-import { ApiError, nodeBus, readings, serviceKey, subjectNumbers, type Platform } from '../../../kernel/index.ts';
+import { ApiError, logOf, nodeBus, readings, serviceKey, subjectNumbers, type Platform } from '../../../kernel/index.ts';
 import type { Committed } from '../../../runtime/index.ts';
 import { LiveWorkers, type LiveWorker } from './live.ts';
 import type { LoadedPolicy } from '../policy.ts';
@@ -141,7 +141,7 @@ export class AllocationService {
   /** A command whose answer nobody waits for; a refusal is the actor's word, anything else is logged. */
   background(p: Promise<unknown>): void {
     this.platform.system.track(p).catch((e) => {
-      if (!(e instanceof ApiError)) console.error('[allocation] background command failed', e);
+      if (!(e instanceof ApiError)) logOf('allocation').error('background command failed', e);
     });
   }
 

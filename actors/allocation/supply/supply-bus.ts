@@ -12,7 +12,7 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { randomBytes } from 'node:crypto';
-import type { NodeBus } from '../../../kernel/index.ts';
+import { logOf, type NodeBus } from '../../../kernel/index.ts';
 import type { CommittedFacts, ReportFacts, SupplyRecord, SupplyUpdate } from './supply-replica.ts';
 
 const TOPIC = 'allocation.supply';
@@ -68,7 +68,7 @@ export class SupplyBus {
     private readonly bus: NodeBus,
     private readonly onUpdates: (updates: SupplyUpdate[]) => void,
     private readonly everything: () => Iterable<SupplyRecord>,
-    private readonly log: (msg: string, e?: unknown) => void = (m, e) => console.error(`[allocation supply bus] ${m}`, e ?? ''),
+    private readonly log: (msg: string, e?: unknown) => void = (m, e) => logOf('allocation').error(`supply bus: ${m}`, e),
   ) {}
 
   start(): void {

@@ -6,6 +6,6 @@
  */
 export { WorkOrder, WORK_ORDER_PREFIX, type WorkOrderState } from './work-order.ts';
 export { workOrderRoutes } from './routes.ts';
-export { rankWith, rankForOpen, rankingSources, type RankingSources, type Gates } from './work-orders.ts';
+export { rankWith, rankForOpen, rankingSources, type RankingSources, type Gates } from './candidates.ts';
 export { ACTIVE_WEIGHTS } from './weights.ts';
 export { CASCADE_REMOVAL, CascadeRemoval } from './cascade-removal.ts';
