@@ -15,7 +15,7 @@
  * ids only; the bytes are read from the delivery when it is sent, and an attempt the delivery no
  * longer has in flight is dropped then.
  */
-import type { Platform } from '../../kernel/index.ts';
+import { logOf, type Platform } from '../../kernel/index.ts';
 import { allowsPrivateNetworks } from './address-policy.ts';
 import { ATTEMPT_WATCHDOG_MS, type AttemptOutcome, type DeliveryState, WebhookDelivery } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
@@ -130,7 +130,7 @@ export class AttemptDispatcher {
     lane.left++;
     const now = this.platform.clock.now();
     if (now - lane.loggedAt < LEFT_LOG_EVERY_MS) return;
-    console.error(`[delivery] ${lane.left} attempt(s) to ${endpointId} waited too long in its queue to be answered before their watchdog; they are left to it (a timeout, then the retry ladder)`);
+    logOf('delivery').warn('attempts waited too long in their queue to be answered before their watchdog; they are left to it (a timeout, then the retry ladder)', { endpoint: endpointId, attempts: lane.left });
     lane.left = 0;
     lane.loggedAt = now;
   }
@@ -159,13 +159,13 @@ export class AttemptDispatcher {
       if (result.fault !== null && result.refused !== undefined) {
         // docs/gaps.md#delivery: a refused address is a failed attempt on the usual ladder; the reason is kept in the journal.
         outcome.refused = result.refused;
-        console.warn(`[delivery] attempt ${job.attempt} of ${job.deliveryId} refused: ${result.refused}`);
+        logOf('delivery').warn('attempt refused', { delivery: job.deliveryId, attempt: job.attempt, refused: result.refused });
       }
       await system.ask(WebhookDelivery, job.deliveryId, 'record_attempt', outcome, opts);
     } catch (e) {
       // The outcome could not be recorded (node stopping, store down): the watchdog reminder
       // counts the attempt as a timeout and the ladder goes on.
-      console.error(`[delivery] attempt ${job.attempt} of ${job.deliveryId} not recorded`, e);
+      logOf('delivery').error('attempt not recorded', e, { delivery: job.deliveryId, attempt: job.attempt });
     }
   }
 }

@@ -5,7 +5,7 @@
  * and reached through deliveryService, so routes and tests of the same platform find it (a test may
  * run several platforms).
  */
-import { serviceKey, type Platform } from '../../kernel/index.ts';
+import { logOf, serviceKey, type Platform } from '../../kernel/index.ts';
 import type { Committed, TimerHost } from '../../runtime/index.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
@@ -35,7 +35,7 @@ export class DeliveryService implements TimerHost {
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
     this.ownKinds = new Set(ownKinds);
     this.catalogue = new EventCatalogue(platform.areas);
-    for (const p of this.catalogue.problems) console.error(`[delivery] event declaration refused: ${p}`);
+    for (const p of this.catalogue.problems) logOf('delivery').error('event declaration refused', undefined, { problem: p });
     this.records = projectedRecords(platform);
     this.feed = new EventFeed(platform, this.catalogue, this.ownKinds, this.records);
     this.dispatcher = new AttemptDispatcher(platform);
