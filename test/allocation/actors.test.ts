@@ -1,8 +1,6 @@
 /** Worker and integrity flag actors: snapshot round trip, events in the catalogue (spec 3, 6). */
 import { describe, expect, it } from 'vitest';
-import { area } from '../../actors/allocation/index.ts';
-import { IntegrityFlag } from '../../actors/allocation/supply/integrity-flag.ts';
-import { Worker, workerActorId, type WorkerState } from '../../actors/allocation/supply/worker.ts';
+import { area, IntegrityFlag, Worker, workerActorId, type WorkerState } from '../../actors/allocation/index.ts';
 import { ActorSystem, ManualClock } from '../../runtime/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 import { startHarness } from '../../support/http.ts';

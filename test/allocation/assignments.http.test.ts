@@ -6,7 +6,7 @@
  * does not settle"; 4.7; 6 cascade removal), through a real socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASCADE_REMOVAL } from '../../actors/allocation/work-orders/cascade-removal.ts';
+import { CASCADE_REMOVAL } from '../../actors/allocation/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { post as railPost } from '../engagements/support.ts';
 import { dispatchKit, type Point } from './dispatch-support.ts';

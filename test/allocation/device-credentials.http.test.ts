@@ -7,10 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { area, HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
-import { withDeviceSockets } from '../../actors/allocation/devices/device-access.ts';
+import { area, HEARTBEAT_SOCKET_PATH, withDeviceSockets, DeviceCredential } from '../../actors/allocation/index.ts';
 import type { Principal, SocketDef } from '../../kernel/index.ts';
-import { DeviceCredential } from '../../actors/allocation/devices/device-credential.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { dispatchKit } from './dispatch-support.ts';
 import { connect, heartbeats, reading, workerId } from './support.ts';

@@ -1,8 +1,7 @@
 /** Heartbeats over REST and WebSocket, availability, presence, the supply map (spec 2.8, 4.7). */
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEARTBEAT_SOCKET_PATH, allocation, excludeWorker, readmitWorker, workerReadings } from '../../actors/allocation/index.ts';
-import { activePolicy } from '../../actors/allocation/policy.ts';
+import { HEARTBEAT_SOCKET_PATH, allocation, excludeWorker, readmitWorker, workerReadings, activePolicy } from '../../actors/allocation/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { connect, heartbeats, LAGOS, makeAvailable, reading, setAvailability, storedReadings, workerId } from './support.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removalOf } from '../../actors/allocation/work-orders/cascade-removal.ts';
-import { WorkOrder } from '../../actors/allocation/work-orders/work-order.ts';
+import { WorkOrder } from '../../actors/allocation/index.ts';
 import { LICENCE_EXPIRED, LICENCE_KIND } from '../../actors/credentials/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { dispatchKit } from './dispatch-support.ts';

@@ -5,7 +5,7 @@
  * identical answers.
  */
 import { aToMetres, cosLat, haversineA, metresToA } from '../../actors/allocation/geo.ts';
-import type { Neighbour, SupplyIndex } from '../../actors/allocation/supply/supply-index.ts';
+import type { Neighbour, SupplyIndex } from '../../actors/allocation/index.ts';
 
 export interface Placed {
   id: string;

@@ -1,6 +1,6 @@
 /** Presence by the clock (spec 2.8: reporting, stale, ghost = available but absent). */
 import { describe, expect, it } from 'vitest';
-import { activePolicy } from '../../actors/allocation/policy.ts';
+import { activePolicy } from '../../actors/allocation/index.ts';
 import { nextPresenceChange, presenceAt, PresenceTimers } from '../../actors/allocation/supply/presence.ts';
 import { ManualClock } from '../../runtime/index.ts';
 

@@ -4,8 +4,7 @@
  * candidates pass the same gates, with the same scores in the same order.
  */
 import { describe, expect, it } from 'vitest';
-import { rankForOpen, rankWith, type RankingSources } from '../../actors/allocation/index.ts';
-import { ACTIVE_WEIGHTS } from '../../actors/allocation/work-orders/weights.ts';
+import { rankForOpen, rankWith, type RankingSources, ACTIVE_WEIGHTS } from '../../actors/allocation/index.ts';
 import { metresToA } from '../../actors/allocation/geo.ts';
 import { rng } from '../../support/rng.ts';
 

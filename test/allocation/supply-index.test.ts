@@ -1,6 +1,6 @@
 /** The H3 supply map query (DESIGN "The supply map"): exact nearest-N within R, identical to a brute-force scan. */
 import { describe, expect, it } from 'vitest';
-import { NearestBuffer, SupplyIndex } from '../../actors/allocation/supply/supply-index.ts';
+import { NearestBuffer, SupplyIndex } from '../../actors/allocation/index.ts';
 import { SupplyMap, excludedBecause, type SupplyFacts } from '../../actors/allocation/supply/supply-map.ts';
 import { rng } from '../../support/rng.ts';
 import { bruteForce, idsOf, placedIn } from './oracle.ts';

@@ -5,7 +5,7 @@
  * the report by its time. Presence is computed from the record by the node's own clock.
  */
 import { describe, expect, it } from 'vitest';
-import { activePolicy } from '../../actors/allocation/policy.ts';
+import { activePolicy } from '../../actors/allocation/index.ts';
 import { SupplyReplica, type CommittedFacts, type SupplyUpdate } from '../../actors/allocation/supply/supply-replica.ts';
 import { ManualClock } from '../../runtime/index.ts';
 import { SubjectNumbers } from '../../kernel/index.ts';

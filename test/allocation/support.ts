@@ -1,5 +1,5 @@
 /** Helpers for the allocation tests: readings, batches, availability; the WebSocket client is support/ws.ts. */
-import { workerActorId } from '../../actors/allocation/supply/worker.ts';
+import { workerActorId } from '../../actors/allocation/index.ts';
 import type { Harness } from '../../support/http.ts';
 
 export const LAGOS = { latitude: 6.5244, longitude: 3.3792 };

@@ -1,7 +1,7 @@
 /** Reading validation (spec 2.8 HeartbeatReceipt reasons, 4.7 heartbeat rules, 8 limits). */
 import { describe, expect, it } from 'vitest';
 import { parseBatch, type Reading } from '../../actors/allocation/supply/heartbeat.ts';
-import { activePolicy } from '../../actors/allocation/policy.ts';
+import { activePolicy } from '../../actors/allocation/index.ts';
 import { RecentReadings } from '../../actors/allocation/supply/recent-readings.ts';
 import { judgeBatch, type WorkerStateAt } from '../../actors/allocation/supply/validation.ts';
 import { isApiError } from '../../kernel/index.ts';

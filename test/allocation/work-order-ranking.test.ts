@@ -5,8 +5,7 @@
  * journal holds Candidate objects, still cascades the same.
  */
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_WEIGHTS } from '../../actors/allocation/index.ts';
-import { WorkOrder, type WorkOrderState } from '../../actors/allocation/work-orders/work-order.ts';
+import { ACTIVE_WEIGHTS, WorkOrder, type WorkOrderState } from '../../actors/allocation/index.ts';
 import { ActorSystem, ManualClock } from '../../runtime/index.ts';
 import { createMemoryStores } from '../../stores/index.ts';
 

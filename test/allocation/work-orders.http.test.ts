@@ -4,8 +4,7 @@
  * through a real socket, with workers made eligible through the identity and engagements APIs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASCADE_REMOVAL } from '../../actors/allocation/work-orders/cascade-removal.ts';
-import { ACTIVE_WEIGHTS } from '../../actors/allocation/work-orders/weights.ts';
+import { CASCADE_REMOVAL, ACTIVE_WEIGHTS } from '../../actors/allocation/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { post as railPost } from '../engagements/support.ts';
 import { dispatchKit } from './dispatch-support.ts';

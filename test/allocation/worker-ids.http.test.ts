@@ -4,8 +4,7 @@
  * first use (docs/gaps.md#allocation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTEGRITY_FLAG_PREFIX, workerReadings } from '../../actors/allocation/index.ts';
-import { Worker, workerActorId, type WorkerEvent, type WorkerState } from '../../actors/allocation/supply/worker.ts';
+import { INTEGRITY_FLAG_PREFIX, workerReadings, Worker, workerActorId, type WorkerEvent, type WorkerState } from '../../actors/allocation/index.ts';
 import { newId } from '../../kernel/index.ts';
 import { encodeSnapshot } from '../../runtime/index.ts';
 import type { StoredEvent } from '../../stores/index.ts';

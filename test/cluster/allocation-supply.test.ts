@@ -16,7 +16,7 @@ import { DEFAULT_SHARDS, shardOf } from '../../runtime/cluster/index.ts';
 import { jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { clusterTestStores, testNamespace } from '../../support/stores.ts';
 import type { ClusterStores } from '../../stores/index.ts';
-import { WorkOrder } from '../../actors/allocation/work-orders/work-order.ts';
+import { WorkOrder } from '../../actors/allocation/index.ts';
 import { EMPLOYMENT_FACTS } from '../engagements/support.ts';
 import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
 
