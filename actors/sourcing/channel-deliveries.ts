@@ -3,7 +3,7 @@
  * to its channel and the outcome reported back to the delivery, which decides what follows
  * (channel-delivery.ts). The sourcing service (service.ts) runs it when a delivery starts an attempt.
  */
-import type { Platform } from '../../kernel/index.ts';
+import { logOf, type Platform } from '../../kernel/index.ts';
 import { ChannelDelivery, type DeliveryState, type RecordAttempt } from './channel-delivery.ts';
 import type { ChannelProvider } from './providers/channels.ts';
 
@@ -22,7 +22,7 @@ export function postAttempt(platform: Platform, provider: ChannelProvider, org: 
     })
     // an outcome that cannot be recorded (the node stopping) is left to the delivery's watchdog
     .catch((err) => {
-      if (!system.stopping) console.error(`[sourcing] attempt ${attempt} of ${id} not recorded; its watchdog will count it as a time-out`, err);
+      if (!system.stopping) logOf('sourcing').error('an attempt\'s outcome was not recorded; the delivery\'s watchdog counts it as a time-out', err, { delivery: id, attempt });
     });
   void system.track(done);
 }

@@ -32,7 +32,7 @@ import { createPlatform, derivedId, stopPlatform, type Caller } from '../../kern
 import { createMemoryStores } from '../../stores/index.ts';
 import { area as ledger } from '../../actors/ledger/index.ts';
 import { area as identity, passportIdOf, PASSPORT_KIND } from '../../actors/identity/index.ts';
-import { approveRun, area as payroll, calculateRun, createRun, executeRun, MAX_IMPORT_ROWS, payoutInstructionFor, Run, runImport, signingKey } from '../../actors/payroll/index.ts';
+import { approveRun, area as payroll, calculateRun, createRun, executeRun, MAX_IMPORT_ROWS, payoutInstructionFor, payrollSigningKey, Run, runImport } from '../../actors/payroll/index.ts';
 import { area as payoutsArea, fundingAccountIdOf, INSTRUCTION_PREFIX, nuban, payouts, type InstructionState, INSTRUCTION_KIND } from '../../actors/payouts/index.ts';
 
 const N = Number(process.env.PAYOUTS_BENCH_LINES ?? 100_000);
@@ -124,7 +124,7 @@ export default async function payoutsBench(): Promise<BenchResult[]> {
 
     // Later rounds: the run's lines re-signed under another instruction_ref (a new instruction).
     const own = (await payoutInstructionFor(platform.system, org, run.id))!;
-    const key = await signingKey(stores.kv, org, 'test');
+    const key = await payrollSigningKey(stores.kv, org, 'test');
     const ids = [linkedId];
     for (let r = 2; r <= ROUNDS; r++) {
       const doc = JSON.parse(own.document) as { instruction_ref: string };

@@ -2,7 +2,7 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { expect } from 'vitest';
 import { passportIdOf } from '../../actors/identity/index.ts';
-import { signingKey } from '../../actors/payroll/index.ts';
+import { payrollSigningKey } from '../../actors/payroll/index.ts';
 import { nuban } from '../../actors/payouts/nuban.ts';
 import type { Harness } from '../../support/http.ts';
 import { executedRun, importPayees, key, type PayeeRow } from '../payroll/support.ts';
@@ -26,7 +26,7 @@ export async function livePassports(h: Harness, org: string, payees: string[]) {
 
 /** Re-signs a document with the organisation's payroll key (what payroll signs once it carries accounts). */
 export async function resign(h: Harness, org: string, document: string) {
-  const k = await signingKey(h.platform.stores.kv, org, 'test');
+  const k = await payrollSigningKey(h.platform.stores.kv, org, 'test');
   return { object: 'signed_payout_instruction', algorithm: 'ed25519', key_id: k.key_id, document, signature: sign(null, Buffer.from(document), createPrivateKey(k.private_pem)).toString('base64') };
 }
 

@@ -24,11 +24,12 @@ export { realmOf, type PublicKeyRecord, type Realm };
 const AREA = 'payroll';
 
 /** The organisation's payroll key for a realm, made on first use (setIfAbsent: one key even under races). */
-export async function signingKey(kv: KeyValueStore, org: string, realm: Realm): Promise<SigningKey> {
+export async function payrollSigningKey(kv: KeyValueStore, org: string, realm: Realm): Promise<SigningKey> {
   return areaSigningKey(kv, AREA, org, realm);
 }
 
-export async function publicKey(kv: KeyValueStore, keyId: string): Promise<PublicKeyRecord | undefined> {
+/** A public key of payroll's by id, as a verifier reads it. */
+export async function payrollPublicKey(kv: KeyValueStore, keyId: string): Promise<PublicKeyRecord | undefined> {
   return areaPublicKey(kv, AREA, keyId);
 }
 
@@ -64,7 +65,7 @@ export function payoutDocument(run: RunState, payslips: readonly PayslipRecord[]
 export async function sealPayout(kv: KeyValueStore, run: RunState, payslips: readonly PayslipRecord[]): Promise<PayoutSeal | null> {
   const doc = payoutDocument(run, payslips);
   if (doc.line_count === 0) return null;
-  const key = await signingKey(kv, run.org, realmOf(run.livemode));
+  const key = await payrollSigningKey(kv, run.org, realmOf(run.livemode));
   const bytes = Buffer.from(doc.bytes);
   return {
     instruction_ref: doc.instruction_ref,

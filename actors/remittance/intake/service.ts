@@ -5,7 +5,7 @@
  * RETRY_MS) asks again until each step is done, so a node that dies in between loses nothing.
  * A validation asked for twice on this node runs once: the second joins the first.
  */
-import { ApiError, serviceKey, type Platform } from '../../../kernel/index.ts';
+import { ApiError, logOf, serviceKey, type Platform } from '../../../kernel/index.ts';
 import type { Committed } from '../../../runtime/index.ts';
 import { IngestedInstructionSet, type SetState } from './instruction-set.ts';
 
@@ -56,7 +56,7 @@ export class IntakeService {
   private later(p: Promise<unknown>, what: string): void {
     void this.platform.system.track(p).catch((err) => {
       if (this.stopped || this.platform.system.stopping) return;
-      if (!(err instanceof ApiError) || err.status >= 500) console.error(`[remittance] ${what} failed; the set's reminder tries again`, err);
+      if (!(err instanceof ApiError) || err.status >= 500) logOf('remittance').error(`${what} failed; the set's reminder tries again`, err);
     });
   }
 }

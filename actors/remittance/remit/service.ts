@@ -8,7 +8,7 @@
  * between loses nothing, and each step is idempotent (derived ids, payouts' idempotency key).
  * Registered under REMIT; also provides REMIT_INSTRUCTION_CHECK for the payouts module's intake.
  */
-import { ApiError, type Platform, serviceKey } from '../../../kernel/index.ts';
+import { ApiError, logOf, type Platform, serviceKey } from '../../../kernel/index.ts';
 import type { Committed } from '../../../runtime/index.ts';
 import { REMIT_INSTRUCTION_CHECK } from '../../payouts/index.ts';
 import { remitInstructionCheck } from './leg-instruction.ts';
@@ -75,7 +75,7 @@ export class RemitService {
       if (this.stopped) return;
       // The runtime's own retryable refusals (a node stopping, overload): the leg's reminder asks again.
       if (err instanceof ApiError && (err.code === 'unavailable' || err.code === 'overloaded')) return;
-      if (!(err instanceof ApiError) || err.status >= 500) console.error(`[remittance] ${what} failed; its reminder tries again`, err);
+      if (!(err instanceof ApiError) || err.status >= 500) logOf('remittance').error(`${what} failed; its reminder tries again`, err);
     });
   }
 }
