@@ -1,7 +1,7 @@
 /**
  * The heartbeat policy pack (spec 2.8, 9): thresholds are data, versioned YYYY.MM.N, identified by
  * the sha256 of their canonical JSON. An active version never changes; a new threshold is a new
- * file. This module only reads and checks packs; the rules that use them live in validation.ts,
+ * file. This module only reads and checks packs; the rules that use them live in supply/: validation.ts,
  * presence.ts, supply-index.ts and socket.ts (the socket's budgets, enforced by the gateway).
  */
 import { createHash } from 'node:crypto';

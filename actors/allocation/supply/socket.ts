@@ -6,7 +6,7 @@
  * A msgpack batch of the common valid shape is decoded in one pass (msgpack-batch.ts); any other
  * frame goes through msgpackr (after the structure check of msgpack-frame.ts) and parseBatch, the
  * REST body check. A truncated or malformed frame answers 400 invalid_request. A device credential
- * sends only its own worker's batches, and its frames stop when it is revoked (device-access.ts).
+ * sends only its own worker's batches, and its frames stop when it is revoked (devices/device-access.ts).
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../../kernel/index.ts';

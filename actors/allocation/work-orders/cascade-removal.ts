@@ -96,10 +96,9 @@ export class CascadeRemoval {
 /**
  * Commands to distinct actors in flight at once; the first failure is thrown once all settled (the
  * feed retries the entry). A withdrawal on another node is a request there and a journal append
- * before its answer, so the removal of a worker from a thousand cascades is waves of round trips:
- * with 128 at a time, three cluster nodes took a median 217-262 ms (the nodes idle a fifth to two
- * fifths of it); with 1,024, 153-161 ms, and 41 ms embedded instead of 48-53 (bench allocation and
- * allocation-cluster, (b)). Each goes to another actor's mailbox, so none of them fills one.
+ * before its answer, so the removal of a worker from many cascades is waves of round trips: the
+ * wider a wave, the fewer of them within spec 6's 60 seconds (bench allocation and
+ * allocation-cluster measure it). Each goes to another actor's mailbox, so none of them fills one.
  */
 const IN_FLIGHT = 1024;
 
