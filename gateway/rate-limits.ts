@@ -30,7 +30,11 @@ export interface RateRefusal {
   waitMs: number;
 }
 
-/** One map of buckets; past `kept` the longest-idle are dropped (they would start full again anyway). */
+/**
+ * One map of buckets; past `kept` the oldest made are dropped, a sixteenth at a time. A dropped
+ * bucket starts full again when next used: lenient for a sender still active, and cheaper than
+ * keeping the map in order of use on every request.
+ */
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
 
@@ -45,14 +49,11 @@ export class TokenBuckets {
     let b = this.buckets.get(key);
     if (b === undefined) {
       if (this.buckets.size >= this.kept) this.dropOldest();
-      b = { tokens: rule.burst, at: now };
+      this.buckets.set(key, (b = { tokens: rule.burst, at: now }));
     } else {
-      // re-inserted so the map's order is the order of last use
-      this.buckets.delete(key);
       b.tokens = Math.min(rule.burst, b.tokens + ((now - b.at) * rule.per_second) / 1000);
       b.at = now;
     }
-    this.buckets.set(key, b);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
@@ -61,7 +62,8 @@ export class TokenBuckets {
   }
 
   private dropOldest(): void {
-    // a sixteenth at a time, so a flood of new keys does not pay a drop per request
+    // a sixteenth at a time, so a flood of new keys does not pay a drop per request; the map's
+    // order is the order the buckets were made
     let n = Math.max(1, this.kept >> 4);
     for (const key of this.buckets.keys()) {
       this.buckets.delete(key);
