@@ -76,6 +76,7 @@ export default async function fairness(): Promise<BenchResult[]> {
   const node = await startLocalNode(join(root, 'data'), { core: 0, env: { RATE_POLICY_FILE: '' } });
   try {
     const [keyA, keyB] = [await register(node, 'Flooder'), await register(node, 'Steady')];
+    await steady(node.port, keyB, 2_000); // warm: the first answers of a fresh process are its compiler's
     const before = await steady(node.port, keyB, SECONDS * 1000);
     const spec = { port: node.port, method: 'GET', path: '/v1/api_keys?limit=1', headers: { 'service-api-key': keyA }, seconds: SECONDS, warmup: 0, connections: FLOOD_CONNECTIONS, pipeline: 1, serverPid: node.child.pid };
     // the flood's client yields core 1 to B's (nice 19): B's latency is the server's doing, not its client's
