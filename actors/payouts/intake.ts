@@ -14,7 +14,7 @@
  * - duplicate_instruction: the idempotency_key (sha256 of organisation, realm and the document's
  *   instruction_ref: one net-pay instruction per run) was claimed by another instruction.
  */
-import { sha256, type Platform, verifySigned } from '../../kernel/index.ts';
+import { keyValue, sha256, type Platform, verifySigned } from '../../kernel/index.ts';
 import { REMIT_INSTRUCTION_CHECK } from './remit-check.ts';
 import { parsePayslipId, payoutInstructionFor, realmOf, Run, type RunState, type SignedPayoutInstruction, verifyPayoutInstruction } from '../payroll/index.ts';
 import type { Submission, QuarantineReason } from './instruction.ts';
@@ -117,8 +117,8 @@ async function remitFindings(platform: Platform, org: string, doc: InstructionDo
 
 /** The signature of a document under the key of the area its source names. */
 async function verifyFor(platform: Platform, env: SignedPayoutInstruction, doc: InstructionDocument | undefined, org: string, realm: 'test' | 'live') {
-  if (doc?.source !== 'remit') return verifyPayoutInstruction(platform.stores.kv, env, org, realm);
-  const sig = await verifySigned(platform.stores.kv, 'remittance', env, org, realm);
+  if (doc?.source !== 'remit') return verifyPayoutInstruction(keyValue(platform), env, org, realm);
+  const sig = await verifySigned(keyValue(platform), 'remittance', env, org, realm);
   if (!sig.valid) return sig;
   if (doc.org !== org || doc.realm !== realm) return { valid: false as const, reason: 'organisation_mismatch' as const };
   let sum = 0;
@@ -160,8 +160,8 @@ export async function judge(platform: Platform, org: string, livemode: boolean, 
   const idempotency_key = sha256(`${org}\u0000${realm}\u0000${instructionRef ?? digest}`).slice('sha256:'.length);
   if (reason === null) {
     const k = claimKey(org, realm, idempotency_key);
-    if (!(await platform.stores.kv.setIfAbsent(k, instructionId))) {
-      const first = await platform.stores.kv.get<string>(k);
+    if (!(await keyValue(platform).setIfAbsent(k, instructionId))) {
+      const first = await keyValue(platform).get<string>(k);
       if (first !== instructionId) {
         reason = 'duplicate_instruction';
         findings.push({ line: null, code: 'duplicate_instruction', detail: `The same instruction (idempotency_key ${idempotency_key}) was submitted before as ${first}.` });

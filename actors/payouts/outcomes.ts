@@ -5,7 +5,7 @@
  * node is made again, and tells a payout still sending past its rail's answer time-out that its
  * answer is overdue (a send lost with its node: payout.ts header).
  */
-import type { Platform } from '../../kernel/index.ts';
+import { logOf, type Platform } from '../../kernel/index.ts';
 import { payoutIdOf } from './ids.ts';
 import { type InstructionState, type Outcome, PayoutInstruction } from './instruction.ts';
 import type { LineDispatch } from './line-dispatch.ts';
@@ -63,7 +63,7 @@ export class OutcomeReports {
     try {
       await this.platform.system.ask(PayoutInstruction, id, 'record_outcomes', { outcomes }, { org: r.org, principal: SYSTEM, lane: 'system', noReply: true });
     } catch (err) {
-      if (!this.life.stopped) console.error('[payouts] reporting outcomes failed; the tally reminder reports them again', err);
+      if (!this.life.stopped) logOf('payouts').error('reporting outcomes failed; the tally reminder reports them again', err);
     } finally {
       r.inFlight = undefined;
       if (r.outcomes.length) this.scheduleFlush();

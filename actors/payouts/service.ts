@@ -13,7 +13,7 @@
  * - settlement with reconciliation (settlements.ts, reconcile.ts).
  * Registered under PAYOUTS.
  */
-import { ApiError, type Caller, type Platform, serviceKey } from '../../kernel/index.ts';
+import { ApiError, type Caller, keyValue, lists, logOf, type Platform, serviceKey } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
 import type { SignedPayoutInstruction } from '../payroll/index.ts';
 import * as funding from './funding.ts';
@@ -59,7 +59,7 @@ export class PayoutsService {
     };
     const scale = num('PAYOUTS_TIME_SCALE', 1) || 1;
     this.timing = timing(scale);
-    this.rails = rails ?? sandboxRails(ACTIVE_POLICY.pack.rails, platform.stores.kv, platform.stores.indexes, {
+    this.rails = rails ?? sandboxRails(ACTIVE_POLICY.pack.rails, keyValue(platform), lists(platform), {
       resolveAfterMs: Math.max(1, Math.round(num('PAYOUTS_SANDBOX_RESOLVE_MS', 120_000) * scale)),
       latencyMs: num('PAYOUTS_SANDBOX_LATENCY_MS', 0),
     });
@@ -183,7 +183,7 @@ export class PayoutsService {
   private later(p: Promise<unknown>, what: string): void {
     void this.platform.system.track(p).catch((err) => {
       if (this.life.stopped) return;
-      if (!(err instanceof ApiError) || err.status >= 500) console.error(`[payouts] ${what} failed; its reminder tries again`, err);
+      if (!(err instanceof ApiError) || err.status >= 500) logOf('payouts').error(`${what} failed; its reminder tries again`, err);
     });
   }
 }
