@@ -12,7 +12,8 @@ import { RoutePlan } from './route-plan.ts';
 import { routes } from './routes.ts';
 import { RunLink } from './run-link.ts';
 import { PAYOUTS, PayoutsService } from './service.ts';
-import { Reconciliation, Settlement } from './settlement.ts';
+import { Reconciliation } from './reconciliation.ts';
+import { Settlement } from './settlement.ts';
 
 export { REMIT_INSTRUCTION_CHECK, type RemitInstructionCheck, type SignedLineFinding } from './remit-check.ts';
 export { isValidNuban, nuban, nubanCheckDigit } from './nuban.ts';

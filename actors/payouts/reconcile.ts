@@ -1,13 +1,14 @@
 /**
  * Reconciling a final instruction's payouts against the rails' statements (spec 4.10; the records
- * and the exception kinds: settlement.ts). Pure: the caller reads the payouts and the statements
+ * and the exception kinds: settlement.ts, reconciliation.ts). Pure: the caller reads the payouts and the statements
  * and records what these functions return.
  */
 import { exceptionIdOf } from './ids.ts';
 import type { InstructionState } from './instruction.ts';
 import type { PayoutState } from './payout.ts';
 import type { StatementEntry } from './providers/index.ts';
-import type { RailTotal, ReconciliationException } from './settlement.ts';
+import type { ReconciliationException } from './reconciliation.ts';
+import type { RailTotal } from './settlement.ts';
 
 /** Every payout of the instruction by id. */
 export type Payouts = ReadonlyMap<string, PayoutState>;

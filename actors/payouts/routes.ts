@@ -16,7 +16,8 @@ import { ACTIVE_POLICY } from './policy.ts';
 import { RoutePlan } from './route-plan.ts';
 import * as S from './schemas.ts';
 import { payoutsService } from './service.ts';
-import { Reconciliation, Settlement } from './settlement.ts';
+import { Reconciliation } from './reconciliation.ts';
+import { Settlement } from './settlement.ts';
 import { exceptionOf, exceptionsOf, reconciliationOf, settlementReceipt } from './settlements.ts';
 
 const M = 'route';

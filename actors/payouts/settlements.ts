@@ -1,5 +1,5 @@
 /**
- * Making an instruction's settlement (spec 4.10; the records: settlement.ts, the matching:
+ * Making an instruction's settlement (spec 4.10; the records: settlement.ts, reconciliation.ts; the matching:
  * reconcile.ts), in named steps: read every payout, read each rail's statement, record the credits
  * the statements show returned, reconcile each rail, then record the settlement with its receipt
  * digest. Made once: asking again answers the settlement already made. The reads the routes make
@@ -11,7 +11,8 @@ import { type InstructionState, PayoutInstruction } from './instruction.ts';
 import { Payout, type PayoutState } from './payout.ts';
 import type { Rail, StatementEntry } from './providers/index.ts';
 import { countPayouts, reconcileRail, settledTransfersOf, settlementStatus } from './reconcile.ts';
-import { exceptionView, Reconciliation, type ReconciliationState, Settlement, type SettlementState, type settlementView } from './settlement.ts';
+import { exceptionView, Reconciliation, type ReconciliationState } from './reconciliation.ts';
+import { Settlement, type SettlementState, type settlementView } from './settlement.ts';
 
 const SYSTEM = 'system';
 const PAGE = 500;
