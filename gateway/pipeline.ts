@@ -19,7 +19,7 @@ import './formats.ts';
 import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency.ts';
 import { GatewayMetrics, type OrgClass } from './metrics.ts';
 import { earlyRefusal, RateLimiter, RefusedCredentials } from './rate-limits.ts';
-import { ACTIVE_RATE_POLICY, ratePolicy } from './rate-policy.ts';
+import { ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
@@ -98,8 +98,9 @@ class RequestPipeline {
     this.authenticator = platform.services.require(AUTHENTICATOR);
     this.metrics = new GatewayMetrics(platform);
     const membership = platform.services.get(MEMBERSHIP);
-    this.refused = new RefusedCredentials(ACTIVE_RATE_POLICY.pack.buckets_kept);
-    this.limits = new RateLimiter(ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE), () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
+    const policy = ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE);
+    this.refused = new RefusedCredentials(policy.pack.buckets_kept);
+    this.limits = new RateLimiter(policy, () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   }
 
@@ -205,6 +206,7 @@ class RequestPipeline {
 
   /** A credential refused a moment ago is refused again from the head alone, until its wait is over. */
   early(head: Omit<WireRequest, 'body'>): WireResponse | undefined {
+    if (this.refused.empty) return undefined; // the common case costs one check
     const raw = RefusedCredentials.raw(head.headers, CREDENTIAL_HEADERS);
     const wait = raw === undefined ? 0 : this.refused.waiting(raw, this.platform.clock.now());
     if (wait === 0) return undefined;

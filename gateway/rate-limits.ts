@@ -157,6 +157,11 @@ export class RefusedCredentials {
     this.until.set(digest(raw), untilMs);
   }
 
+  /** True while no credential is refused: a request's head is then not looked at. */
+  get empty(): boolean {
+    return this.until.size === 0;
+  }
+
   /** Milliseconds `raw` still waits (0: not refused now). Free while nothing is refused. */
   waiting(raw: string, now: number): number {
     if (this.until.size === 0) return 0;
