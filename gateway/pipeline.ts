@@ -3,8 +3,8 @@
  *
  *   route (404 / 405; HEAD as GET) -> request id -> credential (401) -> organisation (from the
  *   credential only) -> scope (403 forbidden naming it) -> rate limits (429: the credential's and
- *   the organisation's buckets, or the address's for a POST without a credential) -> body read (415 / 400 unreadable JSON, or JSON nested or
- *   sized beyond the bounds)
+ *   the organisation's buckets, or the address's for a POST without a credential) -> body read
+ *   (415 / 400 unreadable JSON, or JSON nested or sized beyond the bounds)
  *   -> idempotency (400 missing / invalid / reused; replay; wait) -> schema validation (400 naming
  *   every field; invalid_money_amount) -> handler -> JSON
  *

@@ -3,7 +3,7 @@
  * requests. `npm start` (local stores, the default rate policy pack) runs on core 0; organisation
  * B sends GET /v1/api_keys at a steady rate from this process throughout; organisation A floods
  * the same route from gateway.ts's load generator (`--load`, core 1, FLOOD_CONNECTIONS keep-alive
- * connections) for SECONDS. Printed: B's p99 during the flood beside its p99 before it (<= 2x), how
+ * connections) for SECONDS. Printed: B's p99 during the flood beside its p99 before it (at most twice), how
  * much of A's flood was answered 429 beside what A's budget allows, and the server's resident
  * memory after the flood (under RSS_CAP_MB).
  *
