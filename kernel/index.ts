@@ -43,3 +43,4 @@ export { ByteColumn, CountColumn, NumberColumn } from './subject-columns.ts';
 export { GateReadModel, type GateFact } from './gate-read-model.ts';
 export { emptyReport, oneShotRecord, type OneShotState } from './one-shot-record.ts';
 export { NODE_BUS, natsNodeBus, nodeBus, type NodeBus } from './node-bus.ts';
+export { NextActionSchema, nextAction, type NextAction } from './next-action.ts';
