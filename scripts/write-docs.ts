@@ -4,9 +4,11 @@
  * declarations; spec 7: docs/errors.md from the kernel's error catalogue):
  *   npm run openapi     docs/openapi.json
  *   npm run events      docs/events.md
+ *   npm run client      clients/typescript/src/generated.ts, the client's types from docs/openapi.json
  *   npm run docs        all of them
  * Tests compare the committed files with what this writes (test/gateway/openapi.test.ts,
- * test/delivery/catalogue.test.ts, test/architecture/error-catalogue.test.ts).
+ * test/delivery/catalogue.test.ts, test/architecture/error-catalogue.test.ts,
+ * test/clients/typescript-generated.test.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +16,14 @@ import { areas } from '../actors/index.ts';
 import { CATALOGUE } from '../kernel/index.ts';
 import { EventCatalogue, renderCatalogue } from '../actors/delivery/index.ts';
 import { openApiDocument } from '../gateway/index.ts';
+import { renderClient } from '../clients/typescript/scripts/generate.ts';
 
 const docsFile = (name: string): string => fileURLToPath(new URL(`../docs/${name}`, import.meta.url));
 
 export const OPENAPI_FILE = docsFile('openapi.json');
 export const CATALOGUE_DOC = docsFile('events.md');
 export const ERRORS_DOC = docsFile('errors.md');
+export const CLIENT_TYPES = fileURLToPath(new URL('../clients/typescript/src/generated.ts', import.meta.url));
 
 export const currentOpenApi = (): string => openApiDocument(areas);
 const currentCatalogue = (): string => renderCatalogue(new EventCatalogue(areas));
@@ -48,6 +52,7 @@ const DOCUMENTS = new Map<string, { file: string; render: () => string }>([
   ['openapi', { file: OPENAPI_FILE, render: currentOpenApi }],
   ['events', { file: CATALOGUE_DOC, render: currentCatalogue }],
   ['errors', { file: ERRORS_DOC, render: currentErrors }],
+  ['client', { file: CLIENT_TYPES, render: () => renderClient(JSON.parse(currentOpenApi())) }],
 ]);
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
