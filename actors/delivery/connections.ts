@@ -17,7 +17,7 @@
  * - https verifies the receiver's certificate against the host name (node:tls defaults).
  * - An idle connection does not keep the process alive.
  */
-import { connect as netConnect, type LookupFunction, type Socket } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type SecureContextOptions } from 'node:tls';
 import { ResponseError, ResponseReader } from './response-reader.ts';
 
@@ -35,16 +35,16 @@ export interface Origin {
   secure: boolean;
   /** A host name, or an IP literal (IPv6 without brackets). */
   host: string;
-  /** Whether `host` is an IP literal: no lookup, no SNI. */
+  /** Whether `host` is an IP literal: no SNI. */
   literal: boolean;
   port: number;
+  /** The checked address to connect to (resolve.ts); `host` names it for SNI and the certificate. */
+  address: string;
 }
 
 export interface ExchangeOptions {
   /** Keeps connections made under different address policies apart. */
   pool: string;
-  /** The socket's lookup (resolve.ts checks each address at connect); unused for IP literals. */
-  lookup?: LookupFunction;
   /** Extra trust anchors for https (tests); the system's otherwise. */
   ca?: SecureContextOptions['ca'];
   /** DRAIN_MS unless given (tests). */
@@ -72,7 +72,8 @@ let sweeper: NodeJS.Timeout | undefined;
 
 /** Sends `request` (a whole HTTP/1.1 request) to `origin` and tells `to` its status or an error; its abandon() gives it up (the caller's time limit). */
 export function exchange(origin: Origin, request: Buffer, opts: ExchangeOptions, to: Answer): { abandon(): void } {
-  const key = `${opts.pool}|${origin.secure ? 's' : 'p'}|${origin.host}|${origin.port}`;
+  // The address is part of the key: a connection is reused only for the address it was opened to.
+  const key = `${opts.pool}|${origin.secure ? 's' : 'p'}|${origin.host}|${origin.address}|${origin.port}`;
   const x = new Exchange(origin, request, opts, key, to);
   x.start(take(key));
   return x;
@@ -135,8 +136,8 @@ function forget(c: Conn): void {
 
 function open(origin: Origin, opts: ExchangeOptions, key: string): Conn {
   const socket = origin.secure
-    ? tlsConnect({ host: origin.host, port: origin.port, servername: origin.literal ? undefined : origin.host, lookup: origin.literal ? undefined : opts.lookup, ALPNProtocols: ['http/1.1'], ca: opts.ca })
-    : netConnect({ host: origin.host, port: origin.port, lookup: origin.literal ? undefined : opts.lookup });
+    ? tlsConnect({ host: origin.address, port: origin.port, servername: origin.literal ? undefined : origin.host, ALPNProtocols: ['http/1.1'], ca: opts.ca })
+    : netConnect({ host: origin.address, port: origin.port });
   socket.setNoDelay(true);
   const c: Conn = { socket, key, idleSince: 0, current: null, reused: false };
   socket.on('data', (chunk: Buffer) => (c.current ? c.current.data(chunk) : (forget(c), socket.destroy())));

@@ -1,10 +1,13 @@
 /**
  * Runs webhook attempts: for each attempt a delivery actor starts (delivery.attempt_started), sign
  * the exact stored bytes with every secret active now, POST them, and report the outcome back to
- * the actor, which decides what follows (delivery.ts). Attempts queue per endpoint with a bounded
- * number in flight, so one dead receiver (every attempt waiting out its 5 s) cannot take the
- * capacity of the others. Each attempt is tracked by the actor system, so `system.settle()` waits
- * for in-flight HTTP before a test moves the manual clock.
+ * the actor, which decides what follows (delivery.ts). Attempts wait in a fair queue
+ * (fair-queue.ts): organisations take turns, with caps on attempts in flight in all, per
+ * organisation and per endpoint, so one organisation's dead or slowly resolving receivers
+ * (every attempt waiting out its 5 s) cannot take the capacity of the others; host names
+ * resolve through c-ares with a share of lookups per organisation (resolve.ts). Each attempt is
+ * tracked by the actor system, so `system.settle()` waits for in-flight HTTP before a test moves
+ * the manual clock.
  *
  * The queue is not capped: a burst of events waits its turn and is sent as the receiver answers.
  * What bounds it is the attempt's watchdog (delivery.ts): an attempt still queued when its answer
@@ -14,13 +17,19 @@
  * watchdog leaves (spec 6.2's receivers refuse one older than five minutes). A queued attempt holds
  * ids only; the bytes are read from the delivery when it is sent, and an attempt the delivery no
  * longer has in flight is dropped then.
+ *
+ * stop() (the process is stopping) takes no more attempts, drops those queued and abandons those
+ * in flight without recording an outcome: each delivery stays in flight under its durable
+ * watchdog reminder, which after a restart counts the attempt as a timeout and puts it back on the
+ * retry ladder. Nothing is failed by a shutdown.
  */
 import { logOf, type Platform } from '../../kernel/index.ts';
 import { allowsPrivateNetworks } from './address-policy.ts';
 import { ATTEMPT_WATCHDOG_MS, type AttemptOutcome, type DeliveryState, WebhookDelivery } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
-import { systemResolve, WEBHOOK_RESOLVER } from './resolve.ts';
-import { post, RECEIVER_TIMEOUT_MS } from './sender.ts';
+import { FairQueue, type FairLimits } from './fair-queue.ts';
+import { dnsServers, HostResolver, WEBHOOK_RESOLVER } from './resolve.ts';
+import { ABANDONED, post, RECEIVER_TIMEOUT_MS } from './sender.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
 
 export interface AttemptJob {
@@ -32,70 +41,104 @@ export interface AttemptJob {
   at: number;
 }
 
-export interface DispatcherOptions {
-  /** Attempts in flight per endpoint. */
-  perEndpoint: number;
+export interface DispatcherOptions extends FairLimits {
   timeoutMs: number;
   /** The delivery's watchdog (delivery.ts ATTEMPT_WATCHDOG_MS): an attempt that cannot be answered before it is left to it. */
   watchdogMs: number;
+  /** New host names resolved at once per organisation. */
+  lookupsPerOrganisation: number;
+  /** DNS servers for webhook hosts (`ip` or `ip:port`); the system's when empty. */
+  dnsServers: string[];
 }
 
-export const DEFAULT_DISPATCHER: DispatcherOptions = { perEndpoint: 16, timeoutMs: RECEIVER_TIMEOUT_MS, watchdogMs: ATTEMPT_WATCHDOG_MS };
+export const DEFAULT_DISPATCHER: DispatcherOptions = {
+  total: 256, perOrganisation: 32, perEndpoint: 16, lookupsPerOrganisation: 4, dnsServers: [],
+  timeoutMs: RECEIVER_TIMEOUT_MS, watchdogMs: ATTEMPT_WATCHDOG_MS,
+};
 
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** WEBHOOK_RECEIVER_TIMEOUT_MS and WEBHOOK_CONCURRENCY_PER_ENDPOINT (README "Configuration"), else the defaults. */
+/** The WEBHOOK_* settings (docs/gaps.md#delivery), else the defaults. */
 export const dispatcherOptions = (config: Platform['config']): DispatcherOptions => ({
   ...DEFAULT_DISPATCHER,
   timeoutMs: positiveInt(config.WEBHOOK_RECEIVER_TIMEOUT_MS, DEFAULT_DISPATCHER.timeoutMs),
+  total: positiveInt(config.WEBHOOK_CONCURRENCY, DEFAULT_DISPATCHER.total),
+  perOrganisation: positiveInt(config.WEBHOOK_CONCURRENCY_PER_ORGANISATION, DEFAULT_DISPATCHER.perOrganisation),
   perEndpoint: positiveInt(config.WEBHOOK_CONCURRENCY_PER_ENDPOINT, DEFAULT_DISPATCHER.perEndpoint),
+  lookupsPerOrganisation: positiveInt(config.WEBHOOK_LOOKUPS_PER_ORGANISATION, DEFAULT_DISPATCHER.lookupsPerOrganisation),
+  dnsServers: dnsServers(config.WEBHOOK_DNS_SERVERS),
 });
 
-/** Attempts left to the watchdog are logged at most once a minute per endpoint, with their count. */
+/** Attempts left to the watchdog are logged at most once a minute, with their count. */
 const LEFT_LOG_EVERY_MS = 60_000;
 
-interface Lane {
-  active: number;
-  queue: Array<{ job: AttemptJob; done: () => void }>;
-  /** Attempts left to the watchdog since the last log line, and when that line was written. */
-  left: number;
-  loggedAt: number;
+/** Tallies read by the metrics at scrape time (docs/gaps.md#metrics). */
+export interface AttemptTallies {
+  /** Attempts sent, by outcome: `2xx`, `non_2xx`, a spec 2.12 fault, or `refused` (the address rule). */
+  outcomes: Record<'2xx' | 'non_2xx' | 'timeout' | 'dns_failure' | 'refused_connection' | 'refused', number>;
+  /** Attempts not sent because they could no longer be answered before their watchdog. */
+  leftToWatchdog: number;
+  /** Attempts given up as the process stopped. */
+  abandoned: number;
+}
+
+interface Queued {
+  job: AttemptJob;
+  done: () => void;
 }
 
 export class AttemptDispatcher {
-  private readonly lanes = new Map<string, Lane>();
+  private readonly queue: FairQueue<Queued>;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly resolver: HostResolver;
   private stopped = false;
+  /** Attempts left to the watchdog since the last log line, and when that line was written. */
+  private left = 0;
+  private loggedAt = -Infinity;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: development and tests only (README "Configuration"). */
   private readonly allowPrivate: boolean;
+  readonly tallies: AttemptTallies = { outcomes: { '2xx': 0, non_2xx: 0, timeout: 0, dns_failure: 0, refused_connection: 0, refused: 0 }, leftToWatchdog: 0, abandoned: 0 };
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = dispatcherOptions(platform.config)) {
     this.allowPrivate = allowsPrivateNetworks(platform.config);
+    this.queue = new FairQueue(opts);
+    // Half the attempt's budget: what is left still lets the receiver answer.
+    this.resolver = new HostResolver({ servers: opts.dnsServers, budgetMs: Math.floor(opts.timeoutMs / 2), perOrganisation: opts.lookupsPerOrganisation, now: () => platform.clock.now() });
   }
 
   submit(job: AttemptJob): void {
     if (this.stopped) return;
-    let lane = this.lanes.get(job.endpointId);
-    if (!lane) this.lanes.set(job.endpointId, (lane = { active: 0, queue: [], left: 0, loggedAt: -Infinity }));
-    const l = lane;
-    const p = new Promise<void>((done) => {
-      l.queue.push({ job, done });
-      this.pump(job.endpointId, l);
-    });
+    const p = new Promise<void>((done) => this.queue.push(job.org, job.endpointId, { job, done }));
     this.inFlight.add(p);
     void p.then(() => this.inFlight.delete(p));
     void this.platform.system.track(p);
+    this.pump();
   }
 
+  /** Takes no more attempts, drops the queued ones and abandons those in flight (see the header). */
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
+    const queued = this.queue.drain();
+    const running = this.queue.running;
+    for (const q of queued) q.done();
+    this.tallies.abandoned += queued.length;
+    this.abort.abort();
+    this.resolver.cancel();
+    if (queued.length + running > 0) logOf('delivery').info('stopping: webhook attempts left to their watchdog reminders, retried after a restart', { queued: queued.length, in_flight: running });
   }
 
   get idle(): boolean {
     return this.inFlight.size === 0;
+  }
+
+  /** Attempts waiting their turn, and in flight. */
+  get depth(): { queued: number; inFlight: number } {
+    return { queued: this.queue.depth, inFlight: this.queue.running };
   }
 
   /** Resolves when every attempt submitted so far has finished and reported. */
@@ -103,20 +146,19 @@ export class AttemptDispatcher {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private pump(endpointId: string, lane: Lane): void {
-    while (lane.active < this.opts.perEndpoint && lane.queue.length > 0) {
-      const { job, done } = lane.queue.shift()!;
-      if (!this.answerable(job)) {
-        this.leftToWatchdog(endpointId, lane);
-        done();
+  private pump(): void {
+    for (let s = this.queue.next(); s !== undefined; s = this.queue.next()) {
+      const { org, endpoint, job: q } = s;
+      if (this.stopped || this.platform.system.stopping || !this.answerable(q.job)) {
+        if (!this.stopped) this.leftToWatchdog();
+        this.queue.done(org, endpoint);
+        q.done();
         continue;
       }
-      lane.active++;
-      void this.attempt(job).finally(() => {
-        lane.active--;
-        done();
-        if (lane.queue.length > 0) this.pump(endpointId, lane);
-        else if (lane.active === 0) this.lanes.delete(endpointId);
+      void this.attempt(q.job).finally(() => {
+        this.queue.done(org, endpoint);
+        q.done();
+        this.pump();
       });
     }
   }
@@ -126,13 +168,14 @@ export class AttemptDispatcher {
     return this.platform.clock.now() - job.at + this.opts.timeoutMs < this.opts.watchdogMs;
   }
 
-  private leftToWatchdog(endpointId: string, lane: Lane): void {
-    lane.left++;
+  private leftToWatchdog(): void {
+    this.left++;
+    this.tallies.leftToWatchdog++;
     const now = this.platform.clock.now();
-    if (now - lane.loggedAt < LEFT_LOG_EVERY_MS) return;
-    logOf('delivery').warn('attempts waited too long in their queue to be answered before their watchdog; they are left to it (a timeout, then the retry ladder)', { endpoint: endpointId, attempts: lane.left });
-    lane.left = 0;
-    lane.loggedAt = now;
+    if (now - this.loggedAt < LEFT_LOG_EVERY_MS) return;
+    logOf('delivery').warn('attempts waited too long in their queue to be answered before their watchdog; they are left to it (a timeout, then the retry ladder)', { attempts: this.left });
+    this.left = 0;
+    this.loggedAt = now;
   }
 
   private async attempt(job: AttemptJob): Promise<void> {
@@ -153,9 +196,14 @@ export class AttemptDispatcher {
       const body = delivery.seed.body; // signed and sent as its UTF-8 bytes
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
-      const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? systemResolve;
-      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve });
+      const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? this.resolver.resolve;
+      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve, org: job.org, signal: this.abort.signal });
+      if (result === ABANDONED) {
+        this.tallies.abandoned++;
+        return;
+      }
       const outcome: AttemptOutcome = { attempt: job.attempt, status: result.status, fault: result.fault, signature_header: header };
+      this.tally(outcome, result.fault !== null && result.refused !== undefined);
       if (result.fault !== null && result.refused !== undefined) {
         // docs/gaps.md#delivery: a refused address is a failed attempt on the usual ladder; the reason is kept in the journal.
         outcome.refused = result.refused;
@@ -164,8 +212,16 @@ export class AttemptDispatcher {
       await system.ask(WebhookDelivery, job.deliveryId, 'record_attempt', outcome, opts);
     } catch (e) {
       // The outcome could not be recorded (node stopping, store down): the watchdog reminder
-      // counts the attempt as a timeout and the ladder goes on.
+      // counts the attempt as a timeout and the ladder goes on. Stopping is expected, not a fault.
+      if (this.stopped || system.stopping) return;
       logOf('delivery').error('attempt not recorded', e, { delivery: job.deliveryId, attempt: job.attempt });
     }
+  }
+
+  private tally(o: AttemptOutcome, refused: boolean): void {
+    const t = this.tallies.outcomes;
+    if (refused) t.refused++;
+    else if (o.fault === null) t[o.status !== null && o.status >= 200 && o.status < 300 ? '2xx' : 'non_2xx']++;
+    else t[o.fault === 'timeout' ? 'timeout' : o.fault === 'DNS failure' ? 'dns_failure' : 'refused_connection']++;
   }
 }

@@ -3,7 +3,8 @@
  * receiver answers within 5 s), and a fault classified as spec 2.12 names them. Connections are
  * kept alive and shared, so repeated deliveries to one receiver reuse them (connections.ts).
  * Nothing is sent to an internal address (address-policy.ts): the URL is checked on every attempt,
- * and a host name is resolved and checked before the attempt and again at connect (resolve.ts).
+ * and a host name is resolved and checked before the attempt (resolve.ts); the connection is made to
+ * the checked address itself, never to a second lookup's answer.
  */
 import { isIP } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
@@ -11,18 +12,24 @@ import { BoundedMap } from '../../runtime/index.ts';
 import { urlRefusal } from './address-policy.ts';
 import { type Answer, exchange, type Origin } from './connections.ts';
 import type { Fault } from './delivery.ts';
-import { checkedAddresses, guardedLookup, InternalAddressError, type Resolve } from './resolve.ts';
+import { checkedAddresses, InternalAddressError, LookupError, pinned, type Resolve } from './resolve.ts';
 
 export const RECEIVER_TIMEOUT_MS = 5_000;
 
 /** `refused`: the platform did not connect because of the address policy, and why. */
 export type SendResult = { status: number; fault: null } | { status: null; fault: Fault; refused?: string };
+/** The attempt was given up before its outcome (the process is stopping): nothing is known of it. */
+export const ABANDONED = 'abandoned';
 
 export interface SendOptions {
   timeoutMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only). */
   allowPrivate: boolean;
   resolve: Resolve;
+  /** Whose attempt it is: lookups are shared out per organisation (resolve.ts). */
+  org?: string;
+  /** Aborted: the attempt is given up at once and answers ABANDONED. */
+  signal?: AbortSignal;
   /** Extra trust anchors for https receivers (tests only); the system's otherwise. */
   ca?: SecureContextOptions['ca'];
 }
@@ -32,6 +39,7 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', '
 /** Spec 2.12 names three faults; a socket error that is neither DNS nor timeout means the
  * receiver did not take the request (refused, reset, unreachable), so it is a refused connection. */
 export function classify(err: NodeJS.ErrnoException): Fault {
+  if (err instanceof LookupError) return 'DNS failure';
   if (err.code && DNS_CODES.has(err.code)) return 'DNS failure';
   if (err.code === 'ETIMEDOUT' || err.code === 'ESOCKETTIMEDOUT') return 'timeout';
   return 'refused connection';
@@ -43,7 +51,7 @@ const failure = (err: NodeJS.ErrnoException): SendResult =>
 
 interface Route {
   /** `literal`: an IP literal, so no DNS; the URL check has judged the address itself. */
-  origin: Origin;
+  origin: Omit<Origin, 'address'>;
   /** The request line and the headers every attempt to this URL sends. */
   head: string;
 }
@@ -101,10 +109,11 @@ function target(url: string): Target {
   return t;
 }
 
-export function post(url: string, body: string | Buffer, headers: Record<string, string>, opts: SendOptions): Promise<SendResult> {
+export function post(url: string, body: string | Buffer, headers: Record<string, string>, opts: SendOptions): Promise<SendResult | typeof ABANDONED> {
   const { refusal, route } = target(url);
   const why = opts.allowPrivate ? refusal.development : refusal.strict;
   if (why !== null || route === null) return Promise.resolve({ status: null, fault: 'refused connection', refused: why ?? 'url is not an http(s) URL.' });
+  if (opts.signal?.aborted) return Promise.resolve(ABANDONED);
   return new Promise((resolve) => new Attempt(route, requestBytes(route, body, headers), opts, resolve));
 }
 
@@ -121,13 +130,20 @@ class Attempt implements Answer {
     private readonly route: Route,
     private readonly request: Buffer,
     private readonly opts: SendOptions,
-    private readonly resolve: (r: SendResult) => void,
+    private readonly resolve: (r: SendResult | typeof ABANDONED) => void,
   ) {
     // The time limit covers the resolution before the attempt too.
     this.timer = setTimeout(timedOut, opts.timeoutMs, this);
+    opts.signal?.addEventListener('abort', this, { once: true });
     const { origin } = route;
-    if (origin.literal) this.send();
-    else checkedAddresses(origin.host, opts.allowPrivate, opts.resolve).then(() => this.send(), (err: NodeJS.ErrnoException) => this.finish(failure(err)));
+    if (origin.literal) this.send(origin.host);
+    else checkedAddresses(origin.host, opts.allowPrivate, opts.resolve, opts.org).then((all) => this.send(pinned(all).address), (err: NodeJS.ErrnoException) => this.finish(failure(err)));
+  }
+
+  /** The abort signal's listener: the process is stopping, the attempt is given up unjudged. */
+  handleEvent(): void {
+    this.finish(ABANDONED);
+    this.exchange?.abandon();
   }
 
   answer(err: NodeJS.ErrnoException | null, status: number): void {
@@ -139,21 +155,21 @@ class Attempt implements Answer {
     this.exchange?.abandon();
   }
 
-  private send(): void {
+  /** Connects to `address`, the checked one (pinned: no lookup at connect). */
+  private send(address: string): void {
     if (this.done) return;
     const { opts, route } = this;
-    const { origin } = route;
     // Kept apart by the setting, so a connection opened under the development setting is never
     // reused without it. Spec 6.1 asks for a 2xx: a redirect is an answer like any other non-2xx
     // and is not followed.
-    const lookup = origin.literal ? undefined : guardedLookup(opts.allowPrivate, opts.resolve);
-    this.exchange = exchange(origin, this.request, { pool: opts.allowPrivate ? 'development' : 'strict', lookup, ca: opts.ca }, this);
+    this.exchange = exchange({ ...route.origin, address }, this.request, { pool: opts.allowPrivate ? 'development' : 'strict', ca: opts.ca }, this);
   }
 
-  private finish(r: SendResult): void {
+  private finish(r: SendResult | typeof ABANDONED): void {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
+    this.opts.signal?.removeEventListener('abort', this);
     this.resolve(r);
   }
 }

@@ -89,7 +89,7 @@ describe('keep-alive connections for webhook POSTs', () => {
   it('attempts in flight at once each get a connection, and all are kept', async () => {
     const r = await receiver(() => OK);
     const results = await Promise.all(Array.from({ length: 4 }, () => post(r.url, body, {}, local)));
-    expect(results.every((x) => x.status === 200)).toBe(true);
+    expect(results.every((x) => x !== 'abandoned' && x.status === 200)).toBe(true);
     expect(r.connections).toBe(4);
     await Promise.all(Array.from({ length: 4 }, () => post(r.url, body, {}, local)));
     expect(r.connections).toBe(4);
@@ -163,7 +163,7 @@ describe('keep-alive connections for webhook POSTs', () => {
     const r = await receiver(({ socket }) => (socket.on('close', () => closed++), 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part'));
     const { port } = new URL(r.url);
     const status = await new Promise<number>((resolve, reject) =>
-      exchange({ secure: false, host: '127.0.0.1', literal: true, port: Number(port) }, Buffer.from(`POST /hook HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n`), { pool: 'test', drainMs: 50 }, {
+      exchange({ secure: false, host: '127.0.0.1', literal: true, port: Number(port), address: '127.0.0.1' }, Buffer.from(`POST /hook HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n`), { pool: 'test', drainMs: 50 }, {
         answer: (err, s) => (err ? reject(err) : resolve(s)),
       }),
     );

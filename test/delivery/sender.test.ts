@@ -1,7 +1,7 @@
 /**
  * The outbound POST of a webhook attempt (spec 6.1: the exact bytes to the endpoint's URL; spec
  * 2.12 faults). The URL is parsed once per endpoint; these check that every part of it still
- * reaches the receiver, and that an attempt reaches only the address that was checked
+ * reaches the receiver, and that an attempt connects only to the address that was checked
  * (docs/gaps.md#delivery). Host names resolve through a stand-in resolver: no DNS here.
  */
 import type { LookupAddress } from 'node:dns';
@@ -104,11 +104,16 @@ describe('an attempt reaches only a checked public address (spec 4.11, docs/gaps
     expect(r).toEqual(refusedWith('::ffff:10.0.0.8, which is a private address'));
   });
 
-  it('DNS rebinding - an answer that turns to 127.0.0.1 between the check and the connect is refused at connect; nothing is sent', async () => {
+  it('DNS rebinding - the connection goes to the address that was checked: the name is resolved once per attempt, never again at connect', async () => {
     const before = seen.length;
-    const r = await post(`http://rebind.example.test:${port}/in`, Buffer.from('{}'), {}, { ...strict, resolve: answers(['203.0.113.7'], ['127.0.0.1']) });
-    expect(r).toEqual(refusedWith('rebind.example.test resolves to 127.0.0.1'));
-    expect(seen.length).toBe(before);
+    let lookups = 0;
+    const rebinding: Resolve = async () => (lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '169.254.169.254', family: 4 }]);
+    const r = await post(`http://rebind.example.test:${port}/pinned`, Buffer.from('{}'), {}, { ...local, resolve: rebinding });
+    expect(r).toEqual({ status: 200, fault: null });
+    expect(lookups).toBe(1);
+    expect(seen.slice(before).map((s) => s.url)).toEqual(['/pinned']);
+    expect(await post(`http://rebind.example.test:${port}/pinned`, Buffer.from('{}'), {}, { ...local, resolve: rebinding })).toEqual(refusedWith('169.254.169.254, which is a cloud metadata address'));
+    expect(seen.length).toBe(before + 1);
   });
 
   it('the address connected is the one resolved and checked: with the development setting the name reaches the receiver', async () => {
