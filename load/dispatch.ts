@@ -12,13 +12,14 @@
  * count before the run is subtracted). A deployment without work orders (404) is reported and the dispatchers stand down.
  */
 import { randomBytes } from 'node:crypto';
-import { call, pool, type Answer } from './clients.ts';
+import type { Client } from '../clients/typescript/src/index.ts';
+import { api, pool, settle, type Answer } from './clients.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The sandbox identifier that resolves to a live passport (identity sandbox provider). */
 const SANDBOX_NIN = '70123456789';
 /** Facts of an employment (a worker paid wages, supervised, with the employer's tools). */
-const EMPLOYMENT_FACTS = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' };
+const EMPLOYMENT_FACTS = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' } as const;
 const TEMPLATE = 'ng_contract_of_employment';
 /** Work orders opened by the dispatchers: a geofence of GEOFENCE_M within OFFSET_M of an eligible device, candidates sought within SEARCH_M. */
 const GEOFENCE_M = 150;
@@ -49,8 +50,7 @@ export interface DispatchOutcome {
 }
 
 const idem = (what: string) => `load-${what}-${randomBytes(12).toString('hex')}`;
-const codeOf = (r: Answer) => String(r.body?.error?.code ?? r.status);
-const messageOf = (r: Answer) => `${r.status} ${r.body?.error?.message ?? JSON.stringify(r.body)}`;
+const messageOf = (r: Answer) => (r.ok ? 'answered' : `${r.status} ${r.code}: ${r.message}`);
 
 interface Followed {
   id: string;
@@ -73,9 +73,9 @@ export async function countWorkOrders(target: URL, key: string, status: string, 
   let after: string | undefined;
   for (;;) {
     const due = performance.now();
-    const r = await call(target, 'GET', `/v1/allocation/work_orders?status=${status}&limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`, key);
-    metrics.record(`GET work_orders?status=${status} (count)`, due, r.status === 200 ? undefined : codeOf(r));
-    if (r.status !== 200) throw Object.assign(new Error(`GET /v1/allocation/work_orders?status=${status}: ${messageOf(r)}`), { status: r.status });
+    const r = await settle(api(target, key).allocation.workOrders.list({ status: status as 'filled', limit: 100, starting_after: after }));
+    metrics.record(`GET work_orders?status=${status} (count)`, due, r.ok ? undefined : r.code);
+    if (!r.ok) throw Object.assign(new Error(`GET /v1/allocation/work_orders?status=${status}: ${messageOf(r)}`), { status: r.status });
     n += r.body.data.length;
     if (!r.body.has_more || r.body.data.length === 0) return n;
     after = r.body.next_cursor ?? r.body.data[r.body.data.length - 1].id;
@@ -110,10 +110,11 @@ export class Dispatch {
     return this.targets[i % this.targets.length];
   }
 
-  private async timed(name: string, i: number, method: string, path: string, body?: unknown, ok = [200, 201], key = this.key): Promise<Answer> {
+  /** One call through the TypeScript client, timed; a refusal with a code in `expected` is not counted a failure. */
+  private async timed(name: string, i: number, fn: (c: Client) => PromiseLike<unknown>, expected: readonly string[] = [], key = this.key): Promise<Answer> {
     const due = performance.now();
-    const r = await call(this.target(i), method, path, key, body, method === 'POST' ? idem('dispatch') : undefined);
-    this.metrics.record(name, due, ok.includes(r.status) ? undefined : codeOf(r));
+    const r = await settle(fn(api(this.target(i), key)));
+    this.metrics.record(name, due, r.ok || expected.includes(r.code) ? undefined : r.code);
     return r;
   }
 
@@ -122,9 +123,9 @@ export class Dispatch {
    * false (with the reason in the outcome's note) when the dispatchers stand down.
    */
   async setup(workerIds: string[], tick: () => void): Promise<boolean> {
-    const probe = await call(this.targets[0], 'GET', '/v1/allocation/work_orders?limit=1', this.key);
-    if (probe.status === 404) return this.standDown('work orders are not served by this deployment (GET /v1/allocation/work_orders answered 404)');
-    if (probe.status !== 200) return this.standDown(`work orders could not be listed: ${messageOf(probe)}`);
+    const probe = await settle(api(this.targets[0], this.key).allocation.workOrders.list({ limit: 1 }));
+    if (!probe.ok && probe.status === 404) return this.standDown('work orders are not served by this deployment (GET /v1/allocation/work_orders answered 404)');
+    if (!probe.ok) return this.standDown(`work orders could not be listed: ${messageOf(probe)}`);
     this.before = await countWorkOrders(this.targets[0], this.key, 'filled', this.metrics);
     const employer = `load_${this.runId}_employer`;
     try {
@@ -170,31 +171,31 @@ export class Dispatch {
   }
 
   private async livePassport(subject: string, i: number): Promise<void> {
-    const t = await this.timed('setup: POST consent_tokens', i, 'POST', '/v1/identity/consent_tokens', { subject_ref: subject, purpose: 'employment_verification', checks: ['government_identifier', 'name_match', 'date_of_birth_match'], wording_version: 'v1' });
-    if (t.status !== 201 && t.status !== 200) throw new Error(`consent token: ${messageOf(t)}`);
-    const v = await this.timed('setup: POST verifications', i, 'POST', '/v1/identity/verifications', { subject_ref: subject, consent_token_id: t.body.id, claims: { full_name: 'Load Worker', date_of_birth: '1990-04-12', government_identifier: SANDBOX_NIN } });
-    if ((v.status !== 201 && v.status !== 200) || v.body?.outcome !== 'resolved') throw new Error(`verification: ${v.status} ${v.body?.outcome ?? v.body?.error?.message ?? ''}`);
+    const t = await this.timed('setup: POST consent_tokens', i, (c) => c.identity.consentTokens.create({ subject_ref: subject, purpose: 'employment_verification', checks: ['government_identifier', 'name_match', 'date_of_birth_match'], wording_version: 'v1' }));
+    if (!t.ok) throw new Error(`consent token: ${messageOf(t)}`);
+    const v = await this.timed('setup: POST verifications', i, (c) => c.identity.verifications.create({ subject_ref: subject, consent_token_id: t.body.id, claims: { full_name: 'Load Worker', date_of_birth: '1990-04-12', government_identifier: SANDBOX_NIN } }));
+    if (!v.ok || v.body?.outcome !== 'resolved') throw new Error(`verification: ${v.ok ? v.body?.outcome : messageOf(v)}`);
   }
 
   private async makeEligible(employer: string, worker: string, i: number): Promise<void> {
     await this.livePassport(worker, i);
     // a day back, so a target whose clock is a little behind still finds the start reached
     const startsOn = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const e = await this.timed('setup: POST engagements', i, 'POST', '/v1/rail/engagements', { engaging_party_ref: employer, worker_ref: worker, starts_on: startsOn, ends_on: null, facts: EMPLOYMENT_FACTS });
-    if (e.status !== 201) throw new Error(`engagement: ${messageOf(e)}`);
-    const p = await this.timed('setup: POST engagement paper', i, 'POST', `/v1/rail/engagements/${e.body.id}/paper`, { template_code: TEMPLATE });
-    if (p.status !== 200) throw new Error(`paper: ${messageOf(p)}`);
-    const list = await this.timed('setup: GET instruments', i, 'GET', `/v1/rail/instruments?engagement_id=${e.body.id}`);
+    const e = await this.timed('setup: POST engagements', i, (c) => c.rail.engagements.create({ engaging_party_ref: employer, worker_ref: worker, starts_on: startsOn, ends_on: null, facts: EMPLOYMENT_FACTS }));
+    if (!e.ok) throw new Error(`engagement: ${messageOf(e)}`);
+    const p = await this.timed('setup: POST engagement paper', i, (c) => c.rail.engagements.paper(e.body.id, { template_code: TEMPLATE }));
+    if (!p.ok) throw new Error(`paper: ${messageOf(p)}`);
+    const list = await this.timed('setup: GET instruments', i, (c) => c.rail.instruments.list({ engagement_id: e.body.id }));
     const instrument = list.body?.data?.[0]?.id;
     if (!instrument) throw new Error(`instruments: ${messageOf(list)}`);
-    for (const [party, ref] of [['engaging_party', employer], ['worker', worker]]) {
-      const a = await this.timed('setup: POST assents', i, 'POST', `/v1/rail/engagements/${e.body.id}/instruments/${instrument}/assents`, { party, subject_ref: ref });
-      if (a.status !== 201) throw new Error(`assent: ${messageOf(a)}`);
+    for (const [party, ref] of [['engaging_party', employer], ['worker', worker]] as const) {
+      const a = await this.timed('setup: POST assents', i, (c) => c.rail.engagements.instruments.assents.create(e.body.id, instrument, { party, subject_ref: ref }));
+      if (!a.ok) throw new Error(`assent: ${messageOf(a)}`);
     }
-    const x = await this.timed('setup: POST execute', i, 'POST', `/v1/rail/engagements/${e.body.id}/instruments/${instrument}/execute`);
-    if (x.status !== 200) throw new Error(`execute: ${messageOf(x)}`);
-    const c = await this.timed('setup: POST activate', i, 'POST', `/v1/rail/engagements/${e.body.id}/activate`);
-    if (c.status !== 200 || c.body?.status !== 'current') throw new Error(`activate: ${messageOf(c)}`);
+    const x = await this.timed('setup: POST execute', i, (c) => c.rail.engagements.instruments.execute(e.body.id, instrument));
+    if (!x.ok) throw new Error(`execute: ${messageOf(x)}`);
+    const c = await this.timed('setup: POST activate', i, (k) => k.rail.engagements.activate(e.body.id));
+    if (!c.ok || c.body?.status !== 'current') throw new Error(`activate: ${messageOf(c)}`);
   }
 
   /** Opens every work order due by `now` (open loop from `from`), round robin over the dispatchers, around eligible devices. */
@@ -213,16 +214,15 @@ export class Dispatch {
         window: { starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 2 * 3_600_000).toISOString() },
       };
       this.inFlight++;
-      call(this.target(d), 'POST', '/v1/allocation/work_orders', this.key, body, idem('work-order'))
+      settle(api(this.target(d), this.key).allocation.workOrders.create(body, { idempotencyKey: idem('work-order') }))
         .then((r) => {
-          this.metrics.record('POST work_orders', due, r.status === 201 ? undefined : codeOf(r));
-          if (r.status !== 201) return;
+          this.metrics.record('POST work_orders', due, r.ok ? undefined : r.code);
+          if (!r.ok) return;
           this.outcome.opened++;
           const w: Followed = { id: r.body.id, headcount, accepted: 0, offers: new Set(), busy: false, done: false };
           if (r.body.status !== 'open') this.closed(w, r.body);
           else this.followed[d].push(w);
         })
-        .catch((e) => this.metrics.record('POST work_orders', due, String(e.cause?.code ?? e.message)))
         .finally(() => this.inFlight--);
     }
   }
@@ -241,17 +241,17 @@ export class Dispatch {
     w.busy = true;
     this.inFlight++;
     try {
-      const r = await this.timed('GET work_order offers', d, 'GET', `/v1/allocation/work_orders/${w.id}/offers`);
-      if (r.status !== 200) return;
+      const r = await this.timed('GET work_order offers', d, (c) => c.allocation.workOrders.offers(w.id));
+      if (!r.ok) return;
       const pending = (r.body.data as { id: string; status: string; worker_id: string }[]).filter((o) => o.status === 'pending' && !w.offers.has(o.id));
       // each worker accepts their offer with their device's credential as soon as the device sees it
       await Promise.all(pending.map(async (o) => {
         w.offers.add(o.id);
-        const a = await this.timed('POST offers/{id}/accept', d, 'POST', `/v1/allocation/offers/${o.id}/accept`, undefined, [200, 409], this.deviceKeyOf(o.worker_id) ?? this.key);
-        if (a.status === 200) {
+        const a = await this.timed('POST offers/{id}/accept', d, (c) => c.allocation.offers.accept(o.id), ['conflict'], this.deviceKeyOf(o.worker_id) ?? this.key);
+        if (a.ok) {
           w.accepted++;
           this.outcome.offersAccepted++;
-        } else this.metrics.add(`accept answered ${a.status} ${codeOf(a)}`);
+        } else this.metrics.add(`accept answered ${a.status} ${a.code}`);
       }));
       if (w.accepted >= w.headcount) {
         this.outcome.filled++;
@@ -259,8 +259,8 @@ export class Dispatch {
         return;
       }
       if (pending.length === 0) {
-        const g = await this.timed('GET work_order', d, 'GET', `/v1/allocation/work_orders/${w.id}`);
-        if (g.status === 200 && g.body.status !== 'open') this.closed(w, g.body);
+        const g = await this.timed('GET work_order', d, (c) => c.allocation.workOrders.retrieve(w.id));
+        if (g.ok && g.body.status !== 'open') this.closed(w, g.body);
       }
     } finally {
       w.busy = false;
@@ -297,7 +297,7 @@ export class Dispatch {
     const open = this.followed.flatMap((l, d) => l.filter((w) => !w.done).map((w) => ({ w, d })));
     out.openAtEnd = open.length;
     await pool(open, 16, async ({ w, d }) => {
-      await this.timed('POST work_orders/{id}/cancel', d, 'POST', `/v1/allocation/work_orders/${w.id}/cancel`, { reason: 'load run ended' }, [200, 409]);
+      await this.timed('POST work_orders/{id}/cancel', d, (c) => c.allocation.workOrders.cancel(w.id, { reason: 'load run ended' }), ['conflict']);
     });
     out.platformFilled = (await countWorkOrders(this.targets[0], this.key, 'filled', this.metrics)) - this.before;
     const difference = Math.abs(out.platformFilled - out.filled) / Math.max(1, out.filled);

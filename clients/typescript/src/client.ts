@@ -36,9 +36,20 @@ function callable(transport: Transport, e: Entry): (...args: unknown[]) => unkno
   };
 }
 
+/** A namespace whose calls and child namespaces are made on first use: a client costs little until it calls. */
 function build(transport: Transport, table: Table): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(table)) out[name] = isEntry(v) ? callable(transport, v) : build(transport, v);
+  for (const [name, v] of Object.entries(table)) {
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const made = isEntry(v) ? callable(transport, v) : build(transport, v);
+        Object.defineProperty(out, name, { value: made, enumerable: true });
+        return made;
+      },
+    });
+  }
   return out;
 }
 
@@ -47,5 +58,7 @@ export type Client = Resources & { webhooks: typeof webhooks };
 export function createClient(options: TransportOptions): Client {
   if (!options.baseUrl) throw new TypeError('createClient needs baseUrl');
   const transport = new Transport(options);
-  return { ...(build(transport, RESOURCE_TABLE as unknown as Table) as unknown as Resources), webhooks };
+  const client = build(transport, RESOURCE_TABLE as unknown as Table);
+  Object.defineProperty(client, 'webhooks', { value: webhooks, enumerable: true });
+  return client as unknown as Client;
 }
