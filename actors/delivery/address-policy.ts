@@ -56,30 +56,44 @@ function groups(v6: string): number[] {
 }
 
 /**
- * The IPv4 address an IPv6 address carries to the IPv4 network: mapped (::ffff:0:0/96),
- * translated (::ffff:0:0:0/96), compatible (::/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ * The IPv4 addresses an IPv6 address may carry to the IPv4 network: mapped (::ffff:0:0/96),
+ * translated (::ffff:0:0:0/96), compatible (::/96), NAT64 well-known (64:ff9b::/96), NAT64
+ * local-use (64:ff9b:1::/48, RFC 8215), 6to4 (2002::/16) and Teredo (2001::/32: the server's
+ * address and the client's, stored inverted, RFC 4380 4). The local-use prefix may be split at any
+ * RFC 6052 2.2 length from 48 to 96, which the address does not say, so each reading is a candidate.
  */
-function embeddedIPv4(v6: string): string | null {
+function embeddedIPv4(v6: string): string[] {
   const g = groups(v6);
-  const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (g[0] === 0x2002) return quad(g[1], g[2]);
+  const quad = (a: number, b: number, c: number, d: number) => `${a & 255}.${b & 255}.${c & 255}.${d & 255}`;
+  const at96 = quad(g[6] >> 8, g[6], g[7] >> 8, g[7]);
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (g[0] === 0x2002) return [quad(g[1] >> 8, g[1], g[2] >> 8, g[2])];
+  if (g[0] === 0x2001 && g[1] === 0) return [quad(g[2] >> 8, g[2], g[3] >> 8, g[3]), quad(~g[6] >> 8, ~g[6], ~g[7] >> 8, ~g[7])];
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    // RFC 6052 2.2: the prefix lengths 96, 64, 56 and 48 (bits 64-71 are the zero "u" octet); the
+    // common /96 first, so a refusal names what most translators would reach.
+    return [at96, quad(g[4], g[5] >> 8, g[5], g[6] >> 8), quad(g[3], g[4], g[5] >> 8, g[5]), quad(g[3] >> 8, g[3], g[4], g[5] >> 8)];
+  }
   const mapped = zeros(0, 5) && g[5] === 0xffff;
   const translated = zeros(0, 4) && g[4] === 0xffff && g[5] === 0;
   const compatible = zeros(0, 6);
   const nat64 = g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6);
-  return mapped || translated || compatible || nat64 ? quad(g[6], g[7]) : null;
+  return mapped || translated || compatible || nat64 ? [at96] : [];
 }
 
-/** The internal range an IP address lies in, directly or through the IPv4 address it embeds; null when public. */
+/** The internal range an IP address lies in, directly or through an IPv4 address it embeds; null when public. */
 export function internalRange(ip: string): InternalRange | null {
   const address = ip.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names an interface, not an address
   const family = isIP(address);
   if (family === 0) return null;
   const type = family === 4 ? 'ipv4' : 'ipv6';
   for (const [range, list] of LISTS) if (list.check(address, type)) return range;
-  const inner = family === 6 ? embeddedIPv4(address) : null;
-  return inner === null ? null : internalRange(inner);
+  if (family === 4) return null;
+  for (const inner of embeddedIPv4(address)) {
+    const range = internalRange(inner);
+    if (range !== null) return range;
+  }
+  return null;
 }
 
 /** Whether the range is refused: the development setting lets every range through but cloud metadata. */

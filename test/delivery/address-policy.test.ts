@@ -53,6 +53,15 @@ const INTERNAL: ReadonlyArray<[string, string, string, string]> = [
   ['IPv4-compatible IPv6', 'http://[::127.0.0.1]/hook', '::7f00:1', 'loopback'],
   ['NAT64 IPv6', 'http://[64:ff9b::10.0.0.1]/hook', '64:ff9b::a00:1', 'private'],
   ['6to4 IPv6', 'http://[2002:c0a8:101::1]/hook', '2002:c0a8:101::1', 'private'],
+  ['NAT64 IPv6, loopback', 'http://[64:ff9b::127.0.0.1]/hook', '64:ff9b::7f00:1', 'loopback'],
+  ['RFC 8215 local-use NAT64, /96 layout', 'http://[64:ff9b:1::7f00:1]/hook', '64:ff9b:1::7f00:1', 'loopback'],
+  ['RFC 8215 local-use NAT64, private', 'http://[64:ff9b:1::10.0.0.1]/hook', '64:ff9b:1::a00:1', 'private'],
+  ['RFC 8215 local-use NAT64, /64 layout', 'http://[64:ff9b:1:0:7f:0:100:0]/hook', '64:ff9b:1:0:7f:0:100:0', 'loopback'],
+  ['IPv4-translated IPv6', 'http://[::ffff:0:127.0.0.1]/hook', '::ffff:0:7f00:1', 'loopback'],
+  ['IPv4-compatible IPv6, private', 'http://[::10.1.2.3]/hook', '::a01:203', 'private'],
+  ['6to4 IPv6, loopback', 'http://[2002:7f00:1::1]/hook', '2002:7f00:1::1', 'loopback'],
+  ['Teredo, client 127.0.0.1 (stored inverted)', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+  ['Teredo, server 10.0.0.1', 'http://[2001:0:a00:1::1]/hook', '2001:0:a00:1::1', 'private'],
   ['private 10/8', 'http://10.0.0.1/hook', '10.0.0.1', 'private'],
   ['private 172.16/12', 'http://172.31.255.254/hook', '172.31.255.254', 'private'],
   ['private 192.168/16', 'http://192.168.1.1/hook', '192.168.1.1', 'private'],
@@ -89,6 +98,9 @@ const PUBLIC = [
   'http://100.63.255.255/hook', // just below 100.64/10
   'http://172.32.0.1/hook', // just above 172.16/12
   'http://[::ffff:8.8.8.8]/hook',
+  'http://[64:ff9b::8.8.8.8]/hook', // NAT64 of a public address
+  'http://[2002:808:808::1]/hook', // 6to4 of a public address
+  'http://[2001:0:808:808:8000:63bf:f7f7:f7f7]/hook', // Teredo: server 8.8.8.8, client 8.8.8.8
   'https://localhost.example.com/hook', // localhost only as the last label
 ];
 

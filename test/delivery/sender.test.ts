@@ -122,6 +122,22 @@ describe('an attempt reaches only a checked public address (spec 4.11, docs/gaps
     expect(seen.at(-1)!.url).toBe('/named');
   });
 
+  it.each([
+    ['64:ff9b:1::7f00:1', 'loopback'], // RFC 8215 local-use NAT64
+    ['64:ff9b:1::a00:1', 'private'],
+    ['64:ff9b::7f00:1', 'loopback'], // NAT64 well-known
+    ['::ffff:7f00:1', 'loopback'], // mapped
+    ['::ffff:0:a00:1', 'private'], // translated
+    ['::7f00:1', 'loopback'], // compatible
+    ['2002:a9fe:a9fe::1', 'cloud metadata'], // 6to4
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'], // Teredo
+  ])('a name resolving to %s (an IPv4-embedding IPv6 address) is refused at connect time as %s; nothing is sent', async (address, range) => {
+    const before = seen.length;
+    const r = await post(`http://hooks.example.test:${port}/in`, Buffer.from('{}'), {}, { ...strict, resolve: answers([address]) });
+    expect(r).toEqual(refusedWith(`hooks.example.test resolves to ${address}, which is a ${range} address`));
+    expect(seen.length).toBe(before);
+  });
+
   it('a cloud metadata address is refused even with the development setting', async () => {
     const r = await post(`http://hooks.example.test:${port}/in`, Buffer.from('{}'), {}, { ...local, resolve: answers(['169.254.169.254']) });
     expect(r).toEqual(refusedWith('169.254.169.254, which is a cloud metadata address'));
