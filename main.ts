@@ -3,13 +3,15 @@
  * ./data), one process owns every shard; STORE=memory keeps everything on the heap instead (gone at
  * exit); a cluster node when NATS_URL and REDIS_URL are set (docs/cluster.md).
  *
- * SIGINT / SIGTERM: stop accepting connections and answer every request still arriving on open
+ * SIGINT / SIGTERM: stop making webhook attempts at once (those pending stay pending for a restart,
+ * docs/gaps.md#delivery), stop accepting connections and answer every request still arriving on open
  * ones, with Connection: close, until none is open or SHUTDOWN_GRACE_MS (default 12 s) has passed
  * (docs/gaps.md#gateway); then hand shards to the other nodes (cluster), drain every mailbox, flush
  * snapshots, close the stores, exit 0. A second signal exits at once (one within a second of the
  * first is npm passing the same one on). `npm start` execs node, so a signal to npm reaches it.
  */
 import { hostname } from 'node:os';
+import { stopWebhookAttempts } from './actors/delivery/index.ts';
 import { areas } from './actors/index.ts';
 import { DEFAULT_CLOSE_GRACE_MS, serveMetrics, startGateway } from './gateway/index.ts';
 import { startOperatorSocket } from './operator/server.ts';
@@ -89,6 +91,7 @@ async function shutdown(signal: string): Promise<void> {
   stoppingSince = performance.now();
   log(`${signal}: stopping`);
   try {
+    stopWebhookAttempts(platform); // pending attempts wait for a restart, not for the grace
     await gateway.close(grace); // stops accepting; every request on an open connection is answered
     await operator.close();
     await metrics?.close();

@@ -18,6 +18,11 @@ export type { EventEnvelope } from './envelope.ts';
 export { SIGNATURE_HEADER } from './webhook-signature.ts';
 export { deliveryService } from './service.ts';
 
+/** SIGTERM's first step (main.ts): webhook attempts stop at once and stay pending for a restart (docs/gaps.md#delivery "Shutdown"). */
+export function stopWebhookAttempts(platform: Platform): void {
+  platform.services.get(DELIVERY)?.stopAttempts();
+}
+
 const kinds = [EventStream, WebhookEndpoint, WebhookDelivery];
 
 export const area: Area = {

@@ -52,6 +52,15 @@ export class DeliveryService implements TimerHost {
     await this.feed.start();
   }
 
+  /**
+   * The process is stopping (SIGTERM): no more attempts, queued ones dropped and those in flight
+   * abandoned, each left to its delivery's durable watchdog (dispatcher.ts). Called before the
+   * gateway's grace, so a webhook backlog never holds the exit.
+   */
+  stopAttempts(): void {
+    this.dispatcher.stop();
+  }
+
   async stop(): Promise<void> {
     this.detach?.();
     this.unsubscribe?.();
