@@ -46,9 +46,12 @@ export function errorBody(e: ApiError, requestId: string): ErrorBody {
 
 export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>, mayHaveWritten = false): WireResponse {
   const err = toApiError(e, requestId, mayHaveWritten);
+  // RFC 9110 10.2.3: a refusal that says when to come back (a full password queue, an account's failed sign-ins) says it in Retry-After.
+  const wait = err.details?.retryAfterSeconds;
+  const retryAfter = typeof wait === 'number' && Number.isInteger(wait) && wait > 0 ? { 'retry-after': String(wait) } : undefined;
   return {
     status: err.status,
-    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extraHeaders },
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...retryAfter, ...extraHeaders },
     body: JSON.stringify(errorBody(err, requestId)),
   };
 }

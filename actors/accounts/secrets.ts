@@ -2,10 +2,12 @@
  * Secrets (spec 5.2; DESIGN conventions): API keys, client secrets, access tokens and session
  * tokens are random, shown once, and kept only as SHA-256 digests (they carry 238 random bits, so
  * a fast digest is enough); digests are compared in constant time. Passwords are low-entropy, so
- * they are hashed with scrypt, node's memory-hard KDF (N=2^15, r=8: 32 MiB per hash).
+ * they are hashed with scrypt, node's memory-hard KDF (N=2^15, r=8: 32 MiB per hash), each hash
+ * taking its turn in the bounded password queue (password-work.ts).
  */
 import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { randomString, randomSuffix } from '../../kernel/index.ts';
+import { passwordWork } from './password-work.ts';
 
 export const SECRET_LENGTH = 40;
 
@@ -32,9 +34,9 @@ const PARAMS = { N: 1 << 15, r: 8, p: 1 } as const;
 const KEYLEN = 32;
 
 function scrypt(password: string, salt: Buffer, o: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
+  return passwordWork.run(() => new Promise((resolve, reject) =>
     scryptCb(password.normalize('NFKC'), salt, KEYLEN, { ...o, maxmem: 128 * o.N! * o.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  ));
 }
 
 export async function hashPassword(password: string): Promise<PasswordHash> {
@@ -45,7 +47,13 @@ export async function hashPassword(password: string): Promise<PasswordHash> {
 
 /** A hash to verify against when the email is unknown, so both refusals take the same time. */
 let decoy: Promise<PasswordHash> | undefined;
-export const decoyHash = (): Promise<PasswordHash> => (decoy ??= hashPassword(randomSuffix(24)));
+export function decoyHash(): Promise<PasswordHash> {
+  if (!decoy) {
+    decoy = hashPassword(randomSuffix(24));
+    decoy.catch(() => (decoy = undefined)); // refused by a full queue: made on a later sign-in
+  }
+  return decoy;
+}
 
 export async function verifyPassword(password: string, h: PasswordHash): Promise<boolean> {
   const key = await scrypt(password, Buffer.from(h.salt, 'base64'), { N: h.N, r: h.r, p: h.p });

@@ -1,13 +1,15 @@
 /**
  * Sessions (spec 5.4): a signed-in person's token, sent as Service-Session, refused after
  * expires_at. Lifetime is not shown in the spec; 12 hours (docs/gaps.md#accounts). Sign-in answers
- * an unknown email and a wrong password identically, after the same amount of hashing.
+ * an unknown email and a wrong password identically, after the same amount of hashing, and stops
+ * hashing for an email whose failures used up their window (sign-in-throttle.ts).
  */
 import { ApiError, keyValue, newId, type Platform, type Principal } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
 import { Account, type AccountState } from './account.ts';
 import { putCredential } from './credential-records.ts';
 import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';
+import { assertSignInAllowed, clearFailedSignIns, noteFailedSignIn } from './sign-in-throttle.ts';
 import { SOCKET_TICKET_PREFIX, SOCKET_TICKET_TTL_MS, type SocketTicketView } from './socket-tickets.ts';
 
 export const SESSION_TTL_MS = 12 * 3600_000;
@@ -36,12 +38,18 @@ export async function openSession(platform: Platform, account: string, org: stri
 }
 
 export async function signIn(platform: Platform, email: string, password: string): Promise<SessionView> {
+  const who = normaliseEmail(email);
+  const failedBefore = await assertSignInAllowed(platform, who);
   const entry = await keyValue(platform).get<EmailEntry | { pending: true }>(emailKey(email));
   const known = entry && 'account' in entry ? entry : undefined;
   const state = known ? await platform.system.state<AccountState>(Account, known.account, known.org) : undefined;
   const hash = state?.password ?? (await decoyHash());
   const ok = await verifyPassword(password, hash);
-  if (!known || !state?.password || !ok) throw new ApiError('unauthenticated', 'The email or password is not correct.');
+  if (!known || !state?.password || !ok) {
+    await noteFailedSignIn(platform, who);
+    throw new ApiError('unauthenticated', 'The email or password is not correct.');
+  }
+  if (failedBefore) await clearFailedSignIns(platform, who);
   return openSession(platform, known.account, known.org);
 }
 
