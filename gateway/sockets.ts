@@ -7,7 +7,8 @@
  * Authenticator under SOCKET_TICKET_FIELD, a name no request header reaches it under (the transport
  * copies only CREDENTIAL_HEADERS), so a ticket opens an upgrade and nothing else. Neither this file
  * nor the transport logs a URL. Each frame gets a fresh request id; an error becomes an error frame
- * of the same shape as an error body.
+ * of the same shape as an error body. An area may also send frames unprompted through the frame's
+ * `connection` (SocketContext: a worker's device hears of its offers, docs/gaps.md#allocation).
  *
  * A connection's rules (SocketDef: `frames`, `limits`; docs/gaps.md#gateway), checked before a
  * frame is copied (admit) or after the area refused it (message):
@@ -21,7 +22,7 @@
  *   the badFramesPerConnection-th bad one     its error frame, then close 1008
  *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, newId, outcomeUnknown, type Platform, type Principal, type SocketDef, type SocketLimits } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, logOf, newId, outcomeUnknown, type Platform, type Principal, type SocketConnection, type SocketDef, type SocketLimits } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
 import type { SocketReply, SocketRoute } from './wire.ts';
 
@@ -64,6 +65,40 @@ interface Session {
   /** Token bucket of frames: tokens left, and the clock reading they were counted at. */
   tokens: number;
   at: number;
+  /** Set when the transport opened it: what the area pushes through (SocketContext.connection). */
+  connection?: Connection;
+}
+
+/** The connection an area pushes frames through; its close callbacks run once. */
+class Connection implements SocketConnection {
+  private closers: (() => void)[] | undefined = [];
+
+  constructor(private readonly send: (data: string | Uint8Array, binary: boolean) => boolean) {}
+
+  get open(): boolean {
+    return this.closers !== undefined;
+  }
+
+  push(data: string | Uint8Array): boolean {
+    return this.open && this.send(data, typeof data !== 'string');
+  }
+
+  onClose(fn: () => void): void {
+    if (this.closers) this.closers.push(fn);
+    else fn();
+  }
+
+  closed(): void {
+    const fns = this.closers ?? [];
+    this.closers = undefined;
+    for (const fn of fns) {
+      try {
+        fn();
+      } catch (e) {
+        logOf('gateway').error('a socket close callback failed', e);
+      }
+    }
+  }
 }
 
 export function socketRoutes(platform: Platform): SocketRoute[] {
@@ -113,11 +148,17 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
         s.tokens -= 1;
         return undefined;
       },
+      opened(session, send) {
+        (session as Session).connection = new Connection(send);
+      },
+      closed(session) {
+        (session as Session).connection?.closed();
+      },
       async message(session, frame, binary) {
         const s = session as Session;
         const requestId = newId('req_');
         try {
-          const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform });
+          const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform, connection: s.connection });
           // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
           try {
             if (platform.stores.flushed) await platform.system.flushed();

@@ -135,6 +135,8 @@ const CENSUS_MS = 20;
  * it is dropped bare (docs/gaps.md#gateway). It also bounds what uWS buffers per connection.
  */
 const NATIVE_FRAME_FACTOR = 4;
+/** Unsent bytes past which a pushed frame is dropped (its sender told): below uWS's own limit (maxBackpressure, 64 KiB), which drops silently. */
+const PUSH_BUFFER_MAX = 32 * 1024;
 /** RFC 6455 7.4.1: the server is going away. */
 const CLOSE_GOING_AWAY = 1001;
 
@@ -358,12 +360,15 @@ function mountSocket(app: UWS.TemplatedApp, server: ServerState, names: HeaderNa
     upgrade: (res, req, context) => upgradeSocket(server, names, s, res, req, context),
     open: (ws) => {
       server.websockets.add(ws);
+      const conn = ws.getUserData(); // a frame pushed unprompted (SocketRoute.opened); false when not sent
+      s.opened?.(conn.session, (data, binary) => conn.open && ws.getBufferedAmount() <= PUSH_BUFFER_MAX && (reply(ws, conn, { frame: { data, binary } }), conn.open));
       if (server.closing) goAway(ws, ws.getUserData()); // upgraded while close() began
     },
     message: (ws, message, isBinary) => handleFrame(server, s, ws, message, isBinary),
     close: (ws) => {
       ws.getUserData().open = false;
       server.websockets.delete(ws);
+      s.closed?.(ws.getUserData().session);
     },
   });
 }

@@ -56,4 +56,8 @@ export interface SocketRoute {
   admit(session: unknown, byteLength: number, binary: boolean): SocketReply | undefined;
   /** One frame in, one reply back. Never rejects. */
   message(session: unknown, frame: Uint8Array, binary: boolean): Promise<SocketReply>;
+  /** The connection opened: `send` writes a frame unprompted (false when closed or its buffer is full). */
+  opened?(session: unknown, send: (data: string | Uint8Array, binary: boolean) => boolean): void;
+  /** The connection closed. */
+  closed?(session: unknown): void;
 }

@@ -127,6 +127,20 @@ export interface SocketContext {
   /** A fresh request id per frame (req_...). */
   requestId: string;
   platform: Platform;
+  /** The connection the frame came on, for frames the server sends unprompted (server push); absent where the transport cannot push. */
+  connection?: SocketConnection;
+}
+
+/**
+ * One open WebSocket, as an area sees it to push frames it was not asked for (an offer reaching a
+ * worker's device, docs/gaps.md#allocation). The same object for every frame of the connection.
+ */
+export interface SocketConnection {
+  /** Sends a frame now (a string as text, bytes as binary); false when the connection is closed or its send buffer is full, and the frame was dropped. */
+  push(data: string | Uint8Array): boolean;
+  /** Runs `fn` once when the connection closes (at once when it already has). */
+  onClose(fn: () => void): void;
+  readonly open: boolean;
 }
 
 /** A public event type (spec 6), produced when an actor of `kind` commits a journal event `on`. */

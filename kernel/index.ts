@@ -9,7 +9,7 @@ export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fiel
 export type { DerivedForm, ErrorCode, Log, ValidationEntry, ValidationReport } from './base/index.ts';
 export { logOf } from './base/index.ts';
 export { mounted, route } from './area.ts';
-export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketContext, SocketDef, SocketLimits } from './area.ts';
+export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketConnection, SocketContext, SocketDef, SocketLimits } from './area.ts';
 export { attemptTimers } from './attempts.ts';
 export type { AttemptFacts, AttemptStatus } from './attempts.ts';
 export { canonicalJson, contentHash, sha256 } from './canonical.ts';

@@ -12,7 +12,7 @@ import { SandboxNetworkCrossCheck, type NetworkCrossCheckProvider } from './prov
 import { ALLOCATION, AllocationService, heartbeatSocket, IntegrityFlag, supplyRoutes, supplySocket, Worker } from './supply/index.ts';
 import { CASCADE_REMOVAL, CascadeRemoval, WorkOrder, workOrderRoutes } from './work-orders/index.ts';
 import { Assignment, assignmentRoutes } from './assignments/index.ts';
-import { DEVICE_REVOCATIONS, DeviceCredential, DeviceRevocations, deviceRoutes, withDeviceAccess, withDeviceSockets } from './devices/index.ts';
+import { DEVICE_FEED, DEVICE_REVOCATIONS, DeviceCredential, DeviceFeed, DeviceInbox, DeviceRevocations, deviceRoutes, withDeviceAccess, withDeviceSockets } from './devices/index.ts';
 
 export { Worker, IntegrityFlag, AllocationService, WorkOrder, Assignment, CASCADE_REMOVAL };
 export { allocationService as allocation } from './supply/index.ts';
@@ -24,7 +24,7 @@ export {
   NearestBuffer, SupplyIndex, type Neighbour, SupplyMap, excludedBecause, EXCLUSION_REASONS, type ExclusionReason,
   SupplyReplica, type SupplyUpdate, SupplyBus,
 } from './supply/index.ts';
-export { DEVICE_SCOPES, DEVICE_CREDENTIAL_PREFIX, DeviceCredential, withDeviceSockets } from './devices/index.ts';
+export { DEVICE_SCOPES, DEVICE_CREDENTIAL_PREFIX, DeviceCredential, withDeviceSockets, DeviceInbox, inboxIdOf, DEVICE_FEED, deviceFeedOf, NOTICE_TYPES, type Notice, type NoticeType } from './devices/index.ts';
 /** The ranking over given sources, for the allocation bench beside the bare supply query. */
 export { rankWith, rankForOpen, rankingSources, type RankingSources, type Gates, WORK_ORDER_PREFIX, type WorkOrderState, ACTIVE_WEIGHTS } from './work-orders/index.ts';
 export { assignmentIdOf } from './assignments/index.ts';
@@ -34,7 +34,7 @@ export { NETWORK_TEST_VALUES, type NetworkCrossCheckProvider } from './providers
 
 export const area: Area = {
   name: 'allocation',
-  kinds: [Worker, IntegrityFlag, WorkOrder, Assignment, DeviceCredential],
+  kinds: [Worker, IntegrityFlag, WorkOrder, Assignment, DeviceCredential, DeviceInbox],
   // A worker's device credential reaches only its own worker's routes (spec 4.7; devices/device-access.ts).
   routes: withDeviceAccess([...supplyRoutes, ...workOrderRoutes, ...assignmentRoutes, ...deviceRoutes]),
   events,
@@ -48,12 +48,17 @@ export const area: Area = {
     const revocations = new DeviceRevocations(platform);
     platform.services.provide(DEVICE_REVOCATIONS, revocations);
     revocations.start();
+    // Offers and assignments to the worker's devices (devices/device-feed.ts).
+    const feed = new DeviceFeed(platform);
+    platform.services.provide(DEVICE_FEED, feed);
+    feed.start();
     const removal = new CascadeRemoval(platform);
     platform.services.provide(CASCADE_REMOVAL, removal);
     removal.start();
   },
   async stop(platform) {
     await platform.services.remove(CASCADE_REMOVAL)?.stop();
+    await platform.services.remove(DEVICE_FEED)?.stop();
     await platform.services.remove(DEVICE_REVOCATIONS)?.stop();
     platform.services.remove(ALLOCATION)?.stop();
   },

@@ -297,6 +297,8 @@ export const Assignment = defineActor({
     const lists: IndexEntry[] = [
       { list: 'all', sortKey: k },
       { list: `status:${s.status}`, sortKey: k },
+      // the worker's own (GET /v1/allocation/assignments with their device credential or worker_id)
+      { list: `worker:${workerActorId(s.org, s.worker_id)}`, sortKey: k },
     ];
     if (s.status === 'assigned') lists.push({ list: `unstarted_worker:${workerActorId(s.org, s.worker_id)}`, sortKey: k });
     if (s.status === 'exception') lists.push({ list: 'exceptions:open', sortKey: k });

@@ -4,8 +4,10 @@
  * assignment actor decides.
  */
 import { randomInt } from 'node:crypto';
-import { ApiError, type Caller, derivedId, listPage, type Platform } from '../../../kernel/index.ts';
-import { Assignment, ASSIGNMENT_PREFIX, assignmentIdOfException, type AssignmentState, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
+import { ApiError, type Caller, derivedId, hasPrefix, listPage, type Platform } from '../../../kernel/index.ts';
+import { Assignment, ASSIGNMENT_PREFIX, assignmentIdOfException, type AssignmentState, type AssignmentStatus, exceptionView, passcodeDigest, proofBody } from './assignment.ts';
+import { workerPage } from '../lists.ts';
+import { workerActorId } from '../supply/worker.ts';
 import { stepFacts } from './proof.ts';
 import { allocationService } from '../supply/service.ts';
 import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
@@ -88,4 +90,15 @@ export async function openExceptions(platform: Platform, org: string, query: { l
 export async function adjudicateException(platform: Platform, caller: Caller, assignmentId: string, body: { outcome: 'upheld' | 'dismissed'; reason: string; accepted_signals?: string[] }, dedupeId: string | undefined): Promise<unknown> {
   await platform.system.ask(Assignment, assignmentId, 'adjudicate', body, { ...caller, dedupeId });
   return exceptionOf(platform, caller.org, assignmentId);
+}
+
+/**
+ * GET /v1/allocation/assignments: newest first, filter status; with a worker (a device credential's
+ * own, or worker_id) only that worker's, read off their `worker:` list.
+ */
+export function listAssignments(platform: Platform, org: string, workerId: string | undefined, query: { status?: AssignmentStatus; limit?: number; starting_after?: string }): Promise<unknown> {
+  if (workerId === undefined) return listPage(platform.system, Assignment, org, query.status ? `status:${query.status}` : 'all', query, 'desc');
+  return workerPage(platform, Assignment, org, `worker:${workerActorId(org, workerId)}`, query, (id) => (hasPrefix(id, ASSIGNMENT_PREFIX) ? id : undefined), (s: AssignmentState) =>
+    query.status === undefined || s.status === query.status ? Assignment.view(s) : undefined,
+  );
 }

@@ -4,10 +4,10 @@
  * Request and response shapes are not shown: docs/gaps.md#allocation.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { callerOf, createDedupe, enumOf, idOf, listPage, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, createDedupe, enumOf, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
 import { OFFER_PREFIX } from '../work-orders/work-order.ts';
 import { Assignment, ASSIGNMENT_PREFIX, ASSIGNMENT_STATUSES, assignmentIdOfException, EXCEPTION_PREFIX } from './assignment.ts';
-import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, openExceptions, proofOf } from './assignments.ts';
+import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, listAssignments, openExceptions, proofOf } from './assignments.ts';
 
 const M = 'match';
 const offerId = (id: string) => idOf(id, OFFER_PREFIX, 'offer');
@@ -16,7 +16,10 @@ const asgId = (id: string) => idOf(id, ASSIGNMENT_PREFIX, 'assignment');
 const excId = (id: string) => assignmentIdOfException(idOf(id, EXCEPTION_PREFIX, 'exception'));
 const agap = 'Request and response shapes of assignments, proofs and exceptions are not shown; see docs/gaps.md#allocation.';
 const Passcode = Type.Object({ passcode: Type.String({ minLength: 1, maxLength: 32, description: 'The start passcode (arrival) or the completion passcode (completion) the site holds.' }) }, { additionalProperties: false });
-const AsgListQuery = listQueryWith({ status: Type.Optional(enumOf(ASSIGNMENT_STATUSES)) });
+const AsgListQuery = listQueryWith({
+  status: Type.Optional(enumOf(ASSIGNMENT_STATUSES)),
+  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only this worker\u2019s; a device credential lists its own worker\u2019s whether or not it is given.' })),
+});
 const Adjudicate = Type.Object(
   { outcome: enumOf(['upheld', 'dismissed'] as const), reason: Type.String({ minLength: 1, maxLength: 1000 }), accepted_signals: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })) },
   { additionalProperties: false },
@@ -35,7 +38,8 @@ export const assignmentRoutes: RouteDef[] = [
     summary: 'Make the assignment of an accepted offer; its start and completion passcodes are in this answer only.',
     handler: (req) => createAssignment(req.platform, callerOf(req), offerId(req.body.offer_id), createDedupe(req)) }),
   route({ method: 'GET', path: '/v1/allocation/assignments', auth: 'key', module: M, idempotent: false, query: AsgListQuery, specGap: agap,
-    summary: 'List assignments, newest first; filter status.', handler: (req) => listPage(req.platform.system, Assignment, req.org, req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc') }),
+    summary: 'List assignments, newest first; filter status and worker_id. With a device credential, only its worker\u2019s.',
+    handler: (req) => listAssignments(req.platform, req.org, req.principal?.kind === 'device' ? req.principal.worker : req.query.worker_id, req.query) }),
   route({ method: 'GET', path: '/v1/allocation/assignments/{assignment_id}', auth: 'key', module: M, idempotent: false, specGap: agap,
     summary: 'Retrieve an assignment (passcodes are never returned after issue).', handler: (req) => req.platform.system.get(Assignment, asgId(req.params.assignment_id!), req.org) }),
   simple('start', 'The worker sets off for the site.'),

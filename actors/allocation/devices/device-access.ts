@@ -37,8 +37,16 @@ const fromOffer: WorkerOf = async (req) => {
 const fromAssignment: WorkerOf = async (req) =>
   (await req.platform.system.state<AssignmentState>(Assignment, idOf(req.params.assignment_id!, ASSIGNMENT_PREFIX, 'assignment'), req.org)).worker_id;
 
+/** A list's worker_id filter; a device that gives none lists its own worker's. */
+const fromQuery: WorkerOf = (req) => {
+  const w = (req.query as { worker_id?: unknown } | undefined)?.worker_id;
+  return typeof w === 'string' ? w : undefined;
+};
+
 /** The routes a device may use, each with where its worker is read. */
 const DEVICE_ROUTES = new Map<string, WorkerOf>([
+  ['GET /v1/allocation/offers', fromQuery],
+  ['GET /v1/allocation/assignments', fromQuery],
   ['POST /v1/allocation/heartbeats', fromBatch],
   ['PUT /v1/allocation/availability/{worker_id}', fromPath],
   ['GET /v1/allocation/availability/{worker_id}', fromPath],

@@ -9,3 +9,6 @@ export { DEVICE_SCOPES } from './device-credentials.ts';
 export { DEVICE_REVOCATIONS, DeviceRevocations } from './device-revocations.ts';
 export { withDeviceAccess, withDeviceSockets } from './device-access.ts';
 export { deviceRoutes } from './routes.ts';
+export { DeviceInbox, inboxIdOf, BACKLOG } from './device-inbox.ts';
+export { DEVICE_FEED, DeviceFeed, deviceFeedOf } from './device-feed.ts';
+export { NOTICE_TYPES, type Notice, type NoticeType } from './notices.ts';

@@ -7,10 +7,13 @@
  * frame goes through msgpackr (after the structure check of msgpack-frame.ts) and parseBatch, the
  * REST body check. A truncated or malformed frame answers 400 invalid_request. A device credential
  * sends only its own worker's batches, and its frames stop when it is revoked (devices/device-access.ts).
+ * A frame with a `type` is not a batch: a device subscribes on this socket to its worker's offers and
+ * assignments, acknowledges, accepts and declines offers (devices/device-frames.ts).
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { ApiError, callerOf, jsonBoundsRefusal, type SocketDef } from '../../../kernel/index.ts';
 import { deviceMayActFor } from '../devices/device-access.ts';
+import { controlFrame, isControlFrame } from '../devices/device-frames.ts';
 import { decodeMsgpackBatch } from './msgpack-batch.ts';
 import { checkMsgpackFrame } from './msgpack-frame.ts';
 import { ingestHeartbeats, submitHeartbeats } from './heartbeats.ts';
@@ -45,6 +48,11 @@ export const heartbeatSocket: SocketDef & Required<Pick<SocketDef, 'limits'>> = 
       receipt = await ingestHeartbeats(ctx.platform, caller, fast);
     } else {
       const body = readBody(frame);
+      // a frame with a type is the device's own (subscribe, ack, accept, decline): devices/device-frames.ts
+      if (isControlFrame(body)) {
+        const reply = await controlFrame(body, frame.binary, ctx);
+        return frame.binary ? packr.pack(reply) : JSON.stringify(reply);
+      }
       // A device sends only its own worker's batches (spec 4.7); a batch without a readable worker_id is parseBatch's 400.
       const worker = (body as { worker_id?: unknown } | null)?.worker_id;
       if (ctx.principal.kind === 'device') deviceMayActFor(ctx.platform, ctx.principal, typeof worker === 'string' ? worker : ctx.principal.worker!);

@@ -5,9 +5,9 @@
  * Request and response shapes are not shown: docs/gaps.md#allocation.
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, createDedupe, createdId, enumOf, idOf, listPage, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
-import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workOrderStep } from './work-orders.ts';
-import { OFFER_PREFIX, WORK_ORDER_PREFIX, WORK_ORDER_STATUSES, WorkOrder } from './work-order.ts';
+import { callerOf, createDedupe, createdId, enumOf, errorEntry, idOf, listPage, listQueryWith, route, type RouteDef, validationError } from '../../../kernel/index.ts';
+import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workerOffers, workOrderStep } from './work-orders.ts';
+import { OFFER_PREFIX, OFFER_STATUSES, WORK_ORDER_PREFIX, WORK_ORDER_STATUSES, WorkOrder } from './work-order.ts';
 
 const M = 'match';
 const gap = 'Request and response shapes of work orders and offers are not shown; see docs/gaps.md#allocation.';
@@ -29,6 +29,16 @@ const OpenBody = Type.Object(
 );
 
 const ListQuery = listQueryWith({ status: Type.Optional(enumOf(WORK_ORDER_STATUSES)) });
+const OfferListQuery = listQueryWith({
+  status: Type.Optional(enumOf(OFFER_STATUSES)),
+  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Whose offers: required with an organisation key; a device credential lists its own worker\u2019s.' })),
+});
+/** The worker whose offers are listed: a device's own (device-access checks a worker_id given), else the query's. */
+function offersWorker(req: { principal?: { kind: string; worker?: string }; query: { worker_id?: string } }): string {
+  if (req.principal?.kind === 'device' && req.principal.worker) return req.principal.worker;
+  if (req.query.worker_id) return req.query.worker_id;
+  throw validationError([errorEntry('/worker_id', 'required', 'worker_id is required with an organisation key: whose offers to list.')]);
+}
 const Reason = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false });
 
 const action = (op: 'offer' | 'fill' | 'expire' | 'cancel', summary: string) =>
@@ -52,6 +62,9 @@ export const workOrderRoutes: RouteDef[] = [
   action('fill', 'Close the work order as filled with the offers accepted so far; pending offers are withdrawn.'),
   action('expire', 'Close the work order unfilled (window_passed): a supply gap; pending offers are withdrawn.'),
   action('cancel', 'Cancel the work order; pending offers are withdrawn.'),
+  route({ method: 'GET', path: '/v1/allocation/offers', auth: 'key', module: M, idempotent: false, query: OfferListQuery, specGap: gap,
+    summary: 'One worker\u2019s offers, newest first; filter status (pending: those waiting for an answer). With a device credential, only its worker\u2019s.',
+    handler: (req) => workerOffers(req.platform, req.org, offersWorker(req), req.query.status, req.query) }),
   route({ method: 'GET', path: '/v1/allocation/offers/{offer_id}', auth: 'key', module: M, idempotent: false, specGap: gap,
     summary: 'Retrieve an offer.', handler: (req) => getOffer(req.platform, req.org, offerId(req.params.offer_id!)) }),
   route({ method: 'POST', path: '/v1/allocation/offers/{offer_id}/accept', auth: 'key', module: M, idempotent: true, specGap: gap,

@@ -57,6 +57,9 @@ export function pendingList(org: string, workerId: string): string {
   return list;
 }
 
+/** The `offered_worker:` list of a worker: every work order that made them an offer, whatever became of it. */
+export const offeredList = (org: string, workerId: string): string => `offered_worker:${pendingList(org, workerId).slice('pending_worker:'.length)}`;
+
 export const offerIdOf = (workOrderId: string, n: number) => `${OFFER_PREFIX}${workOrderId.slice(WORK_ORDER_PREFIX.length)}${n}`;
 const WO_SUFFIX = 22;
 export const workOrderIdOfOffer = (offerId: string) => `${WORK_ORDER_PREFIX}${offerId.slice(OFFER_PREFIX.length, OFFER_PREFIX.length + WO_SUFFIX)}`;
@@ -406,6 +409,8 @@ export const WorkOrder = defineActor({
     ];
     // Cascade removal finds a worker's live cascades here (spec 6), without scanning work orders.
     for (const w of new Set(pendingOf(s).map((o) => o.worker_id))) lists.push({ list: pendingList(s.org, w), sortKey: k });
+    // A worker's own offers, whatever their status (GET /v1/allocation/offers, docs/gaps.md#allocation).
+    for (const o of s.offers) lists.push({ list: offeredList(s.org, o.worker_id), sortKey: k });
     return lists;
   },
 });

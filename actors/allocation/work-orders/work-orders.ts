@@ -3,11 +3,12 @@
  * opening a work order over its ranked candidates (candidates.ts), its explained ranking, its
  * steps, and the offers' acceptance. The work order actor then runs the cascade.
  */
-import { ApiError, type Caller, errorEntry, type Platform, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, type Caller, errorEntry, hasPrefix, type Platform, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { credentialEligibility } from '../../credentials/index.ts';
 import { moduleGates, rankAround, rankForOpen, rankingSources } from './candidates.ts';
 import { ACTIVE_WEIGHTS, weightsVersion } from './weights.ts';
-import { type CandidateList, offerView, type OpenCommand, WorkOrder, workOrderIdOfOffer, type WorkOrderState } from './work-order.ts';
+import { type CandidateList, OFFER_PREFIX, offeredList, type OfferStatus, offerView, type OpenCommand, pendingList, WorkOrder, workOrderIdOfOffer, type WorkOrderState } from './work-order.ts';
+import { workerPage } from '../lists.ts';
 
 export interface OpenWorkOrder {
   location: { latitude: number; longitude: number; radius_metres: number };
@@ -134,4 +135,16 @@ export async function declineOffer(platform: Platform, caller: Caller, offerId: 
 export async function offersOf(platform: Platform, org: string, id: string): Promise<unknown> {
   const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);
   return { object: 'list', data: [...s.offers].reverse().map((o) => offerView(s, o)), has_more: false };
+}
+
+/**
+ * GET /v1/allocation/offers: one worker's offers, newest first (a work order offers a worker once),
+ * filtered by status; pending ones read off the `pending_worker:` list, the rest off `offered_worker:`.
+ */
+export function workerOffers(platform: Platform, org: string, workerId: string, status: OfferStatus | undefined, query: { limit?: number; starting_after?: string }): Promise<unknown> {
+  const list = status === 'pending' ? pendingList(org, workerId) : offeredList(org, workerId);
+  return workerPage(platform, WorkOrder, org, list, query, (id) => (hasPrefix(id, OFFER_PREFIX) ? workOrderIdOfOffer(id) : undefined), (s: WorkOrderState) => {
+    const o = s.offers.find((x) => x.worker_id === workerId && (status === undefined || x.status === status));
+    return o ? offerView(s, o) : undefined;
+  });
 }

@@ -1,0 +1,92 @@
+/**
+ * A worker's device inbox (spec 4.7: a device credential authenticates "their own offers and
+ * assignment steps"; the frames are a gap, docs/gaps.md#allocation "Offers to the device"). One
+ * actor per (organisation, worker): every notice the worker's devices are sent (an offer made,
+ * accepted, declined, expired, withdrawn or accepted elsewhere; an assignment of theirs changed or
+ * cancelled), numbered by a per-worker sequence from 1. The last BACKLOG notices are kept, so a
+ * device that reconnects asks for what it missed by sequence; the journal is the truth, so the
+ * backlog outlives passivation and restarts. Notices are derived from the work orders' and
+ * assignments' committed events (notices.ts) and brought here at least once; each is recorded once
+ * (the event's id is its dedupe id, and is checked against the backlog as well), so a repeat never
+ * takes a second number. A device's acknowledgement of an offer is recorded once.
+ *
+ * command      condition                                   event                      next
+ * -----------  ------------------------------------------  -------------------------  ----------------
+ * record       the notice's event not recorded yet         inbox.notice_recorded      sequence + 1
+ * record       the notice's event already in the backlog   -                          (same)
+ * acknowledge  offer not acknowledged yet                  inbox.offer_acknowledged   (same sequence)
+ * acknowledge  offer acknowledged before                   -                          (same)
+ */
+import { defineActor, iso } from '../../../runtime/index.ts';
+import { assertNever, derivedId } from '../../../kernel/index.ts';
+import type { Notice, NoticeBody } from './notices.ts';
+
+export const DEVICE_INBOX_PREFIX = 'match_device_inbox_';
+/** Notices a worker's inbox keeps for devices that reconnect (older ones are read from the lists). */
+export const BACKLOG = 64;
+/** Offer acknowledgements remembered per worker (one per offer made; the backlog's worth and more). */
+const ACKNOWLEDGED_KEPT = 128;
+
+/** The inbox of an organisation's worker (worker_id is the organisation's own reference, docs/gaps.md#allocation). */
+export const inboxIdOf = (org: string, workerId: string): string => derivedId(DEVICE_INBOX_PREFIX, [org, workerId]);
+
+export interface InboxState {
+  id: string;
+  org: string;
+  worker_id: string;
+  /** The sequence of the last notice recorded; 0 before the first. */
+  sequence: number;
+  /** The last BACKLOG notices, oldest first. */
+  notices: Notice[];
+  /** Offers a device acknowledged, oldest first, with when. */
+  acknowledged: { offer_id: string; at: number; device: string }[];
+}
+
+type InboxEvent =
+  | { type: 'inbox.notice_recorded'; notice: Notice }
+  | { type: 'inbox.offer_acknowledged'; offer_id: string; device: string };
+
+export interface RecordCommand {
+  worker_id: string;
+  event_id: string;
+  body: NoticeBody;
+}
+
+export const DeviceInbox = defineActor({
+  kind: 'allocation_device_inbox',
+  prefix: DEVICE_INBOX_PREFIX,
+  creates: ['record', 'acknowledge'],
+  initial: (id: string, org: string): InboxState => ({ id, org, worker_id: '', sequence: 0, notices: [], acknowledged: [] }),
+  decide: {
+    record(s: InboxState, cmd: RecordCommand): InboxEvent[] {
+      if (s.notices.some((n) => n.event_id === cmd.event_id)) return [];
+      return [{ type: 'inbox.notice_recorded', notice: { ...cmd.body, sequence: s.sequence + 1, worker_id: cmd.worker_id, event_id: cmd.event_id } }];
+    },
+    acknowledge(s: InboxState, cmd: { offer_id: string; device: string }): InboxEvent[] {
+      if (s.acknowledged.some((a) => a.offer_id === cmd.offer_id)) return [];
+      return [{ type: 'inbox.offer_acknowledged', offer_id: cmd.offer_id, device: cmd.device }];
+    },
+  },
+  evolve(s: InboxState, e: InboxEvent, meta): InboxState {
+    switch (e.type) {
+      case 'inbox.notice_recorded': {
+        const notices = s.notices.length >= BACKLOG ? [...s.notices.slice(s.notices.length - BACKLOG + 1), e.notice] : [...s.notices, e.notice];
+        return { ...s, worker_id: e.notice.worker_id, sequence: e.notice.sequence, notices };
+      }
+      case 'inbox.offer_acknowledged': {
+        const kept = s.acknowledged.length >= ACKNOWLEDGED_KEPT ? s.acknowledged.slice(1) : s.acknowledged;
+        return { ...s, acknowledged: [...kept, { offer_id: e.offer_id, at: meta.at, device: e.device }] };
+      }
+      default:
+        return assertNever(e);
+    }
+  },
+  view: (s: InboxState) => ({
+    object: 'device_inbox',
+    worker_id: s.worker_id,
+    sequence: s.sequence,
+    oldest_sequence: s.notices[0]?.sequence ?? s.sequence + 1,
+    notices: s.notices,
+    acknowledged: s.acknowledged.map((a) => ({ offer_id: a.offer_id, acknowledged_at: iso(a.at), device_credential_id: a.device })),
+  }),
+});
