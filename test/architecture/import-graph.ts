@@ -46,6 +46,10 @@ const areaOf = (p: string): string | undefined => (p.startsWith('actors/') && p.
 const isAreaFace = (p: string): boolean => /^actors\/[^/]+\/index\.ts$/.test(p);
 const isFace = (p: string): boolean => FACES.has(p) || isAreaFace(p);
 const within = (p: string, dir: string): boolean => p.startsWith(dir + '/');
+/** The client libraries' public faces, and the generator that writes the TypeScript client's types (npm run docs). */
+const CLIENT_FACES = new Set(['clients/typescript/src/index.ts', 'clients/device/src/index.ts']);
+const CLIENT_GENERATOR = 'clients/typescript/scripts/generate.ts';
+const packageOf = (p: string): string | undefined => (within(p, 'clients') ? p.split('/').slice(0, 2).join('/') : undefined);
 
 /** Why `from` may not import `to`, or undefined when it may. Only project files (relative imports) are judged here. */
 export function refusal(from: string, to: string): string | undefined {
@@ -77,8 +81,13 @@ export function refusal(from: string, to: string): string | undefined {
     if (within(to, 'bench') || within(to, 'support') || isFace(to)) return undefined;
     return 'bench/ uses the platform only through faces';
   }
-  // load/ (npm run load) is a client of a running deployment: it imports nothing of the platform
-  if (within(from, 'load')) return within(to, 'load') ? undefined : 'load/ is a client of a running deployment: it imports only itself';
+  // clients/<name>/ is published alone (its own package.json): it imports nothing outside itself
+  if (within(from, 'clients')) return packageOf(to) === packageOf(from) ? undefined : 'a client library imports only its own package (it is published alone)';
+  // load/ (npm run load) is a client of a running deployment: it imports nothing of the platform,
+  // and calls it through the client libraries' faces
+  if (within(from, 'load')) return within(to, 'load') || CLIENT_FACES.has(to) ? undefined : 'load/ is a client of a running deployment: it imports only itself and the client libraries';
+  if (to === CLIENT_GENERATOR) return within(from, 'scripts') ? undefined : 'only scripts/ runs the client generator';
+  if (within(to, 'clients')) return 'only load/ and tests use the client libraries';
   if (within(to, 'load')) return 'only load/ imports load/';
   if (within(to, 'bench')) return 'only bench/ imports bench/';
   if (within(to, 'scripts') && !within(from, 'scripts')) return 'nothing but tests imports scripts/';

@@ -50,9 +50,23 @@ describe('import rules (DESIGN "Top level")', () => {
     ['actors/allocation/supply-index.ts', 'test/allocation/oracle.ts', 'production code into test/'],
     ['load/cli.ts', 'kernel/index.ts', 'the load tool into the platform (it is a client of a running deployment)'],
     ['bench/run.ts', 'load/html.ts', 'another folder into load/'],
+    ['clients/typescript/src/client.ts', 'kernel/index.ts', 'a client library into the platform (it is published alone)'],
+    ['clients/device/src/device.ts', 'clients/typescript/src/index.ts', 'a client library into another package'],
+    ['load/dispatch.ts', 'clients/typescript/src/transport.ts', 'the load tool past a client library\'s face'],
+    ['gateway/pipeline.ts', 'clients/typescript/src/index.ts', 'the platform into a client library'],
+    ['main.ts', 'clients/typescript/scripts/generate.ts', 'anything but scripts/ into the client generator'],
   ])('a wrong import is refused: %s -> %s (%s)', (from, to) => {
     expect(refusal(from, to)).toBeTypeOf('string');
     expect(violations([{ file: from, imports: [to] }])).toHaveLength(1);
+  });
+
+  it.each([
+    ['load/clients.ts', 'clients/typescript/src/index.ts'],
+    ['load/cli.ts', 'clients/device/src/index.ts'],
+    ['scripts/write-docs.ts', 'clients/typescript/scripts/generate.ts'],
+    ['clients/typescript/src/client.ts', 'clients/typescript/src/generated.js'],
+  ])('a client library is used through its face, and imports only itself: %s -> %s', (from, to) => {
+    expect(refusal(from, to)).toBeUndefined();
   });
 
   it('a cycle is found, type-only or not', () => {
