@@ -15,6 +15,7 @@ import { makeAvailable, platformCounters, readers, register, pool } from './clie
 import { Dispatch } from './dispatch.ts';
 import { DeviceSocket, HEARTBEAT_SOCKET_PATH, makeDevices, nextReading, rng, type Device } from './devices.ts';
 import { Metrics, table } from './metrics.ts';
+import { Phone } from './phones.ts';
 import { checkTargets, parseArgs, USAGE, type LoadOptions } from './options.ts';
 import { loadReport, type LoadOutcome } from './report.ts';
 
@@ -44,11 +45,13 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   // A socket per device authenticates with that device's own credential; sockets shared by several
   // devices are the organisation's relay and use its key (docs/gaps.md#allocation: a heartbeat never
   // changes availability, so a relay may send them).
+  // A device on a socket of its own is a phone on the device library (phones.ts).
   const ownSockets = o.sockets >= base.length;
-  const sockets = Array.from({ length: o.sockets }, (_, i) => {
+  const sockets: (DeviceSocket | Phone)[] = Array.from({ length: o.sockets }, (_, i) => {
     const t = o.targets[i % o.targets.length];
+    if (ownSockets) return new Phone(t.origin, deviceKeys.get(base[i].workerId)!, base[i].workerId, metrics);
     const url = `${t.protocol === 'https:' ? 'wss' : 'ws'}://${t.host}${HEARTBEAT_SOCKET_PATH}`;
-    return new DeviceSocket(url, ownSockets ? deviceKeys.get(base[i].workerId)! : key, metrics, o.encoding);
+    return new DeviceSocket(url, key, metrics, o.encoding);
   });
   b = bar('sockets', sockets.length);
   await pool(sockets, 50, (s) => s.connect(), () => b.increment());

@@ -31,6 +31,13 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** What carries a device's readings: a phone of its own (phones.ts) or a relay socket shared with others. */
+export interface Sender {
+  send(workerId: string, readings: Record<string, unknown>[], dueAt: number): void;
+  readonly pending: number;
+  close(): void;
+}
+
 export interface Device {
   workerId: string;
   lat: number;
@@ -41,7 +48,7 @@ export interface Device {
   battery: number;
   lastRecordedAt: number;
   movedAt: number;
-  socket: DeviceSocket;
+  socket: Sender;
 }
 
 export function makeDevices(n: number, runId: string, city: LoadOptions['city'], random: () => number): Omit<Device, 'socket'>[] {

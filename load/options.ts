@@ -34,11 +34,14 @@ export interface LoadOptions {
 
 export const USAGE = `npm run load -- --target http://127.0.0.1:8080 [--target http://10.0.0.2:8080 ...]
   --devices N          simulated devices (default 1000)
-  --sockets N          WebSocket connections the devices share (default min(devices, 2000))
+  --sockets N          WebSocket connections the devices share (default min(devices, 2000));
+                       as many as devices: each device is a phone on the device library
+                       (clients/device, its own credential, msgpack); fewer: the organisation's
+                       relay sockets (its key, several workers a socket)
   --interval 10s       one heartbeat per device per interval
   --duration 60s       how long the load runs (ms, s, m)
   --bad-share 0.05     share of bad readings (inaccurate fix, future clock, duplicate, teleport)
-  --encoding json      json or msgpack frames
+  --encoding json      json or msgpack frames on relay sockets (phones send msgpack)
   --read-rate 50       API list and record reads a second
   --dispatchers 0      dispatchers opening work orders and accepting offers (0: off)
   --eligible-share 0.1 share of simulated workers made eligible at setup (passport, engagement)

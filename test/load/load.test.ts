@@ -101,6 +101,25 @@ describe('a run against a started platform', () => {
     }
   });
 
+  it('a device on a socket of its own is a phone on the device library (clients/device): every good reading accepted once, every bad one refused, the platform agreeing with the tool', async () => {
+    const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '16', '--interval', '400ms', '--duration', '2s', '--bad-share', '0.2', '--read-rate', '0', '--quiet', '--report', join(dir, 'phones.html')]);
+    expect(o.sockets).toBe(16);
+    const out = await runLoad(o, () => {});
+    expect(out.unanswered).toBe(0);
+    const c = out.counters;
+    const good = c['good readings sent'];
+    const bad = Object.entries(c).filter(([k]) => k.startsWith('bad sent: ')).reduce((a, [, n]) => a + n, 0);
+    expect(good).toBeGreaterThan(40);
+    expect(c['readings sent']).toBe(good + bad);
+    expect(c['readings accepted (receipts)']).toBe(good);
+    expect(Object.entries(c).filter(([k]) => k.startsWith('rejected: ')).reduce((a, [, n]) => a + n, 0)).toBe(bad);
+    expect(out.platform.accepted).toBe(good);
+    expect(out.agreement?.within).toBe(true);
+    const frames = out.summary.find((s) => s.name === 'heartbeat frame')!;
+    expect(frames.errors).toBe(0);
+    expect(out.summary.find((s) => s.name === 'ws connect')!.count).toBe(16);
+  });
+
   it('devices over WebSockets, API readers and dispatchers run for the duration; the platform\'s readings-accepted counter and its count of work orders filled agree with the tool\'s within 1%; every bad reading is refused; the HTML report is written', async () => {
     const report = join(dir, 'report.html');
     const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '60', '--sockets', '12', '--interval', '500ms', '--duration', '3s', '--bad-share', '0.2', '--read-rate', '20', '--dispatchers', '2', '--eligible-share', '0.5', '--work-order-rate', '4', '--quiet', '--report', report]);
