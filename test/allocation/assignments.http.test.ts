@@ -99,7 +99,7 @@ describe('assignments (spec 3, 4.7)', { timeout: 120_000 }, () => {
     expect((await kit.post(`/v1/allocation/exceptions/${exc.id}/adjudicate`, { outcome: 'upheld', reason: 'again' })).status).toBe(409);
   });
 
-  it('dwell counts from the geofence entry, not from the first reading after arrival: minutes inside before arrival count', async () => {
+  it('dwell counts from the geofence entry, not from the first reading after arrival: minutes inside before arrival count (spec 3)', async () => {
     const { p, w, a } = await assigned();
     // a walk to the site, inside from the first reading there, arrival recorded four minutes later,
     // completion two minutes after that
@@ -112,6 +112,34 @@ describe('assignments (spec 3, 4.7)', { timeout: 120_000 }, () => {
     const proof = (await h.request('GET', `/v1/allocation/assignments/${a.id}/proof`)).body;
     expect(proof.dwell_seconds).toBeGreaterThanOrEqual(300); // the policy's minimum; after arrival alone it is about 120
     expect(proof.geofence_crossings[0]).toMatchObject({ direction: 'entered' });
+  });
+
+  it('an accepted offer without its assignment leaves the work order waiting with next_action create_assignment; making the assignment clears it (docs/gaps.md next_action)', async () => {
+    const p = kit.centre();
+    await kit.worker(p, 400);
+    const wo = await kit.open(p);
+    const [offer] = await kit.offers(wo.id);
+    // a pending offer moves on by itself (an answer or its expiry): nothing to do
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body.next_action).toBeNull();
+    expect((await kit.post(`/v1/allocation/offers/${offer!.id}/accept`)).status).toBe(200);
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({
+      status: 'filled',
+      next_action: { code: 'create_assignment', call: { method: 'POST', path: '/v1/allocation/assignments' }, details: { offer_ids: [offer!.id] } },
+    });
+    expect((await kit.post('/v1/allocation/assignments', { offer_id: offer!.id })).status).toBe(201);
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body.next_action).toBeNull();
+  });
+
+  it('an assignment in exception waits for a person: next_action adjudicate_exception names the call; decided, it waits for nothing (spec 3; docs/gaps.md next_action)', async () => {
+    const { a } = await assigned();
+    expect((await h.request('GET', `/v1/allocation/assignments/${a.id}`)).body.next_action).toBeNull();
+    const r = await kit.post(`/v1/allocation/assignments/${a.id}/arrive`, { passcode: a.passcodes.start });
+    expect(r.body).toMatchObject({
+      status: 'exception',
+      next_action: { code: 'adjudicate_exception', call: { method: 'POST', path: `/v1/allocation/exceptions/${r.body.exception_id}/adjudicate` }, details: { conflicting_signals: ['start_passcode_without_geofence_entry'] } },
+    });
+    await kit.post(`/v1/allocation/exceptions/${r.body.exception_id}/adjudicate`, { outcome: 'dismissed', reason: 'Never reached the site.' });
+    expect((await h.request('GET', `/v1/allocation/assignments/${a.id}`)).body).toMatchObject({ status: 'closed', next_action: null });
   });
 
   it('short dwell and a telemetry gap send completion to an exception; upheld, the proof is sealed', async () => {

@@ -43,8 +43,12 @@ async function device(worker: string, o: { binary?: boolean } = {}) {
     seen.push(v);
     return v;
   };
-  /** Frames are read until one matches; those before it stay in `seen`. */
+  /** Frames read and not yet taken: an answer and a pushed notice may come in either order. */
+  const unread: Frame[] = [];
+  /** The first frame that matches, of those not taken yet and then of those still to come. */
   async function until(what: string, match: (f: Frame) => boolean): Promise<Frame> {
+    const held = unread.findIndex(match);
+    if (held >= 0) return unread.splice(held, 1)[0]!;
     let timer: NodeJS.Timeout | undefined;
     const guard = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no ${what} frame; frames seen: ${JSON.stringify(seen.map((f) => f.type ?? f.error?.code))}`)), FRAME_WAIT_MS);
@@ -53,6 +57,7 @@ async function device(worker: string, o: { binary?: boolean } = {}) {
       for (;;) {
         const f = await Promise.race([read(), guard]);
         if (match(f)) return f;
+        unread.push(f);
       }
     } finally {
       clearTimeout(timer);

@@ -139,6 +139,17 @@ describe('supply gaps (spec 6)', { timeout: 120_000 }, () => {
     expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({ status: 'unfilled', supply_gap: { reason: 'every_offer_declined_or_expired' } });
   });
 
+  it('a work order whose only offer was withdrawn never closes as every_offer_declined_or_expired: with nobody left, its gap is no_eligible_supply (spec 6)', async () => {
+    const at = centre();
+    const a = await worker(at, 100);
+    const wo = await open(at);
+    expect((await offers(wo.id)).map((o) => o.worker_id)).toEqual([a.worker]);
+    await h.request('POST', '/v1/identity/blocklist_entries', { body: { subject_ref: a.worker, reason: 'fraud' }, idempotencyKey: ik('bl') });
+    await h.platform.system.settle();
+    expect((await offers(wo.id)).map((o) => [o.status, o.reason])).toEqual([['withdrawn', 'identity_revoked']]);
+    expect((await h.request('GET', `/v1/allocation/work_orders/${wo.id}`)).body).toMatchObject({ status: 'unfilled', closed_reason: 'no_eligible_supply', supply_gap: { reason: 'no_eligible_supply' }, cascade: { withdrawn: 1, declined: 0, expired: 0 } });
+  });
+
   it('the window passing closes the work order unfilled (window_passed) by the clock', async () => {
     const at = centre();
     await worker(at, 100);

@@ -37,7 +37,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, contentHash, errorEntry, fieldError, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, assertNever, contentHash, errorEntry, fieldError, nextAction, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const ASSIGNMENT_PREFIX = 'match_assignment_';
@@ -291,6 +291,11 @@ export const Assignment = defineActor({
     departed_at: s.departed_at === null ? null : iso(s.departed_at),
     completed_at: s.completed_at === null ? null : iso(s.completed_at),
     cancellation: s.cancelled ? { reason: s.cancelled.reason, at: iso(s.cancelled.at) } : null,
+    // an exception does not settle until a person decides it (spec 3); docs/gaps.md "next_action"
+    next_action: s.status === 'exception' && s.exception
+      ? nextAction('adjudicate_exception', `Signals disagreed at ${s.exception.step}; a person decides the exception: upheld seals the proof, dismissed closes the assignment without one.`,
+        { method: 'POST', path: `/v1/allocation/exceptions/${s.exception.id}/adjudicate` }, { conflicting_signals: s.exception.conflicting_signals.map((x) => x.name) })
+      : null,
   }),
   indexes(s: AssignmentState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);

@@ -32,7 +32,10 @@ export async function createAssignment(platform: Platform, caller: Caller, offer
   if (offer.status !== 'accepted') throw new ApiError('conflict', `Offer ${offerId} is ${offer.status}; an assignment is made from an accepted offer.`);
   const id = assignmentIdOf(offerId);
   const existing = await platform.system.state<AssignmentState>(Assignment, id, caller.org).catch(() => undefined);
-  if (existing) throw new ApiError('conflict', `Offer ${offerId} already has assignment ${id}; its passcodes were shown when it was made.`);
+  if (existing) {
+    await noteAssignment(platform, caller, wo.id, offerId, id); // a create stopped between its two steps is finished here
+    throw new ApiError('conflict', `Offer ${offerId} already has assignment ${id}; its passcodes were shown when it was made.`);
+  }
   const digits = policyOf(platform).pack.assignment?.passcode_digits ?? 6;
   const start = passcode(digits);
   const completion = passcode(digits);
@@ -52,7 +55,13 @@ export async function createAssignment(platform: Platform, caller: Caller, offer
     },
     { ...caller, dedupeId },
   );
+  await noteAssignment(platform, caller, wo.id, offerId, id);
   return { ...(view as object), passcodes: { start: start, completion: completion, shown_once: true } };
+}
+
+/** The work order learns the offer is assigned, so its next_action no longer asks for it (a no-op once noted). */
+function noteAssignment(platform: Platform, caller: Caller, workOrderId: string, offerId: string, assignmentId: string): Promise<unknown> {
+  return platform.system.ask(WorkOrder, workOrderId, 'note_assignment', { offer_id: offerId, assignment_id: assignmentId }, { org: caller.org, principal: caller.principal, requestId: caller.requestId, noReply: true, dedupeId: `assigned:${assignmentId}` });
 }
 
 export async function assignmentStep(platform: Platform, caller: Caller, id: string, step: 'arrive' | 'complete', passcodeGiven: string, dedupeId: string | undefined): Promise<unknown> {

@@ -112,6 +112,7 @@ export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | un
     case 'offer.withdrawn':
       [type, status, reason] = [ev.reason === 'headcount_filled' ? 'offer.accepted_elsewhere' : 'offer.withdrawn', 'withdrawn', ev.reason];
       break;
+    case 'offer.assigned':
     case 'work_order.opened':
     case 'work_order.filled':
     case 'work_order.unfilled':

@@ -8,7 +8,9 @@
  * The cascade: cascade_width offers are pending at a time while the headcount is not filled; each
  * expires by reminder at offer_timeout; a decline, an expiry or a withdrawal offers the next
  * candidate; when the headcount is accepted the remaining offers are withdrawn. A work order that
- * cannot be filled is closed with its reason and declared a supply gap (spec 6).
+ * cannot be filled is closed with its reason and declared a supply gap (spec 6). An accepted offer
+ * waits for the organisation to make its assignment (the passcodes come with it): until each is
+ * noted, the view's next_action says so (docs/gaps.md "next_action").
  *
  * status  command          condition                                    events                                         next
  * ------  ---------------  -------------------------------------------  ---------------------------------------------  ---------
@@ -23,11 +25,13 @@
  * open    fill             at least one accepted                         work_order.filled, offer.withdrawn x pending   filled
  * open    expire           a person, or the window's end (reminder)     work_order.unfilled (window_passed), withdrawn unfilled
  * open    cancel           -                                             work_order.cancelled, offer.withdrawn x pending cancelled
+ * any     note_assignment  offer accepted, no assignment noted yet       offer.assigned                                 (same)
+ * any     note_assignment  assignment noted already                      -                                              (same)
  * closed  offer, accept, decline, fill, expire, cancel                  409 conflict
  * closed  expire_offers, withdraw_worker                               -                                              (same)
  */
 import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever } from '../../../kernel/index.ts';
+import { ApiError, assertNever, nextAction } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const WORK_ORDER_PREFIX = 'match_work_order_';
@@ -99,6 +103,8 @@ export interface OfferRecord {
   expires_at: number;
   decided_at: number | null;
   reason: string | null;
+  /** The assignment made from this offer once accepted (absent on offers recorded before assignments were noted). */
+  assignment_id?: string | null;
 }
 
 export interface WorkOrderFacts {
@@ -144,6 +150,7 @@ export type WorkOrderEvent =
   | { type: 'offer.declined'; offer_id: string; worker_id: string; reason: string | null }
   | { type: 'offer.expired'; offer_id: string; worker_id: string }
   | { type: 'offer.withdrawn'; offer_id: string; worker_id: string; reason: string }
+  | { type: 'offer.assigned'; offer_id: string; assignment_id: string }
   | { type: 'work_order.filled'; accepted: number; by: 'headcount' | 'dispatcher' }
   | { type: 'work_order.unfilled'; reason: GapReason; accepted: number }
   | { type: 'work_order.cancelled'; reason: string | null };
@@ -254,6 +261,8 @@ function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): Work
       return { ...s, offers: withOffer(s.offers, e.offer_id, { status: 'expired', decided_at: at, reason: 'offer_timeout' }) };
     case 'offer.withdrawn':
       return { ...s, offers: withOffer(s.offers, e.offer_id, { status: 'withdrawn', decided_at: at, reason: e.reason }), removed: e.reason === 'headcount_filled' || e.reason === 'work_order_closed' || s.removed.includes(e.worker_id) ? s.removed : [...s.removed, e.worker_id] };
+    case 'offer.assigned':
+      return { ...s, offers: withOffer(s.offers, e.offer_id, { assignment_id: e.assignment_id }) };
     case 'work_order.filled':
       return { ...s, status: 'filled', closed_reason: e.by === 'headcount' ? 'headcount_filled' : 'filled_by_dispatcher', closed_at: at };
     case 'work_order.unfilled':
@@ -280,6 +289,23 @@ export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
   decided_at: o.decided_at === null ? null : iso(o.decided_at),
   reason: o.reason,
 });
+
+/**
+ * What the work order waits for that it cannot do itself (docs/gaps.md "next_action"): an accepted
+ * offer's assignment, which the organisation makes (its passcodes are shown only then). Pending
+ * offers move on by themselves (an answer or the clock), and a closed work order with every
+ * acceptance assigned waits for nothing.
+ */
+function workOrderNextAction(s: WorkOrderState) {
+  const unassigned = s.offers.filter((o) => o.status === 'accepted' && !o.assignment_id).map((o) => o.id);
+  if (!unassigned.length) return null;
+  return nextAction(
+    'create_assignment',
+    `${unassigned.length} accepted offer${unassigned.length === 1 ? ' has' : 's have'} no assignment yet: make one for each with POST /v1/allocation/assignments {offer_id}; its start and completion passcodes come with it.`,
+    { method: 'POST', path: '/v1/allocation/assignments' },
+    { offer_ids: unassigned },
+  );
+}
 
 /** The payload of the work order's timers: one object every reminder of theirs keeps. */
 const BY_CLOCK = Object.freeze({ by_clock: true });
@@ -349,6 +375,11 @@ export const WorkOrder = defineActor({
       if (!theirs.length) return [];
       return cascade(s, theirs.map((o) => ({ type: 'offer.withdrawn' as const, offer_id: o.id, worker_id: o.worker_id, reason: cmd.reason })), ctx.now);
     },
+    note_assignment(s: WorkOrderState, cmd: { offer_id: string; assignment_id: string }): WorkOrderEvent[] {
+      const o = offerOf(s, cmd.offer_id);
+      if (o.status !== 'accepted') throw new ApiError('conflict', `Offer ${o.id} is ${o.status}; an assignment is made from an accepted offer.`);
+      return o.assignment_id ? [] : [{ type: 'offer.assigned', offer_id: o.id, assignment_id: cmd.assignment_id }];
+    },
     fill(s: WorkOrderState): WorkOrderEvent[] {
       if (s.status !== 'open') closed(s, 'be filled');
       if (s.accepted === 0) throw new ApiError('conflict', `Work order ${s.id} has no accepted offer; it cannot be marked filled.`);
@@ -389,6 +420,7 @@ export const WorkOrder = defineActor({
       weight_set: s.weight_set,
       closed_reason: s.closed_reason,
       supply_gap: s.status === 'unfilled' ? { reason: s.closed_reason } : null,
+      next_action: workOrderNextAction(s),
       created_at: iso(s.created_at),
       closed_at: s.closed_at === null ? null : iso(s.closed_at),
     };
