@@ -5,12 +5,16 @@
  * does the format, the histograms and the process's own figures (memory, CPU, event-loop delay,
  * collected on the serving process only); the platform adds requests by route, method, status and
  * organisation class with their latency (tallied by the gateway itself, read by the registry at a
- * scrape), and the runtime's figures (resident actors, mailbox depth,
- * turns in flight and uncommitted, passivations) read at each scrape.
+ * scrape), the runtime's figures (resident actors, mailbox depth, turns in flight and uncommitted,
+ * passivations, journal appends and their time, reminders fired, postponed and late), the health
+ * of each store (a read probe with a time limit, at the scrape), and the figures the areas add on
+ * the runtime's board (webhook attempts by outcome, their queue, outbound connections, password
+ * checks), all read at each scrape: nothing here costs a request more than its own tally.
  */
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Platform } from '../kernel/index.ts';
+import type { Figure, RuntimeFigures } from '../runtime/index.ts';
 
 /** Seconds: the gateway answers in a millisecond or less when idle, a slow store or a wait stretches it. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -45,32 +49,95 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly tallies = new Map<string, Tally>();
 
-  constructor(platform: Platform) {
+  constructor(private readonly platform: Platform) {
     this.registry.registerMetric(this.requestsMetric() as never);
     this.registry.registerMetric(this.latencyMetric() as never);
-    const runtime: Array<[string, string, 'resident' | 'mailboxDepth' | 'turnsInFlight' | 'uncommittedTurns']> = [
+    this.runtimeMetrics();
+    this.storeMetrics();
+  }
+
+  /** The whole exposition: the registry's metrics, then the figures the areas put on the runtime's board. */
+  async text(): Promise<string> {
+    const [own, board] = await Promise.all([this.registry.metrics(), this.platform.system.board.read()]);
+    return (own === '' || own.endsWith('\n') ? own : `${own}\n`) + boardText(board);
+  }
+
+  private runtimeMetrics(): void {
+    const { platform, registry } = this;
+    const gauges: Array<[string, string, keyof RuntimeFigures]> = [
       ['platform_actors_resident', 'Actors held in memory now (the rest are passivated to the stores).', 'resident'],
       ['platform_mailbox_depth', 'Commands waiting in the resident actors\' mailboxes now.', 'mailboxDepth'],
       ['platform_turns_in_flight', 'Actors queued, activating for a turn, or with a commit in flight.', 'turnsInFlight'],
       ['platform_turns_uncommitted', 'Turns answered or deciding whose commit is not yet written.', 'uncommittedTurns'],
     ];
-    for (const [name, help, field] of runtime) {
+    for (const [name, help, field] of gauges) {
       new Gauge({
         name,
         help,
-        registers: [this.registry],
+        registers: [registry],
         collect() {
           this.set(platform.system.figures()[field]);
         },
       });
     }
-    new Counter({
-      name: 'platform_passivations_total',
-      help: 'Actors passivated to the stores since start (idle, or shed above the resident limit).',
+    const counters: Array<[string, string, keyof RuntimeFigures]> = [
+      ['platform_passivations_total', 'Actors passivated to the stores since start (idle, or shed above the resident limit).', 'passivations'],
+      ['platform_journal_appends_total', 'Group appends (flushes) of committed turns to the journal since start.', 'journalAppends'],
+      ['platform_journal_append_seconds_total', 'Seconds the journal appends took in all; divided by the appends, the mean flush time.', 'journalAppendSeconds'],
+      ['platform_reminders_fired_total', 'Durable reminders fired on this node since start.', 'remindersFired'],
+      ['platform_reminders_postponed_total', 'Reminder firings that failed and were put off to retry.', 'remindersPostponed'],
+    ];
+    for (const [name, help, field] of counters) {
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(platform.system.figures()[field]);
+        },
+      });
+    }
+    new Gauge({
+      name: 'platform_reminders_late_seconds',
+      help: 'How long the earliest due reminder has waited past its time (0 when none is due).',
+      registers: [registry],
+      async collect() {
+        this.set((await platform.system.reminderLatenessMs().catch(() => 0)) / 1000);
+      },
+    });
+  }
+
+  /** One read of each store, under a time limit, at each scrape: up (1) or not (0), and how long the read took. */
+  private storeMetrics(): void {
+    const { stores } = this.platform;
+    const probes: Record<string, () => Promise<unknown>> = {
+      journal: () => stores.journal.read(PROBE_KEY, 0),
+      snapshots: () => stores.snapshots.load(PROBE_KEY),
+      reminders: () => stores.reminders.get(PROBE_KEY),
+      kv: () => stores.kv.get(PROBE_KEY),
+      indexes: () => stores.indexes.page(PROBE_KEY, { limit: 1, order: 'asc' }),
+    };
+    const results = async () => Promise.all(Object.entries(probes).map(async ([store, read]) => ({ store, ...(await probe(read)) })));
+    let last: Promise<Awaited<ReturnType<typeof results>>> | undefined;
+    /** Both gauges of a scrape share one round of probes. */
+    const once = () => (last ??= results().finally(() => setImmediate(() => (last = undefined))));
+    new Gauge({
+      name: 'platform_store_up',
+      help: `Whether each store answered a read within ${PROBE_MS} ms at this scrape (1) or not (0).`,
+      labelNames: ['store'],
       registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(platform.system.figures().passivations);
+      async collect() {
+        for (const r of await once()) this.set({ store: r.store }, r.up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'platform_store_probe_seconds',
+      help: 'How long each store took to answer the read at this scrape.',
+      labelNames: ['store'],
+      registers: [this.registry],
+      async collect() {
+        for (const r of await once()) this.set({ store: r.store }, r.seconds);
       },
     });
   }
@@ -116,6 +183,40 @@ export class GatewayMetrics {
   }
 }
 
+/** The key every store probe reads: nothing is kept under it. */
+const PROBE_KEY = 'metrics:probe';
+const PROBE_MS = 1_000;
+
+async function probe(read: () => Promise<unknown>): Promise<{ up: boolean; seconds: number }> {
+  const began = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), PROBE_MS)));
+  try {
+    const up = await Promise.race([read().then(() => true, () => false), late]);
+    return { up, seconds: (performance.now() - began) / 1000 };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeHelp = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+
+/** The board's figures in the text format: HELP and TYPE once per name, then its samples. */
+function boardText(figures: readonly Figure[]): string {
+  const byName = new Map<string, Figure[]>();
+  for (const f of figures) byName.set(f.name, [...(byName.get(f.name) ?? []), f]);
+  let out = '';
+  for (const [name, list] of byName) {
+    out += `# HELP ${name} ${escapeHelp(list[0].help)}\n# TYPE ${name} ${list[0].type}\n`;
+    for (const f of list) {
+      const labels = f.labels ? Object.entries(f.labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',') : '';
+      out += `${name}${labels ? `{${labels}}` : ''} ${f.value}\n`;
+    }
+  }
+  return out;
+}
+
 export interface MetricsServer {
   port: number;
   close(): Promise<void>;
@@ -129,7 +230,7 @@ export async function serveMetrics(metrics: GatewayMetrics, opts: { host: string
       res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at GET /metrics\n');
       return;
     }
-    metrics.registry.metrics().then(
+    metrics.text().then(
       (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
       (e) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics could not be gathered: ${(e as Error).message}\n`),
     );

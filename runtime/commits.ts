@@ -76,6 +76,10 @@ export class Commits {
     return p;
   }
 
+  /** Group appends to the journal so far, and the seconds they took (the metrics read both). */
+  appends = 0;
+  appendSeconds = 0;
+
   /** Every turn answered so far committed, its effects and listeners run, then the stores flushed (ActorSystem.flushed). */
   async flushed(): Promise<void> {
     if (this.settling.size) await Promise.all(this.settling);
@@ -100,11 +104,14 @@ export class Commits {
         appended = Promise.resolve(durable.map(() => e as Error));
       }
       if (journal.ordered) for (const t of turns) this.goAhead(t);
+      const began = performance.now();
       try {
         results = await appended;
       } catch (e) {
         results = durable.map(() => e as Error);
       }
+      this.appends++;
+      this.appendSeconds += (performance.now() - began) / 1000;
     } else if (journal.ordered) for (const t of turns) this.goAhead(t);
     let pending: Promise<void>[] | undefined;
     for (let i = 0, d = 0; i < turns.length; i++) {

@@ -13,6 +13,8 @@ export type { Clock, TimerHost } from './clock.ts';
 export { decodeSnapshot, encodeSnapshot, roundTrip } from './codec.ts';
 export type { SnapshotEnvelope } from './codec.ts';
 export { FeedReader } from './feed-reader.ts';
+export { FigureBoard } from './figures.ts';
+export type { Figure, FigureSource, RuntimeFigures } from './figures.ts';
 export { FeedGroup, FeedMember } from './feed-group.ts';
 export type { FeedGroupOptions, MemberHandler } from './feed-group.ts';
 export type { FeedHandler, FeedLimits, FeedProgress, FeedReaderOptions } from './feed-reader.ts';

@@ -79,9 +79,14 @@ export class ReminderScheduler implements TimerHost {
     }
   }
 
+  /** Reminders fired here, and firings that failed and were postponed (the metrics read both). */
+  fired = 0;
+  postponed = 0;
+
   /** False when another node holds the reminder's claim. */
   private async fire(r: Reminder, now: number): Promise<boolean> {
     if (!(await this.store.claim(r, this.limits.reminderLeaseMs))) return false;
+    this.fired++;
     try {
       await this.system.ask(r.kind, r.id, r.command, r.payload, { org: r.org, dedupeId: `rmd:${r.generation}`, principal: 'system', lane: 'system', noReply: true });
       this.failures.delete(r.key);
@@ -91,6 +96,7 @@ export class ReminderScheduler implements TimerHost {
         this.failures.delete(r.key);
         await this.store.complete(r);
       } else {
+        this.postponed++;
         const n = (this.failures.get(r.key) ?? 0) + 1;
         if (this.failures.size >= FAILURES_KEPT) this.failures.clear(); // reminders failing elsewhere too: start their count again
         this.failures.set(r.key, n);

@@ -23,6 +23,7 @@ import { ApiError, logOf, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
 import { followDeclarations } from './index-declarations.ts';
 import { EffectWriter } from './effect-writer.ts';
+import { FigureBoard, type RuntimeFigures } from './figures.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
 import { ReactionDispatcher } from './reactions.ts';
@@ -62,6 +63,8 @@ export class ActorSystem {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly stores: Stores;
+  /** Figures the areas add to the metrics (figures.ts). */
+  readonly board = new FigureBoard();
   private readonly kinds = new Map<string, AnyActorDef>();
   private readonly cells: Cells;
   private readonly activation: Activation;
@@ -307,8 +310,17 @@ export class ActorSystem {
   }
 
   /** What an operator watches the runtime by (gateway/metrics.ts), read when asked. */
-  figures(): { resident: number; passivations: number; mailboxDepth: number; turnsInFlight: number; uncommittedTurns: number } {
-    return { resident: this.cells.count, passivations: this.cells.passivations, mailboxDepth: this.cells.mailboxDepth(), turnsInFlight: this.inflight, uncommittedTurns: this.commits.uncommitted };
+  figures(): RuntimeFigures {
+    return {
+      resident: this.cells.count, passivations: this.cells.passivations, mailboxDepth: this.cells.mailboxDepth(), turnsInFlight: this.inflight, uncommittedTurns: this.commits.uncommitted,
+      journalAppends: this.commits.appends, journalAppendSeconds: this.commits.appendSeconds, remindersFired: this.scheduler.fired, remindersPostponed: this.scheduler.postponed,
+    };
+  }
+
+  /** How long the earliest reminder has been due without firing, in ms (0 when none is due): read at a scrape. */
+  async reminderLatenessMs(): Promise<number> {
+    const next = await this.scheduler.nextDue();
+    return next === undefined ? 0 : Math.max(0, this.clock.now() - next);
   }
 
   /** Snapshot and drop idle actors (the sweep calls this; tests may too). */

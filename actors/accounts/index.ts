@@ -6,6 +6,7 @@ import { authenticate } from './credential-records.ts';
 import { Invitation } from './invitation.ts';
 import { OAuthClient } from './oauth-client.ts';
 import { Organisation } from './organisation.ts';
+import { passwordFigures } from './password-work.ts';
 import { RevokedKeys, revokedKeysOf } from './revoked-keys.ts';
 import { routes } from './routes.ts';
 import { SupportAccess } from './support-access.ts';
@@ -49,6 +50,7 @@ export const area: Area = {
   ],
   // The gateway asks "who is this?" through the kernel's AUTHENTICATOR, never this area's face.
   start(platform) {
+    platform.system.board.add('accounts', passwordFigures);
     const revoked = new RevokedKeys(platform);
     revoked.start();
     platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(keyValue(platform), platform.clock.now(), auth, headers, revoked) });

@@ -7,6 +7,7 @@
  * (STYLE "The mailbox is bounded and fair").
  */
 import { ApiError } from '../../kernel/index.ts';
+import type { Figure } from '../../runtime/index.ts';
 
 /** Hashes run at once: two of the pool's four threads. */
 export const CONCURRENCY = 2;
@@ -57,3 +58,14 @@ export class PasswordWork {
 
 /** The process's one queue: the thread pool it protects is the process's. */
 export const passwordWork = new PasswordWork();
+
+/** The queue's figures for the metrics (docs/gaps.md#metrics), read at a scrape. */
+export function passwordFigures(): Figure[] {
+  const t = passwordWork.tallies;
+  return [
+    { name: 'platform_password_checks_running', help: 'Password hashes (scrypt) running now; at most two.', type: 'gauge', value: t.running },
+    { name: 'platform_password_checks_waiting', help: 'Password hashes waiting their turn in the bounded queue.', type: 'gauge', value: t.waiting },
+    { name: 'platform_password_checks_total', help: 'Password hashes done (registrations, sign-ins, invitation acceptances).', type: 'counter', value: t.done },
+    { name: 'platform_password_checks_refused_total', help: 'Password checks refused with 503 overloaded because the waiting list was full.', type: 'counter', value: t.refused },
+  ];
+}

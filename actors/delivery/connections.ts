@@ -69,6 +69,11 @@ interface Conn {
 
 const pools = new Map<string, Conn[]>();
 let sweeper: NodeJS.Timeout | undefined;
+/** Connections open now, carrying an attempt or idle in a pool (the metrics read it). */
+let open_ = 0;
+
+/** Outbound webhook connections open in this process. */
+export const openConnections = (): number => open_;
 
 /** Sends `request` (a whole HTTP/1.1 request) to `origin` and tells `to` its status or an error; its abandon() gives it up (the caller's time limit). */
 export function exchange(origin: Origin, request: Buffer, opts: ExchangeOptions, to: Answer): { abandon(): void } {
@@ -139,12 +144,14 @@ function open(origin: Origin, opts: ExchangeOptions, key: string): Conn {
     ? tlsConnect({ host: origin.address, port: origin.port, servername: origin.literal ? undefined : origin.host, ALPNProtocols: ['http/1.1'], ca: opts.ca })
     : netConnect({ host: origin.address, port: origin.port });
   socket.setNoDelay(true);
+  open_++;
   const c: Conn = { socket, key, idleSince: 0, current: null, reused: false };
   socket.on('data', (chunk: Buffer) => (c.current ? c.current.data(chunk) : (forget(c), socket.destroy())));
   socket.on('end', () => (c.current ? c.current.ended() : (forget(c), socket.destroy())));
   socket.on('error', (err: NodeJS.ErrnoException) => c.current?.failed(err));
   socket.on('timeout', () => c.current?.drainTimedOut());
   socket.on('close', () => {
+    open_--;
     forget(c);
     c.current?.failed(Object.assign(new Error('the connection closed'), { code: 'ECONNRESET' }));
   });

@@ -136,9 +136,9 @@ export class AttemptDispatcher {
     return this.inFlight.size === 0;
   }
 
-  /** Attempts waiting their turn, and in flight. */
-  get depth(): { queued: number; inFlight: number } {
-    return { queued: this.queue.depth, inFlight: this.queue.running };
+  /** Attempts waiting their turn and in flight, and DNS queries sent (the metrics read them). */
+  get depth(): { queued: number; inFlight: number; dnsQueries: number } {
+    return { queued: this.queue.depth, inFlight: this.queue.running, dnsQueries: this.resolver.queries };
   }
 
   /** Resolves when every attempt submitted so far has finished and reported. */

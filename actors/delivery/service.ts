@@ -6,7 +6,8 @@
  * run several platforms).
  */
 import { logOf, serviceKey, type Platform } from '../../kernel/index.ts';
-import type { Committed, TimerHost } from '../../runtime/index.ts';
+import type { Committed, Figure, TimerHost } from '../../runtime/index.ts';
+import { openConnections } from './connections.ts';
 import { EventCatalogue } from './catalogue.ts';
 import { WebhookDelivery, type DeliveryState } from './delivery.ts';
 import { AttemptDispatcher } from './dispatcher.ts';
@@ -30,6 +31,7 @@ export class DeliveryService implements TimerHost {
   private unsubscribe: (() => void) | undefined;
   private detach: (() => void) | undefined;
   private unregister: (() => void) | undefined;
+  private unboard: (() => void) | undefined;
   private readonly ownKinds: ReadonlySet<string>;
 
   constructor(private readonly platform: Platform, ownKinds: readonly string[]) {
@@ -43,6 +45,7 @@ export class DeliveryService implements TimerHost {
 
   async start(): Promise<void> {
     this.unsubscribe = this.platform.system.onCommit((c) => this.onCommit(c));
+    this.unboard = this.platform.system.board.add('delivery', () => this.figures());
     this.detach = this.platform.clock.attach(this);
     // where these records can be lost apart from the journal, they are rebuilt with the lists
     this.unregister = this.platform.system.derived?.also({
@@ -65,8 +68,26 @@ export class DeliveryService implements TimerHost {
     this.detach?.();
     this.unsubscribe?.();
     this.unregister?.();
+    this.unboard?.();
     this.dispatcher.stop();
     await this.feed.stop();
+  }
+
+  /** Webhook figures for the metrics (docs/gaps.md#metrics), read from the dispatcher's tallies at a scrape. */
+  figures(): Figure[] {
+    const { tallies } = this.dispatcher;
+    const { queued, inFlight, dnsQueries } = this.dispatcher.depth;
+    const attempts = 'Webhook attempts ended on this node, by outcome: an answer (2xx, non_2xx), a spec 2.12 fault, refused by the address rule, not sent (left_to_watchdog), or given up at shutdown (abandoned).';
+    const outcome = (name: string, value: number): Figure => ({ name: 'platform_webhook_attempts_total', help: attempts, type: 'counter', labels: { outcome: name }, value });
+    return [
+      ...Object.entries(tallies.outcomes).map(([k, v]) => outcome(k, v)),
+      outcome('left_to_watchdog', tallies.leftToWatchdog),
+      outcome('abandoned', tallies.abandoned),
+      { name: 'platform_webhook_attempts_queued', help: 'Webhook attempts waiting their turn in the fair queue.', type: 'gauge', value: queued },
+      { name: 'platform_webhook_attempts_in_flight', help: 'Webhook attempts resolving, connecting or waiting for an answer.', type: 'gauge', value: inFlight },
+      { name: 'platform_webhook_dns_queries_total', help: 'DNS queries sent for webhook hosts (answers kept for their TTL are not asked again).', type: 'counter', value: dnsQueries },
+      { name: 'platform_webhook_connections_open', help: 'Outbound webhook connections open: carrying an attempt or kept alive for the next.', type: 'gauge', value: openConnections() },
+    ];
   }
 
   async nextDue(): Promise<number | undefined> {
