@@ -56,3 +56,31 @@ function socketInodes(): Set<string> {
   }
   return out;
 }
+
+/** How often a graceful close asks the kernel whether connections are still open. */
+const CENSUS_MS = 20;
+
+/**
+ * Resolves when nothing is in flight and no connection is open on `port`, looking every
+ * CENSUS_MS, or when the grace period ends. Where the kernel cannot be asked (not Linux), idle
+ * keep-alive connections are invisible: it resolves once nothing is in flight and no WebSocket is
+ * open.
+ */
+export function drained(inflight: () => number, websockets: () => number, port: number, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let look: NodeJS.Timeout | undefined;
+    const grace = setTimeout(() => {
+      clearTimeout(look);
+      resolve();
+    }, graceMs);
+    const check = () => {
+      if (inflight() === 0 && (openConnections(port) ?? websockets()) === 0) {
+        clearTimeout(grace);
+        resolve();
+      } else {
+        look = setTimeout(check, CENSUS_MS);
+      }
+    };
+    check();
+  });
+}

@@ -22,7 +22,8 @@ import { earlyRefusal, RateLimiter, RefusedCredentials } from './rate-limits.ts'
 import { ratePolicy } from './rate-policy.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
-import type { EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
+import { HOLD_MAX_MS } from './holds.ts';
+import type { EarlyAnswer, EarlyReason, EarlyRefusal, WireRequest, WireResponse } from './wire.ts';
 
 /**
  * Every request header the pipeline, the credentials and the handlers read; the transport copies no
@@ -47,7 +48,7 @@ interface Mounted {
 
 export interface Pipeline {
   handle(req: WireRequest): Promise<WireResponse>;
-  early(head: Omit<WireRequest, 'body'>): WireResponse | undefined;
+  early(head: Omit<WireRequest, 'body'>): EarlyAnswer | undefined;
   metrics: GatewayMetrics;
   refuse: EarlyRefusal;
   routes(): readonly RouteDef[];
@@ -78,6 +79,8 @@ class RequestPipeline {
   private readonly authenticator: Authenticator;
   private readonly limits: RateLimiter;
   private readonly refused: RefusedCredentials;
+  /** The longest an early refusal is held (holds.ts; platform config RATE_LIMIT_HOLD_MS, 0: never). */
+  private readonly holdMaxMs: number;
   readonly metrics: GatewayMetrics;
   /**
    * An answer leaves only once every write made so far is on disk and every turn answered so far
@@ -100,6 +103,8 @@ class RequestPipeline {
     const membership = platform.services.get(MEMBERSHIP);
     const policy = ratePolicy(platform.config.RATE_POLICY_FILE ?? process.env.RATE_POLICY_FILE);
     this.refused = new RefusedCredentials(policy.pack.buckets_kept);
+    const hold = Number(platform.config.RATE_LIMIT_HOLD_MS ?? process.env.RATE_LIMIT_HOLD_MS ?? HOLD_MAX_MS);
+    this.holdMaxMs = Number.isFinite(hold) && hold >= 0 ? Math.min(hold, HOLD_MAX_MS) : HOLD_MAX_MS;
     this.limits = new RateLimiter(policy, () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
   }
@@ -204,14 +209,18 @@ class RequestPipeline {
     }
   }
 
-  /** A credential refused a moment ago is refused again from the head alone, until its wait is over. */
-  early(head: Omit<WireRequest, 'body'>): WireResponse | undefined {
+  /**
+   * A credential refused a moment ago is refused again from the head alone, until its wait is
+   * over; the refusal is held for that wait (at most HOLD_MAX_MS, holds.ts) and says what is left.
+   */
+  early(head: Omit<WireRequest, 'body'>): EarlyAnswer | undefined {
     if (this.refused.empty) return undefined; // the common case costs one check
     const raw = RefusedCredentials.raw(head.headers, CREDENTIAL_HEADERS);
     const wait = raw === undefined ? 0 : this.refused.waiting(raw, this.platform.clock.now());
     if (wait === 0) return undefined;
     this.metrics.observe('over_budget', head.method, 429, 'none', 0);
-    return earlyRefusal(wait, newId('req_'));
+    const holdMs = Math.min(wait, this.holdMaxMs);
+    return { response: earlyRefusal(wait - holdMs, newId('req_')), holdMs };
   }
 
   refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {

@@ -16,7 +16,9 @@
  *   on every open connection from then on with Connection: close (so a keep-alive client learns it
  *   before it sends another), tells WebSockets 1001, and drops connections only when none is
  *   open or in flight any more, or the grace period ends (docs/gaps.md#gateway);
- * - a WebSocket reply may carry a close: it leaves as a close frame with a code and a reason.
+ * - a WebSocket reply may carry a close: it leaves as a close frame with a code and a reason;
+ * - an early refusal (a credential over its budget) may be held a moment with its connection's
+ *   reading paused (holds.ts), so a flood waits on its own connections, not on everyone's loop.
  * What to answer is decided elsewhere (pipeline.ts, sockets.ts); this file only moves bytes.
  */
 import { createRequire } from 'node:module';
@@ -26,8 +28,9 @@ import { PhaseBatch } from './batch.ts';
 import { errorResponse } from './error-response.ts';
 import { withAddress } from './address.ts';
 import { statusLine } from './status-line.ts';
-import { openConnections } from './connections.ts';
-import type { EarlyReason, EarlyRefusal, SocketReply, SocketRoute, WireRequest, WireResponse } from './wire.ts';
+import { drained } from './connections.ts';
+import { Holds } from './holds.ts';
+import type { EarlyAnswer, EarlyReason, EarlyRefusal, SocketReply, SocketRoute, WireRequest, WireResponse } from './wire.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -75,7 +78,7 @@ export interface ServeOptions {
   handle(req: WireRequest): Promise<WireResponse>;
   refuse: EarlyRefusal;
   /** An answer from the head alone, before the request is read or handed over (a credential over its budget). */
-  early?(head: Omit<WireRequest, 'body'>): WireResponse | undefined;
+  early?(head: Omit<WireRequest, 'body'>): EarlyAnswer | undefined;
   sockets: SocketRoute[];
 }
 
@@ -126,8 +129,6 @@ const EMPTY = Buffer.alloc(0);
  * it, and was then told Connection: close (docs/gaps.md#gateway).
  */
 export const DEFAULT_CLOSE_GRACE_MS = 12_000;
-/** How often close() asks the kernel whether connections are still open (connections.ts). */
-const CENSUS_MS = 20;
 /**
  * uWS drops a connection whose frame is longer than its maxPayloadLength at the frame's header,
  * with no close frame. It is set this many times the socket's own limit, so a frame a little over
@@ -163,6 +164,8 @@ interface ServerState {
   /** Set when close() begins: from then on every answer closes its connection (Connection: close). */
   closing: boolean;
   readonly websockets: Set<UWS.WebSocket<Conn>>;
+  /** Early refusals being held, their connections' reading paused (holds.ts). */
+  readonly holds: Holds;
 }
 
 /**
@@ -239,6 +242,11 @@ class Exchange {
     this.answer(out, this.server.closing);
   }
 
+  /** An early refusal: held a moment with its connection's reading paused (holds.ts), unless closing or too many are held. */
+  hold(e: EarlyAnswer): void {
+    if (this.server.closing || !this.server.holds.hold(e.holdMs, this.res, () => this.respond(e.response))) this.respond(e.response);
+  }
+
   private answer(out: WireResponse, closeConnection: boolean): void {
     if (!this.answered) {
       this.answered = true; // one answer per response
@@ -281,30 +289,6 @@ function goAway(ws: UWS.WebSocket<Conn>, conn: Conn): void {
   if (conn.pending === 0) reply(ws, conn, { close: { code: CLOSE_GOING_AWAY, reason: 'The server is shutting down; reconnect.' } });
 }
 
-/**
- * Resolves when nothing is in flight and no connection is open, looking every CENSUS_MS, or when
- * the grace period ends. Where the kernel cannot be asked (not Linux), idle keep-alive connections
- * are invisible: it resolves once nothing is in flight and no WebSocket is open.
- */
-function drained(server: ServerState, port: number, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    let look: NodeJS.Timeout | undefined;
-    const grace = setTimeout(() => {
-      clearTimeout(look);
-      resolve();
-    }, graceMs);
-    const check = () => {
-      if (server.inflight === 0 && (openConnections(port) ?? server.websockets.size) === 0) {
-        clearTimeout(grace);
-        resolve();
-      } else {
-        look = setTimeout(check, CENSUS_MS);
-      }
-    };
-    check();
-  });
-}
-
 export function serve(opts: ServeOptions): Promise<Served> {
   const app = uws.App();
   const server: ServerState = {
@@ -316,6 +300,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
     ),
     closing: false,
     websockets: new Set(),
+    holds: new Holds(),
   };
   const names = headerNames(opts);
   for (const s of opts.sockets) mountSocket(app, server, names, s);
@@ -345,8 +330,8 @@ function acceptRequest(server: ServerState, names: HeaderNames, res: UWS.HttpRes
   if (declared !== undefined && Number(declared) > server.opts.maxBodyBytes) return ex.refuse('payload_too_large');
   const bodiless = method === 'GET' || method === 'HEAD' || (declared === '0' && coding === undefined);
   const early = server.opts.early?.(ex.head);
-  if (early && bodiless) return ex.respond(early);
-  if (early) return void res.onData((_, isLast) => isLast && ex.respond(early)); // its body read, unkept
+  if (early && bodiless) return ex.hold(early);
+  if (early) return void res.onData((_, isLast) => isLast && ex.hold(early)); // its body read, unkept
   if (bodiless) return ex.run(EMPTY);
   res.onData((chunk, isLast) => ex.chunk(chunk, isLast));
 }
@@ -443,6 +428,7 @@ async function closeServer(app: UWS.TemplatedApp, server: ServerState, listenSoc
   server.closing = true;
   uws.us_listen_socket_close(listenSocket); // no new connections
   for (const ws of server.websockets) goAway(ws, ws.getUserData());
-  await drained(server, port, graceMs); // every request on every open connection is answered
+  server.holds.releaseAll(); // held refusals are answered now, with Connection: close
+  await drained(() => server.inflight, () => server.websockets.size, port, graceMs); // every request on every open connection is answered
   (app as unknown as { close(): void }).close(); // drops what the grace period did not see finish (the typings omit it)
 }

@@ -32,6 +32,12 @@ export interface WireResponse {
 export type EarlyReason = 'payload_too_large' | 'transfer_encoding';
 
 /** Called when a request cannot even be read; answers with a response. */
+/** An answer from the request's head alone, written after `holdMs` (0: at once; gateway/holds.ts). */
+export interface EarlyAnswer {
+  response: WireResponse;
+  holdMs: number;
+}
+
 export type EarlyRefusal = (req: Omit<WireRequest, 'body'>, reason: EarlyReason) => WireResponse;
 
 /** How a WebSocket is closed (RFC 6455 7.4): a status code and a reason of at most 123 bytes. */
