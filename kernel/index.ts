@@ -44,3 +44,4 @@ export { GateReadModel, type GateFact } from './gate-read-model.ts';
 export { emptyReport, oneShotRecord, type OneShotState } from './one-shot-record.ts';
 export { NODE_BUS, natsNodeBus, nodeBus, type NodeBus } from './node-bus.ts';
 export { NextActionSchema, nextAction, type NextAction } from './next-action.ts';
+export { CALLER_REF, CALLER_REF_PATTERN, CALLER_REF_RULE, callerRef, isCallerRef } from './caller-ref.ts';

@@ -1,6 +1,6 @@
 /** Credentials routes (spec 4.4; module scope `proof`). Events and audit entries are served for every module by delivery. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { callerOf, enumOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { callerOf, callerRef, enumOf, idOf, listEnvelope, listPage, listQueryWith, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { Appeal, APPEAL_OUTCOMES } from './appeal.ts';
 import { decideAppeal, fileAppeal } from './appeals.ts';
 import { Claim } from './claim.ts';
@@ -25,7 +25,7 @@ const M = 'proof';
 const P = '/v1/credentials';
 const GAP = 'docs/gaps.md#credentials';
 
-const Ref = Type.String({ minLength: 1, maxLength: 255, description: 'Opaque caller reference of the subject, not a name.' });
+const Ref = callerRef('Opaque caller reference of the subject, not a name.');
 const Id = Type.String({ minLength: 1, maxLength: 255 });
 const Text = Type.String({ minLength: 1, maxLength: 1000 });
 const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });

@@ -5,7 +5,7 @@
  * ours are marked specGap and listed in docs/gaps.md#engagements.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, callerRef, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
 import { AuditBundle } from './audit-bundle.ts';
 import { assembleBundle } from './audit-bundles.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView, TERMINATING_PARTIES } from './engagement.ts';
@@ -50,8 +50,8 @@ const EmployerFactsBody = Type.Object(
 
 const CreateBody = Type.Object(
   {
-    engaging_party_ref: Ref('subject_ref of the engaging party (a person who holds a passport in this organisation).'),
-    worker_ref: Ref('subject_ref of the worker.'),
+    engaging_party_ref: callerRef('subject_ref of the engaging party (a person who holds a passport in this organisation).'),
+    worker_ref: callerRef('subject_ref of the worker.'),
     starts_on: Type.String({ format: 'date' }),
     ends_on: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     facts: Facts,
@@ -96,7 +96,7 @@ const ExecuteBody = Type.Object({ instrument_id: Type.Optional(Ref('Default: the
 const AssentBody = Type.Object(
   {
     party: enumOf(ASSENT_PARTIES),
-    subject_ref: Ref('The assenting party; must be the engagement\u2019s party in that role, holding a live passport.'),
+    subject_ref: callerRef('The assenting party; must be the engagement\u2019s party in that role, holding a live passport.'),
     channel: Type.Optional(enumOf(ASSENT_CHANNELS)),
   },
   { additionalProperties: false },

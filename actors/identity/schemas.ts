@@ -1,6 +1,6 @@
 /** Request shapes of the identity routes (spec 2.4, 4.3); documented in docs/openapi.json from here. */
 import { Type } from '@sinclair/typebox';
-import { enumOf, listQueryWith } from '../../kernel/index.ts';
+import { callerRef, enumOf, listQueryWith } from '../../kernel/index.ts';
 import { BLOCKLIST_STATUSES } from './blocklist-entry.ts';
 import { COLLECTED_CHANNELS, CONSENT_STATUSES } from './consent-token.ts';
 import { DISCLOSURE_STATUSES } from './disclosure.ts';
@@ -10,11 +10,13 @@ import { COMPLETION_OUTCOMES, SUBJECT_REQUEST_STATUSES } from './subject-request
 import { BLOCK_SCOPES, ORIGINS, OUTCOMES } from './verification.ts';
 
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+/** A subject_ref: the kernel's one rule for caller references (kernel/caller-ref.ts). */
+const Subject = callerRef;
 const Reason = Type.String({ minLength: 1, maxLength: 1000, description: 'Why; recorded with who decided.' });
 
 export const ConsentBody = Type.Object(
   {
-    subject_ref: Ref('Opaque caller reference of the subject (not a name).'),
+    subject_ref: Subject('Opaque caller reference of the subject (not a name).'),
     purpose: Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_]*$', description: 'The one purpose this token covers, e.g. employment_verification.' }),
     checks: Type.Array(enumOf(CHECK_KINDS), { minItems: 1, uniqueItems: true, description: 'The checks the subject agreed to.' }),
     wording_version: Type.String({ minLength: 1, maxLength: 100, description: 'The exact wording the subject saw.' }),
@@ -39,7 +41,7 @@ export const ClaimsSchema = Type.Object(
 
 export const VerificationBody = Type.Object(
   {
-    subject_ref: Ref('The subject being verified.'),
+    subject_ref: Subject('The subject being verified.'),
     // optional in the schema so that none at all is 422 consent_token_missing (spec 7), not 400 required
     consent_token_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'An active token of the subject for this purpose; without one, 422 consent_token_missing.' })),
     claims: ClaimsSchema,
@@ -60,7 +62,7 @@ export const BatchBody = Type.Object({ items: Type.Array(VerificationBody, { min
 export const PassportBody = Type.Object({ verification_id: Type.String({ minLength: 1, maxLength: 255, description: 'A resolved verification.' }) }, { additionalProperties: false });
 export const PassportListQuery = listQueryWith({ live: Type.Optional(Type.Boolean()) });
 
-export const BlocklistBody = Type.Object({ subject_ref: Ref('The subject to blocklist.'), reason: Reason }, { additionalProperties: false });
+export const BlocklistBody = Type.Object({ subject_ref: Subject('The subject to blocklist.'), reason: Reason }, { additionalProperties: false });
 export const BlocklistListQuery = listQueryWith({ status: Type.Optional(enumOf(BLOCKLIST_STATUSES)) });
 
 export const CandidateListQuery = listQueryWith({ status: Type.Optional(enumOf(CANDIDATE_STATUSES)) });
@@ -75,7 +77,7 @@ export const MergeBody = Type.Object(
 );
 
 const Sharing = {
-  subject_ref: Ref('The subject.'),
+  subject_ref: Subject('The subject.'),
   consent_token_id: Type.String({ minLength: 1, maxLength: 255, description: 'An active token of the subject for this purpose.' }),
   purpose: Type.String({ minLength: 1, maxLength: 100 }),
   expires_at: Type.Optional(Type.String({ format: 'date-time' })),
@@ -94,7 +96,7 @@ export const RevokeBody = Type.Object({ reason: Type.Optional(Reason) }, { addit
 export const AccessGrantBody = Type.Object({ ...Sharing, grantee: Ref('Who is given access.') }, { additionalProperties: false });
 
 export const SubjectRequestBody = Type.Object(
-  { subject_ref: Ref('The data subject.'), kind: enumOf(SUBJECT_REQUEST_KINDS), detail: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { subject_ref: Subject('The data subject.'), kind: enumOf(SUBJECT_REQUEST_KINDS), detail: Type.Optional(Type.String({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
 export const SubjectRequestListQuery = listQueryWith({ status: Type.Optional(enumOf(SUBJECT_REQUEST_STATUSES)) });

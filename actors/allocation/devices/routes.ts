@@ -5,7 +5,7 @@
  * itself cannot reach them (device-access.ts).
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, callerRef, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
 import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX } from './device-credential.ts';
 import { issueDeviceCredential, listDeviceCredentials, revokeDeviceCredential } from './device-credentials.ts';
 
@@ -15,7 +15,7 @@ const credId = (id: string) => idOf(id, DEVICE_CREDENTIAL_PREFIX, 'device creden
 
 const IssueBody = Type.Object(
   {
-    worker_id: Type.String({ minLength: 1, maxLength: 255, description: 'The worker (a subject_ref) the credential acts for, and no other.' }),
+    worker_id: callerRef('The worker (a subject_ref) the credential acts for, and no other.'),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'What the credential is for, e.g. the device.' })),
   },
   { additionalProperties: false },

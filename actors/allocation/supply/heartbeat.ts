@@ -5,7 +5,7 @@
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, CALLER_REF, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
 /** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */
@@ -36,8 +36,8 @@ export interface HeartbeatBatch {
   readings: Reading[];
 }
 
-/** A subject_ref: opaque to this module; kept to URL-safe characters so it can sit in a path. */
-export const WORKER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$/;
+/** A subject_ref: the kernel's one rule for caller references (kernel/caller-ref.ts), so it can sit in a path. */
+export const WORKER_ID = CALLER_REF;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
 // Schemas for the OpenAPI document; parseBatch is the check both transports run.
