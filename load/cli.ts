@@ -49,9 +49,9 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   const ownSockets = o.sockets >= base.length;
   const sockets: (DeviceSocket | Phone)[] = Array.from({ length: o.sockets }, (_, i) => {
     const t = o.targets[i % o.targets.length];
-    if (ownSockets) return new Phone(t.origin, deviceKeys.get(base[i].workerId)!, base[i].workerId, metrics);
+    if (ownSockets && !o.simulator) return new Phone(t.origin, deviceKeys.get(base[i].workerId)!, base[i].workerId, metrics);
     const url = `${t.protocol === 'https:' ? 'wss' : 'ws'}://${t.host}${HEARTBEAT_SOCKET_PATH}`;
-    return new DeviceSocket(url, key, metrics, o.encoding);
+    return new DeviceSocket(url, ownSockets ? deviceKeys.get(base[i].workerId)! : key, metrics, o.encoding);
   });
   b = bar('sockets', sockets.length);
   await pool(sockets, 50, (s) => s.connect(), () => b.increment());
@@ -125,6 +125,10 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
     dispatch: dispatched, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report),
   };
   writeFileSync(outcome.reportFile, loadReport(outcome));
+  if (o.summary) {
+    const frames = outcome.summary.find((s) => s.name === 'heartbeat frame');
+    writeFileSync(o.summary, JSON.stringify({ frames: frames?.count ?? 0, frame_errors: frames?.errors ?? 0, frame_p99_ms: frames?.p99 ?? 0, seconds: outcome.seconds, readings_accepted: tool, unanswered }));
+  }
   return outcome;
 }
 

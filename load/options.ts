@@ -30,6 +30,10 @@ export interface LoadOptions {
   apiKey: string | undefined;
   city: { latitude: number; longitude: number; radiusMetres: number };
   quiet: boolean;
+  /** Own sockets on the tool's private socket code instead of the device library (the baseline of `npm run bench -- devices`). */
+  simulator: boolean;
+  /** Where to write the run's figures as JSON (frames answered, seconds, readings accepted), if anywhere. */
+  summary: string | undefined;
 }
 
 export const USAGE = `npm run load -- --target http://127.0.0.1:8080 [--target http://10.0.0.2:8080 ...]
@@ -50,6 +54,9 @@ export const USAGE = `npm run load -- --target http://127.0.0.1:8080 [--target h
   --report FILE        HTML report (default load-report-<time>.html)
   --i-own-this-target  allow a target that is not on a loopback or private address
   --quiet              no progress bar
+  --simulator          devices on sockets of their own use the tool's private socket code, not
+                       the device library (the baseline npm run bench -- devices measures against)
+  --summary FILE       the run's figures as JSON (frames answered, seconds, readings accepted)
   LOAD_API_KEY=sk_...  use this organisation instead of registering a sandbox one`;
 
 export function parseDuration(s: string): number {
@@ -70,7 +77,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
   const o: Omit<LoadOptions, 'targets' | 'sockets'> & { sockets?: number } = {
     devices: 1000, intervalMs: 10_000, durationMs: 60_000, badShare: 0.05, encoding: 'json', readRate: 50, dispatchers: 0, eligibleShare: 0.1, workOrderRate: 1,
     ownTarget: false, report: `load-report-${new Date().toISOString().replace(/[:.]/g, '-')}.html`, apiKey: env.LOAD_API_KEY || undefined,
-    city: { latitude: 6.5244, longitude: 3.3792, radiusMetres: 15_000 }, quiet: false,
+    city: { latitude: 6.5244, longitude: 3.3792, radiusMetres: 15_000 }, quiet: false, simulator: false, summary: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -106,6 +113,8 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
       case '--report': o.report = value(); break;
       case '--i-own-this-target': o.ownTarget = true; break;
       case '--quiet': o.quiet = true; break;
+      case '--simulator': o.simulator = true; break;
+      case '--summary': o.summary = value(); break;
       default: throw new Error(`unknown flag ${a}\n${USAGE}`);
     }
   }
