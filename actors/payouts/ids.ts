@@ -18,6 +18,7 @@ export const RECONCILIATION_PREFIX = 'route_multi_rail_reconciliation_';
 export const EXCEPTION_PREFIX = 'route_multi_rail_recon_exception_';
 export const RUN_LINK_PREFIX = 'route_multi_rail_run_link_';
 export const RAIL_PREFIX = 'route_multi_rail_rail_';
+export const PAYEE_HOLD_PREFIX = 'route_multi_rail_payee_hold_';
 
 /** One payout per instruction line (the design card: every payout is an actor). */
 export const payoutIdOf = (instructionId: string, line: number): string => derivedId(DISBURSEMENT_PREFIX, [instructionId, String(line)]);
@@ -28,7 +29,11 @@ export const validationIdOf = (payoutId: string): string => `${ACCOUNT_VALIDATIO
 export const payoutIdOfValidation = (id: string): string => `${DISBURSEMENT_PREFIX}${id.slice(ACCOUNT_VALIDATION_PREFIX.length)}`;
 /** The sandbox funding account of an organisation in a realm. */
 export const fundingAccountIdOf = (org: string, livemode: boolean): string => derivedId(FUNDING_ACCOUNT_PREFIX, [org, livemode ? 'live' : 'test']);
+/** The instruction the run link submits for a payroll run (one net-pay instruction per run). */
+export const runInstructionIdOf = (org: string, runId: string): string => derivedId(INSTRUCTION_PREFIX, [org, 'run_link', runId]);
 /** The link between a payroll run and the instruction its execution submitted. */
 export const runLinkIdOf = (org: string, runId: string): string => derivedId(RUN_LINK_PREFIX, [org, runId]);
 export const reconciliationIdOf = (settlementId: string, railId: string): string => derivedId(RECONCILIATION_PREFIX, [settlementId, railId]);
 export const exceptionIdOf = (reconciliationId: string, n: number): string => `${EXCEPTION_PREFIX}${reconciliationId.slice(RECONCILIATION_PREFIX.length)}x${n}`;
+/** The held payouts of one payee of an organisation (internal: released when their cause clears). */
+export const payeeHoldIdOf = (org: string, payeeRef: string): string => derivedId(PAYEE_HOLD_PREFIX, [org, payeeRef]);

@@ -39,14 +39,15 @@
  * instruction, its payout and the ledger, and the payee is paid by a later instruction).
  */
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError } from '../../kernel/index.ts';
+import { ApiError, nextAction, type NextAction } from '../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import { INSTRUCTION_PREFIX } from './ids.ts';
 
 export type InstructionStatus = 'received' | 'quarantined' | 'funding_pending' | 'planned' | 'executing' | 'settled' | 'partially_settled' | 'failed';
 export const INSTRUCTION_STATUSES: readonly InstructionStatus[] = ['received', 'quarantined', 'funding_pending', 'planned', 'executing', 'settled', 'partially_settled', 'failed'];
 export type QuarantineReason = 'signature_invalid' | 'duplicate_instruction' | 'integrity_mismatch';
-export type LineOutcome = 'settled' | 'failed' | 'held' | 'reversed';
+/** released: a held line's payout was sent after its cause cleared; the line waits for its outcome again. */
+export type LineOutcome = 'settled' | 'failed' | 'held' | 'reversed' | 'released';
 
 export interface FundingCheck {
   sufficient: boolean;
@@ -86,7 +87,7 @@ export interface InstructionState extends Submission {
   finished_at: number | null;
   failure_reason: string | null;
   dispatched: number;
-  /** One character per line: '.' not final yet, 's' settled, 'f' failed, 'h' held, 'r' reversed. */
+  /** One character per line: '.' not reported yet, 's' settled, 'f' failed, 'r' reversed; held (waiting): 'h' no live passport, 'a' no account. */
   outcomes: string;
   settled_count: number;
   settled_amount: number;
@@ -94,6 +95,8 @@ export interface InstructionState extends Submission {
   failed_amount: number;
   held_count: number;
   held_amount: number;
+  /** Held lines waiting for an account (the rest of held_count wait for a passport); absent on older states. */
+  held_account_count?: number;
   /** Absent on states made before reversals existed: read as 0. */
   reversed_count?: number;
   reversed_amount?: number;
@@ -106,6 +109,8 @@ export interface Outcome {
   line: number;
   outcome: LineOutcome;
   amount: number;
+  /** Why a held line waits (absent: passport_not_live, as reported before reasons were). */
+  held_reason?: 'passport_not_live' | 'no_bank_account';
 }
 
 export type InstructionEvent =
@@ -152,8 +157,11 @@ function returnedPosting(s: InstructionState, line: number, amount: number): Pos
   };
 }
 
-/** A line may become final ('.' to any outcome), or a settled line reversed ('s' to 'r'). */
-const changes = (current: string | undefined, o: Outcome) => current === '.' || (current === 's' && o.outcome === 'reversed');
+const HELD = new Set(['h', 'a']);
+const charOf = (o: Outcome): string => (o.outcome === 'held' ? (o.held_reason === 'no_bank_account' ? 'a' : 'h') : o.outcome === 'released' ? '.' : o.outcome[0]);
+
+/** A line is reported ('.' to any outcome), a held line released or held for another cause, or a settled line reversed ('s' to 'r'). */
+const changes = (current: string | undefined, o: Outcome) => (current === '.' && o.outcome !== 'released') || (current !== undefined && HELD.has(current) && charOf(o) !== current) || (current === 's' && o.outcome === 'reversed');
 
 /** The status the counts give a final instruction (spec 2.11): every line settled, some, or none. */
 function finalStatus(s: Pick<InstructionState, 'settled_count' | 'line_count'>): 'settled' | 'partially_settled' | 'failed' {
@@ -164,15 +172,18 @@ function applyOutcomes(s: InstructionState, outcomes: readonly Outcome[]): Instr
   const sorted = [...outcomes].sort((a, b) => a.line - b.line);
   const parts: string[] = [];
   let at = 0;
-  const n = { ...s, reversed_count: s.reversed_count ?? 0, reversed_amount: s.reversed_amount ?? 0 };
+  const n = { ...s, reversed_count: s.reversed_count ?? 0, reversed_amount: s.reversed_amount ?? 0, held_account_count: s.held_account_count ?? 0 };
   for (const o of sorted) {
-    if (s.outcomes[o.line - 1] === 's') (n.settled_count--, (n.settled_amount -= o.amount)); // a settled line returned
-    parts.push(s.outcomes.slice(at, o.line - 1), o.outcome[0]);
+    const was = s.outcomes[o.line - 1];
+    if (was === 's') (n.settled_count--, (n.settled_amount -= o.amount)); // a settled line returned
+    else if (was === 'h' || was === 'a') (n.held_count--, (n.held_amount -= o.amount), was === 'a' && n.held_account_count--); // released, or held for another cause
+    const c = charOf(o);
+    parts.push(s.outcomes.slice(at, o.line - 1), c);
     at = o.line;
     if (o.outcome === 'settled') (n.settled_count++, (n.settled_amount += o.amount));
     else if (o.outcome === 'failed') (n.failed_count++, (n.failed_amount += o.amount));
     else if (o.outcome === 'reversed') (n.reversed_count++, (n.reversed_amount += o.amount));
-    else (n.held_count++, (n.held_amount += o.amount));
+    else if (o.outcome === 'held') (n.held_count++, (n.held_amount += o.amount), c === 'a' && n.held_account_count++);
   }
   parts.push(s.outcomes.slice(at));
   n.outcomes = parts.join('');
@@ -181,12 +192,15 @@ function applyOutcomes(s: InstructionState, outcomes: readonly Outcome[]): Instr
 
 /** outcomes_recorded for the lines that change, and the final event when every line is then final. */
 function recordOutcomes(s: InstructionState, outcomes: readonly Outcome[]): InstructionEvent[] {
-  const seen = new Set<number>();
-  const fresh = outcomes.filter((o) => o.line >= 1 && o.line <= s.line_count && changes(s.outcomes[o.line - 1], o) && !seen.has(o.line) && (seen.add(o.line), true));
+  // The latest report of a line wins (a released line's settlement may arrive in the same batch as its release).
+  const latest = new Map<number, Outcome>();
+  for (const o of outcomes) if (o.line >= 1 && o.line <= s.line_count) latest.set(o.line, o);
+  const fresh = [...latest.values()].filter((o) => changes(s.outcomes[o.line - 1], o));
   if (fresh.length === 0) return [];
   const events: InstructionEvent[] = [{ type: 'instruction.outcomes_recorded', outcomes: fresh }];
   const after = applyOutcomes(s, fresh);
-  if (after.settled_count + after.failed_count + after.held_count + after.reversed_count! < s.line_count) return events;
+  // A held line waits for its cause to clear (payout.ts release), so the instruction stays executing.
+  if (after.settled_count + after.failed_count + after.reversed_count! < s.line_count) return events;
   const common = { run_id: s.run_id, source: s.source, livemode: s.livemode, failed_amount: after.failed_amount, held_amount: after.held_amount, ...(after.reversed_count ? { reversed_amount: after.reversed_amount } : {}) };
   const status = finalStatus(after);
   if (status === 'failed') events.push({ type: 'instruction.failed', ...common, reason: after.reversed_count ? 'no payout stands settled (every credit was returned, failed or held)' : 'no payout settled', settled_amount: 0, before_execution: false });
@@ -315,7 +329,8 @@ export const PayoutInstruction = defineActor({
   },
   reactions: [fromReversedPayout()],
   timers(s: InstructionState): TimerWish[] {
-    return s.status === 'executing' && s.tally_next_at !== null ? [{ name: 'tally', dueAt: s.tally_next_at, command: 'tally_due', payload: {} }] : [];
+    // Only lines not yet reported are watched: a held line waits for its cause, not for a rail.
+    return s.status === 'executing' && s.tally_next_at !== null && s.outcomes.includes('.') ? [{ name: 'tally', dueAt: s.tally_next_at, command: 'tally_due', payload: {} }] : [];
   },
   indexes(s: InstructionState): IndexEntry[] {
     const key = sortKeyTime(s.created_at);
@@ -340,6 +355,40 @@ export function fundingCheckView(s: Pick<InstructionState, 'id' | 'livemode' | '
     shortfall: money(c.shortfall, s.currency),
     checked_at: iso(c.checked_at),
   };
+}
+
+/**
+ * What the instruction waits for (docs/gaps.md "next_action"): a plan, an execute, funds (the amount
+ * short), or the causes of its held lines; null while it moves on by itself or once final.
+ */
+export function instructionNextAction(s: InstructionState): NextAction | null {
+  const path = `/v1/payouts/instructions/${s.id}`;
+  switch (s.status) {
+    case 'received':
+      return s.route_plan_id === null ? nextAction('plan_instruction', 'The instruction has no route plan; make one.', { method: 'POST', path: `${path}/plan` }) : null;
+    case 'planned':
+      return nextAction('execute_instruction', 'The instruction is planned and funded; execute it to pay its lines.', { method: 'POST', path: `${path}/execute` });
+    case 'funding_pending': {
+      const c = s.funding_check;
+      const short = c ? c.shortfall : s.total;
+      const details = { amount_short: money(short, s.currency), required_amount: money(s.total, s.currency), available_amount: money(c?.available_amount ?? 0, s.currency) };
+      const call = s.livemode ? null : { method: 'POST', path: '/v1/payouts/funding_account/deposits' };
+      return nextAction('fund_account', `The funding account is short by ${short} kobo (${s.total} required); ${s.livemode ? 'fund it by bank transfer' : 'deposit'} and the instruction is executed${s.route_plan_id ? '' : ' once planned'}.`, call, details);
+    }
+    case 'executing': {
+      if (s.held_count === 0 || s.outcomes.includes('.')) return null;
+      const account = s.held_account_count ?? 0;
+      const passport = s.held_count - account;
+      const details = { held_count: s.held_count, held_amount: money(s.held_amount, s.currency), held_for_account: account, held_for_passport: passport };
+      if (account > 0) return nextAction('add_payee_account', `${account} payee(s) have no bank account on file; their payouts are sent once one is set on the pay profile (GET /v1/payouts/payouts?instruction_id=${s.id}&status=held names them).`, { method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}' }, details);
+      return nextAction('verify_payee_identity', `${passport} payee(s) have no live passport; their payouts are sent once each payee's identity is verified.`, { method: 'POST', path: '/v1/identity/verifications' }, details);
+    }
+    case 'quarantined':
+    case 'settled':
+    case 'partially_settled':
+    case 'failed':
+      return null;
+  }
 }
 
 export function instructionView(s: InstructionState) {
@@ -373,6 +422,7 @@ export function instructionView(s: InstructionState) {
       reversed_amount: money(s.reversed_amount ?? 0, s.currency),
     },
     failure_reason: s.failure_reason,
+    next_action: instructionNextAction(s),
     created_at: iso(s.created_at),
     executed_at: s.executed_at === null ? null : iso(s.executed_at),
     finished_at: s.finished_at === null ? null : iso(s.finished_at),

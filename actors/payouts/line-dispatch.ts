@@ -78,7 +78,7 @@ export class LineDispatch {
         const live = !passportRequired || gate.isLive(org, l.payee_ref);
         const validation = account && live && rails.length ? await this.calls.nameEnquiry(rails[0], account) : null;
         const cmd: CreatePayout = {
-          instruction_id: id, line: l.line, payslip_id: l.payslip_id ?? null, payee_ref: l.payee_ref, amount: l.amount, currency: s.currency,
+          instruction_id: id, line: l.line, payslip_id: l.payslip_id ?? null, ...(l.pay_profile_id ? { pay_profile_id: l.pay_profile_id } : {}), payee_ref: l.payee_ref, amount: l.amount, currency: s.currency,
           account, validation, passport_live: live, rails, max_attempts: plan.max_attempts, timing: t, livemode: s.livemode, mocked: true,
         };
         await system.ask(Payout, payoutIdOf(id, l.line), 'create', cmd, createOpts);
@@ -114,7 +114,7 @@ function payoutTiming(t: Timing): PayoutTiming {
 }
 
 /** A rail can carry a line when the amount fits its limit and it reaches the line's institution. */
-function eligible(r: RailPolicy, bankCode: string, amount: number): boolean {
+export function eligible(r: RailPolicy, bankCode: string, amount: number): boolean {
   if (amount > r.per_transfer_max) return false;
   if (!nubanInstitution(bankCode)) return false;
   return r.reach === 'all_nuban' || bankCode.length === 3;

@@ -13,6 +13,12 @@ import { answerDueAt, FINAL, Payout, type PayoutState } from './payout.ts';
 
 const SYSTEM = 'system';
 
+/** A reported payout as its instruction counts it (a held one with its cause). */
+export function outcomeOf(p: PayoutState): Outcome {
+  const o: Outcome = { line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount };
+  return p.status === 'held' && p.held_reason ? { ...o, held_reason: p.held_reason } : o;
+}
+
 interface Reporting {
   org: string;
   outcomes: Outcome[];
@@ -104,7 +110,7 @@ export class OutcomeReports {
       const states = await Promise.all(open.slice(k, k + 500).map((line) => this.platform.system.state<PayoutState>(Payout, payoutIdOf(id, line), org).catch(() => undefined)));
       for (const p of states) {
         if (!p) continue;
-        if (FINAL.has(p.status)) outcomes.push({ line: p.line, outcome: p.status as Outcome['outcome'], amount: p.amount });
+        if (FINAL.has(p.status)) outcomes.push(outcomeOf(p));
         else {
           const due = answerDueAt(p);
           if (due !== null && due <= now) overdue.push({ id: p.id, attempt_id: p.attempts[p.attempts.length - 1].id });

@@ -18,6 +18,10 @@
  * (none)            create            name enquiry named another holder           payout.failed (never sent)               failed
  * (none)            create            no rail of the plan reaches or allows it    payout.failed (never sent)               failed
  * (none)            create            -                                           payout.created, payout.attempt_started   sending
+ * held              release           (holds.ts) the cause cleared; account and   payout.released, payout.attempt_started  sending
+ *                                     live passport now; as create otherwise      (or payout.failed as create)             (failed)
+ * held              release           another cause remains                       payout.hold_changed (the new reason)     held
+ * held              release           the same cause remains                      - (nothing)                              held
  * sending           record_answer     settled (00)                                payout.settled (the answer's code)       settled
  * sending           record_answer     refused; a next rail and attempts left      payout.attempt_answered,                 sending
  *                                                                                 payout.attempt_started (next rail)
@@ -45,125 +49,34 @@
  * A reversal (reference 3.4: a success can later become a reversal; NEFT returns unapplied items)
  * means the payee's bank gave the money back: the payee is not paid, the amount is back with us and
  * the net pay is owed again. It is final: a reversed payout is never sent again by itself (the
- * account may be closed); the payee is paid by a later instruction, as a held one is. The
+ * account may be closed); the payee is paid by a later instruction. A held payout is not final: it
+ * waits for its cause to clear and is then released (holds.ts). The
  * instruction records it (payout_instruction.ts record_reversal) with the ledger posting.
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError } from '../../kernel/index.ts';
-import { attemptIdOf, DISBURSEMENT_PREFIX, validationIdOf } from './ids.ts';
+import { attemptIdOf, DISBURSEMENT_PREFIX } from './ids.ts';
+import { type AccountValidation, answerDueAt, type Answer, type Attempt, type AttemptStatus, type BankAccount, type CreatePayout, currentAttempt as current, type HeldReason, PAYOUT_STATUSES, type PayoutState, type PayoutStatus, queryDelay, type Reversal, type StatusResult } from './payout-state.ts';
+import { payoutView } from './payout-views.ts';
 
-export type PayoutStatus = 'held' | 'sending' | 'pending' | 'unknown' | 'settled' | 'failed' | 'reversed';
-export type AttemptStatus = 'sending' | 'settled' | 'refused' | 'pending' | 'unknown' | 'failed' | 'reversed';
-export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['held', 'sending', 'pending', 'unknown', 'settled', 'failed', 'reversed'];
-export const FINAL: ReadonlySet<PayoutStatus> = new Set(['held', 'settled', 'failed', 'reversed']);
-
-export interface Reversal {
-  by: 'rail' | 'operator';
-  attempt_id: string;
-  code: string | null;
-  detail: string;
-  reason: string | null;
-  principal: string | null;
-  at: number;
-}
-
-export interface BankAccount {
-  bank_code: string;
-  account_number: string;
-  account_name?: string | null;
-}
-
-export interface AccountValidation {
-  status: 'matched' | 'name_mismatch' | 'not_found' | 'not_compared';
-  returned_name: string | null;
-  rail_id: string;
-  code: string;
-  checked_at: number;
-}
-
-export interface PayoutTiming {
-  answer_timeout_ms: Record<string, number>;
-  query_delays_ms: { first: number; fast: number; fast_tries: number; slow: number };
-  not_found_is_failed_after_ms: number;
-}
-
-export interface Attempt {
-  id: string;
-  n: number;
-  rail_id: string;
-  status: AttemptStatus;
-  code: string | null;
-  detail: string | null;
-  sent_at: number;
-  answered_at: number | null;
-  status_queries: number;
-}
-
-export interface PayoutState {
-  id: string;
-  org: string;
-  livemode: boolean;
-  mocked: boolean;
-  instruction_id: string;
-  line: number;
-  payslip_id: string | null;
-  payee_ref: string;
-  amount: number;
-  currency: string;
-  account: BankAccount | null;
-  validation: AccountValidation | null;
-  rails: string[];
-  max_attempts: number;
-  timing: PayoutTiming;
-  status: PayoutStatus;
-  held_reason: 'passport_not_live' | 'no_bank_account' | null;
-  failure_reason: string | null;
-  attempts: Attempt[];
-  next_query_at: number | null;
-  created_at: number;
-  updated_at: number;
-  settled_at: number | null;
-  failed_at: number | null;
-  /** Absent on states made before reversals existed: read as null. */
-  reversal?: Reversal | null;
-}
-
-export interface CreatePayout {
-  instruction_id: string;
-  line: number;
-  payslip_id: string | null;
-  payee_ref: string;
-  amount: number;
-  currency: string;
-  account: BankAccount | null;
-  validation: AccountValidation | null;
-  passport_live: boolean;
-  /** The plan's rails (primary first) that reach this account and allow this amount. */
-  rails: string[];
-  max_attempts: number;
-  timing: PayoutTiming;
-  livemode: boolean;
-  mocked: boolean;
-}
-
-export interface Answer {
-  attempt_id: string;
-  outcome: 'settled' | 'refused' | 'pending' | 'timeout';
-  code: string;
-  detail: string;
-}
-
-export interface StatusResult {
-  attempt_id: string;
-  status: 'settled' | 'failed' | 'pending' | 'not_found' | 'reversed';
-  code: string;
-  detail: string;
-}
+export * from './payout-state.ts';
+export { attemptView, payoutView, validationView } from './payout-views.ts';
 
 type Created = Omit<CreatePayout, 'passport_live'>;
+
+/** What releasing a held payout is judged on, read when its cause cleared (holds.ts). */
+export interface ReleasePayout {
+  account: BankAccount | null;
+  passport_live: boolean;
+  validation: AccountValidation | null;
+  /** The plan's rails that reach this account and allow this amount. */
+  rails: string[];
+}
 export type PayoutEvent =
   | ({ type: 'payout.created' } & Created)
-  | ({ type: 'payout.held'; held_reason: 'passport_not_live' | 'no_bank_account' } & Created)
+  | ({ type: 'payout.held'; held_reason: HeldReason } & Created)
+  | { type: 'payout.hold_changed'; held_reason: HeldReason; payee_ref: string; line: number; instruction_id: string; amount: number }
+  | { type: 'payout.released'; account: BankAccount; validation: AccountValidation | null; rails: string[]; payee_ref: string }
   | ({ type: 'payout.failed'; reason: string; amount: number; line: number; instruction_id: string; before_created?: Created })
   | { type: 'payout.attempt_started'; attempt_id: string; n: number; rail_id: string; reference: string; amount: number; bank_code: string; account_number: string }
   | { type: 'payout.attempt_answered'; attempt_id: string; status: AttemptStatus; code: string; detail: string }
@@ -176,18 +89,6 @@ export type PayoutEvent =
 
 function withAttempt(s: PayoutState, id: string, f: (a: Attempt) => Attempt): Attempt[] {
   return s.attempts.map((a) => (a.id === id ? f(a) : a));
-}
-
-const current = (s: PayoutState): Attempt | undefined => s.attempts[s.attempts.length - 1];
-
-/** When the current attempt's answer is overdue (its rail's time-out after sending); null unless sending. */
-export function answerDueAt(s: PayoutState): number | null {
-  const a = current(s);
-  return s.status === 'sending' && a && a.status === 'sending' ? a.sent_at + (s.timing.answer_timeout_ms[a.rail_id] ?? 60_000) : null;
-}
-
-export function queryDelay(t: PayoutTiming, n: number): number {
-  return n <= 1 ? t.query_delays_ms.first : n <= t.query_delays_ms.fast_tries ? t.query_delays_ms.fast : t.query_delays_ms.slow;
 }
 
 /** The next attempt after a definite failure: the next rail of the plan, or the payout fails. */
@@ -251,6 +152,17 @@ export const Payout = defineActor({
       }
       if (cmd.rails.length === 0) return [{ type: 'payout.failed', reason: 'no_eligible_rail: no rail of the plan reaches this bank or allows this amount', ...base }];
       return [{ type: 'payout.created', ...created }, started(me, cmd.rails[0], 1)];
+    },
+    release(s: PayoutState, cmd: ReleasePayout): PayoutEvent[] {
+      if (s.status !== 'held') return [];
+      const still: HeldReason | null = !cmd.account ? 'no_bank_account' : !cmd.passport_live ? 'passport_not_live' : null;
+      if (still) return still === s.held_reason ? [] : [{ type: 'payout.hold_changed', held_reason: still, payee_ref: s.payee_ref, line: s.line, instruction_id: s.instruction_id, amount: s.amount }];
+      const base = { amount: s.amount, line: s.line, instruction_id: s.instruction_id };
+      if (cmd.validation && cmd.validation.status !== 'matched' && cmd.validation.status !== 'not_compared') {
+        return [{ type: 'payout.failed', reason: cmd.validation.status === 'name_mismatch' ? `account_name_mismatch: the account is held by "${cmd.validation.returned_name}"` : 'account_not_found at name enquiry', ...base }];
+      }
+      if (cmd.rails.length === 0) return [{ type: 'payout.failed', reason: 'no_eligible_rail: no rail of the plan reaches this bank or allows this amount', ...base }];
+      return [{ type: 'payout.released', account: cmd.account!, validation: cmd.validation, rails: cmd.rails, payee_ref: s.payee_ref }, started({ ...s, account: cmd.account }, cmd.rails[0], 1)];
     },
     record_answer(s: PayoutState, cmd: Answer, ctx): PayoutEvent[] {
       const a = current(s);
@@ -323,6 +235,10 @@ export const Payout = defineActor({
         const { type: _t, held_reason, ...c } = e;
         return { ...s, ...c, status: 'held', held_reason, created_at: at, updated_at: at };
       }
+      case 'payout.hold_changed':
+        return { ...s, held_reason: e.held_reason, updated_at: at };
+      case 'payout.released':
+        return { ...s, account: e.account, validation: e.validation, rails: e.rails, held_reason: null, status: 'sending', updated_at: at };
       case 'payout.failed': {
         const first = e.before_created ? { ...s, ...e.before_created, created_at: at } : s;
         return { ...first, status: 'failed', failure_reason: e.reason, failed_at: at, updated_at: at, next_query_at: null };
@@ -370,76 +286,3 @@ export const Payout = defineActor({
   view: payoutView,
 });
 
-const mask = (n: string) => `${'*'.repeat(Math.max(0, n.length - 4))}${n.slice(-4)}`;
-const money = (amount: number, currency: string) => ({ amount, currency });
-
-export function payoutView(s: PayoutState) {
-  const a = current(s);
-  return {
-    id: s.id,
-    object: 'payout' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
-    instruction_id: s.instruction_id,
-    line: s.line,
-    payslip_id: s.payslip_id,
-    payee_ref: s.payee_ref,
-    amount: money(s.amount, s.currency),
-    status: s.status,
-    held_reason: s.held_reason,
-    failure_reason: s.failure_reason,
-    account: s.account ? { bank_code: s.account.bank_code, account_number_last4: mask(s.account.account_number), account_name: s.account.account_name ?? null } : null,
-    account_validation_id: s.validation ? validationIdOf(s.id) : null,
-    rail_ids: s.rails,
-    max_attempts: s.max_attempts,
-    attempt_count: s.attempts.length,
-    current_attempt_id: a?.id ?? null,
-    current_rail_id: a?.rail_id ?? null,
-    next_status_query_at: s.next_query_at === null ? null : iso(s.next_query_at),
-    created_at: iso(s.created_at),
-    settled_at: s.settled_at === null ? null : iso(s.settled_at),
-    failed_at: s.failed_at === null ? null : iso(s.failed_at),
-    reversed_at: s.reversal ? iso(s.reversal.at) : null,
-    reversal: s.reversal ? { by: s.reversal.by, attempt_id: s.reversal.attempt_id, code: s.reversal.code, detail: s.reversal.detail, reason: s.reversal.reason } : null,
-  };
-}
-
-export function attemptView(s: PayoutState, a: Attempt) {
-  return {
-    id: a.id,
-    object: 'payout_attempt' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
-    payout_id: s.id,
-    n: a.n,
-    rail_id: a.rail_id,
-    reference: a.id,
-    amount: money(s.amount, s.currency),
-    status: a.status,
-    code: a.code,
-    detail: a.detail,
-    status_queries: a.status_queries,
-    sent_at: iso(a.sent_at),
-    answered_at: a.answered_at === null ? null : iso(a.answered_at),
-  };
-}
-
-export function validationView(s: PayoutState) {
-  const v = s.validation!;
-  return {
-    id: validationIdOf(s.id),
-    object: 'account_validation' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
-    payout_id: s.id,
-    instruction_id: s.instruction_id,
-    bank_code: s.account?.bank_code ?? null,
-    account_number_last4: s.account ? mask(s.account.account_number) : null,
-    name_on_instruction: s.account?.account_name ?? null,
-    name_returned: v.returned_name,
-    status: v.status,
-    rail_id: v.rail_id,
-    code: v.code,
-    checked_at: iso(v.checked_at),
-  };
-}

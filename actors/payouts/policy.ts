@@ -1,7 +1,7 @@
 /**
  * The payouts policy pack (spec 2.11, 8, 9; ../shared/reference/ng-payouts-remittance.md 3.1-3.4):
  * the rails and their limits and reach, the status-query schedule, what counts as degraded rail
- * health, the instruction's tally interval. Data, versioned YYYY.MM.N, identified by the sha256 of
+ * health, the instruction's tally interval, and whether a run's instruction is paid by reaction. Data, versioned YYYY.MM.N, identified by the sha256 of
  * its canonical JSON; an active version never changes. Every [U] figure is a parameter here.
  *
  * PAYOUTS_TIME_SCALE (platform config, default 1) scales every waiting time of the pack: a test
@@ -36,6 +36,8 @@ export interface PayoutsPolicy {
   health: { window: number; degraded_failure_ratio: number };
   instruction: { tally_interval_ms: number; dispatch_chunk: number };
   passport: { required: boolean };
+  /** Whether a run's instruction is paid by reaction or waits for a person's execute (a second check). */
+  run_instructions: { execution: 'on_run_execution' | 'by_a_person' };
 }
 
 export interface LoadedPolicy {
@@ -57,12 +59,13 @@ export function checkPolicy(raw: unknown): LoadedPolicy {
   if (p.default_order.some((id) => !p.rails.some((r) => r.id === id))) throw bad('default_order names an unknown rail');
   const q = p.status_query;
   if (!(q.first_after_ms > 0 && q.fast_interval_ms > 0 && q.fast_tries >= 1 && q.slow_interval_ms > 0 && q.not_found_is_failed_after_ms > 0)) throw bad('status_query');
+  if (p.run_instructions?.execution !== 'on_run_execution' && p.run_instructions?.execution !== 'by_a_person') throw bad('run_instructions.execution');
   if (!(p.health.window >= 1 && p.health.degraded_failure_ratio > 0 && p.health.degraded_failure_ratio <= 1)) throw bad('health');
   return { pack: p, hash: contentHash(p) };
 }
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'policy');
-export const ACTIVE_POLICY: LoadedPolicy = checkPolicy(JSON.parse(readFileSync(join(dir, '2026.11.1.json'), 'utf8')));
+export const ACTIVE_POLICY: LoadedPolicy = checkPolicy(JSON.parse(readFileSync(join(dir, '2026.12.1.json'), 'utf8')));
 
 export const railPolicy = (id: string): RailPolicy | undefined => ACTIVE_POLICY.pack.rails.find((r) => r.id === id);
 

@@ -6,9 +6,8 @@
  */
 import { ApiError, type Caller, type Platform } from '../../kernel/index.ts';
 import { PayoutInstruction } from './instruction.ts';
-import type { OutcomeReports } from './outcomes.ts';
 import { Payout, type PayoutState } from './payout.ts';
-import type { RailCalls } from './rail-calls.ts';
+import { payoutsService } from './service.ts';
 
 /** Every payout of an instruction in a status, as states. */
 export async function* payoutsOf(platform: Platform, org: string, instructionId: string, status?: string): AsyncGenerator<PayoutState[]> {
@@ -19,11 +18,11 @@ export async function* payoutsOf(platform: Platform, org: string, instructionId:
 }
 
 /** POST /v1/payouts/payouts/{id}/resolve: ask the rail now (409 unless the payout waits for an answer). */
-export async function resolvePayout(platform: Platform, calls: RailCalls, caller: Caller, payoutId: string): Promise<unknown> {
+export async function resolvePayout(platform: Platform, caller: Caller, payoutId: string): Promise<unknown> {
   const s = await platform.system.state<PayoutState>(Payout, payoutId, caller.org);
   const a = s.attempts[s.attempts.length - 1];
   if (!a || (s.status !== 'unknown' && s.status !== 'pending')) throw new ApiError('conflict', `Payout ${payoutId} is ${s.status}; only an unknown or pending payout is resolved by asking its rail.`, { status: s.status });
-  await calls.query(caller.org, payoutId, a.id, a.rail_id);
+  await payoutsService(platform).calls.query(caller.org, payoutId, a.id, a.rail_id);
   return platform.system.get(Payout, payoutId, caller.org);
 }
 
@@ -43,7 +42,8 @@ export async function markUnknown(platform: Platform, caller: Caller, id: string
 }
 
 /** Asks the rail about every unknown or pending payout of the instruction, then reports the finals. */
-export async function resolveInstruction(platform: Platform, calls: RailCalls, outcomes: OutcomeReports, caller: Caller, id: string): Promise<unknown> {
+export async function resolveInstruction(platform: Platform, caller: Caller, id: string): Promise<unknown> {
+  const { calls, outcomes } = payoutsService(platform);
   await platform.system.ask(PayoutInstruction, id, 'resolve', {}, caller);
   let asked = 0;
   for (const status of ['unknown', 'pending']) {

@@ -8,7 +8,7 @@ import type { InstructionDocument } from './intake.ts';
 import { type InstructionState, PayoutInstruction } from './instruction.ts';
 import { ACTIVE_POLICY, railPolicy, type RailPolicy } from './policy.ts';
 import { type CreatePlan, RoutePlan } from './route-plan.ts';
-import type { InstructionDocuments } from './submission.ts';
+import { payoutsService } from './service.ts';
 
 export interface PlanBody {
   primary_rail_id?: string;
@@ -21,13 +21,15 @@ export interface RailHealth {
   failureRatio(railId: string): { ratio: number; seen: number };
 }
 
-export async function makePlan(platform: Platform, documents: InstructionDocuments, health: RailHealth, caller: Caller, instructionId: string, body: PlanBody, planId: string): Promise<unknown> {
+/** POST .../instructions/{id}/plan and POST /v1/payouts/route_plans; the run link plans a run's instruction the same way. */
+export async function makePlan(platform: Platform, caller: Caller, instructionId: string, body: PlanBody, planId: string): Promise<unknown> {
   const { system } = platform;
+  const svc = payoutsService(platform);
   const s = await system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
   if (s.status === 'quarantined') throw new ApiError('conflict', `Payout instruction ${s.id} is quarantined (${s.quarantine_reason}); it is never planned or executed.`);
   if (s.route_plan_id) throw new ApiError('conflict', `Payout instruction ${s.id} already has route plan ${s.route_plan_id}; a plan is fixed when it is made.`);
   if (s.status !== 'received' && s.status !== 'funding_pending') throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; only an instruction not yet executed can be planned.`);
-  const p = plan(health, s, await documents.get(caller.org, s.id), body);
+  const p = plan(svc.calls, s, await svc.documents.get(caller.org, s.id), body);
   const view = await system.ask(RoutePlan, planId, 'create', p, caller);
   await system.ask(PayoutInstruction, s.id, 'plan', { route_plan_id: planId }, { ...caller, dedupeId: `plan:${planId}` });
   return view;

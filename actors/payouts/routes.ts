@@ -4,21 +4,21 @@
  * funding account) are ours and recorded in docs/gaps.md#payouts. Event and audit-entry reads are
  * served for every module by the delivery area.
  */
-import { ApiError, callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, listEnvelope, ListQuery, listPage, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
-import { deposit } from './funding.ts';
-import { FundingAccount } from './funding-account.ts';
-import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, fundingAccountIdOf, INSTRUCTION_PREFIX, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
+import { callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, ListQuery, listPage, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { deposit, execute, fundingAccountOf, fundingCheck } from './funding.ts';
+import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, INSTRUCTION_PREFIX, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
 import { PayoutInstruction } from './instruction.ts';
-import { failInstruction, latestFundingCheck, routePlanOf } from './instructions.ts';
+import { failInstruction, latestFundingCheck, routePlanOf, submitInstruction } from './instructions.ts';
 import { Payout } from './payout.ts';
 import { attemptOf, attemptsOf, listValidations, reversePayout, validationOf } from './payouts.ts';
-import { ACTIVE_POLICY } from './policy.ts';
+import { listRails, railOf } from './rails.ts';
+import { markUnknown, resolveInstruction, resolvePayout } from './resolution.ts';
 import { RoutePlan } from './route-plan.ts';
+import { makePlan } from './route-plans.ts';
 import * as S from './schemas.ts';
-import { payoutsService } from './service.ts';
 import { Reconciliation } from './reconciliation.ts';
 import { Settlement } from './settlement.ts';
-import { exceptionOf, exceptionsOf, reconciliationOf, settlementReceipt } from './settlements.ts';
+import { exceptionOf, exceptionsOf, reconciliationOf, settle, settlementReceipt } from './settlements.ts';
 
 const M = 'route';
 const P = '/v1/payouts';
@@ -32,23 +32,6 @@ const bodyId = (id: string, prefix: string, what: string, field: string) => {
   return id;
 };
 
-function railView(req: RouteRequest, id: string) {
-  const svc = payoutsService(req.platform);
-  const p = ACTIVE_POLICY.pack.rails.find((r) => r.id === id);
-  const rail = svc.rail(id);
-  if (!p || !rail) throw new ApiError('not_found', `No rail with id ${id}.`);
-  const h = svc.failureRatio(id);
-  return {
-    id, object: 'rail' as const, livemode: req.livemode, mocked: rail.mocked, name: p.name, kind: p.kind, currency: ACTIVE_POLICY.pack.currency,
-    limits: { per_transfer_max: { amount: p.per_transfer_max, currency: ACTIVE_POLICY.pack.currency }, reach: p.reach, answer_timeout_ms: svc.timing.answerTimeout(id) },
-    status_query: { first_after_ms: svc.timing.queryDelay(1), interval_ms: svc.timing.queryDelay(2), not_found_is_failed_after_ms: svc.timing.notFoundFailedAfter },
-    recent_health: { attempts_seen: h.seen, failure_ratio: Math.round(h.ratio * 1000) / 1000 },
-    test_accounts: rail.testAccounts,
-    policy_version: ACTIVE_POLICY.pack.version,
-    basis: p.basis,
-  };
-}
-
 export const routes: RouteDef[] = [
   // Instructions (spec 2.11, 3, 4.10).
   route({ method: 'GET', path: `${P}/instructions`, auth: 'key', module: M, idempotent: false, query: S.InstructionListQuery, summary: 'List payout instructions, newest first; filter status and run_id.',
@@ -59,7 +42,7 @@ export const routes: RouteDef[] = [
     } }),
   route({ method: 'POST', path: `${P}/instructions`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SignedInstructionBody, specGap: gap('The request body (the signed envelope) is'),
     summary: 'Submit a signed instruction as payroll or remittance produced it (no amount comes from the caller). A bad signature, a repeat or a line failing its check is quarantined, kept as evidence and never executed.',
-    handler: (req) => payoutsService(req.platform).submit(callerOf(req), { object: 'signed_payout_instruction', ...req.body }, createdId(req, INSTRUCTION_PREFIX), createDedupe(req)) }),
+    handler: (req) => submitInstruction(req.platform, callerOf(req), { object: 'signed_payout_instruction', ...req.body }, createdId(req, INSTRUCTION_PREFIX), createDedupe(req)) }),
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a payout instruction with its progress.',
     handler: (req) => req.platform.system.get(PayoutInstruction, instructionId(req), req.org) }),
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}/route_plan`, auth: 'key', module: M, idempotent: false, summary: 'The instruction\u2019s route plan (404 until planned).',
@@ -67,22 +50,22 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: false, summary: 'The latest funding check of the instruction (404 before the first).',
     handler: async (req) => latestFundingCheck(req.platform, req.org, instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/funding_check`, auth: 'key', module: M, idempotent: true, summary: 'Compare the instruction\u2019s total with what the funding account has available; a shortfall holds it in funding_pending.',
-    handler: (req) => payoutsService(req.platform).fundingCheck(callerOf(req), instructionId(req)) }),
+    handler: (req) => fundingCheck(req.platform, callerOf(req), instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/plan`, auth: 'key', module: M, idempotent: true, status: 201, body: S.PlanBody, specGap: gap('The body and answer of plan are'),
     summary: 'Make the instruction\u2019s route plan: a primary rail fixed now, ordered fallbacks, the reasoning, max_attempts. Rails may be named; otherwise the policy and recent rail health choose.',
-    handler: (req) => payoutsService(req.platform).makePlan(callerOf(req), instructionId(req), req.body ?? {}, createdId(req, ROUTE_PLAN_PREFIX)) }),
+    handler: (req) => makePlan(req.platform, callerOf(req), instructionId(req), req.body ?? {}, createdId(req, ROUTE_PLAN_PREFIX)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/execute`, auth: 'key', module: M, idempotent: true,
     summary: 'Execute a planned instruction: refused while route_plan_id is null; a funding shortfall holds it in funding_pending; otherwise funds are reserved and every line is paid by its own payout.',
-    handler: (req) => payoutsService(req.platform).execute(callerOf(req), instructionId(req)) }),
+    handler: (req) => execute(req.platform, callerOf(req), instructionId(req)) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/fail`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body of fail is'),
     summary: 'Fail an instruction that has not been executed. Refused once executing: a payout sent is never assumed failed.',
     handler: (req) => failInstruction(req.platform, ask(req), instructionId(req), req.body) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/mark_unknown`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('The body and effect of mark_unknown are'),
     summary: 'Mark every payout of an executing instruction still waiting for its rail unknown (for example after a rail outage); each is then resolved by its rail\u2019s status query.',
-    handler: (req) => payoutsService(req.platform).markUnknown(callerOf(req), instructionId(req), req.body.reason) }),
+    handler: (req) => markUnknown(req.platform, callerOf(req), instructionId(req), req.body.reason) }),
   route({ method: 'POST', path: `${P}/instructions/{instruction_id}/resolve`, auth: 'key', module: M, idempotent: true, specGap: gap('The effect of resolve on an instruction is'),
     summary: 'Ask the status query now for every unknown or pending payout of the instruction.',
-    handler: (req) => payoutsService(req.platform).resolveInstruction(callerOf(req), instructionId(req)) }),
+    handler: (req) => resolveInstruction(req.platform, callerOf(req), instructionId(req)) }),
 
   // Route plans.
   route({ method: 'GET', path: `${P}/route_plans`, auth: 'key', module: M, idempotent: false, query: S.RoutePlanListQuery, summary: 'List route plans, newest first; filter instruction_id.',
@@ -91,7 +74,7 @@ export const routes: RouteDef[] = [
     summary: 'Make the route plan of an instruction (the same as POST .../instructions/{id}/plan).',
     handler: (req) => {
       const { instruction_id, ...plan } = req.body;
-      return payoutsService(req.platform).makePlan(callerOf(req), bodyId(instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id'), plan, createdId(req, ROUTE_PLAN_PREFIX));
+      return makePlan(req.platform, callerOf(req), bodyId(instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id'), plan, createdId(req, ROUTE_PLAN_PREFIX));
     } }),
   route({ method: 'GET', path: `${P}/route_plans/{route_plan_id}`, auth: 'key', module: M, idempotent: false, summary: 'Retrieve a route plan.',
     handler: (req) => req.platform.system.get(RoutePlan, idOf(req.params.route_plan_id!, ROUTE_PLAN_PREFIX, 'route plan'), req.org) }),
@@ -99,9 +82,9 @@ export const routes: RouteDef[] = [
   // Rails.
   route({ method: 'GET', path: `${P}/rails`, auth: 'key', module: M, idempotent: false, specGap: gap('The rail record is'),
     summary: 'The rails payouts use: limits, reach, status-query timing, recent health and (sandbox) the documented test accounts.',
-    handler: async (req) => listEnvelope(ACTIVE_POLICY.pack.rails.map((r) => railView(req, r.id)), false) }),
+    handler: async (req) => listRails(req.platform, req.livemode) }),
   route({ method: 'GET', path: `${P}/rails/{rail_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The rail record is'), summary: 'Retrieve a rail.',
-    handler: async (req) => railView(req, req.params.rail_id!) }),
+    handler: async (req) => railOf(req.platform, req.livemode, req.params.rail_id!) }),
 
   // Payouts and attempts.
   route({ method: 'GET', path: `${P}/payouts`, auth: 'key', module: M, idempotent: false, query: S.PayoutListQuery, specGap: gap('The payout list is'),
@@ -115,7 +98,7 @@ export const routes: RouteDef[] = [
     handler: (req) => req.platform.system.get(Payout, payoutId(req), req.org) }),
   route({ method: 'POST', path: `${P}/payouts/{payout_id}/resolve`, auth: 'key', module: M, idempotent: true, specGap: gap('The answer of resolve is'),
     summary: 'Ask the rail\u2019s status query now for an unknown or pending payout (409 otherwise); settled, failed (then the next rail) or still unknown.',
-    handler: (req) => payoutsService(req.platform).resolvePayout(callerOf(req), payoutId(req)) }),
+    handler: (req) => resolvePayout(req.platform, callerOf(req), payoutId(req)) }),
   route({ method: 'POST', path: `${P}/payouts/{payout_id}/reverse`, auth: 'key', module: M, idempotent: true, body: S.ReasonBody, specGap: gap('Reversing a payout is'),
     summary: 'Record that a settled payout was returned by the payee\u2019s bank (a return the bank reported outside the rail\u2019s statement); 409 unless settled. The payee is then not paid, the net pay is owed again and the instruction\u2019s ledger posting is reversed for the amount.',
     handler: (req) => reversePayout(req.platform, ask(req), payoutId(req), req.body) }),
@@ -133,16 +116,7 @@ export const routes: RouteDef[] = [
   // The sandbox funding account.
   route({ method: 'GET', path: `${P}/funding_account`, auth: 'key', module: M, idempotent: false, specGap: gap('The funding account is'),
     summary: 'The organisation\u2019s funding account in this realm: balance, reserved, available.',
-    handler: async (req) => {
-      const id = fundingAccountIdOf(req.org, req.livemode);
-      try {
-        return await req.platform.system.get(FundingAccount, id, req.org);
-      } catch (e) {
-        if (!(e instanceof ApiError) || e.code !== 'not_found') throw e;
-        const zero = { amount: 0, currency: ACTIVE_POLICY.pack.currency };
-        return { id, object: 'funding_account', livemode: req.livemode, mocked: true, balance: zero, reserved: zero, available: zero, deposit_count: 0, updated_at: null };
-      }
-    } }),
+    handler: async (req) => fundingAccountOf(req.platform, req.org, req.livemode) }),
   route({ method: 'POST', path: `${P}/funding_account/deposits`, auth: 'key', module: M, idempotent: true, body: S.DepositBody, specGap: gap('How a sandbox funding account is funded is'),
     summary: 'Fund the sandbox funding account (sandbox realm only; a live account is funded by bank transfer).',
     handler: (req) => deposit(req.platform, ask(req), req.body.amount as { amount: number; currency: string }, req.requestId) }),
@@ -150,7 +124,7 @@ export const routes: RouteDef[] = [
   // Settlements and reconciliations.
   route({ method: 'POST', path: `${P}/settlements`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SettlementBody, specGap: gap('The settlement record is'),
     summary: 'Settle a final instruction: what settled per rail, a receipt, and each rail\u2019s statement reconciled against our payouts (one settlement per instruction).',
-    handler: (req) => payoutsService(req.platform).settle(callerOf(req), bodyId(req.body.instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id')) }),
+    handler: (req) => settle(req.platform, callerOf(req), bodyId(req.body.instruction_id, INSTRUCTION_PREFIX, 'payout instruction', 'instruction_id')) }),
   route({ method: 'GET', path: `${P}/settlements`, auth: 'key', module: M, idempotent: false, query: S.ByInstructionQuery, specGap: gap('The settlement list is'), summary: 'List settlements, newest first.',
     handler: (req) => listPage(req.platform.system, Settlement, req.org, req.query.instruction_id ? `instruction:${req.query.instruction_id}` : 'all', req.query, 'desc') }),
   route({ method: 'GET', path: `${P}/settlements/{settlement_id}`, auth: 'key', module: M, idempotent: false, specGap: gap('The settlement record is'), summary: 'Retrieve a settlement.',

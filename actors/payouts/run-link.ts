@@ -1,8 +1,9 @@
 /**
  * The link between a payroll run and its payout instruction (spec 1 rule 10; spec 2.9 run statuses
  * completed / partially_settled / failed). Executing a run submits its signed instruction by
- * reaction, so no client carries it; when the instruction is final its outcome is carried back to
- * the run. Both steps need I/O (reading the signed instruction, asking the run), so this actor only
+ * reaction, so no client carries it, and (policy run_instructions.execution on_run_execution: a
+ * person already approved the run) plans and executes it, or leaves it in funding_pending until a
+ * deposit makes it fit; when the instruction is final its outcome is carried back to the run. Both steps need I/O (reading the signed instruction, asking the run), so this actor only
  * records what is due and the service does it (actors/payouts/run-links.ts); a reminder asks again
  * until it is done, so a node that dies in between loses nothing.
  *
@@ -10,14 +11,15 @@
  * -----------  -----------------  --------------------------------  ------------------------  -----------
  * (none)       run_executed       (reaction) run.executing          link.requested            requested
  * requested    retry              (timer) not yet submitted         link.retry_due            requested
- * requested    submitted          the service submitted it          link.submitted            submitted
+ * requested    submitted          submitted (planned, executed or   link.submitted            submitted
+                                 waiting for funds)
  * any          outcome            (reaction) instruction final      link.outcome_due          outcome_due
  * outcome_due  retry              (timer) not yet delivered         link.retry_due            outcome_due
  * outcome_due  outcome_delivered  the run took it (or was final)    link.closed               closed
  * others       any                -                                 - (nothing)
  */
 import { defineActor, iso, type Reaction, type TimerWish } from '../../runtime/index.ts';
-import { RUN_LINK_PREFIX, runLinkIdOf } from './ids.ts';
+import { RUN_LINK_PREFIX, runInstructionIdOf, runLinkIdOf } from './ids.ts';
 
 export type LinkStatus = 'requested' | 'submitted' | 'outcome_due' | 'closed';
 export type RunOutcome = 'settled' | 'partially_settled' | 'failed';
@@ -43,6 +45,9 @@ type LinkEvent =
   | { type: 'link.closed'; note: string | null };
 
 const RETRY_MS = 60_000;
+
+/** Whether an instruction is the one the run link submitted for its run (funds arriving execute it). */
+export const isRunLinkInstruction = (org: string, s: { id: string; source: string; run_id: string | null }): boolean => s.source === 'run' && s.run_id !== null && s.id === runInstructionIdOf(org, s.run_id);
 
 const fromRun: Reaction = {
   from: 'payroll_run',

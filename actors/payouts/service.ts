@@ -1,58 +1,58 @@
 /**
- * The payouts module's long-lived parts on one node (spec 2.11, 4.10, 8): its rails (providers/),
- * and the process that listens to commits and starts the work that needs I/O around the actors (the
- * actors' decide functions stay pure; see actors/identity/service.ts for the same pattern). Each
- * job lives in its own file; this one holds their state for the node and routes commits to them:
- * - intake: judging a signed instruction and submitting the verdict (intake.ts, submission.ts);
- * - funding and execution (funding.ts); route plans (route-plans.ts);
- * - dispatch: after instruction.executing, one payout actor per line (line-dispatch.ts);
- * - the rails: payout.attempt_started -> send, payout.status_query_due -> status query, and name
- *   enquiry for dispatch (rail-calls.ts); operator resolution (resolution.ts);
- * - outcomes: finals reported to their instruction in batches, and the tally reminder (outcomes.ts);
- * - the payroll run link: submitting a run's instruction and carrying the outcome back (run-links.ts);
- * - settlement with reconciliation (settlements.ts, reconcile.ts).
- * Registered under PAYOUTS.
+ * The payouts module's node-local process (docs/architecture.md "Adding an area": service.ts; spec
+ * 2.11, 4.10, 8): its rails (providers/), the parts that hold this node's state for the jobs (rail
+ * calls and their health, recently parsed documents, the dispatch window, outcome batches), and
+ * the following of commits that start work needing I/O around the actors (their decide stays pure):
+ * - payout.attempt_started -> send, payout.status_query_due -> status query (rail-calls.ts);
+ * - final payouts -> reported to their instruction in batches (outcomes.ts);
+ * - instruction.executing -> one payout per line (line-dispatch.ts); instruction.tally_due -> tally;
+ * - the run link's due steps, funds arriving and held payouts' causes clearing: handed to the
+ *   operations the face gives it (run-links.ts, funding.ts, holds.ts), so operations reach the
+ *   service and the service never reaches them.
+ * Provided under PAYOUTS by the face's start; payoutsService is its accessor.
  */
-import { ApiError, type Caller, keyValue, lists, logOf, type Platform, serviceKey } from '../../kernel/index.ts';
+import { ApiError, keyValue, lists, logOf, type Platform, serviceKey } from '../../kernel/index.ts';
 import type { Committed } from '../../runtime/index.ts';
-import type { SignedPayoutInstruction } from '../payroll/index.ts';
-import * as funding from './funding.ts';
-import type { InstructionDocument } from './intake.ts';
-import { type fundingCheckView, type InstructionState, type Outcome, PayoutInstruction } from './instruction.ts';
+import { FundingAccount } from './funding-account.ts';
+import { type InstructionState, PayoutInstruction } from './instruction.ts';
 import { LineDispatch } from './line-dispatch.ts';
-import { OutcomeReports } from './outcomes.ts';
+import { OutcomeReports, outcomeOf } from './outcomes.ts';
+import { PayeeHold } from './payee-hold.ts';
 import { Payout, type PayoutState } from './payout.ts';
 import { ACTIVE_POLICY, timing, type Timing } from './policy.ts';
 import { type Rail, sandboxRails } from './providers/index.ts';
 import { type AttemptStarted, RailCalls } from './rail-calls.ts';
-import * as resolution from './resolution.ts';
-import type { CreatePlan } from './route-plan.ts';
-import { makePlan, plan, type PlanBody } from './route-plans.ts';
 import { RunLink } from './run-link.ts';
-import { linkRun } from './run-links.ts';
-import { settle } from './settlements.ts';
-import { InstructionDocuments, submit } from './submission.ts';
-
-export type { PlanBody } from './route-plans.ts';
+import { InstructionDocuments } from './submission.ts';
 
 export const PAYOUTS = serviceKey<PayoutsService>('payouts');
+
+/** The operations the process hands due work to (given by the face, as identity's collector is). */
+export interface DueWork {
+  /** A run link has a step due (submit and pay the run's instruction, or carry its outcome back). */
+  linkRun(org: string, linkId: string): Promise<void>;
+  /** A deposit arrived: instructions waiting for funds are executed when they now fit. */
+  fundsArrived(org: string, livemode: boolean): Promise<void>;
+  /** A payee's held payouts are due for release (their cause cleared). */
+  releaseHeld(org: string, holdId: string): Promise<void>;
+}
 
 export class PayoutsService {
   readonly rails: Rail[];
   readonly timing: Timing;
+  readonly calls: RailCalls;
+  readonly documents: InstructionDocuments;
+  readonly lines: LineDispatch;
+  readonly outcomes: OutcomeReports;
   /** Rail answers by outcome and status queries asked on this node, for the bench. */
   readonly answers: RailCalls['answers'];
   /** Failover latencies (ms, platform clock) from a refusal to the next rail's accepted answer, for the bench. */
   readonly failovers: number[];
-  private readonly calls: RailCalls;
-  private readonly documents: InstructionDocuments;
-  private readonly lines: LineDispatch;
-  private readonly outcomes: OutcomeReports;
   /** Read by the jobs' loops and error paths: work cut short by stop() is not an error. */
   private readonly life = { stopped: false };
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly platform: Platform, rails?: Rail[]) {
+  constructor(private readonly platform: Platform, private readonly due: DueWork, rails?: Rail[]) {
     const num = (k: string, d: number) => {
       const v = Number(platform.config[k] ?? d);
       return Number.isFinite(v) && v >= 0 ? v : d;
@@ -81,102 +81,40 @@ export class PayoutsService {
     this.unsubscribe?.();
   }
 
-  rail(id: string): Rail | undefined {
-    return this.calls.rail(id);
-  }
-
-  /** Share of refusals and time-outs among a rail's recent attempts (spec 8: plans weigh rail health). */
-  failureRatio(railId: string): { ratio: number; seen: number } {
-    return this.calls.failureRatio(railId);
-  }
-
-  submit(caller: Caller, env: SignedPayoutInstruction, id: string, dedupeId: string | undefined): Promise<unknown> {
-    return submit(this.platform, this.documents, this.timing.tallyInterval, caller, env, id, dedupeId);
-  }
-
-  document(org: string, id: string): Promise<InstructionDocument> {
-    return this.documents.get(org, id);
-  }
-
-  fundingCheck(caller: Caller, id: string): Promise<ReturnType<typeof fundingCheckView>> {
-    return funding.fundingCheck(this.platform, caller, id);
-  }
-
-  available(org: string, livemode: boolean): Promise<number> {
-    return funding.available(this.platform, org, livemode);
-  }
-
-  makePlan(caller: Caller, instructionId: string, body: PlanBody, planId: string): Promise<unknown> {
-    return makePlan(this.platform, this.documents, this.calls, caller, instructionId, body, planId);
-  }
-
-  /** The order of rails and why (spec 2.11 RoutePlan.reasoning): limits, bank reach, recent health. */
-  plan(s: InstructionState, doc: InstructionDocument, body: PlanBody): CreatePlan {
-    return plan(this.calls, s, doc, body);
-  }
-
-  execute(caller: Caller, id: string): Promise<unknown> {
-    return funding.execute(this.platform, caller, id);
-  }
-
-  dispatch(org: string, id: string, known?: InstructionState): Promise<void> {
-    return this.lines.dispatch(org, id, known);
-  }
-
-  /** Asks the rail's status query for the payout's current attempt and records the answer. */
-  query(org: string, payoutId: string, attemptId: string, railId: string): Promise<void> {
-    return this.calls.query(org, payoutId, attemptId, railId);
-  }
-
-  /** POST /v1/payouts/payouts/{id}/resolve: ask the rail now (409 unless the payout waits for an answer). */
-  resolvePayout(caller: Caller, payoutId: string): Promise<unknown> {
-    return resolution.resolvePayout(this.platform, this.calls, caller, payoutId);
-  }
-
-  /** Every payout of an instruction in a status, as states. */
-  payoutsOf(org: string, instructionId: string, status?: string): AsyncGenerator<PayoutState[]> {
-    return resolution.payoutsOf(this.platform, org, instructionId, status);
-  }
-
-  markUnknown(caller: Caller, id: string, reason: string): Promise<unknown> {
-    return resolution.markUnknown(this.platform, caller, id, reason);
-  }
-
-  resolveInstruction(caller: Caller, id: string): Promise<unknown> {
-    return resolution.resolveInstruction(this.platform, this.calls, this.outcomes, caller, id);
-  }
-
-  /** Reports what is waiting for every instruction with no report in flight, and waits for those in flight. */
-  flush(): Promise<void> {
-    return this.outcomes.flush();
-  }
-
-  tally(org: string, id: string): Promise<void> {
-    return this.outcomes.tally(org, id);
-  }
-
-  settle(caller: Caller, instructionId: string): Promise<unknown> {
-    return settle(this.platform, this.rails, caller, instructionId);
-  }
-
   private onCommit(c: Committed): void {
-    if (c.kind === Payout.kind) {
-      for (const e of c.events) {
-        const d = e.data as Record<string, unknown> & { instruction_id: string; line: number; amount: number };
-        if (e.type === 'payout.attempt_started') this.later(this.calls.send(c.org, c.id, d as unknown as AttemptStarted), 'sending');
-        else if (e.type === 'payout.status_query_due') this.later(this.calls.query(c.org, c.id, d.attempt_id as string, d.rail_id as string), 'status query');
-        else if (e.type === 'payout.settled' || e.type === 'payout.failed' || e.type === 'payout.held') {
-          const s = c.state as PayoutState;
-          this.outcomes.report(c.org, s.instruction_id, { line: s.line, outcome: s.status as Outcome['outcome'], amount: s.amount });
+    switch (c.kind) {
+      case Payout.kind:
+        return this.onPayout(c);
+      case PayoutInstruction.kind:
+        for (const e of c.events) {
+          if (e.type === 'instruction.executing') this.later(this.lines.dispatch(c.org, c.id, c.state as InstructionState), 'dispatch');
+          else if (e.type === 'instruction.tally_due') this.later(this.outcomes.tally(c.org, c.id), 'tally');
         }
+        return;
+      case RunLink.kind:
+        if (c.events.some((e) => e.type === 'link.requested' || e.type === 'link.retry_due' || e.type === 'link.outcome_due')) this.later(this.due.linkRun(c.org, c.id), 'run link');
+        return;
+      case FundingAccount.kind:
+        if (c.events.some((e) => e.type === 'funding.deposited')) this.later(this.due.fundsArrived(c.org, (c.state as { livemode: boolean }).livemode), 'funds arrived');
+        return;
+      case PayeeHold.kind:
+        if (c.events.some((e) => e.type === 'hold.added' || e.type === 'hold.release_due' || e.type === 'hold.retry_due')) this.later(this.due.releaseHeld(c.org, c.id), 'release held payouts');
+        return;
+    }
+  }
+
+  private onPayout(c: Committed): void {
+    for (const e of c.events) {
+      const d = e.data as Record<string, unknown>;
+      if (e.type === 'payout.attempt_started') this.later(this.calls.send(c.org, c.id, d as unknown as AttemptStarted), 'sending');
+      else if (e.type === 'payout.status_query_due') this.later(this.calls.query(c.org, c.id, d.attempt_id as string, d.rail_id as string), 'status query');
+      else if (e.type === 'payout.settled' || e.type === 'payout.failed' || e.type === 'payout.held' || e.type === 'payout.hold_changed') {
+        const s = c.state as PayoutState;
+        this.outcomes.report(c.org, s.instruction_id, outcomeOf(s));
+      } else if (e.type === 'payout.released') {
+        const s = c.state as PayoutState;
+        this.outcomes.report(c.org, s.instruction_id, { line: s.line, outcome: 'released', amount: s.amount });
       }
-    } else if (c.kind === PayoutInstruction.kind) {
-      for (const e of c.events) {
-        if (e.type === 'instruction.executing') this.later(this.lines.dispatch(c.org, c.id, c.state as InstructionState), 'dispatch');
-        else if (e.type === 'instruction.tally_due') this.later(this.outcomes.tally(c.org, c.id), 'tally');
-      }
-    } else if (c.kind === RunLink.kind) {
-      if (c.events.some((e) => e.type === 'link.requested' || e.type === 'link.retry_due' || e.type === 'link.outcome_due')) this.later(linkRun(this.platform, this, c.org, c.id), 'run link');
     }
   }
 

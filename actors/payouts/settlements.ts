@@ -10,6 +10,7 @@ import { EXCEPTION_PREFIX, payoutIdOf, reconciliationIdOf, SETTLEMENT_PREFIX } f
 import { type InstructionState, PayoutInstruction } from './instruction.ts';
 import { Payout, type PayoutState } from './payout.ts';
 import type { Rail, StatementEntry } from './providers/index.ts';
+import { payoutsService } from './service.ts';
 import { countPayouts, reconcileRail, settledTransfersOf, settlementStatus } from './reconcile.ts';
 import { exceptionView, Reconciliation, type ReconciliationState } from './reconciliation.ts';
 import { Settlement, type SettlementState, type settlementView } from './settlement.ts';
@@ -23,8 +24,10 @@ interface RailStatement {
   entries: StatementEntry[];
 }
 
-export async function settle(platform: Platform, rails: readonly Rail[], caller: Caller, instructionId: string): Promise<unknown> {
+/** POST /v1/payouts/settlements: one settlement per final instruction. */
+export async function settle(platform: Platform, caller: Caller, instructionId: string): Promise<unknown> {
   const { system } = platform;
+  const { rails } = payoutsService(platform);
   const s = await settleable(platform, caller, instructionId);
   const id = derivedId(SETTLEMENT_PREFIX, [s.id]);
   try {

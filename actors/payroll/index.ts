@@ -27,6 +27,7 @@ export { parsePayslipId, payslipId } from './payroll-ids.ts';
 
 // Operations (what the routes call), for the bench.
 export { MAX_IMPORT_ROWS, runImport, type ImportBody } from './imports/index.ts';
+export { RUN_PAYOUT_WAIT, type RunPayoutWait } from './runs/run-records.ts';
 export { approveRun, calculateRun, createRun, executeRun, runState, simulateRun, type CreateRunBody } from './runs/runs.ts';
 export { loadPayslips, remittanceBasis } from './payslips/storage.ts';
 export type { PayslipRecord } from './payslips/record.ts';

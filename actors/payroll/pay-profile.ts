@@ -8,8 +8,10 @@
  * (none)   create   inputs valid (import checked)     pay_profile.created   exists
  * exists   update   merged inputs valid               pay_profile.updated   exists
  *
- * An optional bank_account (docs/gaps.md#payouts) is checked for format here and signed into the
- * payout instruction through the payslip that records it.
+ * bank_account, the one field for where pay goes (docs/gaps.md#payroll), is checked for format here
+ * and signed into the payout instruction through the payslip that records it. Its update event
+ * names the payee, so payouts release a line held for want of an account (docs/gaps.md#payouts).
+ * Listed by payee_ref (GET /v1/pay_profiles).
  *
  * PAYE goes to the State of residence fixed on 1 January of the tax year (ng-payroll-2026.md 8;
  * ng-payouts-remittance.md 2). The profile keeps each State with the date it holds from: a PATCH
@@ -109,7 +111,7 @@ export const bankAccountOf = (v: BankAccount | null | undefined): BankAccount | 
 
 type Event =
   | ({ type: 'pay_profile.created' } & ProfileFields)
-  | { type: 'pay_profile.updated'; changes: ProfilePatch };
+  | { type: 'pay_profile.updated'; changes: ProfilePatch; payee_ref?: string };
 
 const FULL_YEAR = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
@@ -146,7 +148,7 @@ export const PayProfile = defineActor({
         bad.push(errorEntry('/state_of_residence_since', 'state_of_residence_required', 'state_of_residence_since says from when a new state_of_residence holds: send both.'));
       }
       if (bad.length) refuse(bad);
-      return [{ type: 'pay_profile.updated', changes: cmd }];
+      return [{ type: 'pay_profile.updated', changes: cmd, payee_ref: s.payee_ref }];
     },
   },
   evolve(s: PayProfileState, e: Event, meta): PayProfileState {
@@ -174,6 +176,7 @@ export const PayProfile = defineActor({
         return assertNever(e);
     }
   },
+  indexes: (s: PayProfileState) => [{ list: 'all', sortKey: s.payee_ref }],
   view: (s: PayProfileState) => payProfileView(s),
 });
 
@@ -198,7 +201,6 @@ export function payProfileView(s: PayProfileState) {
     nhf_contributing: i.nhf_contributing,
     nhia_enrolled: i.nhia_enrolled,
     pension_administrator: i.pension_administrator ?? null,
-    bank_identifier_on_file: s.bank_identifier !== null,
     // The account number is shown by its last four digits only, as payouts show it.
     bank_account: s.bank_account ? { bank_code: s.bank_account.bank_code, account_number_last4: s.bank_account.account_number.slice(-4), account_name: s.bank_account.account_name ?? null } : null,
     created_at: iso(s.created_at),

@@ -24,6 +24,7 @@ import { REMITTANCE_DIRECTORY } from './runs/remittance-directory.ts';
 import { payoutInstructionFor } from './runs/payout-instruction.ts';
 import { approveRun, calculateRun, cancelRun, createRun, executeRun, pinnedPack, resolveFinding, runState, simulateRun, submitRun, updateRun } from './runs/runs.ts';
 import { findingView, Run, RUN_STATUSES, RUN_TYPES, totalsView, EXECUTED } from './runs/run.ts';
+import { runPage, runRecord } from './runs/run-records.ts';
 
 const M = 'run';
 const PERIOD = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
@@ -67,7 +68,6 @@ const ProfileFields = {
   nhf_contributing: Type.Optional(Type.Boolean()),
   nhia_enrolled: Type.Optional(Type.Boolean()),
   pension_administrator: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
-  bank_identifier: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'Write only: accepted, never returned.' }), Type.Null()])),
   bank_account: Type.Optional(Type.Union([Type.Object({
     bank_code: Type.String({ pattern: '^(\\d{3}|\\d{5})$', description: '3-digit (bank) or 5-digit (other institution) CBN code.' }),
     account_number: Type.String({ pattern: '^\\d{10}$', description: '10-digit NUBAN; its check digit is checked by payouts when the instruction arrives.' }),
@@ -120,8 +120,13 @@ export const routes: RouteDef[] = [
     handler: (req) => req.platform.system.get(PayrollImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
   }),
   route({
+    method: 'GET', path: '/v1/pay_profiles', response: S.PayProfileListSchema, auth: 'key', module: M, idempotent: false, query: ListQuery,
+    summary: 'List pay profiles in payee_ref order (limit, starting_after).', specGap: 'The list is not named by spec 4.8; it pages like every list (docs/gaps.md#payroll).',
+    handler: (req) => listPage(req.platform.system, PayProfile, req.org, 'all', req.query as never, 'asc'),
+  }),
+  route({
     method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a pay profile (bank_identifier is never returned).', specGap: 'Pay profile fields are not shown.',
+    summary: 'Retrieve a pay profile (the account number is shown by its last four digits only).', specGap: 'Pay profile fields are not shown.',
     handler: (req) => req.platform.system.get(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
   }),
   route({
@@ -164,14 +169,14 @@ export const routes: RouteDef[] = [
     handler: (req) => {
       const q = req.query as { status?: string; period?: string };
       const list = q.period && q.status ? `period:${q.period}:status:${q.status}` : q.period ? `period:${q.period}` : q.status ? `status:${q.status}` : 'all';
-      return listPage(req.platform.system, Run, req.org, list, req.query as never, 'desc');
+      return runPage(req.platform, req.org, list, req.query as never);
     },
   }),
   route({
     method: 'GET', path: '/v1/payroll/runs/{run_id}', response: S.RunSchema, auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve a run.',
     specGap: 'Run is shown (spec 2.9); pay_date, description, payee_refs, corrects_run_id, items, employer_settings, prepared_with, approved_with, open_findings and the posting and instruction-set ids are ours (docs/gaps.md#payroll).',
-    handler: (req) => req.platform.system.get(Run, idOf(req.params.run_id, RUN_PREFIX, 'payroll run'), req.org),
+    handler: (req) => runRecord(req.platform, req.org, req.params.run_id!),
   }),
   route({
     method: 'PATCH', path: '/v1/payroll/runs/{run_id}', response: S.RunSchema, auth: 'key', module: M, idempotent: false,

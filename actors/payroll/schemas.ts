@@ -5,7 +5,7 @@
  * spec does not show are gaps (docs/gaps.md#payroll).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { enumOf, ListEnvelopeSchema } from '../../kernel/index.ts';
+import { enumOf, ListEnvelopeSchema, NextActionSchema } from '../../kernel/index.ts';
 import { PAY_ITEM_CODES } from './engine/index.ts';
 import { RUN_STATUSES, RUN_TYPES } from './runs/run.ts';
 
@@ -55,6 +55,7 @@ export const RunSchema = strict({
   instruction_set_id: Nullable(Type.String()),
   ledger_posting_id: Nullable(Type.String()),
   reversal_posting_id: Nullable(Type.String()),
+  next_action: NextActionSchema,
 });
 export const RunListSchema = ListEnvelopeSchema(RunSchema);
 
@@ -182,7 +183,6 @@ export const PayProfileSchema = strict({
   nhf_contributing: Type.Boolean(),
   nhia_enrolled: Type.Boolean(),
   pension_administrator: Nullable(Type.String()),
-  bank_identifier_on_file: Type.Boolean(),
   bank_account: Nullable(strict({
     bank_code: Type.String({ description: '3-digit (bank) or 5-digit (other institution) CBN code.' }),
     account_number_last4: Type.String({ description: 'The account number masked but for its last four digits.' }),
@@ -191,6 +191,8 @@ export const PayProfileSchema = strict({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+
+export const PayProfileListSchema = ListEnvelopeSchema(PayProfileSchema);
 
 export const RosterEntrySchema = strict({
   id: Type.String({ pattern: '^roster_entry_' }),
@@ -226,7 +228,6 @@ export const ImportRowDoc = Type.Unknown({
     nhf_contributing: { type: 'boolean' },
     nhia_enrolled: { type: 'boolean' },
     pension_administrator: { type: ['string', 'null'] },
-    bank_identifier: { type: ['string', 'null'], description: 'Write only: accepted, never returned.' },
     bank_account: {
       type: ['object', 'null'], additionalProperties: false, required: ['bank_code', 'account_number'],
       description: 'Where net pay is paid; signed into the run\'s payout instruction. In CSV: bank_code, account_number, account_name columns.',

@@ -182,12 +182,18 @@ describe('the payroll run reaches its outcome (spec 2.9, 6)', () => {
     expect(validations.length).toBe(3);
   });
 
-  it('a payee without a live passport is held, never sent; the run ends partially_settled', async () => {
+  it('a payee without a live passport is held, never sent, and not final: the instruction waits with next_action verify_payee_identity until the passport is live, then pays it (docs/gaps.md#payouts "Held payouts")', async () => {
     const o = await h.register();
     const x = await executed(o, [{ ref: 'v1', tag: '10' }, { ref: 'v2', tag: '10' }], { passports: ['v1'] });
     const held = await byRef(o, x.id, 'v2');
     expect(held).toMatchObject({ status: 'held', held_reason: 'passport_not_live', attempt_count: 0 });
     await h.platform.system.settle();
-    expect((await run(o, x.run.id)).status).toBe('partially_settled');
+    const waiting = (await h.request('GET', `/v1/payouts/instructions/${x.id}`, { key: o.key })).body;
+    expect(waiting).toMatchObject({ status: 'executing', progress: { settled: 1, held: 1 }, next_action: { code: 'verify_payee_identity', details: { held_for_passport: 1 } } });
+    expect((await run(o, x.run.id)).status).toBe('executing');
+    await livePassports(h, o.org, ['v2']);
+    await h.platform.system.settle();
+    expect(await byRef(o, x.id, 'v2')).toMatchObject({ status: 'settled', attempt_count: 1 });
+    expect((await h.request('GET', `/v1/payouts/instructions/${x.id}`, { key: o.key })).body).toMatchObject({ status: 'settled', progress: { settled: 2, held: 0 }, next_action: null });
   });
 });

@@ -48,17 +48,12 @@ async function executedBySecondPerson(o: Org, period = '2026-01') {
 const instructionsOf = async (o: Org, runId: string) => (await h.request('GET', `/v1/payouts/instructions?run_id=${runId}`, { key: o.key })).body.data as any[];
 const runOf = async (o: Org, id: string) => (await h.request('GET', `/v1/payroll/runs/${id}`, { key: o.key })).body;
 
-/** Plans, funds and executes the instruction the run link submitted. */
-async function payOut(o: Org, runId: string) {
-  const [instr] = await instructionsOf(o, runId);
-  expect(instr, 'the run link submitted the instruction').toBeDefined();
-  expect(instr).toMatchObject({ status: 'received', signature_verified: true, source: 'run', run_id: runId });
-  await fund(h, o.key, instr.total.amount);
-  expect((await post(h, o.key, `/v1/payouts/instructions/${instr.id}/plan`)).status).toBe(201);
-  const ex = await post(h, o.key, `/v1/payouts/instructions/${instr.id}/execute`);
-  expect(ex.status, ex.text).toBe(200);
-  await h.platform.system.settle();
-  return instr.id as string;
+const payoutsOf = async (o: Org, instructionId: string) => (await h.request('GET', `/v1/payouts/payouts?instruction_id=${instructionId}`, { key: o.key })).body.data as any[];
+
+/** Settles the platform (reactions, the link's steps, rails answering) until the run reaches `status`; nobody calls payouts. */
+async function untilRun(o: Org, runId: string, status: string) {
+  for (let i = 0; i < 20 && (await runOf(o, runId)).status !== status; i++) await h.platform.system.settle();
+  expect((await runOf(o, runId)).status).toBe(status);
 }
 
 describe('bank accounts on pay profiles (docs/gaps.md#payouts)', () => {
@@ -118,20 +113,38 @@ describe('executing a run submits its signed instruction by reaction (spec 1 rul
     expect(line).toMatchObject({ payee_ref: 's1', ...account('10', 0), account_name: 'Ngozi Ade' });
   });
 
-  it('a run whose payees have accounts is paid without a client carrying the instruction, and reaches completed with payroll.run.completed', async () => {
+  it('a funded run completes with no call after execute: its instruction is planned and executed by reaction (docs/gaps.md#payouts "Paid by reaction"; spec 2.9)', async () => {
     const o = await h.register();
     const payees = [{ ref: 'e1', tag: '10' }, { ref: 'e2', tag: '91' }, { ref: 'e3', tag: '11' }];
     await importWithAccounts(o, payees);
     await livePassports(h, o.org, payees.map((p) => p.ref));
+    await fund(h, o.key, 1_000_000_000_000);
     const run = await executedBySecondPerson(o);
-    expect((await runOf(o, run.id)).status).toBe('executing');
-    const id = await payOut(o, run.id);
-    const instr = (await h.request('GET', `/v1/payouts/instructions/${id}`, { key: o.key })).body;
-    expect(instr).toMatchObject({ status: 'settled', progress: { settled: 3 } });
-    await h.platform.system.settle();
-    expect((await runOf(o, run.id)).status).toBe('completed');
+    await untilRun(o, run.id, 'completed');
+    const [instr] = await instructionsOf(o, run.id);
+    expect(instr).toMatchObject({ status: 'settled', progress: { settled: 3 }, next_action: null });
+    expect(instr.route_plan_id).toMatch(/^route_multi_rail_route_plan_/);
+    expect((await runOf(o, run.id)).next_action).toBeNull();
     const evs = (await h.request('GET', '/v1/payroll/events?limit=100', { key: o.key })).body.data.map((e: { type: string }) => e.type);
     expect(evs).toContain('payroll.run.completed');
+  });
+
+  it('an unfunded run waits with next_action fund_account naming the amount short, and completes after a deposit (docs/gaps.md "next_action")', async () => {
+    const o = await h.register();
+    const payees = [{ ref: 'u1', tag: '10' }, { ref: 'u2', tag: '11' }];
+    await importWithAccounts(o, payees);
+    await livePassports(h, o.org, payees.map((p) => p.ref));
+    await fund(h, o.key, 1_000);
+    const run = await executedBySecondPerson(o);
+    const [instr] = await instructionsOf(o, run.id);
+    const short = instr.total.amount - 1_000;
+    expect(instr).toMatchObject({ status: 'funding_pending', next_action: { code: 'fund_account', call: { method: 'POST', path: '/v1/payouts/funding_account/deposits' }, details: { amount_short: { amount: short, currency: 'NGN' } } } });
+    const waiting = await runOf(o, run.id);
+    expect(waiting.status).toBe('executing');
+    expect(waiting.next_action).toEqual(instr.next_action);
+    await fund(h, o.key, short);
+    await untilRun(o, run.id, 'completed');
+    expect((await instructionsOf(o, run.id))[0]).toMatchObject({ status: 'settled', next_action: null });
   });
 
   it('a payee every rail refuses (sandbox account 92) leaves the run partially_settled', async () => {
@@ -139,26 +152,55 @@ describe('executing a run submits its signed instruction by reaction (spec 1 rul
     const payees = [{ ref: 'f1', tag: '10' }, { ref: 'f2', tag: '92' }];
     await importWithAccounts(o, payees);
     await livePassports(h, o.org, payees.map((p) => p.ref));
+    await fund(h, o.key, 1_000_000_000_000);
     const run = await executedBySecondPerson(o);
-    const id = await payOut(o, run.id);
-    expect((await h.request('GET', `/v1/payouts/instructions/${id}`, { key: o.key })).body.status).toBe('partially_settled');
-    await h.platform.system.settle();
-    expect((await runOf(o, run.id)).status).toBe('partially_settled');
+    await untilRun(o, run.id, 'partially_settled');
+    expect((await instructionsOf(o, run.id))[0].status).toBe('partially_settled');
   });
 
-  it('a payee without a bank account is a p1 finding at calculation, held no_bank_account by payouts, and the run ends partially_settled', async () => {
+  it('a payee without a passport is a finding at calculation, before approval (docs/gaps.md#payroll "Where pay goes"; spec 4.3 gating)', async () => {
+    const o = await h.register();
+    await importWithAccounts(o, [{ ref: 'n1', tag: '10' }, { ref: 'n2', tag: '11' }]);
+    await livePassports(h, o.org, ['n1']);
+    const run = await calculatedRun(h, o.key, '2026-01');
+    const findings = (await h.request('GET', `/v1/payroll/runs/${run.id}/findings?limit=100`, { key: o.key })).body.data;
+    expect(findings.filter((f: any) => f.code === 'payee_passport_not_live').map((f: any) => [f.payee_ref, f.severity, f.status])).toEqual([['n2', 'p1', 'open']]);
+    expect(run.status).toBe('simulated');
+  });
+
+  it('a held payout is released when the passport goes live: identity’s passport.issued clears the cause and the run completes (docs/gaps.md#payouts "Held payouts")', async () => {
+    const o = await h.register();
+    await importWithAccounts(o, [{ ref: 'p1', tag: '10' }, { ref: 'p2', tag: '11' }]);
+    await livePassports(h, o.org, ['p1']);
+    await fund(h, o.key, 1_000_000_000_000);
+    const run = await executedBySecondPerson(o);
+    const [instr] = await instructionsOf(o, run.id);
+    const held = (await payoutsOf(o, instr.id)).find((p) => p.payee_ref === 'p2');
+    expect(held).toMatchObject({ status: 'held', held_reason: 'passport_not_live', attempt_count: 0, next_action: { code: 'verify_payee_identity' } });
+    expect(await runOf(o, run.id)).toMatchObject({ status: 'executing', next_action: { code: 'verify_payee_identity', details: { held_count: 1, held_for_passport: 1 } } });
+    await livePassports(h, o.org, ['p2']);
+    await untilRun(o, run.id, 'completed');
+    const released = (await payoutsOf(o, instr.id)).find((p) => p.payee_ref === 'p2');
+    expect(released).toMatchObject({ status: 'settled', held_reason: null, attempt_count: 1, next_action: null });
+  });
+
+  it('a payee without a bank account is a p1 finding at calculation; the payout is held and released when PATCH /v1/pay_profiles/{id} adds one', async () => {
     const o = await h.register();
     const payees = [{ ref: 'g1', tag: '10' }, { ref: 'g2', tag: null }];
-    await importWithAccounts(o, payees);
+    const imported = await importWithAccounts(o, payees);
     await livePassports(h, o.org, payees.map((p) => p.ref));
+    await fund(h, o.key, 1_000_000_000_000);
     const run = await executedBySecondPerson(o);
     const findings = (await h.request('GET', `/v1/payroll/runs/${run.id}/findings?limit=100`, { key: o.key })).body.data;
     expect(findings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'bank_account_missing', severity: 'p1', payee_ref: 'g2' })]));
-    const id = await payOut(o, run.id);
-    const list = (await h.request('GET', `/v1/payouts/payouts?instruction_id=${id}`, { key: o.key })).body.data as any[];
-    expect(list.find((p) => p.payee_ref === 'g2')).toMatchObject({ status: 'held', held_reason: 'no_bank_account', attempt_count: 0 });
-    await h.platform.system.settle();
-    expect((await runOf(o, run.id)).status).toBe('partially_settled');
+    const [instr] = await instructionsOf(o, run.id);
+    const profileId = imported.rows[1].pay_profile_id;
+    expect((await payoutsOf(o, instr.id)).find((p) => p.payee_ref === 'g2')).toMatchObject({ status: 'held', held_reason: 'no_bank_account', attempt_count: 0, next_action: { code: 'add_payee_account', call: { method: 'PATCH', path: `/v1/pay_profiles/${profileId}` } } });
+    expect((await runOf(o, run.id)).next_action).toMatchObject({ code: 'add_payee_account', details: { held_for_account: 1 } });
+    const patched = await h.request('PATCH', `/v1/pay_profiles/${profileId}`, { key: o.key, body: { bank_account: account('11', 7) } });
+    expect(patched.status, patched.text).toBe(200);
+    await untilRun(o, run.id, 'completed');
+    expect((await payoutsOf(o, instr.id)).find((p) => p.payee_ref === 'g2')).toMatchObject({ status: 'settled', account: { bank_code: '058', account_number_last4: `******${account('11', 7).account_number.slice(-4)}` } });
   });
 
   it('an account failing the NUBAN check digit passes payroll\u2019s format check and payouts quarantines the run\u2019s instruction integrity_mismatch', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/http.ts';
-import { calculatedRun, executedRun, importPayees, ngn, payslipsOf, post, type PayeeRow } from './support.ts';
+import { calculatedRun, computedFindings, executedRun, importPayees, ngn, payslipsOf, post, type PayeeRow } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -41,7 +41,7 @@ async function itemRun(k: string, period: string, runType: string, items: unknow
 async function calculate(k: string, runId: string) {
   const calc = await post(h, k, `/v1/payroll/runs/${runId}/calculate`);
   expect(calc.status, calc.text).toBe(200);
-  const findings = (await h.request('GET', `/v1/payroll/runs/${runId}/findings`, { key: k })).body.data;
+  const findings = computedFindings((await h.request('GET', `/v1/payroll/runs/${runId}/findings`, { key: k })).body.data);
   expect(findings.filter((f: any) => f.severity === 'p0')).toEqual([]);
   const [slip] = await payslipsOf(h, k, runId);
   return { run: calc.body, slip, findings };

@@ -59,11 +59,12 @@ describe('declared response schemas match real responses (OpenAPI; spec 2.1, 4.1
     await call('GET', '/v1/support_access', { key: k });
     await call('GET', '/v1/currencies');
 
-    const rows = [1, 2].map((n) => jsonRow({ payee_ref: `sc-${n}`, monthly_basic: 30_000_000, monthly_housing: 10_000_000, monthly_transport: 5_000_000, monthly_other_allowances: 0, state_of_residence: 'NG-LA', nhf_contributing: true, bank_identifier: n === 2 ? null : undefined }));
+    const rows = [1, 2].map((n) => jsonRow({ payee_ref: `sc-${n}`, monthly_basic: 30_000_000, monthly_housing: 10_000_000, monthly_transport: 5_000_000, monthly_other_allowances: 0, state_of_residence: 'NG-LA', nhf_contributing: true }));
     const imp = await call('POST', '/v1/payroll/imports', { key: k, body: { format: 'json', rows, employer: { headcount: 30, turnover_50m_or_more: false, maker_checker_threshold: ngn(0) } } });
     await call('GET', `/v1/payroll/imports/${imp.id}`, { key: k });
     await call('GET', '/v1/payroll/employer_settings', { key: k });
     await call('PATCH', '/v1/payroll/employer_settings', { key: k, body: { state: 'NG-LA' } });
+    await call('GET', '/v1/pay_profiles?limit=1', { key: k });
     await call('GET', `/v1/pay_profiles/${imp.rows[0].pay_profile_id}`, { key: k });
     await call('PATCH', `/v1/pay_profiles/${imp.rows[0].pay_profile_id}`, { key: k, body: { name: 'Sade' } });
     await call('GET', `/v1/payroll/roster_entries/${imp.rows[0].roster_entry_id}`, { key: k });
@@ -77,7 +78,7 @@ describe('declared response schemas match real responses (OpenAPI; spec 2.1, 4.1
     await call('GET', '/v1/payroll/runs?limit=10', { key: k });
     await call('GET', `/v1/payroll/runs/${run.id}/totals`, { key: k });
     const findings = await call('GET', `/v1/payroll/runs/${run.id}/findings`, { key: k });
-    expect(findings.data.map((f: any) => f.code)).toEqual(['bank_identifier_missing']);
+    expect(findings.data.map((f: any) => f.code)).toEqual(['bank_account_missing', 'bank_account_missing', 'payee_passport_not_live', 'payee_passport_not_live']);
     await call('GET', `/v1/payroll/runs/${run.id}/findings/${findings.data[0].id}`, { key: k });
     await call('POST', `/v1/payroll/runs/${run.id}/findings/${findings.data[0].id}/resolve`, { key: k, body: { reason: 'seen' } });
     await call('POST', `/v1/payroll/runs/${run.id}/submit`, { key: k });

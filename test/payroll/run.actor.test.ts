@@ -36,7 +36,7 @@ const m = (amount: number) => ({ amount, currency: 'NGN' });
 async function importN(n: number) {
   const rows = Array.from({ length: n }, (_, i) => ({
     payee_ref: `p-${String(i).padStart(5, '0')}`, monthly_basic: m(20_000_000 + i), monthly_housing: m(5_000_000), monthly_transport: m(2_000_000), monthly_other_allowances: m(0),
-    state_of_residence: i % 2 ? 'NG-LA' : 'NG-FC', nhf_contributing: true, pension_administrator: 'pfa_a', bank_identifier: '0099887766', starts_on: '2025-01-01',
+    state_of_residence: i % 2 ? 'NG-LA' : 'NG-FC', nhf_contributing: true, pension_administrator: 'pfa_a', starts_on: '2025-01-01',
   }));
   const r = (await runImport(platform, maker, { format: 'json', rows, employer: { headcount: n, turnover_50m_or_more: false, maker_checker_threshold: 0 } })) as { status: string };
   expect(r.status).toBe('completed');
@@ -111,7 +111,7 @@ describe('payroll run transitions (spec 3 Payroll run)', () => {
 describe('imports', () => {
   it('an import of more rows than one import takes is refused whole, naming the limit (spec 2.1)', async () => {
     const { MAX_IMPORT_ROWS } = await import('../../actors/payroll/index.ts');
-    const row = (i: number) => ({ payee_ref: `x-${i}`, monthly_basic: m(10_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', starts_on: '2026-01-01' });
+    const row = (i: number) => ({ payee_ref: `x-${i}`, monthly_basic: m(10_000_000), state_of_residence: 'NG-LA', starts_on: '2026-01-01' });
     const r = (await runImport(platform, maker, { format: 'json', rows: Array.from({ length: MAX_IMPORT_ROWS + 1 }, (_, i) => row(i)) })) as { status: string; validation: { entries: Array<{ code: string }> } };
     expect(r.status).toBe('rejected');
     expect(r.validation.entries.map((e) => e.code)).toEqual(['too_many_rows']);
@@ -139,7 +139,7 @@ describe('every payroll and ledger kind rebuilds equal (STYLE: snapshots are a v
     const { PayslipBatch } = await import('../../actors/payroll/payslips/batch.ts');
     const { Posting } = await import('../../actors/ledger/index.ts');
     const { Chart, chartIdFor } = await import('../../actors/ledger/chart.ts');
-    const rows = [0, 1].map((i) => ({ payee_ref: `r-${i}`, monthly_basic: m(30_000_000), state_of_residence: 'NG-LA', bank_identifier: '1', pension_administrator: 'pfa', starts_on: '2025-01-01' }));
+    const rows = [0, 1].map((i) => ({ payee_ref: `r-${i}`, monthly_basic: m(30_000_000), state_of_residence: 'NG-LA', pension_administrator: 'pfa', starts_on: '2025-01-01' }));
     const imp = (await runImport(platform, maker, { format: 'json', rows, employer: { headcount: 10, turnover_50m_or_more: true, maker_checker_threshold: 5 } })) as { id: string; rows: Array<{ pay_profile_id: string; roster_entry_id: string }> };
     const [row] = imp.rows;
     await system.ask(PayProfile, row.pay_profile_id, 'update', { monthly_housing: 1_000_000, name: 'Ngozi' }, { org: ORG });

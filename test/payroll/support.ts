@@ -7,6 +7,10 @@ export const key = () => `ik-payroll-${process.pid}-${++ik}`;
 
 export const ngn = (amount: number) => ({ amount, currency: 'NGN' });
 
+/** Findings about whether a payee can be paid (no bank_account, no live passport; docs/gaps.md#payroll), which a test of the engine's figures leaves aside. */
+export const PAYABILITY = new Set(['bank_account_missing', 'payee_passport_not_live']);
+export const computedFindings = <F extends { code: string }>(findings: F[]): F[] => findings.filter((f) => !PAYABILITY.has(f.code));
+
 export interface PayeeRow {
   payee_ref: string;
   monthly_basic: number;
@@ -20,7 +24,8 @@ export interface PayeeRow {
   nhf_contributing: boolean;
   nhia_enrolled?: boolean;
   pension_administrator?: string | null;
-  bank_identifier?: string | null;
+  /** Where pay goes (docs/gaps.md#payroll); none unless given. */
+  bank_account?: { bank_code: string; account_number: string; account_name?: string | null } | null;
   starts_on?: string;
   ends_on?: string | null;
 }
@@ -39,7 +44,7 @@ export function jsonRow(r: PayeeRow) {
     nhf_contributing: r.nhf_contributing,
     nhia_enrolled: r.nhia_enrolled ?? false,
     pension_administrator: r.pension_administrator === undefined ? 'pfa_stanbic_ibtc' : r.pension_administrator,
-    bank_identifier: r.bank_identifier === undefined ? '0123456789' : r.bank_identifier,
+    ...(r.bank_account ? { bank_account: r.bank_account } : {}),
     starts_on: r.starts_on ?? '2025-06-01',
     ends_on: r.ends_on ?? null,
   };

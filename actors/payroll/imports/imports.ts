@@ -108,7 +108,7 @@ async function makePayees(platform: Platform, caller: Caller, chunk: ImportRow[]
     const profileId = createdId(caller, PAY_PROFILE_PREFIX, `row ${from + j + 1}`);
     const entryId = createdId(caller, ROSTER_ENTRY_PREFIX, `row ${from + j + 1}`);
     await keyValue(platform).set(refKey(caller.org, row.payee_ref), profileId);
-    await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, bank_identifier: row.bank_identifier, ...(row.bank_account ? { bank_account: row.bank_account } : {}), livemode: caller.livemode }, opts);
+    await system.ask(PayProfile, profileId, 'create', { payee_ref: row.payee_ref, name: row.name, inputs: row.inputs, ...(row.bank_account ? { bank_account: row.bank_account } : {}), livemode: caller.livemode }, opts);
     await system.ask(RosterEntry, entryId, 'create', { payee_ref: row.payee_ref, pay_profile_id: profileId, starts_on: row.starts_on, ends_on: row.ends_on, livemode: caller.livemode }, opts);
     return { index: from + j + 1, payee_ref: row.payee_ref, pay_profile_id: profileId, roster_entry_id: entryId };
   }));

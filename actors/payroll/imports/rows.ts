@@ -11,7 +11,6 @@ export interface ImportRow {
   payee_ref: string;
   name: string | null;
   inputs: ProfileInputs;
-  bank_identifier: string | null;
   bank_account: BankAccount | null;
   starts_on: string;
   ends_on: string | null;
@@ -24,10 +23,13 @@ export const MONEY_COLUMNS = [
 
 export const CSV_COLUMNS = [
   'payee_ref', 'name', ...MONEY_COLUMNS, 'currency', 'state_of_residence', 'nhf_contributing', 'nhia_enrolled',
-  'pension_administrator', 'bank_identifier', 'starts_on', 'ends_on',
-  // The payee's bank account (docs/gaps.md#payouts): all three empty, or bank_code and account_number given.
+  'pension_administrator', 'starts_on', 'ends_on',
+  // Where pay goes, the one payee field (docs/gaps.md#payroll): all three empty, or bank_code and account_number given.
   'bank_code', 'account_number', 'account_name',
 ] as const;
+
+/** Where pay goes is one field, bank_account, in imports, pay profiles and payouts (docs/gaps.md#payroll). */
+export const BANK_IDENTIFIER_REPLACED = 'bank_identifier is ignored: where pay goes is bank_account {bank_code, account_number, account_name?} (in CSV the bank_code, account_number and account_name columns).';
 
 const REQUIRED_CSV = ['payee_ref', 'monthly_basic', 'state_of_residence', 'starts_on'];
 
@@ -66,8 +68,11 @@ export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[]
   if (all.length === 0) return { rows: [], entries: [errorEntry('/csv', 'empty_file', 'The CSV has no header row.')] };
   const header = all[0].map((h) => h.trim());
   for (const c of REQUIRED_CSV) if (!header.includes(c)) entries.push(errorEntry('/csv', 'missing_column', `The CSV header has no ${c} column.`));
-  for (const h of header) if (!(CSV_COLUMNS as readonly string[]).includes(h)) entries.push(errorEntry('/csv', 'unknown_column', `Unknown CSV column ${h}.`));
-  if (entries.length) return { rows: [], entries };
+  for (const h of header) {
+    if (h === 'bank_identifier') entries.push({ ...errorEntry('/csv', 'field_ignored', BANK_IDENTIFIER_REPLACED), severity: 'warning' });
+    else if (!(CSV_COLUMNS as readonly string[]).includes(h)) entries.push(errorEntry('/csv', 'unknown_column', `Unknown CSV column ${h}.`));
+  }
+  if (entries.some((e) => e.severity === 'error')) return { rows: [], entries };
   const rows = all.slice(1).map((cells) => {
     const o: Raw = {};
     header.forEach((h, i) => (o[h] = cells[i] ?? ''));
@@ -80,13 +85,14 @@ export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[]
       const v = String(o[b] ?? '').trim().toLowerCase();
       o[b] = v === '' ? undefined : v === 'true' ? true : v === 'false' ? false : v;
     }
-    for (const k of ['name', 'pension_administrator', 'bank_identifier', 'ends_on']) if (o[k] === '') o[k] = null;
+    for (const k of ['name', 'pension_administrator', 'ends_on']) if (o[k] === '') o[k] = null;
     const [bank_code, account_number, account_name] = [o.bank_code, o.account_number, o.account_name].map((v) => (typeof v === 'string' ? v.trim() : ''));
     if (bank_code || account_number || account_name) o.bank_account = { bank_code, account_number, ...(account_name ? { account_name } : {}) };
     delete o.bank_code;
     delete o.account_number;
     delete o.account_name;
     delete o.currency;
+    delete o.bank_identifier;
     return o;
   });
   return { rows, entries };
@@ -129,17 +135,17 @@ export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; en
     entries.push(e.field?.endsWith(`/${e.field.split('/').pop()}`) && MONEY_COLUMNS.includes(e.field.split('/').pop() as never) ? { ...e, field: `${e.field}/amount` } : e);
   }
   if (r.name !== undefined && r.name !== null && typeof r.name !== 'string') bad('name', 'invalid_type', 'name must be a string.');
-  if (r.bank_identifier !== undefined && r.bank_identifier !== null && (typeof r.bank_identifier !== 'string' || r.bank_identifier.length === 0)) bad('bank_identifier', 'invalid_type', 'bank_identifier must be a non-empty string.');
+  // Accepted and ignored with a warning, so an import written for the old field still loads its payees.
+  if (r.bank_identifier !== undefined) entries.push({ ...errorEntry(`${at}/bank_identifier`, 'field_ignored', BANK_IDENTIFIER_REPLACED, index), severity: 'warning' });
   entries.push(...checkBankAccount(r.bank_account, index, `${at}/bank_account`));
   entries.push(...checkDates(r.starts_on, r.ends_on ?? null, index, at));
-  if (entries.length) return { entries };
+  if (entries.some((e) => e.severity === 'error')) return { entries };
   return {
     entries,
     row: {
       payee_ref: r.payee_ref as string,
       name: (r.name as string | null | undefined) ?? null,
       inputs,
-      bank_identifier: (r.bank_identifier as string | null | undefined) ?? null,
       bank_account: bankAccountOf(r.bank_account as BankAccount | null | undefined),
       starts_on: r.starts_on as string,
       ends_on: (r.ends_on as string | null | undefined) ?? null,

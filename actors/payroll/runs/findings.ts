@@ -49,10 +49,10 @@ export function findingsOf(r: PayslipRecord, g: GatheredPayee): NewFinding[] {
   if ((amountOf(r, 'pension_employee') > 0 || amountOf(r, 'pension_employer') > 0) && !r.payee.pension_administrator) {
     out.push({ severity: 'p1', code: 'pension_administrator_missing', detail: `${r.payee_ref} has pension contributions but no pension administrator on file; they are grouped as unassigned.`, ...at });
   }
-  if (r.net > 0 && !g.has_bank_identifier) out.push({ severity: 'p0', code: 'bank_identifier_missing', detail: `${r.payee_ref} has net pay but no bank identifier on file; payouts cannot pay this line.`, ...at });
-  // A run some of whose payees have a bank account is paid by reaction; a payee without one is held
-  // by payouts (no_bank_account) and the run ends partially_settled (docs/gaps.md#payouts).
-  if (r.net > 0 && g.run_pays_by_account && !r.bank_account) out.push({ severity: 'p1', code: 'bank_account_missing', detail: `${r.payee_ref} has net pay but no bank account on file; payouts holds the line (no_bank_account) and the run ends partially_settled. Set bank_account with PATCH /v1/pay_profiles/${r.pay_profile_id} and recalculate, or pay it by a later run.`, ...at });
+  // A payee who cannot be paid is named before approval, not found as a hold later (docs/gaps.md#payroll
+  // "Where pay goes"): payouts holds the line and releases it once the cause clears; the others are paid.
+  if (r.net > 0 && !r.bank_account) out.push({ severity: 'p1', code: 'bank_account_missing', detail: `${r.payee_ref} has net pay but no bank_account on file; payouts holds the line (no_bank_account) until one is set with PATCH /v1/pay_profiles/${r.pay_profile_id}, then pays it.`, ...at });
+  if (r.net > 0 && g.passport_live === false) out.push({ severity: 'p1', code: 'payee_passport_not_live', detail: `${r.payee_ref} has net pay but no live passport (spec 4.3 gating); payouts holds the line (passport_not_live) until the payee's identity is verified, then pays it.`, ...at });
   if (amountOf(r, 'paye') < 0) out.push({ severity: 'p2', code: 'paye_refund', detail: `PAYE for ${r.payee_ref} is a refund of ${-amountOf(r, 'paye')} kobo under the cumulative method.`, ...at });
   return out;
 }

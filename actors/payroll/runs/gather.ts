@@ -32,9 +32,8 @@ const PAGE = 1_000;
 export interface GatheredPayee {
   who: PayeeRef;
   payee: PayeeInputs;
-  has_bank_identifier: boolean;
-  /** Whether any payee of the run has a bank account (the run's instruction is then paid by reaction). */
-  run_pays_by_account?: boolean;
+  /** Whether the payee's passport is live now (spec 4.3 gating: payouts pay a person only then); undefined when not asked. */
+  passport_live?: boolean;
   options: Required<PayslipOptions>;
 }
 
@@ -66,7 +65,8 @@ const lastDayOf = (period: string) => {
 };
 
 /** Who the run pays and how (see the table above), with their year to date. */
-export async function gatherRun(system: ActorSystem, s: RunState, corrected: readonly PayslipRecord[]): Promise<Gathered> {
+/** `isLive` reads the identity gate for a payee (a calculation asks it; a simulation need not). */
+export async function gatherRun(system: ActorSystem, s: RunState, corrected: readonly PayslipRecord[], isLive?: (payeeRef: string) => boolean): Promise<Gathered> {
   const findings: NewFinding[] = [];
   const items = itemsByPayee(s);
   const chosen = chosenPayees(s, corrected, items, findings);
@@ -78,8 +78,7 @@ export async function gatherRun(system: ActorSystem, s: RunState, corrected: rea
   }
   const ytd = await yearToDate(system, s.org, s.period, [s.id, ...(s.corrects_run_id ? [s.corrects_run_id] : [])]);
   const payees = await payeesOf(system, s, corrected, items, entries, ytd, findings);
-  const byAccount = payees.some((g) => g.who.bank_account);
-  if (byAccount) for (const g of payees) g.run_pays_by_account = true;
+  if (isLive) for (const g of payees) g.passport_live = isLive(g.who.payee_ref);
   return { payees, ytd, findings };
 }
 
@@ -184,7 +183,6 @@ async function payeesOf(system: ActorSystem, s: RunState, corrected: readonly Pa
       who: { roster_entry_id: e.id, pay_profile_id: p.id, payee_ref: e.payee_ref, ...(p.bank_account ? { bank_account: p.bank_account } : {}) },
       // PAYE follows the State of residence fixed on 1 January of the tax year (pay-profile.ts)
       payee: { ...p.inputs, state_of_residence: stateOnFirstOfJanuary(p, taxYear), months_employed: monthsEmployed(e, taxYear) },
-      has_bank_identifier: p.bank_identifier !== null || (p.bank_account ?? null) !== null,
       options: { items: mine, regular, income_month: incomeMonth },
     });
   });

@@ -30,7 +30,7 @@
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, nextAction, type NextAction } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
 import type { EmployerInputs, PayComponent, PayItemCode, RulePackReference } from '../engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
@@ -364,7 +364,36 @@ export function runView(s: RunState) {
     instruction_set_id: s.instruction_set?.id ?? null,
     ledger_posting_id: s.ledger_posting_id,
     reversal_posting_id: s.reversal_posting_id,
+    next_action: runNextAction(s, open.p0),
   };
+}
+
+/**
+ * What the run waits for (docs/gaps.md "next_action"): the next call of its lifecycle, or the open p0
+ * findings approval waits on. An executing run moves on by itself; what its payouts wait for is
+ * added where it is read (runs.ts runRecord: funds, payees' identity or accounts).
+ */
+function runNextAction(s: RunState, openP0: number): NextAction | null {
+  const path = `/v1/payroll/runs/${s.id}`;
+  switch (s.status) {
+    case 'draft':
+      return nextAction('calculate_run', 'Calculate the payslips and findings of the run.', { method: 'POST', path: `${path}/calculate` });
+    case 'simulated':
+      return nextAction('submit_run', 'Submit the calculated run for approval.', { method: 'POST', path: `${path}/submit` });
+    case 'pending_approval':
+      if (openP0 > 0) return nextAction('resolve_findings', `${openP0} open finding(s) of severity p0 block approval; resolve each with a reason.`, { method: 'POST', path: `${path}/findings/{finding_id}/resolve` }, { open_p0: openP0 });
+      return nextAction('approve_run', 'A person approves the run (another person above the maker-checker threshold).', { method: 'POST', path: `${path}/approve` });
+    case 'approved':
+      return nextAction('execute_run', 'Execute the approved run: payslips become final and its payees are paid.', { method: 'POST', path: `${path}/execute` });
+    case 'executing':
+    case 'completed':
+    case 'partially_settled':
+    case 'failed':
+    case 'cancelled':
+      return null;
+    default:
+      return assertNever(s.status);
+  }
 }
 
 function componentsView(c: Record<PayComponent, number>) {

@@ -8,6 +8,7 @@
  */
 import { ApiError, conflict, createDedupe, createdId, type Caller, errorEntry, fieldError, idOf, keyValue, type Platform, type ValidationEntry } from '../../../kernel/index.ts';
 import { personBehind } from '../../accounts/index.ts';
+import { identityGate } from '../../identity/index.ts';
 import type { PostingRequest } from '../../ledger/index.ts';
 import { checkPayItems, computePayslip, findPack, packForPeriod, PAY_ITEM_CODES, resolvePack, type PayComponent, type PayItemCode, type PayslipComputation, type RulePack } from '../engine/index.ts';
 import { ngn } from '../naira.ts';
@@ -144,7 +145,9 @@ export async function calculateRun(p: Platform, c: Caller, runId: string): Promi
   if (s.status !== 'draft' && s.status !== 'simulated') throw conflict(`Run ${s.id} is ${s.status}; only a draft or simulated run can be calculated.`);
   const pack = pinnedPack(s);
   const corrected = await correctedPayslips(p.system, s);
-  const gathered = await gatherRun(p.system, s, corrected);
+  // A payee who cannot be paid for want of a live passport is a finding now (spec 4.3 gating), when identity is mounted.
+  const gate = p.areas.some((a) => a.name === 'identity') ? identityGate(p) : undefined;
+  const gathered = await gatherRun(p.system, s, corrected, gate && ((ref) => gate.isLive(s.org, ref)));
   const configured = await employerSettings(p.system, c.org);
   const employer = employerInputs(configured, gathered.payees.length);
   const settings: RunSettings = {
