@@ -8,7 +8,7 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceInbox, HEARTBEAT_SOCKET_PATH, inboxIdOf } from '../../actors/allocation/index.ts';
+import { DeviceInbox, deviceFeedOf, HEARTBEAT_SOCKET_PATH, inboxIdOf } from '../../actors/allocation/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import type { TestSocket } from '../../support/ws.ts';
 import { dispatchKit } from './dispatch-support.ts';
@@ -198,6 +198,22 @@ describe('offers reach the worker\u2019s device (spec 4.7; docs/gaps.md#allocati
     await h.platform.system.settle();
     const events = (await h.request('GET', '/v1/allocation/events?limit=100')).body.data as { type: string; data: { id?: string } }[];
     expect(events.some((e) => e.type === 'match.offer.made' && e.data.id === wo.id)).toBe(true);
+  });
+
+  it('an offer committed while its node recorded no notices is recorded from the journal feed once it does: a stop between commit and record loses none (docs/gaps.md#allocation)', async () => {
+    const at = kit.centre();
+    const a = await kit.worker(at, 100);
+    const feed = deviceFeedOf(h.platform);
+    await feed.stop(); // as a node that stopped after the work order's commit, before its notice
+    const wo = await kit.open(at);
+    await h.platform.system.settle();
+    expect((await feed.inbox(h.org, a.worker)).sequence).toBe(0);
+    feed.start();
+    await h.platform.system.settle();
+    const d = await device(a.worker);
+    await d.subscribe();
+    expect(d.seen.filter((f) => f.type === 'offer.made').map((f) => [f.sequence, f.offer.work_order_id])).toEqual([[1, wo.id]]);
+    d.close();
   });
 
   it('frames a device may not send are refused with the gateway\u2019s error frame, never a fault', async () => {

@@ -4,9 +4,9 @@
  *
  * 1. A committed work-order or assignment event of a worker becomes a notice in the worker's inbox
  *    (device-inbox.ts), which numbers it. The node that committed it records it at once (a commit
- *    listener); one reader of the journal feed for the cluster (its cursor in the store) records
- *    every such event again, so a node that stopped between its commit and the record loses no
- *    notice. The event's id dedupes the two.
+ *    listener, retrying a store that did not answer); one reader of the journal feed for the
+ *    cluster (its cursor in the store) records every such event its own node did not, so a node
+ *    that stopped between its commit and the record loses no notice. The event's id dedupes the two.
  * 2. A notice the inbox recorded reaches the worker's devices subscribed on this node at once, and,
  *    in a cluster, every other node over the node bus (kernel/node-bus.ts, soft state): a device
  *    on node A hears of an offer a work order on node B made. Delivery to a device follows the
@@ -15,8 +15,8 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { randomBytes } from 'node:crypto';
-import type { Committed, FeedReader } from '../../../runtime/index.ts';
-import { logOf, nodeBus, type NodeBus, type Platform, platformFeed, serviceKey } from '../../../kernel/index.ts';
+import { BoundedMap, type Committed, type FeedReader } from '../../../runtime/index.ts';
+import { isRefusal, logOf, nodeBus, type NodeBus, type Platform, platformFeed, serviceKey } from '../../../kernel/index.ts';
 import type { FeedEntry, StoredEvent } from '../../../stores/index.ts';
 import { Assignment, type AssignmentState } from '../assignments/assignment.ts';
 import { WorkOrder, type WorkOrderState } from '../work-orders/work-order.ts';
@@ -27,6 +27,10 @@ import { Subscriptions } from './subscriptions.ts';
 export const DEVICE_FEED = serviceKey<DeviceFeed>('allocation.device_feed');
 
 const TOPIC = 'allocation.device_notices';
+/** Event ids remembered as recorded here: more than the feed's reader is ever behind by. */
+const RECORDING_KEPT = 100_000;
+const RECORD_ATTEMPTS = 5;
+const RECORD_RETRY_MS = 200;
 const NOTICE = 'inbox.notice_recorded';
 const log = logOf('allocation');
 
@@ -46,6 +50,8 @@ export class DeviceFeed {
   private bus: NodeBus | undefined;
   private stops: (() => void)[] = [];
   private reader: FeedReader | undefined;
+  /** Events whose notice this node is recording or recorded (the feed's reader passes over them). */
+  private readonly recording = new BoundedMap<string, true>(RECORDING_KEPT);
 
   constructor(private readonly platform: Platform) {
     this.subscriptions = new Subscriptions(platform, (org, worker) => this.inbox(org, worker));
@@ -88,8 +94,22 @@ export class DeviceFeed {
     if (!derive) return;
     for (const e of c.events) {
       const d = derive(e);
-      // the feed's reader records it again if this fails
-      if (d) this.platform.system.track(this.record(d).catch((err: unknown) => log.error(`device notice of ${e.id} not recorded`, err)));
+      if (!d) continue;
+      // the feed's reader passes over what this node records itself (a stop in between is read again from its cursor)
+      this.recording.set(e.id, true);
+      this.platform.system.track(this.recordRetrying(d));
+    }
+  }
+
+  /** Records a notice this node derived, retrying a store or node that did not answer, as the feed's reader would have. */
+  private async recordRetrying(d: Derived): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.record(d);
+      } catch (e) {
+        if (attempt >= RECORD_ATTEMPTS || this.platform.system.stopping || isRefusal(e)) return log.error(`device notice of ${d.event_id} not recorded`, e);
+        await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * attempt));
+      }
     }
   }
 
@@ -100,7 +120,7 @@ export class DeviceFeed {
       const dot = stream.indexOf('.');
       const kind = stream.slice(0, dot);
       if (kind !== WorkOrder.kind && kind !== Assignment.kind) continue;
-      if (!isNoticed(kind, event)) continue;
+      if (!isNoticed(kind, event) || this.recording.has(event.id)) continue;
       pending.push(
         this.platform.system.state(kind, stream.slice(dot + 1), event.org).then((state) => {
           const d = noticeOf(kind, state)?.(event);
