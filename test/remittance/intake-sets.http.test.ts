@@ -80,6 +80,8 @@ describe('spec 3 Remittance instruction set: the state machine', () => {
     const r = await post(o.key, '/v1/remittance/instruction_sets', externalSet({ pfa: 'pfa_nowhere' }));
     expect(r.status, r.text).toBe(201);
     expect(r.body.validation_report.error_count).toBe(1);
+    // docs/gaps.md "next_action": the set says what it waits for.
+    expect(r.body.next_action).toMatchObject({ code: 'resolve_discrepancies', details: { open_discrepancies: 1 } });
     const list = await get(o.key, `/v1/remittance/instruction_sets/${r.body.id}/discrepancies`);
     expect(list.body.data).toHaveLength(1);
     const d = list.body.data[0];
@@ -103,10 +105,12 @@ describe('spec 3 Remittance instruction set: the state machine', () => {
     expect((await get(o.key, `/v1/remittance/instruction_sets/${r.body.id}/discrepancies/${d.id}`)).body.status).toBe('overridden');
     const again = await post(o.key, `/v1/remittance/instruction_sets/${r.body.id}/discrepancies/${d.id}/override`, { reason_code: 'confirmed_with_employee' });
     expect(again.status).toBe(409);
+    expect((await get(o.key, `/v1/remittance/instruction_sets/${r.body.id}`)).body.next_action).toMatchObject({ code: 'accept_instruction_set', call: { method: 'POST', path: `/v1/remittance/instruction_sets/${r.body.id}/accept` } });
 
     const accepted = await post(o.key, `/v1/remittance/instruction_sets/${r.body.id}/accept`);
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body.status).toBe('accepted');
+    expect(accepted.body.next_action).toBeNull();
     expect((await post(o.key, `/v1/remittance/instruction_sets/${r.body.id}/reject`)).status).toBe(409);
   });
 

@@ -104,6 +104,9 @@ describe('spec 3 Remittance: legs', () => {
     expect(legs.filter((l) => l.status === 'completed')).toHaveLength(3);
     expect(failed[0].failure_reason).toMatch(/short/);
     expect(failed[0].attempts[0]).toMatchObject({ n: 1, final: false });
+    // docs/gaps.md "next_action": a leg failed for a shortfall says to fund the account and retry it.
+    expect(failed[0].next_action).toMatchObject({ code: 'fund_account', call: { method: 'POST', path: `/v1/remittance/remittances/${rem.id}/legs/${failed[0].id}/retry` } });
+    expect(legs.filter((l) => l.status === 'completed').every((l) => l.next_action === null)).toBe(true);
     // Retried after funding: the same instruction resumes (it never executed); no second attempt.
     await fund(h, o, failed[0].amount.amount);
     const retried = await post(h, o.key, `/v1/remittance/remittances/${rem.id}/legs/${failed[0].id}/retry`);

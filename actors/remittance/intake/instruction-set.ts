@@ -24,7 +24,7 @@
  * otherwise           any                   -                                                409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type TimerWish } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue, nextAction, type NextAction } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
 import { OVERRIDE_REASON_CODES, type OverrideReasonCode } from './reason-codes.ts';
@@ -269,7 +269,16 @@ export function setView(s: SetState) {
     decided_by: s.decided_by,
     rejection_reason: s.rejection_reason,
     obligations_recorded: s.obligations_recorded,
+    next_action: setNextAction(s, open),
   };
+}
+
+/** What the set waits for (docs/gaps.md "next_action"; spec 3: nothing is committed until accepted). */
+function setNextAction(s: SetState, open: number): NextAction | null {
+  if (s.status !== 'pending_acceptance') return null;
+  const path = `/v1/remittance/instruction_sets/${s.id}`;
+  if (open > 0) return nextAction('resolve_discrepancies', `${open} discrepanc${open === 1 ? 'y is' : 'ies are'} unresolved; override each with a reason code, or reject the set.`, { method: 'POST', path: `${path}/discrepancies/{discrepancy_id}/override` }, { open_discrepancies: open });
+  return nextAction('accept_instruction_set', 'The set is validated; accept it to commit its obligations (or reject it).', { method: 'POST', path: `${path}/accept` });
 }
 
 export function discrepancyView(s: Pick<SetState, 'id' | 'livemode'>, d: Discrepancy) {

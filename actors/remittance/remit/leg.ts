@@ -28,7 +28,7 @@
  *
  * An outcome of an earlier attempt than the leg's current one changes nothing.
  */
-import { ApiError } from '../../../kernel/index.ts';
+import { ApiError, nextAction, type NextAction } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../../runtime/index.ts';
 import { attemptInstructionId, attemptRef, LEG_PREFIX, legOfInstruction } from './ids.ts';
 
@@ -286,5 +286,22 @@ export function legView(s: LegState) {
     created_at: iso(s.created_at),
     paid_at: s.paid_at === null ? null : iso(s.paid_at),
     completed_at: s.completed_at === null ? null : iso(s.completed_at),
+    next_action: legNextAction(s),
   };
+}
+
+/**
+ * What the leg waits for (docs/gaps.md "next_action"): a retry after a failed payment (a funding
+ * shortfall first needs a deposit), or its receipt once the authority stopped being asked for it.
+ * Null while it moves on by itself.
+ */
+function legNextAction(s: LegState): NextAction | null {
+  if (s.status === 'failed') {
+    const short = /short/i.test(s.failure_reason ?? '');
+    return nextAction(short ? 'fund_account' : 'retry_leg', `${s.failure_reason ?? 'The payment failed.'}${short ? ' Fund the account, then retry the leg.' : ' Retry the leg.'}`, { method: 'POST', path: `/v1/remittance/remittances/${s.remittance_id}/legs/${s.id}/retry` }, { amount: money(s.amount, s.currency) });
+  }
+  if (s.status === 'paid' && (!s.ask_receipt || s.receipt_asks >= RECEIPT_ASKS)) {
+    return nextAction('submit_receipt', `The authority's receipt for ${s.authority_name} has not arrived; submit it to vault it and complete the leg.`, { method: 'POST', path: '/v1/remittance/receipts' });
+  }
+  return null;
 }
