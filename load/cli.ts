@@ -12,6 +12,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { makeAvailable, platformCounters, readers, register, pool } from './clients.ts';
+
+type Counters = Awaited<ReturnType<typeof platformCounters>>;
 import { Dispatch } from './dispatch.ts';
 import { DeviceSocket, HEARTBEAT_SOCKET_PATH, makeDevices, nextReading, rng, type Device } from './devices.ts';
 import { Metrics, table } from './metrics.ts';
@@ -75,7 +77,10 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
 
   // the run: device i is due at start + k*interval + i*interval/devices
   const reads = readers(o.targets, key, o.readRate, base.map((d) => d.workerId), o.city, metrics, random);
+  // the platform's counters count since each node started: the run's figure is the difference
+  const countersBefore = await platformCounters(o.targets, key);
   const start = performance.now();
+  metrics.runStartedAt = start;
   const runBar = bar('load', Math.round(o.durationMs / 1000));
   dispatch?.start();
   let next = 0;
@@ -116,13 +121,13 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   for (const s of sockets) s.close();
   const dispatched = await dispatch?.finish(AGREEMENT);
 
-  const counters = await platformCounters(o.targets, key);
+  const counters = since(countersBefore, await platformCounters(o.targets, key));
   const tool = metrics.counter('readings accepted (receipts)');
   const difference = counters.served ? Math.abs(counters.accepted - tool) / Math.max(1, tool) : undefined;
   const outcome: LoadOutcome = {
     options: o, runId, summary: metrics.summary(), series: metrics.series(), counters: Object.fromEntries(metrics.counters), platform: counters,
     agreement: difference === undefined ? undefined : { difference, within: difference <= AGREEMENT },
-    dispatch: dispatched, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report),
+    dispatch: dispatched, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report), runStartSecond: (start - metrics.startedAt) / 1000,
   };
   writeFileSync(outcome.reportFile, loadReport(outcome));
   if (o.summary) {
@@ -130,6 +135,16 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
     writeFileSync(o.summary, JSON.stringify({ frames: frames?.count ?? 0, frame_errors: frames?.errors ?? 0, frame_p99_ms: frames?.p99 ?? 0, seconds: outcome.seconds, readings_accepted: tool, unanswered }));
   }
   return outcome;
+}
+
+/** What the platform counted between two snapshots, node by node. */
+function since(before: Counters, after: Counters): Counters {
+  if (!after.served || !before.served) return after;
+  const perNode = after.perNode.map((n) => {
+    const b = before.perNode.find((x) => x.target === n.target);
+    return { target: n.target, accepted: n.accepted - (b?.accepted ?? 0), received: n.received - (b?.received ?? 0) };
+  });
+  return { ...after, perNode, accepted: perNode.reduce((a, n) => a + n.accepted, 0), received: perNode.reduce((a, n) => a + n.received, 0) };
 }
 
 async function main(): Promise<void> {

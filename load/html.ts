@@ -21,9 +21,17 @@ export interface Plot {
   x: number[];
   series: { label: string; values: number[] }[];
   yLabel: string;
+  /** Seconds at which the measured phase began: drawn as a line, the setup before it shaded. */
+  runStart?: number;
 }
 
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+/**
+ * A colour per series, none repeated however many: hues a golden angle apart (the most even spread
+ * for an open count), alternating two lightnesses, so neighbours differ in both.
+ */
+export function seriesColor(i: number): string {
+  return `hsl(${Math.round((i * 137.508) % 360)} 70% ${i % 2 ? 34 : 48}%)`;
+}
 
 /** One page: a title, HTML sections, and plots drawn with uPlot. */
 export function page(title: string, sections: string, plots: Plot[]): string {
@@ -32,10 +40,11 @@ export function page(title: string, sections: string, plots: Plot[]): string {
 <style>${css}
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2430}table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right}th:first-child,td:first-child{text-align:left}.pass{color:#1b6e20}.fail{color:#b00020;font-weight:600}.plot{margin-bottom:1.5rem}code{background:#f3f3f3;padding:0 .2rem}</style>
 <script>${js}</script></head><body><h1>${escapeHtml(title)}</h1>${sections}<div id="plots"></div>
-<script>const PLOTS=${scriptJson(plots)};const COLORS=${scriptJson(COLORS)};
+<script>const PLOTS=${scriptJson(plots.map((p) => ({ ...p, colors: p.series.map((_, i) => seriesColor(i)) })))};
+const setupBand=(x0)=>(u)=>{if(x0===undefined||x0===null)return;const c=u.ctx,l=u.bbox.left,x=u.valToPos(x0,'x',true);c.save();c.fillStyle='rgba(120,120,120,.12)';c.fillRect(l,u.bbox.top,Math.max(0,x-l),u.bbox.height);c.strokeStyle='#555';c.setLineDash([4,4]);c.beginPath();c.moveTo(x,u.bbox.top);c.lineTo(x,u.bbox.top+u.bbox.height);c.stroke();c.fillStyle='#555';c.fillText('setup | load',x+4,u.bbox.top+12);c.restore();};
 for(const p of PLOTS){const d=document.createElement('div');d.className='plot';document.getElementById('plots').appendChild(d);
-new uPlot({title:p.title,width:Math.min(1100,innerWidth-60),height:280,scales:{x:{time:false}},axes:[{label:'seconds'},{label:p.yLabel}],
-series:[{label:'s'},...p.series.map((s,i)=>({label:s.label,stroke:COLORS[i%COLORS.length],width:1.5}))]},[p.x,...p.series.map(s=>s.values)],d);}</script>
+new uPlot({title:p.title,width:Math.min(1100,innerWidth-60),height:280,scales:{x:{time:false}},axes:[{label:'seconds'},{label:p.yLabel}],hooks:{draw:[setupBand(p.runStart)]},
+series:[{label:'s'},...p.series.map((s,i)=>({label:s.label,stroke:p.colors[i],width:1.5}))]},[p.x,...p.series.map(s=>s.values)],d);}</script>
 </body></html>`;
 }
 

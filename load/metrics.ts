@@ -41,11 +41,15 @@ export interface Summary {
   max: number;
   mean: number;
   errorCodes: Record<string, number>;
+  /** Every answer came before the load began: a setup step, whose rate says nothing of the load. */
+  setup: boolean;
 }
 
 export class Metrics {
   private readonly ops = new Map<string, Operation>();
   readonly startedAt = performance.now();
+  /** When the load itself began (after setup: registration, credentials, sockets, eligibility). */
+  runStartedAt: number | undefined;
   endedAt: number | undefined;
   /** Counters the tool keeps besides latency (readings sent, accepted by receipt, ...). */
   readonly counters = new Map<string, number>();
@@ -97,7 +101,7 @@ export class Metrics {
       const seconds = Math.max(1, (o.last - o.first) / 1000);
       const ms = (p: number) => (o.count ? o.all.getValueAtPercentile(p) / 1000 : 0);
       return {
-        name, count: o.count, errors: o.errors, rate: o.count / seconds,
+        name, count: o.count, errors: o.errors, rate: o.count / seconds, setup: this.runStartedAt !== undefined && o.last < this.runStartedAt,
         p50: ms(50), p90: ms(90), p99: ms(99), p999: ms(99.9), max: o.count ? o.all.maxValue / 1000 : 0, mean: o.count ? o.all.mean / 1000 : 0,
         errorCodes: Object.fromEntries(o.errorCodes),
       };
@@ -120,11 +124,11 @@ export class Metrics {
   }
 }
 
-/** The table printed at the end: throughput and latency percentiles (ms) per operation. */
+/** The table printed at the end: throughput and latency percentiles (ms) per operation; setup steps have no rate. */
 export function table(rows: Summary[]): string {
   const head = ['operation', 'ok', 'errors', 'per s', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'];
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
-  const body = rows.map((r) => [r.name, String(r.count), String(r.errors), r.rate.toFixed(1), f(r.p50), f(r.p90), f(r.p99), f(r.p999), f(r.max)]);
+  const body = rows.map((r) => [r.setup ? `${r.name} (setup)` : r.name, String(r.count), String(r.errors), r.setup ? '-' : r.rate.toFixed(1), f(r.p50), f(r.p90), f(r.p99), f(r.p999), f(r.max)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');

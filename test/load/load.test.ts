@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad } from '../../load/cli.ts';
 import { Dispatch } from '../../load/dispatch.ts';
+import { seriesColor } from '../../load/html.ts';
 import { Metrics } from '../../load/metrics.ts';
 import { checkTargets, isPrivateAddress, parseArgs, parseDuration } from '../../load/options.ts';
 import { haveChromium, launch } from '../console/browser.ts';
@@ -21,6 +22,10 @@ import { haveChromium, launch } from '../console/browser.ts';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('the target rule', () => {
+  it('report charts give every series its own colour, however many (twenty operations, twenty colours)', () => {
+    expect(new Set(Array.from({ length: 20 }, (_, i) => seriesColor(i))).size).toBe(20);
+  });
+
   it('a loopback or private test address is accepted: 127/8, 10/8, 172.16/12, 192.168/16, ::1, fc00::/7', () => {
     for (const ip of ['127.0.0.1', '127.4.5.6', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.10', '::1', 'fd12:3456::1', '::ffff:10.0.0.1']) expect(isPrivateAddress(ip), ip).toBe(true);
     for (const ip of ['8.8.8.8', '172.32.0.1', '172.15.0.1', '192.169.0.1', '169.254.169.254', '2001:db8::1', '100.64.0.1']) expect(isPrivateAddress(ip), ip).toBe(false);
@@ -118,6 +123,23 @@ describe('a run against a started platform', () => {
     const frames = out.summary.find((s) => s.name === 'heartbeat frame')!;
     expect(frames.errors).toBe(0);
     expect(out.summary.find((s) => s.name === 'ws connect')!.count).toBe(16);
+  });
+
+  it('two runs in a row against one organisation (LOAD_API_KEY) both pass their own checks: the platform\'s counters are read as differences from a snapshot before each run', async () => {
+    const reg = await fetch(`http://127.0.0.1:${port}/v1/registrations`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organisation_name: 'Twice Ltd', name: 'Load Tester', email: `twice.${process.pid}@load-test.example`, password: 'violet-harmattan-7-kettle' }),
+    });
+    const key = ((await reg.json()) as { api_key: { key: string } }).api_key.key;
+    for (const run of [1, 2]) {
+      const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '8', '--interval', '400ms', '--duration', '1s', '--bad-share', '0', '--read-rate', '0', '--quiet', '--report', join(dir, `twice-${run}.html`)], { LOAD_API_KEY: key });
+      const out = await runLoad(o, () => {});
+      expect(out.agreement, `run ${run}`).toMatchObject({ within: true });
+      expect(out.platform.accepted, `run ${run}`).toBe(out.counters['readings accepted (receipts)']);
+      // setup steps are marked and carry no rate; the heartbeat frames are the load's
+      expect(out.summary.find((r) => r.name === 'ws connect')?.setup).toBe(true);
+      expect(out.summary.find((r) => r.name === 'heartbeat frame')?.setup).toBe(false);
+    }
   });
 
   it('devices over WebSockets, API readers and dispatchers run for the duration; the platform\'s readings-accepted counter and its count of work orders filled agree with the tool\'s within 1%; every bad reading is refused; the HTML report is written', async () => {
