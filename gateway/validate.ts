@@ -31,7 +31,7 @@ export function assertValid(v: Validator, value: unknown, root: '' | '/query' = 
   if (refused.length === 0 && v.check.Check(value)) return;
   const seen = new Set<string>(refused.map((e) => e.field ?? ''));
   const entries: ValidationEntry[] = refused.map((e, i) => ({ ...e, index: i + 1 }));
-  for (const err of v.check.Errors(value)) {
+  for (const err of refusals(v.check.Errors(value))) {
     const field = `${root}${err.path}` || '/';
     if (seen.has(field)) continue;
     seen.add(field);
@@ -44,6 +44,54 @@ export function assertValid(v: Validator, value: unknown, root: '' | '/query' = 
   throw new ApiError('validation_failed', entries.length === 1 ? entries[0].detail : `${entries.length} values were refused; see validation.entries.`, {
     validation: report,
   });
+}
+
+/**
+ * The errors a client can act on. A union that is not an enumeration (a nullable object, a field
+ * taking an object or a list) says only "Expected union value"; its refusal is the one of the
+ * variant the value was meant for (the only one of the value's JSON type, else the one with the
+ * fewest errors), so an enumerated field inside it is still refused naming its values
+ * (docs/gaps.md "Enumerated values").
+ */
+function* refusals(errors: Iterable<ValueError>): Generator<ValueError> {
+  for (const err of errors) {
+    if (err.type !== ValueErrorType.Union || allowedValues(err.schema) !== undefined) {
+      yield err;
+      continue;
+    }
+    const variant = meantVariant(err);
+    if (variant) yield* refusals(variant);
+    else yield err;
+  }
+}
+
+/** The errors of the variant of a refused union the value was meant for; undefined when none can be told. */
+function meantVariant(err: ValueError): ValueError[] | undefined {
+  const variants = (err.schema as { anyOf?: TSchema[] }).anyOf ?? [];
+  const kind = jsonType(err.value);
+  const sameType = variants.map((s, i) => ({ s, i })).filter(({ s }) => schemaTypes(s).includes(kind));
+  if (sameType.length === 0) return undefined;
+  let best: ValueError[] | undefined;
+  for (const { i } of sameType) {
+    const errs = [...err.errors[i]];
+    if (errs.length > 0 && (best === undefined || errs.length < best.length)) best = errs;
+  }
+  return best;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'number' ? 'number' : typeof value;
+}
+
+/** The JSON types a schema accepts (a literal's by its value; a union's by its members). */
+function schemaTypes(schema: TSchema): string[] {
+  const s = schema as { type?: string | string[]; const?: unknown; anyOf?: TSchema[] };
+  if (s.anyOf) return s.anyOf.flatMap(schemaTypes);
+  if ('const' in s) return [jsonType(s.const)];
+  if (s.type === 'integer') return ['number'];
+  return s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
 }
 
 /**
@@ -167,9 +215,19 @@ function shown(value: unknown): string {
   return json.length > 40 ? `${json.slice(0, 40)}...` : json;
 }
 
-/** An enumeration's values (a union of literals, or one literal), so a refusal names what is allowed; undefined for any other schema. */
-function allowedValues(schema: TSchema): unknown[] | undefined {
-  const s = schema as { const?: unknown; anyOf?: Array<{ const?: unknown }> };
+/**
+ * An enumeration's values, so a refusal names what is allowed: a literal, or a union of literals,
+ * of nested unions of literals (an enumeration joined with another) and of null (a nullable
+ * enumeration names null among them); undefined for any other schema.
+ */
+export function allowedValues(schema: TSchema): unknown[] | undefined {
+  const s = schema as { const?: unknown; type?: unknown; anyOf?: TSchema[] };
   if (s.anyOf === undefined) return 'const' in s ? [s.const] : undefined;
-  return s.anyOf.every((m) => 'const' in m) ? s.anyOf.map((m) => m.const) : undefined;
+  const out: unknown[] = [];
+  for (const m of s.anyOf) {
+    const inner = (m as { type?: unknown }).type === 'null' && !('const' in m) ? [null] : allowedValues(m);
+    if (inner === undefined) return undefined;
+    for (const v of inner) if (!out.includes(v)) out.push(v);
+  }
+  return out.some((v) => v !== null) ? out : undefined;
 }

@@ -33,7 +33,7 @@ const Reason = Type.String({ minLength: 1, maxLength: 2000 });
 const pack = rulePack()!;
 const Facts = Type.Object(
   {
-    ...Object.fromEntries(pack.classification.factors.map((f) => [f.code, Type.Union(Object.keys(f.values).map((v) => Type.Literal(v)), { description: f.question })])),
+    ...Object.fromEntries(pack.classification.factors.map((f) => [f.code, enumOf(Object.keys(f.values), f.question)])),
     training_agreement: Type.Optional(Type.Boolean({ description: 'The relationship is under a training (apprenticeship) agreement.' })),
   },
   { additionalProperties: false, description: `The facts the classification rule pack ${pack.version} weighs (reference 3.2).` },

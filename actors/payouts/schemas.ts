@@ -1,6 +1,6 @@
 /** Request schemas of the payouts routes (spec 2.11, 4.10; shapes not shown: docs/gaps.md#payouts). */
 import { Type } from '@sinclair/typebox';
-import { listQueryWith, Money } from '../../kernel/index.ts';
+import { enumOf, listQueryWith, Money } from '../../kernel/index.ts';
 import { INSTRUCTION_STATUSES } from './instruction.ts';
 import { PAYOUT_STATUSES } from './payout.ts';
 
@@ -13,7 +13,7 @@ export const SignedInstructionBody = Type.Object({
 }, { additionalProperties: false });
 
 export const InstructionListQuery = listQueryWith({
-  status: Type.Optional(Type.Union(INSTRUCTION_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(INSTRUCTION_STATUSES)),
   run_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
 });
 
@@ -30,7 +30,7 @@ export const RoutePlanListQuery = listQueryWith({ instruction_id: Type.Optional(
 export const ReasonBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false });
 export const PayoutListQuery = listQueryWith({
   instruction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  status: Type.Optional(Type.Union(PAYOUT_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(enumOf(PAYOUT_STATUSES)),
 });
 export const SettlementBody = Type.Object({ instruction_id: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 export const ByInstructionQuery = listQueryWith({ instruction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) });
