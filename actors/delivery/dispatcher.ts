@@ -149,8 +149,10 @@ export class AttemptDispatcher {
   private pump(): void {
     for (let s = this.queue.next(); s !== undefined; s = this.queue.next()) {
       const { org, endpoint, job: q } = s;
-      if (this.stopped || this.platform.system.stopping || !this.answerable(q.job)) {
-        if (!this.stopped) this.leftToWatchdog();
+      const stopping = this.stopped || this.platform.system.stopping;
+      if (stopping || !this.answerable(q.job)) {
+        if (stopping) this.tallies.abandoned++;
+        else this.leftToWatchdog();
         this.queue.done(org, endpoint);
         q.done();
         continue;
