@@ -94,6 +94,11 @@ export class FeedReader {
     return this.pass === undefined;
   }
 
+  /** The feed position read and handled so far (the metrics compare it with the feed's end). */
+  get position(): number {
+    return this.cursor;
+  }
+
   /** Resolves once the feed has been read to its end (as of the call), or this node does not lead. */
   async caughtUp(): Promise<void> {
     while (this.pass) await this.pass;

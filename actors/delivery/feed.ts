@@ -85,6 +85,15 @@ export class EventFeed {
     return this.reader.idle;
   }
 
+  /**
+   * Feed entries committed past this reader's position, up to `cap` (one store read, at a scrape);
+   * undefined where another node reads the feed (cluster), whose figure is its own.
+   */
+  async lag(cap: number): Promise<number | undefined> {
+    if (!this.reader.leading) return undefined;
+    return (await this.platform.stores.journal.readFeed(this.reader.position, cap)).length;
+  }
+
   /** Resolves once the feed has been read to its end. */
   caughtUp(): Promise<void> {
     return this.reader.caughtUp();
