@@ -11,7 +11,7 @@
  * - otherwise it resolves at the highest level the evidence reaches, which may be below the target.
  * "Not found" fails its check and is never unresolved (reference 1.4).
  */
-import { type AssuranceLevel, type CheckKind, type IdentityPolicy, levelRank, levelReached } from './policy.ts';
+import { type AssuranceLevel, type CheckKind, type IdentityPolicy, levelRank, levelReached, passportMinimum } from './policy.ts';
 
 export type ResultStatus = 'passed' | 'failed' | 'silent' | 'deferred';
 
@@ -36,8 +36,22 @@ export type Evaluation =
   | { outcome: 'pending'; reason: 'review_required'; findings: string[]; reached: AssuranceLevel }
   | { outcome: 'resolved'; reached: AssuranceLevel; findings: string[] };
 
+/**
+ * The checks the results establish: one passed result does, except for directors_identity, which
+ * every director named must pass (docs/gaps.md#identity "Organisation passports").
+ */
 export function passedChecks(results: readonly SourceResult[]): Set<CheckKind> {
-  return new Set(results.filter((r) => r.status === 'passed').map((r) => r.check));
+  const passed = new Set(results.filter((r) => r.status === 'passed').map((r) => r.check));
+  if (results.some((r) => r.check === 'directors_identity' && r.status !== 'passed')) passed.delete('directors_identity');
+  return passed;
+}
+
+/** Whether the results are an organisation's: its registry was asked. */
+export const isOrganisation = (results: readonly SourceResult[]): boolean => results.some((r) => r.check === 'corporate_registry');
+
+/** The level the results reach, by the person's or the organisation's table. */
+export function reachedBy(results: readonly SourceResult[], pack: IdentityPolicy): AssuranceLevel {
+  return levelReached(passedChecks(results), pack, isOrganisation(results));
 }
 
 export function evaluate(results: readonly SourceResult[], pack: IdentityPolicy): Evaluation {
@@ -45,9 +59,9 @@ export function evaluate(results: readonly SourceResult[], pack: IdentityPolicy)
   if (silent) return { outcome: 'unresolved', source: silent.source };
   const findings = results.filter((r) => r.status === 'failed').map((r) => r.finding);
   if (results.some((r) => r.status === 'deferred')) return { outcome: 'pending', reason: 'awaiting_source', findings };
-  const reached = levelReached(passedChecks(results), pack);
+  const reached = reachedBy(results, pack);
   if (findings.some((f) => CONTRADICTIONS.has(f))) return { outcome: 'pending', reason: 'review_required', findings, reached };
-  if (levelRank(reached) < levelRank(pack.verification.passport_minimum_assurance)) {
+  if (levelRank(reached) < levelRank(passportMinimum(pack, isOrganisation(results)))) {
     return { outcome: 'pending', reason: 'review_required', findings: [...findings, 'assurance_below_passport_minimum'], reached };
   }
   return { outcome: 'resolved', reached, findings };

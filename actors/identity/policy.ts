@@ -12,10 +12,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentHash } from '../../kernel/index.ts';
 
-export const CHECK_KINDS = ['government_identifier', 'bank_identifier', 'date_of_birth_match', 'name_match', 'contactability'] as const;
+/**
+ * Spec 2.4's five checks, and two of an organisation's verification (docs/gaps.md#identity
+ * "Organisation passports"): corporate_registry (the corporate registry holds the business under
+ * its registration number) and directors_identity (every director named holds a live passport).
+ */
+export const CHECK_KINDS = ['government_identifier', 'bank_identifier', 'date_of_birth_match', 'name_match', 'contactability', 'corporate_registry', 'directors_identity'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 /** The checks a source answers itself, on an identifier the claims present; the match checks follow from their answers. */
-export const SOURCE_CHECKS = ['government_identifier', 'bank_identifier', 'contactability'] as const satisfies readonly CheckKind[];
+export const SOURCE_CHECKS = ['government_identifier', 'bank_identifier', 'contactability', 'corporate_registry'] as const satisfies readonly CheckKind[];
 export type SourceCheck = (typeof SOURCE_CHECKS)[number];
 export const isSourceCheck = (c: string): c is SourceCheck => (SOURCE_CHECKS as readonly string[]).includes(c);
 
@@ -46,6 +51,13 @@ export interface IdentityPolicy {
     collect_retry_seconds: number;
   };
   assurance: Record<'dal_0' | 'dal_1' | 'dal_2', { all_of: CheckKind[] }>;
+  /** An organisation's verification (from 2026.11.2): its levels, the passport's minimum, what its directors need. */
+  organisations?: {
+    assurance: Record<'dal_1' | 'dal_2', { all_of: CheckKind[] }>;
+    passport_minimum_assurance: AssuranceLevel;
+    director_minimum_assurance: AssuranceLevel;
+    max_directors: number;
+  };
   matching: { honorifics: string[]; min_shared_name_tokens: number; surname_only_mismatch: 'review' | 'fail' };
   subject_requests: { due_days: Record<SubjectRequestKind, number> };
   disclosures: { default_lifetime_days: number };
@@ -73,6 +85,11 @@ export function checkIdentityPolicy(raw: unknown): LoadedIdentityPolicy {
     const all = p?.assurance?.[l]?.all_of;
     if (!Array.isArray(all) || all.some((c) => !CHECK_KINDS.includes(c))) problems.push(`assurance.${l}`);
   }
+  const o = p?.organisations;
+  if (o !== undefined) {
+    for (const l of ['dal_1', 'dal_2'] as const) if (!Array.isArray(o.assurance?.[l]?.all_of) || o.assurance[l].all_of.some((c) => !CHECK_KINDS.includes(c))) problems.push(`organisations.assurance.${l}`);
+    if (!level(o.passport_minimum_assurance) || !level(o.director_minimum_assurance) || !(o.max_directors >= 1)) problems.push('organisations');
+  }
   for (const k of SUBJECT_REQUEST_KINDS) if (!(p?.subject_requests?.due_days?.[k] > 0)) problems.push(`subject_requests.due_days.${k}`);
   if (!(p?.matching?.min_shared_name_tokens >= 1)) problems.push('matching');
   if (problems.length) throw new Error(`identity policy pack is not well formed: ${problems.join(', ')}`);
@@ -92,11 +109,20 @@ export const policyVersion = (v: string): LoadedIdentityPolicy | undefined => pa
 
 export const levelRank = (l: AssuranceLevel | null): number => (l === null ? -1 : ASSURANCE_LEVELS.indexOf(l));
 
-/** The highest delivered level whose evidence is all present (spec 2.4 levels; pack `assurance`). */
-export function levelReached(passed: ReadonlySet<CheckKind>, pack: IdentityPolicy): AssuranceLevel {
+/**
+ * The highest delivered level whose evidence is all present (spec 2.4 levels; pack `assurance`, or
+ * `organisations.assurance` for an organisation's verification).
+ */
+export function levelReached(passed: ReadonlySet<CheckKind>, pack: IdentityPolicy, organisation = false): AssuranceLevel {
+  const table = organisation && pack.organisations ? pack.organisations.assurance : pack.assurance;
   let best: AssuranceLevel = 'dal_0';
-  for (const l of ['dal_1', 'dal_2'] as const) if (pack.assurance[l].all_of.every((c) => passed.has(c))) best = l;
+  for (const l of ['dal_1', 'dal_2'] as const) if (table[l].all_of.every((c) => passed.has(c))) best = l;
   return best;
+}
+
+/** The level a passport needs: the pack's, or its organisations' minimum for an organisation. */
+export function passportMinimum(pack: IdentityPolicy, organisation: boolean): AssuranceLevel {
+  return organisation && pack.organisations ? pack.organisations.passport_minimum_assurance : pack.verification.passport_minimum_assurance;
 }
 
 /** The minimum sufficient level for a purpose when the caller names none (spec 4.3). */

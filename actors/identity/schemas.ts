@@ -35,6 +35,9 @@ export const ClaimsSchema = Type.Object(
     phone: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
     government_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 32, writeOnly: true, description: 'NIN (11 digits) or vNIN; write-only, never returned or stored in clear.' })),
     bank_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 32, writeOnly: true, description: 'BVN (11 digits); write-only, never returned or stored in clear.' })),
+    business_registration_number: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'An organisation\u2019s verification: its corporate registry number (CAC: RC, BN or IT and up to 8 digits). With it, business_name and directors; no person claims (docs/gaps.md#identity "Organisation passports").' })),
+    business_name: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'The registered name, matched against the registry\u2019s record.' })),
+    directors: Type.Optional(Type.Array(Subject('A director, verified as a person: their subject_ref, holding a live passport in this organisation.'), { minItems: 1, maxItems: 20, uniqueItems: true, description: 'The directors (at least one); each must hold a live passport at the pack\u2019s director level.' })),
   },
   { additionalProperties: false },
 );

@@ -17,6 +17,10 @@ export interface Claims {
   phone?: string;
   government_identifier?: string;
   bank_identifier?: string;
+  /** An organisation's verification (docs/gaps.md#identity "Organisation passports"). */
+  business_registration_number?: string;
+  business_name?: string;
+  directors?: string[];
 }
 
 /**

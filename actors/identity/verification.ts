@@ -28,9 +28,9 @@
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';
-import { type Evaluation, evaluate, passedChecks, type SourceResult } from './evidence.ts';
+import { type Evaluation, evaluate, reachedBy, type SourceResult } from './evidence.ts';
 import { evidenceBundleIdOf, passportIdOf, VERIFICATION_PREFIX } from './ids.ts';
-import { ACTIVE_POLICY, type AssuranceLevel, levelReached, policyVersion } from './policy.ts';
+import { ACTIVE_POLICY, type AssuranceLevel, policyVersion } from './policy.ts';
 
 export const OUTCOMES = ['pending', 'resolved', 'unresolved', 'blocked'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -200,7 +200,7 @@ export const Verification = defineActor({
     resolve(s: VerificationState, cmd: { reason: string }, ctx): VerificationEvent[] {
       if (s.outcome !== 'pending' && s.outcome !== 'unresolved') throw new ApiError('conflict', `Verification ${s.id} is ${s.outcome}; only a pending or unresolved verification can be resolved.`);
       if (s.results.some((r) => r.status === 'deferred')) throw new ApiError('conflict', `Verification ${s.id} still awaits a source's answer; resolve it after the answer or mark it unresolved.`);
-      const reached = levelReached(passedChecks(s.results), pack(s));
+      const reached = reachedBy(s.results, pack(s));
       return [{ type: 'verification.resolved', subject_ref: s.subject_ref, assurance_reached: reached, passport_id: passportIdOf(s.org, s.subject_ref), consent_token_id: s.consent_token_id, livemode: s.livemode, mocked: s.mocked, findings: s.findings, decision: decisionOf('resolve', ctx.principal, ctx.now, cmd.reason) }];
     },
     mark_unresolved(s: VerificationState, cmd: { source: string; reason: string }, ctx): VerificationEvent[] {

@@ -19,6 +19,7 @@ import { readToken } from './consent-tokens.ts';
 import type { SourceResult } from './evidence.ts';
 import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
 import { candidateIdOf, MergeCandidate } from './merge-candidate.ts';
+import { directorResults, isOrganisationClaims, organisationClaimsRefused, registrationNumber } from './organisations.ts';
 import { issuePassport } from './passports.ts';
 import { mask, NIN, BVN, nameTokens, normalisePhone, VNIN, type Digester } from './personal-data.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, type CheckKind, defaultTarget, DELIVERED_LEVELS, isSourceCheck, NOT_DELIVERED, type SourceCheck } from './policy.ts';
@@ -83,6 +84,14 @@ export function planChecks(req: VerificationRequest, sources: readonly IdentityS
     if (v) ask(sources, queries, checks, 'contactability', v, true);
     else bad.push(errorEntry('/claims/phone', 'invalid_format', 'phone must be a Nigerian number: +234 followed by 10 digits, or 0 followed by 10 digits.'));
   }
+  if (c.business_registration_number !== undefined) {
+    const v = registrationNumber(String(c.business_registration_number));
+    if (v) ask(sources, queries, checks, 'corporate_registry', v, true);
+    else bad.push(errorEntry('/claims/business_registration_number', 'invalid_format', 'business_registration_number must be a CAC number: RC, BN or IT followed by up to 8 digits, or the digits alone.'));
+    if (c.business_name !== undefined) checks.add('name_match');
+    if (c.directors?.length) checks.add('directors_identity');
+  }
+  bad.push(...organisationClaimsRefused(c, ACTIVE_POLICY.pack));
   if (c.date_of_birth !== undefined) {
     const d = String(c.date_of_birth);
     const t = Date.parse(`${d}T00:00:00Z`);
@@ -93,7 +102,7 @@ export function planChecks(req: VerificationRequest, sources: readonly IdentityS
   const matchable = checks.has('government_identifier') || checks.has('bank_identifier');
   if (matchable && c.full_name !== undefined) checks.add('name_match');
   if (matchable && c.date_of_birth !== undefined) checks.add('date_of_birth_match');
-  if (!bad.length && queries.length === 0) bad.push(errorEntry('/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone: there is nothing a source could check otherwise.'));
+  if (!bad.length && queries.length === 0) bad.push(errorEntry('/claims', 'nothing_to_check', 'claims must include at least one of government_identifier, bank_identifier or phone (a person), or business_registration_number (an organisation): there is nothing a source could check otherwise.'));
   if (bad.length) throw validationError(bad, 1);
   return { checks: [...checks], queries, target };
 }
@@ -143,7 +152,8 @@ export async function runVerification(
   };
   const bar = blocked ?? ((await isBlocklisted(platform, caller.org, req.subject_ref)) ? 'subject_blocklisted' : null);
   if (bar) return { cmd: { ...facts, blocked_because: bar, results: [] }, vault: undefined };
-  const c = req.claims;
+  // an organisation's registered name is matched as a person's full name is
+  const c = isOrganisationClaims(req.claims) ? { ...req.claims, full_name: req.claims.business_name } : req.claims;
   const vault: VaultEntry = { passport_id: passportIdOf(caller.org, req.subject_ref), masked: {}, digests: {}, claims: { name: null, date_of_birth: null } };
   const match = clearMatcher(c);
   const answers = await Promise.all(
@@ -154,11 +164,11 @@ export async function runVerification(
       const key = q.check;
       vault.masked[key] = q.kept ? mask(q.identifier) : 'vnin_not_kept';
       // Identifier digests find the same person under two subject_refs; a phone is not such a mark, and a vNIN is never kept (reference 1.1).
-      if (q.kept && key !== 'contactability') vault.digests[key] = digests.digest(key, q.identifier);
+      if (q.kept && key !== 'contactability' && key !== 'corporate_registry') vault.digests[key] = digests.digest(key, q.identifier);
       return resultsOf(q.source, q.check, answer, plan.checks, match, now);
     }),
   );
-  const results = answers.flat();
+  const results = [...answers.flat(), ...(c.directors ? await directorResults(platform, caller.org, c.directors, pack, now) : [])];
   // Claims kept (as digests) only when an answer will be compared later.
   if (results.some((r) => r.status === 'deferred')) {
     vault.claims = {

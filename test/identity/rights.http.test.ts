@@ -122,7 +122,7 @@ describe('verification batches (spec 4.3)', () => {
 describe('sources, readiness and the gating contract (spec 4.3)', () => {
   it('list each source with its state and documented test values; readiness and the contract answer', async () => {
     const s = await h.request('GET', '/v1/identity/sources');
-    expect(s.body.data.map((x: { id: string }) => x.id)).toEqual(['sandbox_nimc_nin', 'sandbox_nibss_bvn', 'sandbox_phone_otp', 'identity_match']);
+    expect(s.body.data.map((x: { id: string }) => x.id)).toEqual(['sandbox_nimc_nin', 'sandbox_nibss_bvn', 'sandbox_phone_otp', 'sandbox_cac_registry', 'identity_match']);
     expect(s.body.data[0]).toMatchObject({ object: 'identity_source', check: 'government_identifier', state: 'available', mocked: true });
     expect(s.body.data[0].test_values.length).toBeGreaterThan(3);
     const r = await h.request('GET', '/v1/identity/readiness');

@@ -21,6 +21,7 @@
  * Each source counts the queries it received (`calls`), so a test can show none were made.
  */
 import type { CheckKind } from '../policy.ts';
+import { SandboxCorporateRegistry } from './corporate-registry.ts';
 import type { IdentitySource, SourceAnswer, SourceQuery, SourceState } from './source.ts';
 
 export const SANDBOX_TEST_VALUES = [
@@ -95,11 +96,12 @@ export class SandboxSource implements IdentitySource {
   }
 }
 
-/** The sandbox realm's sources, one per check that queries outside (name and date-of-birth matching is ours). */
-export function sandboxSources(slowAnswerMs = 120_000): SandboxSource[] {
+/** The sandbox realm's sources, one per check that queries outside (name and date-of-birth matching is ours), the corporate registry among them. */
+export function sandboxSources(slowAnswerMs = 120_000): IdentitySource[] {
   return [
     new SandboxSource('sandbox_nimc_nin', 'Sandbox NIN registry (NIMC)', 'government_identifier', slowAnswerMs),
     new SandboxSource('sandbox_nibss_bvn', 'Sandbox BVN registry (NIBSS)', 'bank_identifier', slowAnswerMs),
     new SandboxSource('sandbox_phone_otp', 'Sandbox phone contactability (OTP)', 'contactability', slowAnswerMs),
+    new SandboxCorporateRegistry('sandbox_cac_registry', 'Sandbox corporate registry (CAC)', slowAnswerMs),
   ];
 }
