@@ -1,7 +1,9 @@
 // The console's only way to the platform: the public API, signed in with a person's session.
 // A key endpoint refuses a session (docs/gaps.md#accounts), so after sign-in the console makes
-// itself an API key from the session (POST /v1/account/api_keys: the key records the person) and
-// revokes it on sign-out. Nobody types a key into the page. Every POST carries an Idempotency-Key.
+// itself an API key from the session (POST /v1/account/api_keys: the key records the person) that
+// ends with the session (expires_with_session), and revokes it on sign-out: a tab closed without
+// signing out leaves no key that outlives the session. Nobody types a key into the page. Every
+// POST carries an Idempotency-Key.
 
 /** Idempotency-Key for one action; crypto.getRandomValues works outside secure contexts too. */
 export function newIdempotencyKey(prefix = 'console') {
@@ -63,7 +65,7 @@ export class Api {
     this.creds = { session: session.token, expires_at: session.expires_at };
     try {
       const me = await this.call('GET', '/v1/me', { credential: 'session' });
-      const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})` } });
+      const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})`, expires_with_session: true } });
       this.creds = { ...this.creds, key: made.key, key_id: made.id, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id } };
       sessionStorage.setItem(STORE, JSON.stringify(this.creds));
       return this.creds.me;

@@ -16,6 +16,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** The account behind a session. */
   account?: string;
+  /** When a session ends (epoch ms): a key made with `expires_with_session` ends with it. */
+  expiresAt?: number;
   /** The one worker (worker_id, a subject_ref) a device credential acts for (spec 4.7); absent otherwise. */
   worker?: string;
 }

@@ -29,6 +29,8 @@ export interface ApiKeyState {
   /** RFC 3339, fixed at the event's commit (kept as text: the view is read on every list). */
   created_at: string;
   revoked_at: string | null;
+  /** RFC 3339 when the key ends with the session it was made for; null for a key that lasts until revoked. */
+  expires_at: string | null;
 }
 
 interface IssueCommand {
@@ -36,10 +38,11 @@ interface IssueCommand {
   realm: Realm;
   scopes: string[];
   person: string | null;
+  expires_at?: string | null;
 }
 
 type ApiKeyEvent =
-  | { type: 'api_key.created'; name: string; realm: Realm; scopes: string[]; person?: string | null }
+  | { type: 'api_key.created'; name: string; realm: Realm; scopes: string[]; person?: string | null; expires_at?: string | null }
   | { type: 'api_key.revoked' };
 
 export interface ApiKeyView {
@@ -52,6 +55,7 @@ export interface ApiKeyView {
   scopes: string[];
   person: string | null;
   revoked_at: string | null;
+  expires_at: string | null;
   created_at: string;
 }
 
@@ -74,6 +78,7 @@ function apiKeyView(s: ApiKeyState): ApiKeyView {
       scopes: (Object.isFrozen(s.scopes) ? s.scopes : Object.freeze([...s.scopes])) as string[],
       person: s.person ?? null,
       revoked_at: s.revoked_at,
+      expires_at: s.expires_at ?? null,
       created_at: s.created_at,
     });
     views.set(s, v);
@@ -85,12 +90,12 @@ export const ApiKey = defineActor({
   kind: 'api_key',
   prefix: 'api_key_',
   creates: ['issue'],
-  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], person: null, created_at: '', revoked_at: null }),
+  initial: (id, org): ApiKeyState => ({ id, org, status: 'none', name: '', realm: 'test', scopes: [], person: null, created_at: '', revoked_at: null, expires_at: null }),
   decide: {
     issue(state: ApiKeyState, cmd: IssueCommand): ApiKeyEvent[] {
       switch (state.status) {
         case 'none':
-          return [{ type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes, person: cmd.person }];
+          return [cmd.expires_at ? { type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes, person: cmd.person, expires_at: cmd.expires_at } : { type: 'api_key.created', name: cmd.name, realm: cmd.realm, scopes: cmd.scopes, person: cmd.person }];
         case 'active':
         case 'revoked':
           throw conflict('This API key was already issued.');
@@ -114,7 +119,7 @@ export const ApiKey = defineActor({
   evolve(state: ApiKeyState, e: ApiKeyEvent, meta): ApiKeyState {
     switch (e.type) {
       case 'api_key.created':
-        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, person: e.person ?? null, created_at: iso(meta.at) };
+        return { ...state, status: 'active', name: e.name, realm: e.realm, scopes: e.scopes, person: e.person ?? null, expires_at: e.expires_at ?? null, created_at: iso(meta.at) };
       case 'api_key.revoked':
         return { ...state, status: 'revoked', revoked_at: iso(meta.at) };
       default:

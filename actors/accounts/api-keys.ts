@@ -22,6 +22,8 @@ export interface IssueKey {
   name: string;
   realm: Realm;
   scopes: string[];
+  /** Epoch ms at which the key ends by itself (a key made to end with its session); none: until revoked. */
+  expiresAt?: number;
 }
 
 /**
@@ -55,12 +57,15 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
   const d = digest(secret);
   const id = createdId(caller, ApiKey.prefix);
   const person = await personBehind(platform, caller);
-  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
+  const expires_at = k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString();
+  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person, expires_at }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
   const kv = keyValue(platform);
   const undelivered = await kv.get<string>(digestKey(id));
   if (undelivered !== undefined && undelivered !== d) await removeCredential(kv, undelivered);
   await kv.set(digestKey(id), d);
-  await putCredential(kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes });
+  if (k.expiresAt === undefined) await putCredential(kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes });
+  // checked against the platform clock at each use, and kept no longer than it can be used
+  else await putCredential(kv, { type: 'api_key', digest: d, id, org: caller.org, realm: k.realm, scopes: k.scopes, expires_at: k.expiresAt }, Math.max(1, k.expiresAt - platform.clock.now()));
   return { ...view, key: secret };
 }
 

@@ -20,7 +20,8 @@ import { redeemTicket, SOCKET_TICKET_FIELD, type TicketRecord } from './socket-t
 export const REALMS: readonly Realm[] = ['test', 'live'];
 
 export type CredentialRecord =
-  | { type: 'api_key'; digest: string; id: string; org: string; realm: Realm; scopes: string[] }
+  /** `expires_at` only on a key made to end with its session (docs/gaps.md#accounts). */
+  | { type: 'api_key'; digest: string; id: string; org: string; realm: Realm; scopes: string[]; expires_at?: number }
   | { type: 'access_token'; digest: string; id: string; org: string; realm: Realm; scopes: string[]; expires_at: number }
   | { type: 'session'; digest: string; id: string; account: string; org: string; expires_at: number }
   /** A worker's device credential (spec 4.7), issued by the allocation area through device-secrets.ts. */
@@ -79,7 +80,7 @@ function principalOf(rec: CredentialRecord): Principal {
   switch (rec.type) {
     case 'api_key':
     case 'access_token':
-      p = { kind: rec.type, id: rec.id, org: rec.org, livemode: rec.realm === 'live', scopes: new Set(rec.scopes) };
+      p = { kind: rec.type, id: rec.id, org: rec.org, livemode: rec.realm === 'live', scopes: new Set(rec.scopes), ...(rec.type === 'api_key' && rec.expires_at !== undefined ? { expiresAt: rec.expires_at } : {}) };
       break;
     case 'device':
       // Bound to one worker; the allocation area refuses it for any other worker (spec 4.7).
@@ -89,7 +90,7 @@ function principalOf(rec: CredentialRecord): Principal {
       throw unauthenticated('A socket ticket opens one WebSocket upgrade; it is not a credential for requests.');
     case 'session':
       // A signed-in person acts for the organisation on the session endpoints; scopes do not apply there.
-      p = { kind: 'session', id: rec.id, org: rec.org, livemode: false, scopes: new Set(), account: rec.account };
+      p = { kind: 'session', id: rec.id, org: rec.org, livemode: false, scopes: new Set(), account: rec.account, expiresAt: rec.expires_at };
       break;
   }
   principals.set(rec, p);
@@ -148,5 +149,6 @@ export async function authenticate(kv: KeyValueStore, now: number, auth: Exclude
   if (!rec || rec.type === 'session' || rec.type === 'socket_ticket') throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
   if (rec.type === 'api_key' && revoked?.has(rec.id)) throw unauthenticated('The API key or access token is not valid (it may have been revoked or have expired).');
   if (rec.type === 'access_token' && rec.expires_at <= now) throw unauthenticated('The access token has expired; request a new one (POST /v1/oauth/token).');
+  if (rec.type === 'api_key' && rec.expires_at !== undefined && rec.expires_at <= now) throw unauthenticated('The API key has expired with the session it was made for; sign in again (POST /v1/sessions).');
   return principalOf(rec);
 }

@@ -79,8 +79,9 @@ export const routes: RouteDef[] = [
     handler: (req) => {
       const p = principalOf(req);
       const scopes = checkScopes(req.body.scopes ?? [...p.scopes], p.scopes);
-      // the realm of a key is its issuer's own: live keys are never self-serve (spec 5.8)
-      return issueKey(req.platform, callerOf(req), { name: req.body.name, realm: realmOf(req.livemode), scopes });
+      // the realm of a key is its issuer's own: live keys are never self-serve (spec 5.8); a key
+      // made by a key that ends with its session ends then too, so none outlives the session
+      return issueKey(req.platform, callerOf(req), { name: req.body.name, realm: realmOf(req.livemode), scopes, expiresAt: p.expiresAt });
     },
   }),
   route({
@@ -112,13 +113,14 @@ export const routes: RouteDef[] = [
     auth: 'session',
     module: null,
     idempotent: true,
-    body: S.CreateApiKeyBody,
+    body: S.CreateSessionApiKeyBody,
     response: S.ApiKeyCreatedSchema,
-    summary: 'Create a sandbox API key from a signed-in session (any named scopes; default every one). The key is returned once.',
-    specGap: 'Body and response not shown: body {name, scopes?}; response ApiKey plus key.',
+    summary: 'Create a sandbox API key from a signed-in session (any named scopes; default every one), lasting until revoked or, with expires_with_session, until the session ends. The key is returned once.',
+    specGap: 'Body and response not shown: body {name, scopes?, expires_with_session?}; response ApiKey plus key.',
     handler: (req) => {
       const scopes = checkScopes(req.body.scopes ?? [...ALL_SCOPES], undefined);
-      return issueKey(req.platform, sessionCaller(req), { name: req.body.name, realm: 'test', scopes });
+      const expiresAt = req.body.expires_with_session ? principalOf(req).expiresAt : undefined;
+      return issueKey(req.platform, sessionCaller(req), { name: req.body.name, realm: 'test', scopes, expiresAt });
     },
   }),
   route({

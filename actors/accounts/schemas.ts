@@ -31,6 +31,16 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false, 'x-spec-gap': true },
 );
 
+/** A key made from a session may end with it: the console's own credential (docs/gaps.md#accounts). */
+export const CreateSessionApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'What the key is for.' }),
+    scopes: Type.Optional(Scopes),
+    expires_with_session: Type.Optional(Type.Boolean({ description: 'The key expires when the session that makes it does (its expires_at), and is refused from then on; for a signed-in page, so no key outlives the person\'s session.' })),
+  },
+  { additionalProperties: false, 'x-spec-gap': true },
+);
+
 export const TokenBody = Type.Object(
   {
     grant_type: Type.Literal('client_credentials'),
@@ -53,6 +63,7 @@ export const ApiKeySchema = Type.Object({
   scopes: Type.Array(Type.String()),
   person: Type.Union([Type.String(), Type.Null()], { description: 'The person behind the key: the account that made it (directly, from a session, or through another key of theirs), or the operator-issued OAuth client whose token made it. Maker-checker compares this, not key ids. Null on keys made before it was recorded.' }),
   revoked_at: Type.Union([Timestamp, Type.Null()]),
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When a key made to end with its session stops being accepted; null for a key that lasts until revoked.' }),
   created_at: Timestamp,
 });
 

@@ -126,6 +126,8 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     const me = await h.request('GET', '/v1/me', { key: null, session: h.session });
     const made = me.body.api_keys.find((k: { name: string; revoked_at: string | null }) => k.name.startsWith('operator console') && !k.revoked_at);
     expect(made, JSON.stringify(me.body.api_keys)).toBeDefined();
+    // the console's key ends with the session it was made from (docs/gaps.md#accounts)
+    expect(made.expires_at).toEqual(expect.any(String));
   });
 
   it('supply map: workers appear as H3 cells coloured by availability and presence while a device sends heartbeats over the WebSocket, without a reload', async () => {
@@ -352,6 +354,23 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await expect.poll(() => page.textContent(`${row} [data-role=result]`), { timeout: WAIT }).toContain('Replayed');
     await page.screenshot({ path: join(OUTPUT, 'deliveries.png') });
     await expect.poll(async () => (await h.request('GET', `/v1/webhook_deliveries/${sent.body.id}`)).body.attempts, { timeout: WAIT }).toBe(2);
+  });
+
+  it('sign-in leaves no key behind: the key the console made ends with its session, and the session\'s end signs the page out (docs/gaps.md#accounts)', async () => {
+    const creds = JSON.parse((await page.evaluate(() => sessionStorage.getItem('console.credentials'))) ?? 'null') as { key: string; key_id: string; session: string; expires_at: string } | null;
+    expect(creds?.key).toMatch(/^sk_test_/);
+    expect((await h.request('GET', '/v1/api_keys?limit=1', { key: creds!.key })).status).toBe(200);
+    const me = await h.request('GET', '/v1/me', { key: null, session: creds!.session });
+    expect(me.body.api_keys.find((k: { id: string }) => k.id === creds!.key_id)).toMatchObject({ expires_at: creds!.expires_at, revoked_at: null });
+    await h.clock.advance(Date.parse(creds!.expires_at) - h.clock.now() + 1_000);
+    const after = await h.request('GET', '/v1/api_keys?limit=1', { key: creds!.key });
+    expect(after.status).toBe(401);
+    expect(after.body.error).toMatchObject({ code: 'unauthenticated', message: expect.stringMatching(/expired/) });
+    // the page's next call is refused, and it signs the person out
+    await page.click('nav button[data-tab=deliveries]');
+    await page.waitForSelector('#sign-in-view:not([hidden])', { timeout: WAIT });
+    expect(await page.textContent('#sign-in [data-role=error]')).toContain('Your session ended');
+    expect(await page.evaluate(() => sessionStorage.getItem('console.credentials'))).toBeNull();
   });
 });
 
