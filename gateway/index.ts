@@ -47,7 +47,23 @@ export async function startGateway(platform: Platform, opts: GatewayOptions): Pr
     early: pipeline.early,
     sockets: socketRoutes(platform),
   });
-  return { port: served.port, close: (graceMs) => served.close(graceMs), metrics: pipeline.metrics };
+  // the transport's tallies join the metrics at a scrape (docs/gaps.md#metrics)
+  const off = platform.system.board.add('gateway-transport', () => {
+    const s = served.stats();
+    return [
+      { name: 'platform_socket_connections', help: 'WebSocket connections open now (devices, the console\'s feeds).', type: 'gauge', value: s.sockets },
+      { name: 'platform_socket_frames_total', help: 'WebSocket frames read since start, admitted or refused.', type: 'counter', value: s.frames },
+      { name: 'platform_rate_limit_held', help: 'Early 429 refusals held now with their connection paused (gateway/holds.ts).', type: 'gauge', value: s.held },
+    ];
+  });
+  return {
+    port: served.port,
+    close: (graceMs) => {
+      off();
+      return served.close(graceMs);
+    },
+    metrics: pipeline.metrics,
+  };
 }
 
 export { buildOpenApi } from './openapi/build.ts';

@@ -84,10 +84,20 @@ export interface ServeOptions {
 
 export interface Served {
   port: number;
+  /** The transport's own tallies, read at a metrics scrape (gateway/index.ts). */
+  stats(): TransportStats;
   /** Graceful stop (see the rules above); `graceMs` defaults to DEFAULT_CLOSE_GRACE_MS. */
   close(graceMs?: number): Promise<void>;
 }
 
+
+export interface TransportStats {
+  sockets: number;
+  /** WebSocket frames read since start, admitted or refused. */
+  frames: number;
+  /** Early refusals being held now (holds.ts). */
+  held: number;
+}
 
 /** Headers the transport reads itself on requests that may carry a body (the cap, chunked bodies). */
 const BODY_HEADERS = ['content-length', 'transfer-encoding'];
@@ -166,6 +176,7 @@ interface ServerState {
   readonly websockets: Set<UWS.WebSocket<Conn>>;
   /** Early refusals being held, their connections' reading paused (holds.ts). */
   readonly holds: Holds;
+  frames: number;
 }
 
 /**
@@ -301,6 +312,7 @@ export function serve(opts: ServeOptions): Promise<Served> {
     closing: false,
     websockets: new Set(),
     holds: new Holds(),
+    frames: 0,
   };
   const names = headerNames(opts);
   for (const s of opts.sockets) mountSocket(app, server, names, s);
@@ -387,6 +399,7 @@ function upgradeSocket(server: ServerState, names: HeaderNames, s: SocketRoute, 
 /** A frame is admitted (or refused) at once, copied (uWS neuters its buffer on return), then handled in flight. */
 function handleFrame(server: ServerState, s: SocketRoute, ws: UWS.WebSocket<Conn>, message: ArrayBuffer, isBinary: boolean): void {
   const conn = ws.getUserData();
+  server.frames++;
   if (!conn.open) return;
   const refusal = s.admit(conn.session, message.byteLength, isBinary);
   if (refusal) return reply(ws, conn, refusal);
@@ -414,6 +427,7 @@ function listen(app: UWS.TemplatedApp, server: ServerState): Promise<Served> {
       let closed: Promise<void> | undefined;
       resolve({
         port: bound,
+        stats: () => ({ sockets: server.websockets.size, frames: server.frames, held: server.holds.size }),
         close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
           closed ??= closeServer(app, server, listenSocket, bound, graceMs);
           return closed;

@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMetrics, type MetricsServer } from '../../gateway/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
+import { connect } from '../../support/ws.ts';
+import { HEARTBEAT_SOCKET_PATH } from '../../actors/allocation/index.ts';
 
 interface Sample {
   name: string;
@@ -148,6 +150,24 @@ describe('metrics (docs/gaps.md#metrics)', () => {
     } finally {
       receiver.closeAllConnections();
       await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  });
+
+  it('WebSocket connections open and frames read are served from the transport\'s own tallies', async () => {
+    const value = (samples: Sample[], name: string) => samples.find((x) => x.name === name)?.value;
+    const before = await scrape();
+    const socket = await connect(`http://127.0.0.1:${h.port}${HEARTBEAT_SOCKET_PATH}`, { 'service-api-key': h.key });
+    try {
+      for (let i = 0; i < 3; i++) {
+        socket.send(JSON.stringify({ worker_id: `metrics_w_${process.pid}`, readings: [] }));
+        await socket.next();
+      }
+      const during = await scrape();
+      expect(value(during, 'platform_socket_connections')).toBe((value(before, 'platform_socket_connections') ?? 0) + 1);
+      expect(value(during, 'platform_socket_frames_total')).toBe((value(before, 'platform_socket_frames_total') ?? 0) + 3);
+      expect(value(during, 'platform_rate_limit_held')).toBe(0);
+    } finally {
+      socket.close();
     }
   });
 
