@@ -28,8 +28,8 @@ describe('device inbox (spec 4.7; docs/gaps.md#allocation)', () => {
       // the same event again, by the other path: recorded once
       await system.ask(DeviceInbox, id, 'record', { worker_id: 'w1', event_id: `evt_${n}`, body: body(n) }, { org });
     }
-    await system.ask(DeviceInbox, id, 'acknowledge', { offer_id: 'match_offer_x', device: 'match_device_credential_a' }, { org });
-    await system.ask(DeviceInbox, id, 'acknowledge', { offer_id: 'match_offer_x', device: 'match_device_credential_b' }, { org });
+    await system.ask(DeviceInbox, id, 'acknowledge', { offer_id: 'match_offer_x', device: 'match_device_credential_a', worker_id: 'w1' }, { org });
+    await system.ask(DeviceInbox, id, 'acknowledge', { offer_id: 'match_offer_x', device: 'match_device_credential_b', worker_id: 'w1' }, { org });
     const live = await system.state<InboxState>(DeviceInbox, id, org);
     expect(live.sequence).toBe(total);
     expect(live.notices.map((n) => n.sequence)).toEqual(Array.from({ length: BACKLOG }, (_, i) => total - BACKLOG + 1 + i));

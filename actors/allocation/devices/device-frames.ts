@@ -74,7 +74,7 @@ export async function controlFrame(body: { type: string } & Record<string, unkno
     case 'ack': {
       const offerId = offerIdIn(body);
       await ownOffer(ctx, p, offerId);
-      await ctx.platform.system.ask(DeviceInbox, inboxIdOf(ctx.org, p.worker), 'acknowledge', { offer_id: offerId, device: p.id }, { org: ctx.org, principal: p.id, requestId: ctx.requestId, noReply: true });
+      await ctx.platform.system.ask(DeviceInbox, inboxIdOf(ctx.org, p.worker), 'acknowledge', { offer_id: offerId, device: p.id, worker_id: p.worker }, { org: ctx.org, principal: p.id, requestId: ctx.requestId, noReply: true });
       return { type: 'acknowledged', offer_id: offerId };
     }
     case 'accept': {

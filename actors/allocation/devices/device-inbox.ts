@@ -44,7 +44,7 @@ export interface InboxState {
 
 type InboxEvent =
   | { type: 'inbox.notice_recorded'; notice: Notice }
-  | { type: 'inbox.offer_acknowledged'; offer_id: string; device: string };
+  | { type: 'inbox.offer_acknowledged'; offer_id: string; device: string; worker_id?: string };
 
 export interface RecordCommand {
   worker_id: string;
@@ -62,9 +62,9 @@ export const DeviceInbox = defineActor({
       if (s.notices.some((n) => n.event_id === cmd.event_id)) return [];
       return [{ type: 'inbox.notice_recorded', notice: { ...cmd.body, sequence: s.sequence + 1, worker_id: cmd.worker_id, event_id: cmd.event_id } }];
     },
-    acknowledge(s: InboxState, cmd: { offer_id: string; device: string }): InboxEvent[] {
+    acknowledge(s: InboxState, cmd: { offer_id: string; device: string; worker_id: string }): InboxEvent[] {
       if (s.acknowledged.some((a) => a.offer_id === cmd.offer_id)) return [];
-      return [{ type: 'inbox.offer_acknowledged', offer_id: cmd.offer_id, device: cmd.device }];
+      return [{ type: 'inbox.offer_acknowledged', offer_id: cmd.offer_id, device: cmd.device, worker_id: cmd.worker_id }];
     },
   },
   evolve(s: InboxState, e: InboxEvent, meta): InboxState {
@@ -75,7 +75,7 @@ export const DeviceInbox = defineActor({
       }
       case 'inbox.offer_acknowledged': {
         const kept = s.acknowledged.length >= ACKNOWLEDGED_KEPT ? s.acknowledged.slice(1) : s.acknowledged;
-        return { ...s, acknowledged: [...kept, { offer_id: e.offer_id, at: meta.at, device: e.device }] };
+        return { ...s, worker_id: s.worker_id || (e.worker_id ?? ''), acknowledged: [...kept, { offer_id: e.offer_id, at: meta.at, device: e.device }] };
       }
       default:
         return assertNever(e);
