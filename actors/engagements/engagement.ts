@@ -43,6 +43,7 @@
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';
 import type { ClassificationRecord } from './classify.ts';
+import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { dateOf, endOfDate, ENGAGEMENT_PREFIX, envelopeId } from './ids.ts';
 import type { EmployerFacts } from './obligation-lines.ts';
 import type { Classification } from './packs.ts';
@@ -168,7 +169,7 @@ export function missingPassports(p: Passports, s: { worker_ref: string; engaging
     !p.worker.live ? `the worker's (${s.worker_ref})` : null,
     !p.engaging_party.live ? `the engaging party's (${s.engaging_party_ref})` : null,
   ].filter(Boolean);
-  return missing.length ? `${missing.join(' and ')} passport ${missing.length > 1 ? 'are' : 'is'} not live; both parties need a live passport (spec 3)` : null;
+  return missing.length ? `${missing.join(' and ')} passport ${missing.length > 1 ? 'are' : 'is'} not live; both parties need a live passport (spec 3). ${HOW_TO_GET_A_PASSPORT}` : null;
 }
 
 export const Engagement = defineActor({

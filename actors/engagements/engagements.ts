@@ -7,11 +7,11 @@
 import { ApiError, type Caller, fieldError, type Platform, validationError } from '../../kernel/index.ts';
 import { checkFacts, classify, type ClassificationRecord } from './classify.ts';
 import { type Attestation, type Dispute, Engagement, engagementView, type OpenCommand } from './engagement.ts';
-import { Instrument, type InstrumentState } from './instrument.ts';
+import { Instrument, type InstrumentState, instrumentView } from './instrument.ts';
 import { type DraftBody, draftInstrument, executeInstrument, templateFor } from './instruments.ts';
 import type { EmployerFacts } from './obligation-lines.ts';
 import { rulePack, type Sector } from './packs.ts';
-import { engagementNow, engagementState, instrumentOf, passportsOf } from './reads.ts';
+import { engagementNow, engagementState, instrumentOf, instrumentState, passportsOf } from './reads.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Opening and classification
@@ -67,7 +67,9 @@ export async function paper(p: Platform, c: Caller, engagementId: string, body: 
     instrument = await draftInstrument(p, c, engagementId, newInstrumentId, dedupeId, body as DraftBody);
   }
   await p.system.ask(Instrument, instrument.id, 'submit', undefined, c);
-  return p.system.ask(Engagement, engagementId, 'paper', { instrument_id: instrument.id, template_code: instrument.template_code }, c);
+  const view = (await p.system.ask(Engagement, engagementId, 'paper', { instrument_id: instrument.id, template_code: instrument.template_code }, c)) as object;
+  // the answer carries the instrument papered (drafted by this call or given), as it now awaits assent
+  return { ...view, papered_instrument: instrumentView(await instrumentState(p, c.org, instrument.id)) };
 }
 
 /** execute on the engagement: executes its papered instrument (or the one named). */

@@ -21,6 +21,7 @@
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError, assertNever } from '../../kernel/index.ts';
+import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { INSTRUMENT_PREFIX } from './ids.ts';
 import { type AssentRecord, draftHash, type Seal, type SealedFields } from './seal.ts';
 
@@ -111,7 +112,7 @@ export const Instrument = defineActor({
       const expected = cmd.party === 'worker' ? s.worker_ref : s.engaging_party_ref;
       if (cmd.subject_ref !== expected) throw new ApiError('conflict', `The ${cmd.party} of instrument ${s.id} is ${expected}, not ${cmd.subject_ref}.`);
       if (s.assents.some((a) => a.party === cmd.party)) throw new ApiError('conflict', `The ${cmd.party} has already assented to instrument ${s.id}.`);
-      if (cmd.passport_id === null) throw new ApiError('conflict', `The ${cmd.party}'s passport (${cmd.subject_ref}) is not live; assent is bound to a live passport (spec 3).`);
+      if (cmd.passport_id === null) throw new ApiError('conflict', `The ${cmd.party}'s passport (${cmd.subject_ref}) is not live; assent is bound to a live passport (spec 3). ${HOW_TO_GET_A_PASSPORT}`);
       if (s.expires_at !== null && ctx.now >= s.expires_at) throw new ApiError('conflict', `Instrument ${s.id} passed its expires_at.`);
       const assent: AssentRecord = {
         id: cmd.id, object: 'instrument_assent', instrument_id: s.id, party: cmd.party, subject_ref: cmd.subject_ref, passport_id: cmd.passport_id,

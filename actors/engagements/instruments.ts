@@ -4,7 +4,7 @@
  * organisation's seal chain, variation, and verification of a seal.
  */
 import { ApiError, type Caller, errorEntry, fieldError, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { identityGate } from '../identity/index.ts';
+import { HOW_TO_GET_A_PASSPORT, identityGate } from '../identity/index.ts';
 import { isEmploymentClass } from './classify.ts';
 import type { EngagementState } from './engagement.ts';
 import { sealChainId } from './ids.ts';
@@ -120,7 +120,7 @@ export async function executeInstrument(p: Platform, c: Caller, engagementId: st
   if (variation && (e.instrument_in_force_id !== s.supersedes || e.status === 'terminated' || e.status === 'disputed')) throw new ApiError('conflict', `Variation ${s.id} supersedes ${s.supersedes}, which is not the instrument in force of engagement ${e.id} (${e.status}).`);
   const passports = passportsOf(p, c.org, s);
   const missing = [!passports.engaging_party.live ? `the engaging party's (${s.engaging_party_ref})` : null, !passports.worker.live ? `the worker's (${s.worker_ref})` : null].filter(Boolean);
-  if (missing.length) throw new ApiError('conflict', `Instrument ${s.id} cannot execute: ${missing.join(' and ')} passport ${missing.length > 1 ? 'are' : 'is'} not live; both parties need a live passport before anything executes (spec 3).`);
+  if (missing.length) throw new ApiError('conflict', `Instrument ${s.id} cannot execute: ${missing.join(' and ')} passport ${missing.length > 1 ? 'are' : 'is'} not live; both parties need a live passport before anything executes (spec 3). ${HOW_TO_GET_A_PASSPORT}`);
   const seal = (await p.system.ask(SealChain, sealChainId(c.org), 'seal', { instrument_id: s.id, engagement_id: s.engagement_id, document: sealedDocument(s), expires_at: s.expires_at }, c)) as Seal;
   // The instrument's answer is its view after the commit (nothing is read again); the engagement
   // moves by reaction to instrument.executed, or sooner through engagementNow.

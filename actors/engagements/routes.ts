@@ -9,6 +9,7 @@ import { ApiError, callerOf, callerRef, createDedupe, createdId, enumOf, fieldEr
 import { AuditBundle } from './audit-bundle.ts';
 import { assembleBundle } from './audit-bundles.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView, TERMINATING_PARTIES } from './engagement.ts';
+import { engagementAnswer } from './next-actions.ts';
 import { activate, attest, classifyEngagement, disputeEngagement, executeEngagement, lapse, type OpenBody, openDispute, openEngagement, paper, register, resolveDispute, terminate } from './engagements.ts';
 import { ASSENT_PREFIX, ATTESTATION_PREFIX, AUDIT_BUNDLE_PREFIX, DISPUTE_PREFIX, ENGAGEMENT_PREFIX, INSTRUMENT_PREFIX, REMEDIATION_CASE_PREFIX } from './ids.ts';
 import { ASSENT_CHANNELS, ASSENT_PARTIES, Instrument, INSTRUMENT_STATUSES, instrumentView } from './instrument.ts';
@@ -125,6 +126,12 @@ const ResolveCaseBody = Type.Object({ note: Reason }, { additionalProperties: fa
 const engagementList = (status?: string, classification?: string) =>
   status && classification ? `status:${status}:classification:${classification}` : status ? `status:${status}` : classification ? `classification:${classification}` : 'all';
 
+/** An engagement answered by a move, with what it now waits for (next-actions.ts). */
+async function withNextAction(req: RouteRequest, view: unknown): Promise<object> {
+  const s = await engagementState(req.platform, req.org, engagementId(req));
+  return engagementAnswer(req.platform, req.org, s, view as object);
+}
+
 export const routes: RouteDef[] = [
   // Engagements
   route({ method: 'POST', path: `${P}/engagements`, auth: 'key', module: M, idempotent: true, status: 201, body: CreateBody, specGap: gap('Body fields beyond the parties and dates are'),
@@ -137,7 +144,10 @@ export const routes: RouteDef[] = [
     summary: 'Retrieve an engagement; with as_of, the engagement as it stood at the end of that date, from its journal.',
     handler: async (req) => {
       const id = engagementId(req);
-      if (req.query.as_of === undefined) return engagementView(await engagementNow(req.platform, req.org, id), null);
+      if (req.query.as_of === undefined) {
+        const s = await engagementNow(req.platform, req.org, id);
+        return engagementAnswer(req.platform, req.org, s, engagementView(s, null));
+      }
       return engagementView(await engagementAsOf(req.platform, req.org, id, req.query.as_of), req.query.as_of);
     } }),
   route({ method: 'POST', path: `${E}/classify`, auth: 'key', module: M, idempotent: true, body: ClassifyBody, specGap: gap('The body is'),
@@ -159,22 +169,22 @@ export const routes: RouteDef[] = [
     } }),
   route({ method: 'POST', path: `${E}/paper`, auth: 'key', module: M, idempotent: true, body: PaperBody, specGap: gap('The body is'),
     summary: 'Paper the engagement with an instrument (one drafted before, or drafted now from template_code); the instrument awaits assent.',
-    handler: (req) => paper(req.platform, callerOf(req), engagementId(req), req.body, createdId(req, INSTRUMENT_PREFIX), createDedupe(req)) }),
+    handler: async (req) => withNextAction(req, await paper(req.platform, callerOf(req), engagementId(req), req.body, createdId(req, INSTRUMENT_PREFIX), createDedupe(req))) }),
   route({ method: 'POST', path: `${E}/execute`, auth: 'key', module: M, idempotent: true, body: ExecuteBody, specGap: gap('The body is'),
     summary: 'Execute the papered instrument: both assents in and both passports live; sealed into the organisation\u2019s chain.',
-    handler: (req) => executeEngagement(req.platform, callerOf(req), engagementId(req), req.body ?? {}) }),
+    handler: async (req) => withNextAction(req, await executeEngagement(req.platform, callerOf(req), engagementId(req), req.body ?? {})) }),
   route({ method: 'POST', path: `${E}/register`, auth: 'key', module: M, idempotent: true, body: RegisterBody, specGap: gap('The body is'),
     summary: 'Register an executed engagement (an apprenticeship needs a labour officer\u2019s attestation, a medical fitness certificate and age evidence on record).',
-    handler: (req) => register(req.platform, callerOf(req), engagementId(req), req.body ?? {}) }),
+    handler: async (req) => withNextAction(req, await register(req.platform, callerOf(req), engagementId(req), req.body ?? {})) }),
   route({ method: 'POST', path: `${E}/activate`, auth: 'key', module: M, idempotent: true, specGap: gap('Conditions are'),
     summary: 'Make an executed (or registered, or lapsed) engagement current: both passports live, from starts_on.',
-    handler: (req) => activate(req.platform, callerOf(req), engagementId(req)) }),
+    handler: async (req) => withNextAction(req, await activate(req.platform, callerOf(req), engagementId(req))) }),
   route({ method: 'POST', path: `${E}/lapse`, auth: 'key', module: M, idempotent: true, body: ReasonBody, specGap: gap('The body is'),
     summary: 'Record that the standing of an executed, registered or current engagement lapsed.',
-    handler: (req) => lapse(req.platform, callerOf(req), engagementId(req), req.body) }),
+    handler: async (req) => withNextAction(req, await lapse(req.platform, callerOf(req), engagementId(req), req.body)) }),
   route({ method: 'POST', path: `${E}/dispute`, auth: 'key', module: M, idempotent: true, body: DisputeBody, specGap: gap('The body is'),
     summary: 'Put the engagement into dispute (the same as POST .../disputes, answering the engagement); a remediation case opens.',
-    handler: (req) => disputeEngagement(req.platform, callerOf(req), engagementId(req), createdId(req, DISPUTE_PREFIX), req.body) }),
+    handler: async (req) => withNextAction(req, await disputeEngagement(req.platform, callerOf(req), engagementId(req), createdId(req, DISPUTE_PREFIX), req.body)) }),
   route({ method: 'POST', path: `${E}/terminate`, auth: 'key', module: M, idempotent: true, body: TerminateBody, specGap: gap('The body is'),
     summary: 'Terminate the engagement (final); emits engagement.terminated.',
     handler: (req) => terminate(req.platform, callerOf(req), engagementId(req), req.body) }),

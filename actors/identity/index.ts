@@ -23,6 +23,8 @@ import { collectAnswers } from './verifications.ts';
 export type { IdentityGate } from './gate.ts';
 /** A consent token as other modules may check it (spec 2.4 ConsentToken; rule 7). */
 export { consentToken, type ConsentFacts } from './consent-tokens.ts';
+/** How a person or an organisation gets a passport: the words a refusal or next action quotes. */
+export { HOW_TO_GET_A_PASSPORT } from './organisations.ts';
 /** A subject's passport id in an organisation (derived from both; no lookup). */
 export { passportIdOf } from './ids.ts';
 

@@ -15,6 +15,16 @@ import { type IdentityPolicy, levelRank } from './policy.ts';
 import { identityService } from './service.ts';
 import type { Claims } from './source-answers.ts';
 
+/**
+ * How a subject without a live passport gets one, for refusals and next actions of other modules
+ * that need it (spec 3 Engagement: both parties need a live passport).
+ */
+export const HOW_TO_GET_A_PASSPORT =
+  'A person gets one by POST /v1/identity/verifications with their NIN under their own consent token; ' +
+  'an organisation by the same call with claims business_registration_number, business_name and directors (each a person with a live passport), ' +
+  'under a consent token of the organisation for purpose business_verification with checks corporate_registry, name_match and directors_identity ' +
+  '(docs/gaps.md#identity "Organisation passports").';
+
 /** CAC registration numbers: RC (company), BN (business name), IT (incorporated trustees), or the digits alone. */
 const REGISTRATION = /^(RC|BN|IT)?[0-9]{1,8}$/;
 const PERSON_CLAIMS = ['full_name', 'date_of_birth', 'phone', 'government_identifier', 'bank_identifier'] as const;

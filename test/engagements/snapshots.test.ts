@@ -88,7 +88,9 @@ describe('snapshots of the engagements kinds (STYLE: snapshots are a versioned c
     targets.forEach(([def], i) => expect(def.view(again[i]), def.kind).toEqual(def.view(live[i])));
 
     // and the API's reads agree with what the restored states answer
-    expect((await h.request('GET', E(engagement.id))).body).toEqual(Engagement.view(again[0] as EngagementState));
+    // the read adds what the engagement waits for (docs/gaps.md "next_action"), computed at the read, not stored
+    const { next_action: _waits, ...read } = (await h.request('GET', E(engagement.id))).body;
+    expect(read).toEqual(Engagement.view(again[0] as EngagementState));
     expect((await h.request('GET', `/v1/rail/instruments/${variation.body.id}`)).body).toEqual(Instrument.view(again[2] as InstrumentState));
   });
 });
