@@ -3,7 +3,8 @@
  * makes it: LINES payees imported (250 rows a request: a payroll import is not resumable, so a
  * retried request must be small), a live passport each (the fixture area of
  * support/chaos/payouts-node-main.ts), a payroll run calculated, approved and executed, and its
- * signed instruction funded and planned. Every POST is keyed and retried on another node after a 5xx.
+ * signed instruction planned by the run link, waiting for funds. Every POST is keyed and retried on
+ * another node after a 5xx.
  */
 import { nuban } from '../../actors/payouts/index.ts';
 import type { Proc } from '../../support/chaos/index.ts';
@@ -38,7 +39,7 @@ export async function waitFor<T>(what: string, f: () => Promise<T | undefined>, 
 }
 
 /** Everything up to a planned, funded instruction; its id and total. */
-export async function plannedInstruction(procs: readonly Proc[], apiKey: string): Promise<{ id: string; runId: string }> {
+export async function plannedInstruction(procs: readonly Proc[], apiKey: string): Promise<{ id: string; runId: string; total: { amount: number; currency: string } }> {
   const starts = Array.from({ length: Math.ceil(LINES / 250) }, (_, k) => k * 250);
   const importer = async () => {
     for (let from = starts.shift(); from !== undefined; from = starts.shift()) {
@@ -56,8 +57,12 @@ export async function plannedInstruction(procs: readonly Proc[], apiKey: string)
   for (const step of ['calculate', 'submit', 'approve', 'execute']) await post(procs, apiKey, `/v1/payroll/runs/${runId}/${step}`, {}, 200);
   // Executing the run submits its signed instruction by reaction.
   const instr = await waitFor('the run\u2019s instruction', async () => (await ask(procs, apiKey, 'GET', `/v1/payouts/instructions?run_id=${runId}`)).body.data?.[0], 120_000);
-  if (instr.status !== 'received' || instr.line_count !== LINES) throw new Error(`instruction ${instr.status} with ${instr.line_count} lines`);
-  await post(procs, apiKey, '/v1/payouts/funding_account/deposits', { amount: instr.total }, 200);
-  await post(procs, apiKey, `/v1/payouts/instructions/${instr.id}/plan`, {}, 201);
-  return { id: instr.id, runId };
+  // The run link plans it too; unfunded, it waits in funding_pending (docs/gaps.md#payouts "Paid by reaction").
+  if (instr.line_count !== LINES) throw new Error(`instruction ${instr.status} with ${instr.line_count} lines`);
+  const planned = await waitFor('the run\u2019s instruction planned', async () => {
+    const b = (await ask(procs, apiKey, 'GET', `/v1/payouts/instructions/${instr.id}`)).body;
+    return b.status === 'funding_pending' || b.status === 'planned' ? b : undefined;
+  }, 120_000);
+  if (planned.route_plan_id === null) throw new Error(`instruction ${planned.status} without a plan`);
+  return { id: instr.id, runId, total: instr.total as { amount: number; currency: string } };
 }

@@ -63,8 +63,9 @@ export async function payoutFailover(): Promise<BenchResult[]> {
     // due from a few seconds after execute on, so some fall due across the kill
     const reminders = await armReminders(p.procs, p.apiKey, 'payout', 3_000, 8_000);
     const firing = watchReminders(p.procs, p.apiKey, reminders, PAYOUT_LATE_BOUND_MS);
-    const ex = await ask(p.procs, p.apiKey, 'POST', `/v1/payouts/instructions/${instr.id}/execute`, {}, `payout-exec-${process.pid}`);
-    if (ex.status !== 200) throw new Error(`execute: ${ex.status} ${JSON.stringify(ex.body)}`);
+    // The deposit executes the run's planned instruction by reaction (docs/gaps.md#payouts "Paid by reaction").
+    const ex = await ask(p.procs, p.apiKey, 'POST', '/v1/payouts/funding_account/deposits', { amount: instr.total }, `payout-exec-${process.pid}`);
+    if (ex.status !== 200) throw new Error(`deposit: ${ex.status} ${JSON.stringify(ex.body)}`);
     const progress = async () => (await ask(p.procs, p.apiKey, 'GET', `/v1/payouts/instructions/${instr.id}`)).body;
     const atKill = await waitFor('a third of the lines dispatched', async () => {
       const b = await progress();

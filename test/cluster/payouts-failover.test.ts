@@ -150,11 +150,13 @@ describe.runIf(enabled)('payouts failover on loopback: three node processes (spe
     const setupS = (performance.now() - began) / 1000;
     console.log(`[payouts failover] set-up ${setupS.toFixed(1)} s`);
 
-    // Executing the run submitted its signed instruction (accounts inside the signed bytes) by reaction.
-    const instr = await until('the run\u2019s instruction', async () => (await call('GET', `/v1/payouts/instructions?run_id=${runId}`, apiKey)).body.data?.[0], 60_000);
-    expect(instr).toMatchObject({ status: 'received', line_count: LINES });
-    expect((await call('POST', '/v1/payouts/funding_account/deposits', apiKey, { amount: instr.total })).status).toBe(200);
-    expect((await call('POST', `/v1/payouts/instructions/${instr.id}/plan`, apiKey, {})).status).toBe(201);
+    // Executing the run submitted and planned its signed instruction (accounts inside the signed bytes) by
+    // reaction; unfunded, it waits for funds, and the deposit executes it (docs/gaps.md#payouts "Paid by reaction").
+    const instr = await until('the run\u2019s instruction', async () => {
+      const i = (await call('GET', `/v1/payouts/instructions?run_id=${runId}`, apiKey)).body.data?.[0];
+      return i?.status === 'funding_pending' ? i : undefined;
+    }, 60_000);
+    expect(instr).toMatchObject({ status: 'funding_pending', line_count: LINES, next_action: { code: 'fund_account' } });
 
     // The node owning the instruction dispatches it; it is killed once a part of the lines is dispatched.
     const kv = await new Kvm(stores.nats).open(`${namespace}_shards`);
@@ -162,7 +164,7 @@ describe.runIf(enabled)('payouts failover on loopback: three node processes (spe
     const ownerId = lease!.json<{ node: string }>().node;
     const owner = procs.find((p) => p.id === ownerId)!;
     const executedAt = performance.now();
-    const ex = await call('POST', `/v1/payouts/instructions/${instr.id}/execute`, apiKey, {});
+    const ex = await call('POST', '/v1/payouts/funding_account/deposits', apiKey, { amount: instr.total });
     expect(ex.status, JSON.stringify(ex.body)).toBe(200);
     let seen: { progress: Record<string, unknown> } | undefined;
     const shown = () => JSON.stringify(seen?.progress ?? {});
