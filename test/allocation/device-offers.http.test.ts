@@ -8,7 +8,9 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceInbox, deviceFeedOf, HEARTBEAT_SOCKET_PATH, inboxIdOf } from '../../actors/allocation/index.ts';
+import { DeviceInbox, deviceFeedOf, HEARTBEAT_SOCKET_PATH, inboxIdOf, WORK_ORDER_PREFIX, WorkOrder } from '../../actors/allocation/index.ts';
+import { BACKLOG } from '../../actors/allocation/devices/device-inbox.ts';
+import { newId } from '../../kernel/index.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import type { TestSocket } from '../../support/ws.ts';
 import { dispatchKit } from './dispatch-support.ts';
@@ -213,6 +215,37 @@ describe('offers reach the worker\u2019s device (spec 4.7; docs/gaps.md#allocati
     const d = await device(a.worker);
     await d.subscribe();
     expect(d.seen.filter((f) => f.type === 'offer.made').map((f) => [f.sequence, f.offer.work_order_id])).toEqual([[1, wo.id]]);
+    d.close();
+  });
+
+  it('a device whose place is older than the backlog is told notices_truncated, then receives the backlog in sequence (docs/gaps.md#allocation)', async () => {
+    const at = kit.centre();
+    const a = await kit.worker(at, 100);
+    const wo = (await kit.open(at)) as { weight_set: { version: string; content_hash: string } };
+    const now = h.clock.now();
+    const facts = { location: { ...at, radius_metres: 300 }, search_radius_metres: 5000, occupation_code: null, claim_codes: [], licence_required: false, window: { starts_at: now, ends_at: now + 3_600_000 }, headcount: 1, offer_timeout_seconds: 600, cascade_width: 1, weight_set: wo.weight_set, livemode: false, excluded_count: 0 };
+    // more work orders offering the worker than the inbox keeps notices of
+    for (let i = 0; i < BACKLOG + 5; i++) await h.platform.system.ask(WorkOrder, newId(WORK_ORDER_PREFIX), 'open', { ...facts, candidates: [{ worker_id: a.worker, rank: 1, score: 1 }] }, { org: h.org, principal: 'test' });
+    await h.platform.system.settle();
+    const d = await device(a.worker);
+    const sub = await d.subscribe(1);
+    const [first, ...rest] = d.seen.filter((f) => f.type !== 'subscribed');
+    expect(first).toMatchObject({ type: 'notices_truncated', after_sequence: 1, sequence: sub.sequence });
+    expect(rest.map((f) => f.sequence)).toEqual(Array.from({ length: BACKLOG }, (_, i) => first!.oldest_sequence + i));
+    expect(rest.at(-1)!.sequence).toBe(sub.sequence);
+    d.close();
+  });
+
+  it('a device whose credential is revoked is told unsubscribed and hears no more notices (spec 4.7)', async () => {
+    const at = kit.centre();
+    const a = await kit.worker(at, 100);
+    const d = await device(a.worker);
+    await d.subscribe();
+    const creds = (await h.request('GET', `/v1/allocation/device_credentials?worker_id=${a.worker}`)).body.data as { id: string }[];
+    expect((await h.request('POST', `/v1/allocation/device_credentials/${creds[0]!.id}/revoke`, { idempotencyKey: kit.ik('rv') })).status).toBe(200);
+    await h.platform.system.settle();
+    await kit.open(at);
+    expect(await d.until('unsubscribed', (f) => f.type === 'unsubscribed' || f.type === 'offer.made')).toEqual({ type: 'unsubscribed', reason: 'device_credential_revoked' });
     d.close();
   });
 
