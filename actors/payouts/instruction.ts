@@ -15,7 +15,9 @@
  * any                           execute                 route_plan_id null                         refused: a plan must be made first (409)   -
  * planned                       execute                 funds reserved                             instruction.executing                      executing
  * executing                     dispatched              more lines dispatched                      instruction.dispatched                     executing
- * executing                     record_outcomes         new final payouts                          instruction.outcomes_recorded              executing
+ * executing                     record_outcomes         new outcomes: final, held (with its cause)  instruction.outcomes_recorded              executing
+ *                                                       or released (a held line sent: it waits
+ *                                                       again); a held line is not final
  *                                                       every line final: all settled              + instruction.settled (ledger posting)     settled
  *                                                       some settled                               + instruction.partially_settled (posting)  partially_settled
  *                                                       none settled                               + instruction.failed                       failed
@@ -38,80 +40,15 @@
  * payroll run keeps the outcome it was given (docs/gaps.md#payouts: a later return is shown on the
  * instruction, its payout and the ledger, and the payee is paid by a later instruction).
  */
-import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, nextAction, type NextAction } from '../../kernel/index.ts';
+import { defineActor, type IndexEntry, type Reaction, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
+import { ApiError } from '../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import { INSTRUCTION_PREFIX } from './ids.ts';
+import type { FundingCheck, InstructionState, InstructionStatus, Outcome, Submission } from './instruction-state.ts';
+import { instructionView } from './instruction-views.ts';
 
-export type InstructionStatus = 'received' | 'quarantined' | 'funding_pending' | 'planned' | 'executing' | 'settled' | 'partially_settled' | 'failed';
-export const INSTRUCTION_STATUSES: readonly InstructionStatus[] = ['received', 'quarantined', 'funding_pending', 'planned', 'executing', 'settled', 'partially_settled', 'failed'];
-export type QuarantineReason = 'signature_invalid' | 'duplicate_instruction' | 'integrity_mismatch';
-/** released: a held line's payout was sent after its cause cleared; the line waits for its outcome again. */
-export type LineOutcome = 'settled' | 'failed' | 'held' | 'reversed' | 'released';
-
-export interface FundingCheck {
-  sufficient: boolean;
-  required_amount: number;
-  available_amount: number;
-  shortfall: number;
-  checked_at: number;
-}
-
-export interface Submission {
-  source: 'run' | 'remit';
-  run_id: string | null;
-  remittance_id: string | null;
-  total: number;
-  currency: string;
-  line_count: number;
-  idempotency_key: string;
-  signature_verified: boolean;
-  quarantine_reason: QuarantineReason | null;
-  /** Plain words: which check failed (a quarantined instruction's evidence). */
-  findings: Array<{ line: number | null; code: string; detail: string }>;
-  key_id: string;
-  document_digest: string;
-  instruction_ref: string | null;
-  livemode: boolean;
-  tally_interval_ms: number;
-}
-
-export interface InstructionState extends Submission {
-  id: string;
-  org: string;
-  status: InstructionStatus;
-  route_plan_id: string | null;
-  funding_check: FundingCheck | null;
-  created_at: number;
-  executed_at: number | null;
-  finished_at: number | null;
-  failure_reason: string | null;
-  dispatched: number;
-  /** One character per line: '.' not reported yet, 's' settled, 'f' failed, 'r' reversed; held (waiting): 'h' no live passport, 'a' no account. */
-  outcomes: string;
-  settled_count: number;
-  settled_amount: number;
-  failed_count: number;
-  failed_amount: number;
-  held_count: number;
-  held_amount: number;
-  /** Held lines waiting for an account (the rest of held_count wait for a passport); absent on older states. */
-  held_account_count?: number;
-  /** Absent on states made before reversals existed: read as 0. */
-  reversed_count?: number;
-  reversed_amount?: number;
-  /** The event whose ledger posting paid the settled amount (a later return names that posting). */
-  posting_event_id?: string | null;
-  tally_next_at: number | null;
-}
-
-export interface Outcome {
-  line: number;
-  outcome: LineOutcome;
-  amount: number;
-  /** Why a held line waits (absent: passport_not_live, as reported before reasons were). */
-  held_reason?: 'passport_not_live' | 'no_bank_account';
-}
+export * from './instruction-state.ts';
+export { fundingCheckView, instructionNextAction, instructionView } from './instruction-views.ts';
 
 export type InstructionEvent =
   | ({ type: 'instruction.received' } & Submission)
@@ -340,91 +277,3 @@ export const PayoutInstruction = defineActor({
   },
   view: instructionView,
 });
-
-const money = (amount: number, currency: string) => ({ amount, currency });
-
-export function fundingCheckView(s: Pick<InstructionState, 'id' | 'livemode' | 'currency'>, c: FundingCheck) {
-  return {
-    object: 'funding_check' as const,
-    livemode: s.livemode,
-    mocked: true,
-    instruction_id: s.id,
-    sufficient: c.sufficient,
-    required_amount: money(c.required_amount, s.currency),
-    available_amount: money(c.available_amount, s.currency),
-    shortfall: money(c.shortfall, s.currency),
-    checked_at: iso(c.checked_at),
-  };
-}
-
-/**
- * What the instruction waits for (docs/gaps.md "next_action"): a plan, an execute, funds (the amount
- * short), or the causes of its held lines; null while it moves on by itself or once final.
- */
-export function instructionNextAction(s: InstructionState): NextAction | null {
-  const path = `/v1/payouts/instructions/${s.id}`;
-  switch (s.status) {
-    case 'received':
-      return s.route_plan_id === null ? nextAction('plan_instruction', 'The instruction has no route plan; make one.', { method: 'POST', path: `${path}/plan` }) : null;
-    case 'planned':
-      return nextAction('execute_instruction', 'The instruction is planned and funded; execute it to pay its lines.', { method: 'POST', path: `${path}/execute` });
-    case 'funding_pending': {
-      const c = s.funding_check;
-      const short = c ? c.shortfall : s.total;
-      const details = { amount_short: money(short, s.currency), required_amount: money(s.total, s.currency), available_amount: money(c?.available_amount ?? 0, s.currency) };
-      const call = s.livemode ? null : { method: 'POST', path: '/v1/payouts/funding_account/deposits' };
-      return nextAction('fund_account', `The funding account is short by ${short} kobo (${s.total} required); ${s.livemode ? 'fund it by bank transfer' : 'deposit'} and the instruction is executed${s.route_plan_id ? '' : ' once planned'}.`, call, details);
-    }
-    case 'executing': {
-      if (s.held_count === 0 || s.outcomes.includes('.')) return null;
-      const account = s.held_account_count ?? 0;
-      const passport = s.held_count - account;
-      const details = { held_count: s.held_count, held_amount: money(s.held_amount, s.currency), held_for_account: account, held_for_passport: passport };
-      if (account > 0) return nextAction('add_payee_account', `${account} payee(s) have no bank account on file; their payouts are sent once one is set on the pay profile (GET /v1/payouts/payouts?instruction_id=${s.id}&status=held names them).`, { method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}' }, details);
-      return nextAction('verify_payee_identity', `${passport} payee(s) have no live passport; their payouts are sent once each payee's identity is verified.`, { method: 'POST', path: '/v1/identity/verifications' }, details);
-    }
-    case 'quarantined':
-    case 'settled':
-    case 'partially_settled':
-    case 'failed':
-      return null;
-  }
-}
-
-export function instructionView(s: InstructionState) {
-  return {
-    id: s.id,
-    object: 'payout_instruction' as const,
-    livemode: s.livemode,
-    mocked: false,
-    status: s.status,
-    source: s.source,
-    run_id: s.run_id,
-    remittance_id: s.remittance_id,
-    total: money(s.total, s.currency),
-    line_count: s.line_count,
-    idempotency_key: s.idempotency_key,
-    signature_verified: s.signature_verified,
-    quarantine_reason: s.quarantine_reason,
-    quarantine_findings: s.findings,
-    route_plan_id: s.route_plan_id,
-    key_id: s.key_id,
-    document_digest: s.document_digest,
-    progress: {
-      dispatched: s.dispatched,
-      settled: s.settled_count,
-      failed: s.failed_count,
-      held: s.held_count,
-      settled_amount: money(s.settled_amount, s.currency),
-      failed_amount: money(s.failed_amount, s.currency),
-      held_amount: money(s.held_amount, s.currency),
-      reversed: s.reversed_count ?? 0,
-      reversed_amount: money(s.reversed_amount ?? 0, s.currency),
-    },
-    failure_reason: s.failure_reason,
-    next_action: instructionNextAction(s),
-    created_at: iso(s.created_at),
-    executed_at: s.executed_at === null ? null : iso(s.executed_at),
-    finished_at: s.finished_at === null ? null : iso(s.finished_at),
-  };
-}
