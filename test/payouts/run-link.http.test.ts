@@ -203,6 +203,15 @@ describe('executing a run submits its signed instruction by reaction (spec 1 rul
     expect((await payoutsOf(o, instr.id)).find((p) => p.payee_ref === 'g2')).toMatchObject({ status: 'settled', account: { bank_code: '058', account_number_last4: `******${account('11', 7).account_number.slice(-4)}` } });
   });
 
+  it('a run none of whose payees has an account submits nothing and says so: next_action add_payee_account (docs/gaps.md#payouts)', async () => {
+    const o = await h.register();
+    await importWithAccounts(o, [{ ref: 'z1', tag: null }, { ref: 'z2', tag: null }]);
+    await livePassports(h, o.org, ['z1', 'z2']);
+    const run = await executedBySecondPerson(o);
+    expect(await instructionsOf(o, run.id)).toEqual([]);
+    expect(await runOf(o, run.id)).toMatchObject({ status: 'executing', next_action: { code: 'add_payee_account', call: { method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}' } } });
+  });
+
   it('an account failing the NUBAN check digit passes payroll\u2019s format check and payouts quarantines the run\u2019s instruction integrity_mismatch', async () => {
     const o = await h.register();
     const imported = await importWithAccounts(o, [{ ref: 'q1', tag: '10' }]);
