@@ -4,7 +4,7 @@
  * Request and response shapes are not shown: docs/gaps.md#allocation.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { callerOf, createDedupe, enumOf, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, callerRef, createDedupe, enumOf, idOf, listQueryWith, route, type RouteDef } from '../../../kernel/index.ts';
 import { OFFER_PREFIX } from '../work-orders/work-order.ts';
 import { Assignment, ASSIGNMENT_PREFIX, ASSIGNMENT_STATUSES, assignmentIdOfException, EXCEPTION_PREFIX } from './assignment.ts';
 import { adjudicateException, assignmentCommand, assignmentStep, createAssignment, exceptionOf, listAssignments, openExceptions, proofOf } from './assignments.ts';
@@ -18,7 +18,7 @@ const agap = 'Request and response shapes of assignments, proofs and exceptions 
 const Passcode = Type.Object({ passcode: Type.String({ minLength: 1, maxLength: 32, description: 'The start passcode (arrival) or the completion passcode (completion) the site holds.' }) }, { additionalProperties: false });
 const AsgListQuery = listQueryWith({
   status: Type.Optional(enumOf(ASSIGNMENT_STATUSES)),
-  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only this worker\u2019s; a device credential lists its own worker\u2019s whether or not it is given.' })),
+  worker_id: Type.Optional(callerRef('Only this worker\u2019s; a device credential lists its own worker\u2019s whether or not it is given.')),
 });
 const Adjudicate = Type.Object(
   { outcome: enumOf(['upheld', 'dismissed'] as const), reason: Type.String({ minLength: 1, maxLength: 1000 }), accepted_signals: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })) },

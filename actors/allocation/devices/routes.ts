@@ -20,7 +20,7 @@ const IssueBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const ListQuery = listQueryWith({ worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+const ListQuery = listQueryWith({ worker_id: Type.Optional(callerRef('Only this worker\u2019s credentials.')) });
 
 export const deviceRoutes: RouteDef[] = [
   route({

@@ -5,7 +5,7 @@
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, CALLER_REF, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, CALLER_REF, callerRef, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
 /** Spec 2.8 names `available`; the other values are not shown (docs/gaps.md#allocation). */
@@ -56,7 +56,7 @@ export const HeartbeatSchema = Type.Object({
   device_integrity_attested: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
 });
 export const HeartbeatBatchSchema = Type.Object({
-  worker_id: Type.String({ minLength: 1, maxLength: 255 }),
+  worker_id: callerRef('The worker (a subject_ref).'),
   readings: Type.Array(HeartbeatSchema, { minItems: 1 }),
 });
 

@@ -1,6 +1,6 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, enumOf, idOf, listQueryWith, parseListQuery, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, callerRef, enumOf, idOf, listQueryWith, parseListQuery, route, type RouteDef } from '../../../kernel/index.ts';
 import { assertWorkerSetsAvailability } from '../devices/device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
@@ -18,7 +18,7 @@ const AvailabilityBody = Type.Object({ availability: enumOf(AVAILABILITY_STATES)
 
 const FlagListQuery = listQueryWith({
   status: Type.Optional(enumOf(FLAG_STATUSES)),
-  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  worker_id: Type.Optional(callerRef('Only this worker\u2019s flags.')),
 });
 
 const AdjudicateBody = Type.Object({

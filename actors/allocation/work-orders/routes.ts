@@ -5,7 +5,7 @@
  * Request and response shapes are not shown: docs/gaps.md#allocation.
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, createDedupe, createdId, enumOf, errorEntry, idOf, listPage, listQueryWith, route, type RouteDef, validationError } from '../../../kernel/index.ts';
+import { callerOf, callerRef, createDedupe, createdId, enumOf, errorEntry, idOf, listPage, listQueryWith, route, type RouteDef, validationError } from '../../../kernel/index.ts';
 import { acceptOffer, declineOffer, getOffer, offersOf, openWorkOrder, rankingOf, workerOffers, workOrderStep } from './work-orders.ts';
 import { OFFER_PREFIX, OFFER_STATUSES, WORK_ORDER_PREFIX, WORK_ORDER_STATUSES, WorkOrder } from './work-order.ts';
 
@@ -31,7 +31,7 @@ const OpenBody = Type.Object(
 const ListQuery = listQueryWith({ status: Type.Optional(enumOf(WORK_ORDER_STATUSES)) });
 const OfferListQuery = listQueryWith({
   status: Type.Optional(enumOf(OFFER_STATUSES)),
-  worker_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Whose offers: required with an organisation key; a device credential lists its own worker\u2019s.' })),
+  worker_id: Type.Optional(callerRef('Whose offers: required with an organisation key; a device credential lists its own worker\u2019s.')),
 });
 /** The worker whose offers are listed: a device's own (device-access checks a worker_id given), else the query's. */
 function offersWorker(req: { principal?: { kind: string; worker?: string }; query: { worker_id?: string } }): string {
