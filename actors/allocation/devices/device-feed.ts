@@ -50,8 +50,8 @@ export class DeviceFeed {
   private bus: NodeBus | undefined;
   private stops: (() => void)[] = [];
   private reader: FeedReader | undefined;
-  /** Events whose notice this node is recording or recorded (the feed's reader passes over them). */
-  private readonly recording = new BoundedMap<string, true>(RECORDING_KEPT);
+  /** Events whose notice this node is recording: true once recorded (the feed's reader then passes over them). */
+  private readonly recording = new BoundedMap<string, Promise<boolean>>(RECORDING_KEPT);
 
   constructor(private readonly platform: Platform) {
     this.subscriptions = new Subscriptions(platform, (org, worker) => this.inbox(org, worker));
@@ -95,19 +95,25 @@ export class DeviceFeed {
     for (const e of c.events) {
       const d = derive(e);
       if (!d) continue;
-      // the feed's reader passes over what this node records itself (a stop in between is read again from its cursor)
-      this.recording.set(e.id, true);
-      this.platform.system.track(this.recordRetrying(d));
+      // the feed's reader waits for this and passes over the event once it is recorded; its cursor
+      // moves past the event only then, so a stop in between is read again from the cursor
+      const recorded = this.recordRetrying(d);
+      this.recording.set(e.id, recorded);
+      this.platform.system.track(recorded);
     }
   }
 
-  /** Records a notice this node derived, retrying a store or node that did not answer, as the feed's reader would have. */
-  private async recordRetrying(d: Derived): Promise<void> {
+  /** Records a notice this node derived, retrying a store or node that did not answer; false when it gave up. */
+  private async recordRetrying(d: Derived): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.record(d);
+        await this.record(d);
+        return true;
       } catch (e) {
-        if (attempt >= RECORD_ATTEMPTS || this.platform.system.stopping || isRefusal(e)) return log.error(`device notice of ${d.event_id} not recorded`, e);
+        if (attempt >= RECORD_ATTEMPTS || this.platform.system.stopping || isRefusal(e)) {
+          log.error(`device notice of ${d.event_id} not recorded here (the feed's reader records it)`, e);
+          return false;
+        }
         await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * attempt));
       }
     }
@@ -120,12 +126,14 @@ export class DeviceFeed {
       const dot = stream.indexOf('.');
       const kind = stream.slice(0, dot);
       if (kind !== WorkOrder.kind && kind !== Assignment.kind) continue;
-      if (!isNoticed(kind, event) || this.recording.has(event.id)) continue;
+      if (!isNoticed(kind, event)) continue;
+      const here = this.recording.get(event.id);
       pending.push(
-        this.platform.system.state(kind, stream.slice(dot + 1), event.org).then((state) => {
-          const d = noticeOf(kind, state)?.(event);
-          return d ? this.record(d) : undefined;
-        }),
+        (async () => {
+          if (here && (await here)) return; // recorded by this node's own commit listener
+          const d = noticeOf(kind, await this.platform.system.state(kind, stream.slice(dot + 1), event.org))?.(event);
+          if (d) await this.record(d);
+        })(),
       );
     }
     await Promise.all(pending);
