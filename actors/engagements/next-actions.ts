@@ -84,7 +84,8 @@ async function papered(p: Platform, org: string, s: EngagementState): Promise<Ne
   const missing = partiesWithoutPassport(p, org, s);
   const I = `${E(s.id)}/instruments/${instrument.id}`;
   const awaiting = ASSENT_PARTIES.filter((party) => !instrument.assents.some((a) => a.party === party));
-  if (missing.some((m) => awaiting.includes(m.party)) || (awaiting.length === 0 && missing.length)) return verifyIdentity(missing);
+  // assent is bound to a live passport and execution needs both live: a party without one comes first
+  if (missing.length) return verifyIdentity(missing);
   if (awaiting.length) {
     const who = awaiting.map((party) => `${PARTY_WORDS[party]} (${party === 'worker' ? s.worker_ref : s.engaging_party_ref})`).join(' and ');
     return nextAction('awaiting_assent', `Instrument ${instrument.id} awaits the assent of ${who}; an unexecuted instrument binds no one (spec 3).`,
