@@ -86,8 +86,10 @@ export function refusal(from: string, to: string): string | undefined {
   // load/ (npm run load) is a client of a running deployment: it imports nothing of the platform,
   // and calls it through the client libraries' faces
   if (within(from, 'load')) return within(to, 'load') || CLIENT_FACES.has(to) ? undefined : 'load/ is a client of a running deployment: it imports only itself and the client libraries';
+  // examples/ are a user's scripts against a running platform: the client libraries only
+  if (within(from, 'examples')) return CLIENT_FACES.has(to) ? undefined : 'examples/ are a user\'s scripts: they import only the client libraries\' faces';
   if (to === CLIENT_GENERATOR) return within(from, 'scripts') ? undefined : 'only scripts/ runs the client generator';
-  if (within(to, 'clients')) return 'only load/ and tests use the client libraries';
+  if (within(to, 'clients')) return 'only load/, examples/ and tests use the client libraries';
   if (within(to, 'load')) return 'only load/ imports load/';
   if (within(to, 'bench')) return 'only bench/ imports bench/';
   if (within(to, 'scripts') && !within(from, 'scripts')) return 'nothing but tests imports scripts/';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cycles, packageImporters, readTree, refusal, violations } from './import-graph.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const PRODUCTION = ['stores', 'runtime', 'kernel', 'actors', 'gateway', 'operator', 'bench', 'scripts', 'support', 'load'];
+const PRODUCTION = ['stores', 'runtime', 'kernel', 'actors', 'gateway', 'operator', 'bench', 'scripts', 'support', 'load', 'clients', 'examples'];
 const tree = readTree(root, [...PRODUCTION, 'test'], ['main.ts']);
 const production = tree.filter((f) => !f.file.startsWith('test/'));
 
@@ -55,6 +55,7 @@ describe('import rules (DESIGN "Top level")', () => {
     ['load/dispatch.ts', 'clients/typescript/src/transport.ts', 'the load tool past a client library\'s face'],
     ['gateway/pipeline.ts', 'clients/typescript/src/index.ts', 'the platform into a client library'],
     ['main.ts', 'clients/typescript/scripts/generate.ts', 'anything but scripts/ into the client generator'],
+    ['examples/payroll-month.ts', 'kernel/index.ts', 'an example into the platform (it is a user\'s script against a running one)'],
   ])('a wrong import is refused: %s -> %s (%s)', (from, to) => {
     expect(refusal(from, to)).toBeTypeOf('string');
     expect(violations([{ file: from, imports: [to] }])).toHaveLength(1);
@@ -64,6 +65,7 @@ describe('import rules (DESIGN "Top level")', () => {
     ['load/clients.ts', 'clients/typescript/src/index.ts'],
     ['load/cli.ts', 'clients/device/src/index.ts'],
     ['scripts/write-docs.ts', 'clients/typescript/scripts/generate.ts'],
+    ['examples/field-worker-day.ts', 'clients/device/src/index.ts'],
     ['clients/typescript/src/client.ts', 'clients/typescript/src/generated.js'],
   ])('a client library is used through its face, and imports only itself: %s -> %s', (from, to) => {
     expect(refusal(from, to)).toBeUndefined();
