@@ -51,7 +51,7 @@
  * the net pay is owed again. It is final: a reversed payout is never sent again by itself (the
  * account may be closed); the payee is paid by a later instruction. A held payout is not final: it
  * waits for its cause to clear and is then released (holds.ts). The
- * instruction records it (payout_instruction.ts record_reversal) with the ledger posting.
+ * instruction records it (instruction.ts record_reversal) with the ledger posting.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
 import { ApiError } from '../../kernel/index.ts';
