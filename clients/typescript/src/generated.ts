@@ -27,12 +27,13 @@ export type ValidationReport = {
 
 /** Each operation's query, body, response and (for lists) item type, by operationId. */
 export interface Operations {
-  /** POST /v1/account/api_keys: Create a sandbox API key from a signed-in session (any named scopes; default every one). The key is returned once. */
+  /** POST /v1/account/api_keys: Create a sandbox API key from a signed-in session (any named scopes; default every one), lasting until revoked or, with expires_with_session, until the session ends. The key is returned once. */
   post_account_api_keys: {
     query: Record<string, never>;
     body: {
     name: string;
     scopes?: string[];
+    expires_with_session?: boolean;
   };
     response: {
     id: string;
@@ -44,6 +45,7 @@ export interface Operations {
     scopes: string[];
     person: string | null;
     revoked_at: string | null;
+    expires_at: string | null;
     created_at: string;
     key: string;
   };
@@ -63,6 +65,7 @@ export interface Operations {
     scopes: string[];
     person: string | null;
     revoked_at: string | null;
+    expires_at: string | null;
     created_at: string;
   };
     item: never;
@@ -80,9 +83,9 @@ export interface Operations {
   };
     item: never;
   };
-  /** GET /v1/allocation/assignments: List assignments, newest first; filter status. */
+  /** GET /v1/allocation/assignments: List assignments, newest first; filter status and worker_id. With a device credential, only its worker’s. */
   get_allocation_assignments: {
-    query: { "limit"?: number; "starting_after"?: string; "status"?: "assigned" | "started" | "arrived" | "departed" | "completed" | "cancelled" | "exception" | "closed" };
+    query: { "limit"?: number; "starting_after"?: string; "status"?: "assigned" | "started" | "arrived" | "departed" | "completed" | "cancelled" | "exception" | "closed"; "worker_id"?: string };
     body: never;
     response: Page<UndescribedRecord>;
     item: UndescribedRecord;
@@ -343,6 +346,13 @@ export interface Operations {
     response: Undescribed;
     item: never;
   };
+  /** GET /v1/allocation/offers: One worker’s offers, newest first; filter status (pending: those waiting for an answer). With a device credential, only its worker’s. */
+  get_allocation_offers: {
+    query: { "limit"?: number; "starting_after"?: string; "status"?: "pending" | "accepted" | "declined" | "expired" | "withdrawn"; "worker_id"?: string };
+    body: never;
+    response: Page<UndescribedRecord>;
+    item: UndescribedRecord;
+  };
   /** GET /v1/allocation/offers/{offer_id}: Retrieve an offer. */
   get_allocation_offers_by_offer_id: {
     query: Record<string, never>;
@@ -490,6 +500,7 @@ export interface Operations {
       scopes: string[];
       person: string | null;
       revoked_at: string | null;
+      expires_at: string | null;
       created_at: string;
     }>;
     has_more: boolean;
@@ -504,6 +515,7 @@ export interface Operations {
     scopes: string[];
     person: string | null;
     revoked_at: string | null;
+    expires_at: string | null;
     created_at: string;
   };
   };
@@ -524,6 +536,7 @@ export interface Operations {
     scopes: string[];
     person: string | null;
     revoked_at: string | null;
+    expires_at: string | null;
     created_at: string;
     key: string;
   };
@@ -543,6 +556,7 @@ export interface Operations {
     scopes: string[];
     person: string | null;
     revoked_at: string | null;
+    expires_at: string | null;
     created_at: string;
   };
     item: never;
@@ -974,7 +988,7 @@ export interface Operations {
     body: {
     subject_ref: string;
     purpose: string;
-    checks: Array<"government_identifier" | "bank_identifier" | "date_of_birth_match" | "name_match" | "contactability">;
+    checks: Array<"government_identifier" | "bank_identifier" | "date_of_birth_match" | "name_match" | "contactability" | "corporate_registry" | "directors_identity">;
     wording_version: string;
     collected_channel?: "api" | "self_serve" | "assisted" | "whatsapp";
     expires_at?: string;
@@ -1194,6 +1208,9 @@ export interface Operations {
         phone?: string;
         government_identifier?: string;
         bank_identifier?: string;
+        business_registration_number?: string;
+        business_name?: string;
+        directors?: string[];
       };
       origin?: "partner_api" | "self_serve" | "assisted_enrolment";
       target_assurance?: "dal_0" | "dal_1" | "dal_2" | "dal_3" | "dal_4";
@@ -1229,6 +1246,9 @@ export interface Operations {
       phone?: string;
       government_identifier?: string;
       bank_identifier?: string;
+      business_registration_number?: string;
+      business_name?: string;
+      directors?: string[];
     };
     origin?: "partner_api" | "self_serve" | "assisted_enrolment";
     target_assurance?: "dal_0" | "dal_1" | "dal_2" | "dal_3" | "dal_4";
@@ -1415,6 +1435,7 @@ export interface Operations {
       scopes: string[];
       person: string | null;
       revoked_at: string | null;
+      expires_at: string | null;
       created_at: string;
     }>;
   };
@@ -1448,7 +1469,118 @@ export interface Operations {
     response: Undescribed;
     item: never;
   };
-  /** GET /v1/pay_profiles/{pay_profile_id}: Retrieve a pay profile (bank_identifier is never returned). */
+  /** GET /v1/pay_profiles: List pay profiles in payee_ref order (limit, starting_after). */
+  get_pay_profiles: {
+    query: { "limit"?: number; "starting_after"?: string };
+    body: never;
+    response: {
+    object: "list";
+    data: Array<{
+      id: string;
+      object: "pay_profile";
+      livemode: boolean;
+      mocked: boolean;
+      payee_ref: string;
+      name: string | null;
+      monthly_basic: {
+        amount: number;
+        currency: string;
+      };
+      monthly_housing: {
+        amount: number;
+        currency: string;
+      };
+      monthly_transport: {
+        amount: number;
+        currency: string;
+      };
+      monthly_other_allowances: {
+        amount: number;
+        currency: string;
+      };
+      annual_rent_paid: {
+        amount: number;
+        currency: string;
+      };
+      annual_life_assurance_premium: {
+        amount: number;
+        currency: string;
+      };
+      annual_mortgage_interest: {
+        amount: number;
+        currency: string;
+      };
+      state_of_residence: string;
+      state_of_residence_history: Array<{
+        state_of_residence: string;
+        since: string | null;
+      }>;
+      nhf_contributing: boolean;
+      nhia_enrolled: boolean;
+      pension_administrator: string | null;
+      bank_account: {
+        bank_code: string;
+        account_number_last4: string;
+        account_name: string | null;
+      } | null;
+      created_at: string;
+      updated_at: string;
+    }>;
+    has_more: boolean;
+  };
+    item: {
+    id: string;
+    object: "pay_profile";
+    livemode: boolean;
+    mocked: boolean;
+    payee_ref: string;
+    name: string | null;
+    monthly_basic: {
+      amount: number;
+      currency: string;
+    };
+    monthly_housing: {
+      amount: number;
+      currency: string;
+    };
+    monthly_transport: {
+      amount: number;
+      currency: string;
+    };
+    monthly_other_allowances: {
+      amount: number;
+      currency: string;
+    };
+    annual_rent_paid: {
+      amount: number;
+      currency: string;
+    };
+    annual_life_assurance_premium: {
+      amount: number;
+      currency: string;
+    };
+    annual_mortgage_interest: {
+      amount: number;
+      currency: string;
+    };
+    state_of_residence: string;
+    state_of_residence_history: Array<{
+      state_of_residence: string;
+      since: string | null;
+    }>;
+    nhf_contributing: boolean;
+    nhia_enrolled: boolean;
+    pension_administrator: string | null;
+    bank_account: {
+      bank_code: string;
+      account_number_last4: string;
+      account_name: string | null;
+    } | null;
+    created_at: string;
+    updated_at: string;
+  };
+  };
+  /** GET /v1/pay_profiles/{pay_profile_id}: Retrieve a pay profile (the account number is shown by its last four digits only). */
   get_pay_profiles_by_pay_profile_id: {
     query: Record<string, never>;
     body: never;
@@ -1495,7 +1627,6 @@ export interface Operations {
     nhf_contributing: boolean;
     nhia_enrolled: boolean;
     pension_administrator: string | null;
-    bank_identifier_on_file: boolean;
     bank_account: {
       bank_code: string;
       account_number_last4: string;
@@ -1544,7 +1675,6 @@ export interface Operations {
     nhf_contributing?: boolean;
     nhia_enrolled?: boolean;
     pension_administrator?: string | null;
-    bank_identifier?: string | null;
     bank_account?: {
       bank_code: string;
       account_number: string;
@@ -1594,7 +1724,6 @@ export interface Operations {
     nhf_contributing: boolean;
     nhia_enrolled: boolean;
     pension_administrator: string | null;
-    bank_identifier_on_file: boolean;
     bank_account: {
       bank_code: string;
       account_number_last4: string;
@@ -2015,7 +2144,6 @@ export interface Operations {
       nhf_contributing?: boolean;
       nhia_enrolled?: boolean;
       pension_administrator?: string | null;
-      bank_identifier?: string | null;
       bank_account?: {
         bank_code: string;
         account_number: string;
@@ -2497,6 +2625,17 @@ export interface Operations {
       instruction_set_id: string | null;
       ledger_posting_id: string | null;
       reversal_posting_id: string | null;
+      next_action: {
+        code: string;
+        message: string;
+        call: {
+          method: string;
+          path: string;
+        } | null;
+        details?: {
+          [key: string]: unknown;
+        };
+      } | null;
     }>;
     has_more: boolean;
   };
@@ -2589,6 +2728,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
   };
   /** POST /v1/payroll/runs: Create a draft run; pins the rule pack (version and content hash) and fixes the run type. */
@@ -2691,6 +2841,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -2787,6 +2948,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -2913,6 +3085,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -3009,6 +3192,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -3105,6 +3299,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -3203,6 +3408,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -3299,6 +3515,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -3845,6 +4072,17 @@ export interface Operations {
     instruction_set_id: string | null;
     ledger_posting_id: string | null;
     reversal_posting_id: string | null;
+    next_action: {
+      code: string;
+      message: string;
+      call: {
+        method: string;
+        path: string;
+      } | null;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
   };
     item: never;
   };
@@ -4313,6 +4551,7 @@ export interface Operations {
       scopes: string[];
       person: string | null;
       revoked_at: string | null;
+      expires_at: string | null;
       created_at: string;
       key: string;
       next: string;
@@ -5155,7 +5394,7 @@ export interface Operations {
 }
 
 export interface AccountApiKeys {
-  /** POST /v1/account/api_keys: Create a sandbox API key from a signed-in session (any named scopes; default every one). The key is returned once. */
+  /** POST /v1/account/api_keys: Create a sandbox API key from a signed-in session (any named scopes; default every one), lasting until revoked or, with expires_with_session, until the session ends. The key is returned once. */
   create(body: Operations['post_account_api_keys']['body'], options?: RequestOptions): Promise<Operations['post_account_api_keys']['response']>;
   /** POST /v1/account/api_keys/{id}/revoke: Revoke an API key from a signed-in session. */
   revoke(id: string, body?: Operations['post_account_api_keys_by_id_revoke']['body'], options?: RequestOptions): Promise<Operations['post_account_api_keys_by_id_revoke']['response']>;
@@ -5186,7 +5425,7 @@ export interface AllocationAssignments {
   create(body: Operations['post_allocation_assignments']['body'], options?: RequestOptions): Promise<Operations['post_allocation_assignments']['response']>;
   /** POST /v1/allocation/assignments/{assignment_id}/depart: The worker leaves the site after arriving. */
   depart(assignmentId: string, body?: Operations['post_allocation_assignments_by_assignment_id_depart']['body'], options?: RequestOptions): Promise<Operations['post_allocation_assignments_by_assignment_id_depart']['response']>;
-  /** GET /v1/allocation/assignments: List assignments, newest first; filter status. */
+  /** GET /v1/allocation/assignments: List assignments, newest first; filter status and worker_id. With a device credential, only its worker’s. */
   list(query?: Operations['get_allocation_assignments']['query'], options?: RequestOptions): ListResult<Operations['get_allocation_assignments']['item'], Operations['get_allocation_assignments']['response']>;
   /** GET /v1/allocation/assignments/{assignment_id}/proof: The proof bundle: readings used, geofence crossings, dwell, continuity, passcode checks as digests, and its sha256 seal. */
   proof(assignmentId: string, query?: Operations['get_allocation_assignments_by_assignment_id_proof']['query'], options?: RequestOptions): Promise<Operations['get_allocation_assignments_by_assignment_id_proof']['response']>;
@@ -5269,6 +5508,8 @@ export interface AllocationOffers {
   accept(offerId: string, body?: Operations['post_allocation_offers_by_offer_id_accept']['body'], options?: RequestOptions): Promise<Operations['post_allocation_offers_by_offer_id_accept']['response']>;
   /** POST /v1/allocation/offers/{offer_id}/decline: Decline a pending offer; the cascade offers the next candidate. */
   decline(offerId: string, body?: Operations['post_allocation_offers_by_offer_id_decline']['body'], options?: RequestOptions): Promise<Operations['post_allocation_offers_by_offer_id_decline']['response']>;
+  /** GET /v1/allocation/offers: One worker’s offers, newest first; filter status (pending: those waiting for an answer). With a device credential, only its worker’s. */
+  list(query?: Operations['get_allocation_offers']['query'], options?: RequestOptions): ListResult<Operations['get_allocation_offers']['item'], Operations['get_allocation_offers']['response']>;
   /** GET /v1/allocation/offers/{offer_id}: Retrieve an offer. */
   retrieve(offerId: string, query?: Operations['get_allocation_offers_by_offer_id']['query'], options?: RequestOptions): Promise<Operations['get_allocation_offers_by_offer_id']['response']>;
 }
@@ -5807,7 +6048,9 @@ export interface Payouts {
 }
 
 export interface PayProfiles {
-  /** GET /v1/pay_profiles/{pay_profile_id}: Retrieve a pay profile (bank_identifier is never returned). */
+  /** GET /v1/pay_profiles: List pay profiles in payee_ref order (limit, starting_after). */
+  list(query?: Operations['get_pay_profiles']['query'], options?: RequestOptions): ListResult<Operations['get_pay_profiles']['item'], Operations['get_pay_profiles']['response']>;
+  /** GET /v1/pay_profiles/{pay_profile_id}: Retrieve a pay profile (the account number is shown by its last four digits only). */
   retrieve(payProfileId: string, query?: Operations['get_pay_profiles_by_pay_profile_id']['query'], options?: RequestOptions): Promise<Operations['get_pay_profiles_by_pay_profile_id']['response']>;
   /** PATCH /v1/pay_profiles/{pay_profile_id}: Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs. */
   update(payProfileId: string, body?: Operations['patch_pay_profiles_by_pay_profile_id']['body'], options?: RequestOptions): Promise<Operations['patch_pay_profiles_by_pay_profile_id']['response']>;
@@ -6491,6 +6734,7 @@ export const RESOURCE_TABLE = {
     offers: {
       accept: {"op":"post_allocation_offers_by_offer_id_accept","method":"POST","path":"/v1/allocation/offers/{offer_id}/accept","params":["offer_id"],"list":false},
       decline: {"op":"post_allocation_offers_by_offer_id_decline","method":"POST","path":"/v1/allocation/offers/{offer_id}/decline","params":["offer_id"],"list":false},
+      list: {"op":"get_allocation_offers","method":"GET","path":"/v1/allocation/offers","params":[],"list":true},
       retrieve: {"op":"get_allocation_offers_by_offer_id","method":"GET","path":"/v1/allocation/offers/{offer_id}","params":["offer_id"],"list":false},
     },
     supply: {
@@ -6760,6 +7004,7 @@ export const RESOURCE_TABLE = {
     },
   },
   payProfiles: {
+    list: {"op":"get_pay_profiles","method":"GET","path":"/v1/pay_profiles","params":[],"list":true},
     retrieve: {"op":"get_pay_profiles_by_pay_profile_id","method":"GET","path":"/v1/pay_profiles/{pay_profile_id}","params":["pay_profile_id"],"list":false},
     update: {"op":"patch_pay_profiles_by_pay_profile_id","method":"PATCH","path":"/v1/pay_profiles/{pay_profile_id}","params":["pay_profile_id"],"list":false},
   },
