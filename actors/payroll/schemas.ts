@@ -5,7 +5,7 @@
  * spec does not show are gaps (docs/gaps.md#payroll).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { enumOf, ListEnvelopeSchema, NextActionSchema } from '../../kernel/index.ts';
+import { CALLER_REF_PATTERN, enumOf, ListEnvelopeSchema, NextActionSchema } from '../../kernel/index.ts';
 import { PAY_ITEM_CODES } from './engine/index.ts';
 import { RUN_STATUSES, RUN_TYPES } from './runs/run.ts';
 
@@ -220,7 +220,7 @@ export const ImportRowDoc = Type.Unknown({
   description: 'A payee: pay profile and roster entry. Checked row by row into the import\'s ValidationReport (not a 400).',
   required: ['payee_ref', 'monthly_basic', 'state_of_residence', 'starts_on'],
   properties: {
-    payee_ref: { type: 'string', minLength: 1, maxLength: 255, description: 'Your reference for the payee; unique in the organisation.' },
+    payee_ref: { type: 'string', minLength: 1, maxLength: 255, pattern: CALLER_REF_PATTERN, description: 'Your reference for the payee; unique in the organisation.' },
     name: { type: ['string', 'null'], maxLength: 255 },
     monthly_basic: MoneyDoc, monthly_housing: MoneyDoc, monthly_transport: MoneyDoc, monthly_other_allowances: MoneyDoc,
     annual_rent_paid: MoneyDoc, annual_life_assurance_premium: MoneyDoc, annual_mortgage_interest: MoneyDoc,

@@ -55,4 +55,14 @@ describe('caller references: one kernel rule (spec 2.4 subject_ref; kernel/calle
       expect({ why, status: r.status, code: r.body.error?.code, field: entry?.field }).toEqual({ why, status: 400, code: 'validation_failed', field });
     }
   });
+  it('a payroll import row\'s payee_ref follows the same rule: each refused reference names its row (docs/gaps.md#payroll)', async () => {
+    const row = (ref: string) => ({ payee_ref: ref, monthly_basic: { amount: 10_000_000, currency: 'NGN' }, state_of_residence: 'NG-LA', starts_on: '2026-01-01' });
+    const r = await h.request('POST', '/v1/payroll/imports', { body: { format: 'json', rows: REFUSED.map(([, ref]) => row(ref)) }, idempotencyKey: ik('ref') });
+    const entries = (r.body.validation?.entries ?? r.body.error?.validation?.entries ?? []) as { field: string; code: string }[];
+    for (let i = 0; i < REFUSED.length; i++) {
+      expect({ why: REFUSED[i][0], refused: entries.some((e) => e.field === `/rows/${i}/payee_ref` && e.code === 'invalid_payee_ref') }).toEqual({ why: REFUSED[i][0], refused: true });
+    }
+    const ok = await h.request('POST', '/v1/payroll/imports', { body: { format: 'json', rows: [row('emp.42-a')] }, idempotencyKey: ik('ref') });
+    expect(ok.body.status, ok.text).toBe('completed');
+  });
 });

@@ -3,7 +3,7 @@
  * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */
-import { errorEntry, type ValidationEntry } from '../../../kernel/index.ts';
+import { CALLER_REF_RULE, errorEntry, isCallerRef, type ValidationEntry } from '../../../kernel/index.ts';
 import { bankAccountOf, checkBankAccount, checkProfileInputs, type BankAccount, type ProfileInputs } from '../pay-profile.ts';
 import { checkDates } from '../roster-entry.ts';
 
@@ -108,7 +108,8 @@ export function normaliseRow(raw: unknown, index: number): { row?: ImportRow; en
     return { entries };
   }
   const r = raw as Raw;
-  if (typeof r.payee_ref !== 'string' || r.payee_ref.length === 0 || r.payee_ref.length > 255) bad('payee_ref', 'invalid_payee_ref', 'payee_ref must be a string of 1 to 255 characters.');
+  // one rule for every caller reference (kernel/caller-ref.ts), as for subject_ref and worker_id
+  if (!isCallerRef(r.payee_ref)) bad('payee_ref', 'invalid_payee_ref', `payee_ref must be ${CALLER_REF_RULE}.`);
   const amounts: Record<string, unknown> = {};
   for (const m of MONEY_COLUMNS) {
     const v = r[m] as { amount?: unknown; currency?: unknown } | undefined;
