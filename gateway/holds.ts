@@ -17,7 +17,7 @@ export interface Pausable {
 
 /** Refusals held at once, over all connections; past it a refusal is answered at once. */
 export const MAX_HELD = 4096;
-/** The longest hold: long enough to slow a flood to a trickle, short enough that a client that stops learns why soon. */
+/** The hold: long enough to slow a flood to a trickle, short enough that a client that stops learns why soon. */
 export const HOLD_MAX_MS = 1000;
 
 export class Holds {

@@ -211,7 +211,9 @@ class RequestPipeline {
 
   /**
    * A credential refused a moment ago is refused again from the head alone, until its wait is
-   * over; the refusal is held for that wait (at most HOLD_MAX_MS, holds.ts) and says what is left.
+   * over. Such a request came in spite of the first refusal's Retry-After, so its refusal is held
+   * for the whole hold (holds.ts), however soon the bucket refills: a sender that keeps sending
+   * is slowed to one request per connection per hold. It says what is left of the wait.
    */
   early(head: Omit<WireRequest, 'body'>): EarlyAnswer | undefined {
     if (this.refused.empty) return undefined; // the common case costs one check
@@ -219,8 +221,8 @@ class RequestPipeline {
     const wait = raw === undefined ? 0 : this.refused.waiting(raw, this.platform.clock.now());
     if (wait === 0) return undefined;
     this.metrics.observe('over_budget', head.method, 429, 'none', 0);
-    const holdMs = Math.min(wait, this.holdMaxMs);
-    return { response: earlyRefusal(wait - holdMs, newId('req_')), holdMs };
+    const holdMs = this.holdMaxMs;
+    return { response: earlyRefusal(Math.max(0, wait - holdMs), newId('req_')), holdMs };
   }
 
   refuse(req: Omit<WireRequest, 'body'>, reason: EarlyReason): WireResponse {

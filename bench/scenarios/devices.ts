@@ -60,9 +60,15 @@ export default async function devices(): Promise<BenchResult[]> {
     const rate = (f: RunFigures) => f.frames / f.seconds;
     const p = phones.map(rate);
     const s = simulator.map(rate);
+    const readingRate = (f: RunFigures) => f.readings_accepted / f.seconds;
+    const pr = phones.map(readingRate);
+    const sr = simulator.map(readingRate);
     const errors = [...phones, ...simulator].reduce((a, f) => a + f.frame_errors + f.unanswered, 0);
     const note = `npm start on core 0 (local stores); npm run load on core 1, ${DEVICES} devices each on a socket of its own, one reading every ${INTERVAL_MS} ms for ${SECONDS} s, msgpack; ${ROUNDS} rounds alternating, medians; rounds: device library ${spread(p)}, simulator ${spread(s)} frames/s; frame errors and unanswered over all runs: ${errors}`;
-    return [compared('heartbeat frames answered, device library', round(median(p)), 'frames/s', 'the load tool\'s private socket code (--simulator)', round(median(s)), 0.9, note)];
+    return [
+      compared('heartbeat frames answered, device library', round(median(p)), 'frames/s', 'the load tool\'s private socket code (--simulator)', round(median(s)), 0.9, note),
+      compared('readings accepted, device library', round(median(pr)), 'readings/s', 'the load tool\'s private socket code (--simulator)', round(median(sr)), undefined, `the same runs; rounds: device library ${spread(pr)}, simulator ${spread(sr)} readings/s`),
+    ];
   } finally {
     await node.kill();
     rmSync(root, { recursive: true, force: true });
