@@ -1,7 +1,7 @@
 /**
- * Password hashing, bounded (docs/gaps.md#accounts "Password checks"). One scrypt of 32 MiB takes
- * about 100 ms on libuv's four-thread pool, which file I/O and other crypto share: left alone, about
- * 20 wrong-password guesses a second held every thread. Here at most CONCURRENCY hashes run at once,
+ * Password hashing, bounded (docs/gaps.md#accounts "Password checks"). One scrypt of 32 MiB holds
+ * a thread of libuv's four-thread pool, which file I/O and other crypto share, for a long while:
+ * left alone, a modest rate of wrong-password guesses holds every thread. Here at most CONCURRENCY hashes run at once,
  * so the other threads stay free, and at most WAITING wait their turn; past that the request is
  * refused at once with a retryable 503 `overloaded` and Retry-After, never queued without bound
  * (STYLE "The mailbox is bounded and fair").
