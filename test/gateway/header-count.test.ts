@@ -8,18 +8,21 @@ import { MAX_REQUEST_HEADER_LINES } from '../../gateway/headers.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { get, RawConnection } from './raw-http.ts';
 
+// the transport reads and refuses these before any store is touched: one project runs them (vitest.config.ts TEST_STORES)
+const transportOnly = process.env.TEST_STORES === 'memory';
+
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  if (transportOnly) h = await startHarness();
 });
 afterAll(async () => {
-  await h.close();
+  await h?.close();
 });
 
 /** A GET of /healthz with `lines` header lines: Host and lines - 1 others. */
 const withLines = (lines: number) => `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n${Array.from({ length: lines - 1 }, (_, i) => `x-extra-${i}: v\r\n`).join('')}\r\n`;
 
-describe(`request header lines (at most ${MAX_REQUEST_HEADER_LINES}, docs/gaps.md#gateway)`, () => {
+describe.runIf(transportOnly)(`request header lines (at most ${MAX_REQUEST_HEADER_LINES}, docs/gaps.md#gateway)`, () => {
   it(`${MAX_REQUEST_HEADER_LINES} header lines are served`, async () => {
     const c = await RawConnection.open(h.port);
     c.send(withLines(MAX_REQUEST_HEADER_LINES));
