@@ -2,6 +2,7 @@
 import { AUTHENTICATOR, type Area, keyValue } from '../../kernel/index.ts';
 import { Account } from './account.ts';
 import { ApiKey } from './api-key.ts';
+import { revokeConsoleKeysMintedBefore } from './console-keys.ts';
 import { authenticate } from './credential-records.ts';
 import { Invitation } from './invitation.ts';
 import { OAuthClient } from './oauth-client.ts';
@@ -49,10 +50,12 @@ export const area: Area = {
     },
   ],
   // The gateway asks "who is this?" through the kernel's AUTHENTICATOR, never this area's face.
-  start(platform) {
+  async start(platform) {
     platform.system.board.add('accounts', passwordFigures);
     const revoked = new RevokedKeys(platform);
     revoked.start();
+    // before the first request: no request is served with a console key that outlives its session
+    await revokeConsoleKeysMintedBefore(platform);
     platform.services.provide(AUTHENTICATOR, { authenticate: (auth, headers) => authenticate(keyValue(platform), platform.clock.now(), auth, headers, revoked) });
   },
   async stop(platform) {
