@@ -13,6 +13,7 @@ export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequ
 export { attemptTimers } from './attempts.ts';
 export type { AttemptFacts, AttemptStatus } from './attempts.ts';
 export { canonicalJson, contentHash, sha256 } from './canonical.ts';
+export { parseCsv } from './csv.ts';
 export { AUTHENTICATOR, CREDENTIAL_HEADERS } from './authentication.ts';
 export type { Authenticator } from './authentication.ts';
 export { callerOf } from './caller.ts';

@@ -8,8 +8,7 @@
  * a row may leave headcount blank, which is then inferred as 1 and holds publish until confirmed
  * (spec 3). Lead rows go through POST /v1/sourcing/leads' steps.
  */
-import { ApiError, type Caller, createDedupe, createdId, errorEntry, type Platform, type ValidationEntry, validationReport } from '../../kernel/index.ts';
-import { parseCsv } from './csv.ts';
+import { ApiError, type Caller, createDedupe, createdId, errorEntry, parseCsv, type Platform, type ValidationEntry, validationReport } from '../../kernel/index.ts';
 import { IMPORT_PREFIX, REQUISITION_PREFIX } from './ids.ts';
 import { Lead } from './lead.ts';
 import { type LeadBody, leadIdFor, leadSeed } from './leads.ts';
@@ -116,7 +115,8 @@ export async function runImport(platform: Platform, caller: Caller, body: { kind
   const svc = sourcing(platform);
   const id = createdId(caller, IMPORT_PREFIX);
   const entries: ValidationEntry[] = [];
-  const all = parseCsv(body.csv);
+  const { rows: all, error } = parseCsv(body.csv);
+  if (error) entries.push(errorEntry('/csv', 'csv_unreadable', error));
   const cols = COLUMNS[body.kind];
   const header = (all[0] ?? []).map((h) => h.trim());
   if (all.length === 0) entries.push(errorEntry('/csv', 'empty_file', 'The CSV has no header row.'));

@@ -3,7 +3,7 @@
  * JSON rows with Money objects, or CSV with integer kobo columns. Every failing field of every row
  * is named (spec 2.1 ValidationReport); a fractional amount is invalid_money_amount, never rounded.
  */
-import { CALLER_REF_RULE, errorEntry, isCallerRef, type ValidationEntry } from '../../../kernel/index.ts';
+import { CALLER_REF_RULE, errorEntry, isCallerRef, parseCsv, type ValidationEntry } from '../../../kernel/index.ts';
 import { bankAccountOf, checkBankAccount, checkProfileInputs, type BankAccount, type ProfileInputs } from '../pay-profile.ts';
 import { checkDates } from '../roster-entry.ts';
 
@@ -35,36 +35,10 @@ const REQUIRED_CSV = ['payee_ref', 'monthly_basic', 'state_of_residence', 'start
 
 type Raw = Record<string, unknown>;
 
-/** Splits CSV text (RFC 4180 quoting) into records. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += ch;
-  }
-  if (cell !== '' || row.length) row.push(cell), rows.push(row);
-  return rows.filter((r) => !(r.length === 1 && r[0] === ''));
-}
-
 /** CSV text -> raw rows in the JSON row shape (money as {amount, currency}), plus header problems. */
 export function csvRows(text: string): { rows: Raw[]; entries: ValidationEntry[] } {
-  const all = parseCsv(text);
-  const entries: ValidationEntry[] = [];
+  const { rows: all, error } = parseCsv(text);
+  const entries: ValidationEntry[] = error ? [errorEntry('/csv', 'csv_unreadable', error)] : [];
   if (all.length === 0) return { rows: [], entries: [errorEntry('/csv', 'empty_file', 'The CSV has no header row.')] };
   const header = all[0].map((h) => h.trim());
   for (const c of REQUIRED_CSV) if (!header.includes(c)) entries.push(errorEntry('/csv', 'missing_column', `The CSV header has no ${c} column.`));

@@ -18,54 +18,13 @@
  *
  * Every failing row is named in the report (spec 2.1); a file with any failing row makes no set.
  */
-import { errorEntry, type MoneyValue, type ValidationEntry } from '../../../kernel/index.ts';
+import { errorEntry, type MoneyValue, parseCsv, type ValidationEntry } from '../../../kernel/index.ts';
 import { LEVY_CODES, type LevyCode } from '../authorities/index.ts';
 import type { Lines } from './validate.ts';
 
 export const MAX_CSV_ROWS = 2_000;
 export const CSV_COLUMNS = ['section', 'jurisdiction', 'authority_id', 'administrator_id', 'administrator_name', 'code', 'employee_amount', 'employer_amount', 'amount', 'currency', 'payee_count', 'reconciliation_reference'] as const;
 type Column = (typeof CSV_COLUMNS)[number];
-
-/** RFC 4180 records (quoted fields, doubled quotes, CRLF or LF); an unterminated quote is reported. */
-export function parseCsv(text: string): { rows: string[][]; error: string | null } {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let i = 0;
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  while (i < src.length) {
-    const ch = src[i];
-    if (quoted) {
-      if (ch === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-      } else field += ch;
-      i++;
-      continue;
-    }
-    if (ch === '"' && field === '') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      row.push(field);
-      field = '';
-      if (row.length > 1 || row[0] !== '') rows.push(row);
-      row = [];
-      if (ch === '\r' && src[i + 1] === '\n') i++;
-    } else field += ch;
-    i++;
-  }
-  if (quoted) return { rows, error: 'The file ends inside a quoted field.' };
-  row.push(field);
-  if (row.length > 1 || row[0] !== '') rows.push(row);
-  return { rows, error: null };
-}
 
 const INT = /^-?\d+$/;
 
