@@ -20,7 +20,7 @@ async function enter() {
   $('#who').textContent = `${me.name} <${me.email}>, ${me.organisation}`;
   const money = new MoneyFormat((await api.call('GET', '/v1/currencies', { credential: 'none' })).data);
   views = {
-    supply: new SupplyMap(api, { mapBox: $('#map'), settings: $('#map-settings'), legend: $('#legend'), table: $('#workers tbody'), count: $('#worker-count'), live: $('[data-testid=live-status]'), workOrders: $('#work-orders') }),
+    supply: new SupplyMap(api, { mapBox: $('#map'), settings: $('#map-settings'), legend: $('#legend'), table: $('#workers tbody'), count: $('#worker-count'), filter: $('#worker-filter'), live: $('[data-testid=live-status]'), workOrders: $('#work-orders') }),
     queues: new Queues(api, { flags: $('#flags'), exceptions: $('#exceptions'), runs: $('#runs') }, money),
     deliveries: new Deliveries(api, { endpoints: $('#endpoints'), deliveries: $('#deliveries') }),
     people: (people ??= new People(api, { form: $('#invite'), list: $('#invitations') })),

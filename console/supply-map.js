@@ -5,16 +5,24 @@
 // /v1/allocation/supply/stream?ticket=..., and asks with the cursor of the last batch it read;
 // the platform answers as soon as a worker, a work order or its cascade changes (a snapshot marked
 // resync first, and again whenever the page fell behind). Nothing is polled; a dropped socket is
-// reopened with a new ticket after a short wait.
+// reopened with a new ticket after a short wait. The page asks at most once every ASK_EVERY_MS and
+// draws at most once a frame, so a busy organisation's changes arrive coalesced (a batch names each
+// changed record once) and the socket's 20-frames-a-second budget is never reached.
 import * as maplibregl from '/console/maplibre-gl.mjs';
-import { cellToBoundary, getResolution, latLngToCell } from '/console/h3-js.es.js';
+import { cellToBoundary, cellToLatLng, cellToParent, getResolution, latLngToCell } from '/console/h3-js.es.js';
 import { esc } from '/console/api.js';
 
 export const SUPPLY_SOCKET_PATH = '/v1/allocation/supply/stream';
 /** Waits before reopening a dropped socket (doubling, at most the last). */
 const RECONNECT_MS = [500, 1000, 2000, 5000, 10000];
+/** The least time between two asks: 4 a second, a fifth of the socket's budget (docs/gaps.md#console). */
+export const ASK_EVERY_MS = 250;
+/** Waits before asking again after a refusal: a retryable one (the budget, a full node) soon, any other later. */
+const REFUSED_RETRY_MS = { retryable: 1000, other: 10000 };
 /** Supply gaps shown (newest first). */
 const GAPS_SHOWN = 25;
+/** Rows of the worker list (the rest are found with its search box). */
+const WORKERS_LISTED = 300;
 /** The cascade counts of a work order's `cascade`, in the order shown. */
 export const CASCADE_COUNTS = ['offered', 'pending', 'accepted', 'declined', 'expired', 'withdrawn'];
 export const GEOFENCE = { open: { label: 'open work order: geofence', color: '#1f6fd1' }, gap: { label: 'supply gap (closed unfilled): geofence', color: '#d2363a' } };
@@ -44,6 +52,24 @@ export const CATEGORIES = [
   { id: 'unavailable', label: 'unavailable', color: '#7d8793' },
 ];
 const colorOf = Object.fromEntries(CATEGORIES.map((c) => [c.id, c.color]));
+
+/**
+ * The H3 resolution workers are drawn at for a zoom: their own cells when zoomed in, their parents
+ * when zoomed out, so every worker is drawn and a city's thousands of workers stay a few hundred
+ * shapes (a cluster's colour is its largest category; its popup counts each).
+ */
+export function clusterResolution(zoom, finest) {
+  return Math.max(4, Math.min(finest, Math.floor(zoom) - 3));
+}
+
+/** Nigeria's states as the page ships them (index.html #basemap-states); empty when absent. */
+function basemapStates() {
+  try {
+    return JSON.parse(document.getElementById('basemap-states')?.textContent ?? '');
+  } catch {
+    return { type: 'FeatureCollection', features: [] };
+  }
+}
 
 function categoryOf(w) {
   if (w.availability && w.availability !== 'available') return 'unavailable';
@@ -83,9 +109,14 @@ export class SupplyMap {
     };
   }
 
+  /** The offline base layer (states, from the page) always; the operator's tiles over it when set. */
   style() {
-    const layers = [{ id: 'background', type: 'background', paint: { 'background-color': '#e8edf1' } }];
-    const sources = {};
+    const layers = [
+      { id: 'background', type: 'background', paint: { 'background-color': '#dfe7ee' } },
+      { id: 'states', type: 'fill', source: 'states', paint: { 'fill-color': '#f6f4ee' } },
+      { id: 'states-outline', type: 'line', source: 'states', paint: { 'line-color': '#a7b0ba', 'line-width': 1 } },
+    ];
+    const sources = { states: { type: 'geojson', data: basemapStates(), attribution: 'states: Natural Earth' } };
     if (this.settings.tiles) {
       sources.tiles = { type: 'raster', tiles: [this.settings.tiles], tileSize: 256, attribution: 'tiles: operator-configured' };
       layers.push({ id: 'tiles', type: 'raster', source: 'tiles' });
@@ -107,6 +138,13 @@ export class SupplyMap {
     });
     this.els.legend.innerHTML = CATEGORIES.map((c) => `<li><span class="swatch" style="background:${c.color}"></span>${esc(c.label)}</li>`).join('')
       + Object.values(GEOFENCE).map((g) => `<li><span class="swatch ring" style="border-color:${g.color}"></span>${esc(g.label)}</li>`).join('');
+    // assigned, not added: each sign-in makes a new map over the same elements
+    if (this.els.filter) this.els.filter.oninput = () => this.renderWorkers(Number(this.els.mapBox.dataset.awaitingPosition ?? 0));
+    this.els.table.onclick = (e) => {
+      const b = e.target.closest('button');
+      if (b?.dataset.locate) this.locateWorker(b.dataset.locate);
+      else if (b?.dataset.card) this.onWorker?.(b.dataset.card);
+    };
     this.els.mapBox.dataset.mapState = 'loading';
     try {
       this.map = new maplibregl.Map({ container: this.els.mapBox, style: this.style(), center: [this.settings.longitude, this.settings.latitude], zoom: 11, attributionControl: { compact: true } });
@@ -114,8 +152,12 @@ export class SupplyMap {
       this.map.on('load', () => {
         this.addLayers();
         this.els.mapBox.dataset.mapState = 'ready';
+        this.els.mapBox.dataset.basemapStates = String(this.map.querySourceFeatures?.('states')?.length ?? 0);
         this.draw();
       });
+      // a zoom changes the cluster resolution: redrawn once it ends, not on every frame of it
+      this.map.on('zoomend', () => this.drawSoon());
+      this.map.on('click', (e) => this.onMapClick?.(e.lngLat, e));
       this.map.on('error', (e) => console.warn('map:', e?.error?.message ?? e));
       this.map.on('click', 'cells', (e) => {
         const p = e.features?.[0]?.properties;
@@ -135,6 +177,7 @@ export class SupplyMap {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.askTimer);
     this.timer = undefined;
     const ws = this.ws;
     this.ws = undefined;
@@ -165,7 +208,7 @@ export class SupplyMap {
     this.ws = ws;
     ws.onopen = () => {
       this.failures = 0;
-      this.ask();
+      this.askSoon();
     };
     ws.onmessage = (m) => this.receive(m.data);
     ws.onclose = (e) => {
@@ -173,6 +216,26 @@ export class SupplyMap {
       this.ws = undefined;
       this.retry(`The supply feed closed${e.reason ? `: ${e.reason}` : ''}; reconnecting.`);
     };
+  }
+
+  /** Draws once before the next frame, however many batches arrived since the last drawing. */
+  drawSoon() {
+    if (this.drawPending) return;
+    this.drawPending = true;
+    const run = () => {
+      this.drawPending = false;
+      if (!this.stopped) this.draw();
+    };
+    if (document.hidden) setTimeout(run, ASK_EVERY_MS);
+    else requestAnimationFrame(run);
+  }
+
+  /** The next ask, no sooner than ASK_EVERY_MS after the last one (or `wait` when longer). */
+  askSoon(wait = 0) {
+    clearTimeout(this.askTimer);
+    const due = Math.max(wait, (this.lastAsk ?? 0) + ASK_EVERY_MS - Date.now());
+    if (due <= 0) return this.ask();
+    this.askTimer = setTimeout(() => this.ask(), due);
   }
 
   retry(text) {
@@ -186,7 +249,10 @@ export class SupplyMap {
   ask() {
     const { latitude, longitude, radius } = this.settings;
     const near = this.cursor === null && Number.isFinite(latitude) && Number.isFinite(longitude) && radius >= 1 && radius <= 100000 ? { latitude, longitude, radius_metres: radius } : undefined;
-    this.ws?.send(JSON.stringify(near ? { after: this.cursor, near } : { after: this.cursor }));
+    if (this.ws?.readyState !== 1) return;
+    this.lastAsk = Date.now();
+    this.asked = (this.asked ?? 0) + 1;
+    this.ws.send(JSON.stringify(near ? { after: this.cursor, near } : { after: this.cursor }));
   }
 
   /** The map moved: a fresh snapshot around it. */
@@ -204,8 +270,10 @@ export class SupplyMap {
       return this.status('The supply feed sent something unreadable.', true);
     }
     if (b.error) {
+      this.refusals = (this.refusals ?? 0) + 1;
+      this.els.mapBox.dataset.feedRefusals = String(this.refusals);
       this.status(`The supply feed refused a request: ${b.error.message}`, true);
-      this.timer = setTimeout(() => this.ask(), RECONNECT_MS[RECONNECT_MS.length - 1]);
+      this.askSoon(b.error.retryable ? REFUSED_RETRY_MS.retryable : REFUSED_RETRY_MS.other);
       return;
     }
     this.apply(b);
@@ -213,9 +281,10 @@ export class SupplyMap {
     this.batches++;
     const changed = b.workers.length + b.work_orders.length;
     if (b.resync || changed) this.lastChange = new Date();
-    this.status(`Live: pushed over the platform's WebSocket${b.resync ? ` (snapshot: ${b.reason})` : ''}; last change ${this.lastChange ? this.lastChange.toLocaleTimeString() : 'none yet'}.${b.truncated ? ' Only the first workers of a large organisation are shown.' : ''}`);
-    this.draw();
-    this.ask();
+    if (b.resync) this.truncated = Boolean(b.truncated);
+    this.status(`Live: pushed over the platform's WebSocket${b.resync ? ` (snapshot: ${b.reason})` : ''}; last change ${this.lastChange ? this.lastChange.toLocaleTimeString() : 'none yet'}.${this.truncated ? ' The snapshot held the organisation\'s first 2,000 workers; the others appear as they change.' : ''}`);
+    this.drawSoon();
+    this.askSoon();
   }
 
   /** A batch: a snapshot replaces what the page holds; changes replace the records they name. */
@@ -320,28 +389,60 @@ export class SupplyMap {
 
   draw() {
     const cells = new Map();
+    const zoom = this.map?.getZoom?.() ?? 12;
+    const res = clusterResolution(zoom, this.resolution);
+    let drawn = 0;
+    let awaiting = 0;
     for (const w of this.workers.values()) {
       w.category = categoryOf(w);
-      const cell = this.cellOf(w);
-      w.drawnCell = cell;
-      if (!cell) continue;
+      const own = this.cellOf(w);
+      w.drawnCell = own;
+      if (!own) {
+        awaiting++;
+        continue;
+      }
+      drawn++;
+      const cell = getResolution(own) > res ? cellToParent(own, res) : own;
       let c = cells.get(cell);
       if (!c) cells.set(cell, (c = {}));
       c[w.category] = (c[w.category] ?? 0) + 1;
     }
     const features = [...cells].map(([cell, counts]) => {
       const top = Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0];
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
       const summary = Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ');
-      return { type: 'Feature', properties: { cell, color: colorOf[top], category: top, summary }, geometry: { type: 'Polygon', coordinates: [cellToBoundary(cell, true)] } };
+      return { type: 'Feature', properties: { cell, color: colorOf[top], category: top, summary, total }, geometry: { type: 'Polygon', coordinates: [cellToBoundary(cell, true)] } };
     });
     this.cellFeatures = features;
     this.drawWorkOrders();
-    this.els.mapBox.dataset.cells = String(features.length);
+    Object.assign(this.els.mapBox.dataset, { cells: String(features.length), workersDrawn: String(drawn), awaitingPosition: String(awaiting), clusterResolution: String(res) });
     this.map?.getSource('cells')?.setData({ type: 'FeatureCollection', features });
-    const rows = [...this.workers.values()].sort((a, b) => (a.worker_id < b.worker_id ? -1 : 1)).slice(0, 200);
-    this.els.count.textContent = String(this.workers.size);
+    this.renderWorkers(awaiting);
+  }
+
+  /** The worker list: those still without a position first (they are not on the map yet), then by id. */
+  renderWorkers(awaiting) {
+    const q = (this.els.filter?.value ?? '').trim().toLowerCase();
+    const all = [...this.workers.values()].filter((w) => !q || w.worker_id.toLowerCase().includes(q) || w.category.includes(q));
+    const rows = all.sort((a, b) => (!a.drawnCell !== !b.drawnCell ? (a.drawnCell ? 1 : -1) : a.worker_id < b.worker_id ? -1 : 1)).slice(0, WORKERS_LISTED);
+    this.els.count.textContent = `${this.workers.size}${awaiting ? `, ${awaiting} awaiting a first position` : ''}`;
     this.els.table.innerHTML = rows
-      .map((w) => `<tr data-worker="${esc(w.worker_id)}" data-category="${w.category}"><td><span class="swatch" style="background:${colorOf[w.category]}"></span> ${esc(w.worker_id)}</td><td>${esc(w.availability ?? '?')}</td><td>${esc(w.presence ?? '?')}${w.excluded_because ? `<br><span class="muted">${esc([].concat(w.excluded_because).join(', '))}</span>` : ''}</td><td class="muted">${esc(w.drawnCell ?? 'no position')}</td></tr>`)
-      .join('');
+      .map((w) => `<tr data-worker="${esc(w.worker_id)}" data-category="${w.category}"${w.drawnCell ? '' : ' data-awaiting-position'}><td><button class="link" data-card="${esc(w.worker_id)}" title="the worker's card">${esc(w.worker_id)}</button></td><td><span class="swatch" style="background:${colorOf[w.category]}"></span> ${esc(w.availability ?? '?')}</td><td>${esc(w.presence ?? '?')}${w.excluded_because ? `<br><span class="muted">${esc([].concat(w.excluded_because).join(', '))}</span>` : ''}</td><td class="muted">${w.drawnCell ? `<button class="link" data-locate="${esc(w.worker_id)}" title="show on the map">${esc(w.drawnCell)}</button>` : 'awaiting a first position'}</td></tr>`)
+      .join('') + (all.length > rows.length ? `<tr><td colspan="4" class="muted">${all.length - rows.length} more: search to narrow</td></tr>` : '');
+  }
+
+  /** Centres the map on a worker's cell (from any list that names the worker). */
+  locateWorker(id) {
+    const w = this.workers.get(id);
+    const cell = w && this.cellOf(w);
+    if (!cell || !this.map) return false;
+    const [lat, lng] = cellToLatLng(cell);
+    this.map.flyTo({ center: [lng, lat], zoom: Math.max(this.map.getZoom(), 14) });
+    return true;
+  }
+
+  /** Centres the map on a point (a work order, an assignment's site). */
+  locate(latitude, longitude, zoom = 14) {
+    this.map?.flyTo({ center: [longitude, latitude], zoom: Math.max(this.map.getZoom(), zoom) });
   }
 }
