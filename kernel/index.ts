@@ -19,7 +19,7 @@ export type { Authenticator } from './authentication.ts';
 export { callerOf } from './caller.ts';
 export type { Caller } from './caller.ts';
 export { createDedupe, createdId } from './idempotency.ts';
-export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListEnvelopeSchema, ListQuery, ListQueryFields, listEnvelope, listPage, listQueryWith, parseListQuery } from './lists.ts';
+export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListEnvelopeSchema, ListQuery, ListQueryFields, filterLists, filteredList, listEnvelope, listPage, listQueryWith, parseListQuery } from './lists.ts';
 export type { ListEnvelope, ListPageRequest, ListQueryValue } from './lists.ts';
 export { enumOf } from './enum-schema.ts';
 export { CURRENCIES, CURRENCY_DATA_PUBLISHED, MONEY_MARK, Money, assertMoney, currency, formatMinor, isCurrency } from './money.ts';

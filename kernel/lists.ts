@@ -9,7 +9,7 @@
  * `listPage(...)` (or `listEnvelope(...)` when it builds the page itself).
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import type { ActorSystem, AnyActorDef } from '../runtime/index.ts';
+import type { ActorSystem, AnyActorDef, IndexEntry } from '../runtime/index.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;
@@ -68,3 +68,22 @@ export async function listPage(
   const page = await system.list(def as AnyActorDef, org, list, { after, limit, order });
   return listEnvelope(page.data as unknown[], page.has_more);
 }
+
+/** The `field:value` pairs of the filters that have a value, in the order given. */
+const filterPairs = (filters: Record<string, string | null | undefined>): string[] => Object.entries(filters).flatMap(([k, v]) => (v ? [`${k}:${v}`] : []));
+
+/**
+ * The lists a record stands in so that its list route can filter by any of `filters` alone, by
+ * several together, or by none: one list per combination, its name the `field:value` pairs in
+ * the order given, and `all` for none. A filter with no value (a set made by no run) is left
+ * out, so the record is in no list that names it. `filteredList` names the list a query reads.
+ */
+export function filterLists(filters: Record<string, string | null | undefined>, sortKey: string): IndexEntry[] {
+  const pairs = filterPairs(filters);
+  const out: IndexEntry[] = [];
+  for (let m = 0; m < 1 << pairs.length; m++) out.push({ list: pairs.filter((_, i) => m & (1 << i)).join(':') || 'all', sortKey });
+  return out;
+}
+
+/** The one list of `filterLists` that holds the records matching every filter the query gives. */
+export const filteredList = (filters: Record<string, string | null | undefined>): string => filterPairs(filters).join(':') || 'all';

@@ -20,7 +20,7 @@
  * An unexecuted instrument binds no one (spec 3): only instrument.executed moves an engagement.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, filterLists } from '../../kernel/index.ts';
 import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { INSTRUMENT_PREFIX } from './ids.ts';
 import { type AssentRecord, draftHash, type Seal, type SealedFields } from './seal.ts';
@@ -162,12 +162,7 @@ export const Instrument = defineActor({
   },
   indexes(s: InstrumentState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
-    const out: IndexEntry[] = [
-      { list: 'all', sortKey: k },
-      { list: `status:${s.status}`, sortKey: k },
-      { list: `engagement:${s.engagement_id}`, sortKey: k },
-      { list: `engagement:${s.engagement_id}:status:${s.status}`, sortKey: k },
-    ];
+    const out = filterLists({ engagement: s.engagement_id, status: s.status }, k);
     if (s.seal) {
       out.push({ list: `seal:${s.seal.hash}`, sortKey: k });
       out.push({ list: `prev:${s.seal.previous_hash}`, sortKey: k });

@@ -5,7 +5,7 @@
  * ours are marked specGap and listed in docs/gaps.md#engagements.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, callerOf, callerRef, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, callerRef, createDedupe, createdId, enumOf, fieldError, idOf, listEnvelope, listPage, ListQuery, listQueryWith, parseListQuery, route, type RouteDef, type RouteRequest, filteredList } from '../../kernel/index.ts';
 import { AuditBundle } from './audit-bundle.ts';
 import { assembleBundle } from './audit-bundles.ts';
 import { ATTESTATION_KINDS, DISPUTE_OUTCOMES, DISPUTE_PARTIES, Engagement, ENGAGEMENT_STATUSES, engagementView, TERMINATING_PARTIES } from './engagement.ts';
@@ -276,7 +276,7 @@ export const routes: RouteDef[] = [
     summary: 'List instruments, newest first; filters engagement_id and status.',
     handler: (req) => {
       const { engagement_id: e, status } = req.query;
-      const list = e ? (status ? `engagement:${e}:status:${status}` : `engagement:${e}`) : status ? `status:${status}` : 'all';
+      const list = filteredList({ engagement: e, status });
       return listPage(req.platform.system, Instrument, req.org, list, req.query, 'desc');
     } }),
   route({ method: 'POST', path: `${P}/instruments/verify`, auth: 'key', module: M, idempotent: false, body: VerifyBody,

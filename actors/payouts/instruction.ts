@@ -41,7 +41,7 @@
  * instruction, its payout and the ledger, and the payee is paid by a later instruction).
  */
 import { defineActor, type IndexEntry, type Reaction, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError } from '../../kernel/index.ts';
+import { ApiError, filterLists } from '../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../ledger/index.ts';
 import { INSTRUCTION_PREFIX } from './ids.ts';
 import type { FundingCheck, InstructionState, InstructionStatus, Outcome, Submission } from './instruction-state.ts';
@@ -270,10 +270,7 @@ export const PayoutInstruction = defineActor({
     return s.status === 'executing' && s.tally_next_at !== null && s.outcomes.includes('.') ? [{ name: 'tally', dueAt: s.tally_next_at, command: 'tally_due', payload: {} }] : [];
   },
   indexes(s: InstructionState): IndexEntry[] {
-    const key = sortKeyTime(s.created_at);
-    const out: IndexEntry[] = [{ list: 'all', sortKey: key }, { list: `status:${s.status}`, sortKey: key }];
-    if (s.run_id) out.push({ list: `run:${s.run_id}`, sortKey: key }, { list: `run:${s.run_id}:status:${s.status}`, sortKey: key });
-    return out;
+    return filterLists({ run: s.run_id, status: s.status }, sortKeyTime(s.created_at));
   },
   view: instructionView,
 });

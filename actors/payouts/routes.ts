@@ -4,7 +4,7 @@
  * funding account) are ours and recorded in docs/gaps.md#payouts. Event and audit-entry reads are
  * served for every module by the delivery area.
  */
-import { callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, ListQuery, listPage, type RouteRequest, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, createDedupe, createdId, fieldError, idOf, isIdOf, ListQuery, listPage, type RouteRequest, route, type RouteDef, filteredList } from '../../kernel/index.ts';
 import { deposit, execute, fundingAccountOf, fundingCheck } from './funding.ts';
 import { ACCOUNT_VALIDATION_PREFIX, DISBURSEMENT_PREFIX, INSTRUCTION_PREFIX, RECONCILIATION_PREFIX, ROUTE_PLAN_PREFIX, SETTLEMENT_PREFIX } from './ids.ts';
 import { PayoutInstruction } from './instruction.ts';
@@ -37,7 +37,7 @@ export const routes: RouteDef[] = [
   route({ method: 'GET', path: `${P}/instructions`, auth: 'key', module: M, idempotent: false, query: S.InstructionListQuery, summary: 'List payout instructions, newest first; filter status and run_id.',
     handler: (req) => {
       const q = req.query;
-      const list = q.run_id ? (q.status ? `run:${q.run_id}:status:${q.status}` : `run:${q.run_id}`) : q.status ? `status:${q.status}` : 'all';
+      const list = filteredList({ run: q.run_id, status: q.status });
       return listPage(req.platform.system, PayoutInstruction, req.org, list, q, 'desc');
     } }),
   route({ method: 'POST', path: `${P}/instructions`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SignedInstructionBody, specGap: gap('The request body (the signed envelope) is'),

@@ -4,7 +4,7 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest } from '../../kernel/index.ts';
+import { ApiError, callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest, filteredList } from '../../kernel/index.ts';
 import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
 import { PayProfile } from './pay-profile.ts';
@@ -168,7 +168,7 @@ export const routes: RouteDef[] = [
     query: listQueryWith({ status: Type.Optional(enumOf(RUN_STATUSES)), period: Type.Optional(PERIOD) }),
     handler: (req) => {
       const q = req.query as { status?: string; period?: string };
-      const list = q.period && q.status ? `period:${q.period}:status:${q.status}` : q.period ? `period:${q.period}` : q.status ? `status:${q.status}` : 'all';
+      const list = filteredList({ period: q.period, status: q.status });
       return runPage(req.platform, req.org, list, req.query as never);
     },
   }),

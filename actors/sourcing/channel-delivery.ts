@@ -26,7 +26,7 @@
  * otherwise   create, attempt, record_attempt, attempt_lost (stale or repeated)     -                unchanged
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, attemptTimers, conflict } from '../../kernel/index.ts';
+import { assertNever, attemptTimers, conflict, filterLists } from '../../kernel/index.ts';
 import { DELIVERY_PREFIX } from './ids.ts';
 
 export const DELIVERY_STATUSES = ['in_flight', 'retrying', 'delivered', 'failed'] as const;
@@ -170,13 +170,7 @@ export const ChannelDelivery = defineActor({
   timers: (s: DeliveryState): TimerWish[] => attemptTimers(s, ATTEMPT_WATCHDOG_MS),
   indexes(s: DeliveryState): IndexEntry[] {
     if (!s.seed) return [];
-    const k = sortKeyTime(s.created_at);
-    return [
-      { list: 'all', sortKey: k },
-      { list: `status:${s.status}`, sortKey: k },
-      { list: `broadcast:${s.seed.broadcast_id}`, sortKey: k },
-      { list: `broadcast:${s.seed.broadcast_id}:status:${s.status}`, sortKey: k },
-    ];
+    return filterLists({ broadcast: s.seed.broadcast_id, status: s.status }, sortKeyTime(s.created_at));
   },
 });
 

@@ -4,7 +4,7 @@
  * specGap and listed in docs/gaps.md#sourcing.
  */
 import { Type } from '@sinclair/typebox';
-import { callerOf, enumOf, idOf, listPage, ListQuery, listQueryWith, Money, route, type RouteDef } from '../../kernel/index.ts';
+import { callerOf, enumOf, idOf, listPage, ListQuery, listQueryWith, Money, route, type RouteDef, filteredList } from '../../kernel/index.ts';
 import { addDelivery, createBroadcast, getBroadcast, retryDelivery, setSpendCeiling } from './broadcasts.ts';
 import { ChannelDelivery, DELIVERY_STATUSES } from './channel-delivery.ts';
 import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX } from './ids.ts';
@@ -181,7 +181,7 @@ export const routes: RouteDef[] = [
     specGap: gap('Delivery fields are not shown'),
     handler: (req) => {
       const { broadcast_id, status } = req.query;
-      const list = broadcast_id ? (status ? `broadcast:${broadcast_id}:status:${status}` : `broadcast:${broadcast_id}`) : status ? `status:${status}` : 'all';
+      const list = filteredList({ broadcast: broadcast_id, status });
       return listPage(req.platform.system, ChannelDelivery, req.org, list, req.query, 'desc');
     },
   }),

@@ -20,7 +20,7 @@
  * sources that fired on this flag; when given, only those count towards suspension.
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError, filterLists } from '../../../kernel/index.ts';
 import type { SignalSource } from './validation.ts';
 import { INTEGRITY_FLAG_PREFIX, type WireSignal } from './worker.ts';
 
@@ -143,13 +143,7 @@ export const IntegrityFlag = defineActor({
     raised_at: new Date(s.raised_at).toISOString(),
   }),
   indexes(s: FlagState): IndexEntry[] {
-    const k = sortKeyTime(s.raised_at);
-    return [
-      { list: 'all', sortKey: k },
-      { list: `status:${s.status}`, sortKey: k },
-      { list: `worker:${s.worker_id}`, sortKey: k },
-      { list: `worker:${s.worker_id}:status:${s.status}`, sortKey: k },
-    ];
+    return filterLists({ worker: s.worker_id, status: s.status }, sortKeyTime(s.raised_at));
   },
   reactions: [
     {

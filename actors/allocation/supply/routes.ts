@@ -1,6 +1,6 @@
 /** Allocation routes (spec 4.7): heartbeats, availability, integrity flags, the supply map. */
 import { Type } from '@sinclair/typebox';
-import { callerOf, callerRef, enumOf, idOf, listQueryWith, parseListQuery, route, type RouteDef } from '../../../kernel/index.ts';
+import { callerOf, callerRef, enumOf, idOf, listQueryWith, parseListQuery, route, type RouteDef, filteredList } from '../../../kernel/index.ts';
 import { assertWorkerSetsAvailability } from '../devices/device-access.ts';
 import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
@@ -84,7 +84,7 @@ export const routes: RouteDef[] = [
     handler: async (req) => {
       const { limit, after } = parseListQuery(req.query);
       const { status, worker_id } = req.query;
-      const list = worker_id ? (status ? `worker:${worker_id}:status:${status}` : `worker:${worker_id}`) : status ? `status:${status}` : 'all';
+      const list = filteredList({ worker: worker_id, status });
       const page = await req.platform.system.list(IntegrityFlag, req.org, list, { after, limit, order: 'desc' });
       const last = page.data[page.data.length - 1] as { id: string } | undefined;
       return { object: 'list', data: page.data, has_more: page.has_more, next_cursor: page.has_more && last ? last.id : null };

@@ -30,7 +30,7 @@
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, nextAction, type NextAction } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, nextAction, type NextAction, filterLists } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
 import type { EmployerInputs, PayComponent, PayItemCode, RulePackReference } from '../engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
@@ -319,15 +319,7 @@ export const Run = defineActor({
     }
   },
   view: (s: RunState) => runView(s),
-  indexes: (s: RunState): IndexEntry[] => {
-    const k = sortKeyTime(s.created_at);
-    return [
-      { list: 'all', sortKey: k },
-      { list: `status:${s.status}`, sortKey: k },
-      { list: `period:${s.period}`, sortKey: k },
-      { list: `period:${s.period}:status:${s.status}`, sortKey: k },
-    ];
-  },
+  indexes: (s: RunState): IndexEntry[] => filterLists({ period: s.period, status: s.status }, sortKeyTime(s.created_at)),
 });
 
 export function totalsView(t: RunTotalsData) {

@@ -24,7 +24,7 @@
  * otherwise           any                   -                                                409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type TimerWish } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue, nextAction, type NextAction } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue, nextAction, type NextAction, filterLists } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
 import { OVERRIDE_REASON_CODES, type OverrideReasonCode } from './reason-codes.ts';
@@ -207,13 +207,7 @@ export const IngestedInstructionSet = defineActor({
   view: (s: SetState) => setView(s),
   indexes: (s: SetState): IndexEntry[] => {
     const k = sortKeyTime(s.created_at);
-    return [
-      { list: 'all', sortKey: k },
-      { list: `status:${s.status}`, sortKey: k },
-      { list: `period:${s.period}`, sortKey: k },
-      { list: `period:${s.period}:status:${s.status}`, sortKey: k },
-      ...(s.run_id ? [{ list: `run:${s.run_id}`, sortKey: k }] : []),
-    ];
+    return [...filterLists({ period: s.period, status: s.status }, k), ...(s.run_id ? [{ list: `run:${s.run_id}`, sortKey: k }] : [])];
   },
 });
 

@@ -4,7 +4,7 @@
  * published reason code, accept and reject; CSV imports; the published reason codes. Shapes the
  * spec does not show are ours (docs/gaps.md, "Remittance: intake, authorities, obligations").
  */
-import { callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, route, type RouteDef, type RouteRequest } from '../../../kernel/index.ts';
+import { callerOf, createDedupe, createdId, idOf, listEnvelope, listPage, ListQuery, route, type RouteDef, type RouteRequest, filteredList } from '../../../kernel/index.ts';
 import { IMPORT_PREFIX, RemittanceImport } from './import.ts';
 import { DISCREPANCY_PREFIX, IngestedInstructionSet, SET_PREFIX } from './instruction-set.ts';
 import { importInstructionSet } from './imports.ts';
@@ -25,7 +25,7 @@ export const routes: RouteDef[] = [
     summary: 'List ingested instruction sets, newest first; filter status and period.',
     handler: (req) => {
       const q = req.query;
-      const list = q.period ? (q.status ? `period:${q.period}:status:${q.status}` : `period:${q.period}`) : q.status ? `status:${q.status}` : 'all';
+      const list = filteredList({ period: q.period, status: q.status });
       return listPage(req.platform.system, IngestedInstructionSet, req.org, list, q, 'desc');
     } }),
   route({ method: 'POST', path: `${P}/instruction_sets`, auth: 'key', module: M, idempotent: true, status: 201, body: S.SubmitBody, specGap: GAP, errors: ['idempotency_key_reused', 'invalid_money_amount'],
