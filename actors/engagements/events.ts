@@ -5,14 +5,12 @@
  * modules react to, and the instrument's seal and variation. Each carries the record (Engagement or
  * Instrument) as data. Every other transition is still recorded and listed in audit entries.
  */
-import type { PublicEventDecl } from '../../kernel/index.ts';
+import { publicEvents, type PublicEventDecl } from '../../kernel/index.ts';
 import { Engagement } from './engagement.ts';
 import { Instrument } from './instrument.ts';
 
-/** A declaration of one public event type of records of `kind`, under the module's source (rail). */
-const declare = (kind: string) => (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source: 'rail', schemaVersion: 1, kind, on, description, specGap });
-const engagement = declare(Engagement.kind);
-const instrument = declare(Instrument.kind);
+const engagement = publicEvents('rail', Engagement.kind);
+const instrument = publicEvents('rail', Instrument.kind);
 
 export const events: PublicEventDecl[] = [
   engagement('rail.engagement.classified', 'engagement.classified', 'An engagement was classified on its facts (at opening, or again on new facts); classification alone confers no rights.'),

@@ -5,38 +5,49 @@
  * name but the two is ours (docs/gaps.md#identity). `data` is the record after the event; none
  * carries an identifier in clear (spec rule 6).
  */
-import type { PublicEventDecl } from '../../kernel/index.ts';
+import { publicEvents, type PublicEventDecl } from '../../kernel/index.ts';
+
+const verification = publicEvents('anchor', 'identity_verification');
+const consentToken = publicEvents('anchor', 'identity_consent_token');
+const passport = publicEvents('anchor', 'identity_passport');
+const blocklistEntry = publicEvents('anchor', 'identity_blocklist_entry');
+const mergeCandidate = publicEvents('anchor', 'identity_merge_candidate');
+const merge = publicEvents('anchor', 'identity_merge');
+const disclosure = publicEvents('anchor', 'identity_disclosure');
+const subjectRequest = publicEvents('anchor', 'identity_subject_request');
+const accessGrant = publicEvents('anchor', 'identity_access_grant');
+const verificationBatch = publicEvents('anchor', 'identity_verification_batch');
 
 export const events: PublicEventDecl[] = [
-  { type: 'verification.resolved', source: 'anchor', schemaVersion: 1, kind: 'identity_verification', on: 'verification.resolved', description: 'An identity verification reached an assurance level; passport_id names the subject’s passport.' },
-  { type: 'verification.unresolved', source: 'anchor', schemaVersion: 1, kind: 'identity_verification', on: 'verification.unresolved', description: 'A source did not answer; unresolved_source names it and retry_after gives the horizon. Not a rejection.' },
-  { type: 'anchor.verification.blocked', source: 'anchor', schemaVersion: 1, kind: 'identity_verification', on: 'verification.blocked', description: 'A verification was blocked (no consent, consent too narrow, or the subject blocklisted); nothing was queried, or a person blocked it.', specGap: true },
-  { type: 'anchor.verification.pending', source: 'anchor', schemaVersion: 1, kind: 'identity_verification', on: 'verification.pending', description: 'A verification awaits a source’s later answer or a person’s review (pending_reason).', specGap: true },
-  { type: 'anchor.consent_token.created', source: 'anchor', schemaVersion: 1, kind: 'identity_consent_token', on: 'consent_token.created', description: 'A consent token was recorded with the wording the subject saw.', specGap: true },
-  { type: 'anchor.consent_token.withdrawn', source: 'anchor', schemaVersion: 1, kind: 'identity_consent_token', on: 'consent_token.withdrawn', description: 'A consent token was withdrawn (revoked); it authorises nothing from now on.', specGap: true },
-  { type: 'anchor.consent_token.expired', source: 'anchor', schemaVersion: 1, kind: 'identity_consent_token', on: 'consent_token.expired', description: 'A consent token reached expires_at and expired by the clock.', specGap: true },
-  { type: 'anchor.passport.issued', source: 'anchor', schemaVersion: 1, kind: 'identity_passport', on: 'passport.issued', description: 'A subject’s passport was issued from a resolved verification; it is live.', specGap: true },
-  { type: 'anchor.passport.assurance_raised', source: 'anchor', schemaVersion: 1, kind: 'identity_passport', on: 'passport.assurance_raised', description: 'A later verification raised the passport’s assurance level.', specGap: true },
-  { type: 'anchor.passport.ended', source: 'anchor', schemaVersion: 1, kind: 'identity_passport', on: 'passport.ended', description: 'A passport stopped being live (blocklisted, merged, consent withdrawn or erased): the gate every module checks now refuses it.', specGap: true },
-  { type: 'anchor.passport.restored', source: 'anchor', schemaVersion: 1, kind: 'identity_passport', on: 'passport.restored', description: 'A passport became live again (a blocklist entry or merge reversed, or new consent given).', specGap: true },
-  { type: 'anchor.blocklist_entry.proposed', source: 'anchor', schemaVersion: 1, kind: 'identity_blocklist_entry', on: 'blocklist_entry.proposed', description: 'A blocklisting was proposed (a forgery confirmed by the credentials module) and awaits a person’s decision.', specGap: true },
-  { type: 'anchor.blocklist_entry.activated', source: 'anchor', schemaVersion: 1, kind: 'identity_blocklist_entry', on: 'blocklist_entry.activated', description: 'A subject was blocklisted by a person’s decision.', specGap: true },
-  { type: 'anchor.blocklist_entry.declined', source: 'anchor', schemaVersion: 1, kind: 'identity_blocklist_entry', on: 'blocklist_entry.declined', description: 'A person declined a proposed blocklisting.', specGap: true },
-  { type: 'anchor.blocklist_entry.reversed', source: 'anchor', schemaVersion: 1, kind: 'identity_blocklist_entry', on: 'blocklist_entry.reversed', description: 'A blocklist entry was reversed.', specGap: true },
-  { type: 'anchor.merge_candidate.found', source: 'anchor', schemaVersion: 1, kind: 'identity_merge_candidate', on: 'merge_candidate.found', description: 'Two subjects presented the same identifier (matched by keyed digest).', specGap: true },
-  { type: 'anchor.merge.made', source: 'anchor', schemaVersion: 1, kind: 'identity_merge', on: 'merge.made', description: 'Two passports were merged: one survives, the other is superseded.', specGap: true },
-  { type: 'anchor.merge.reversed', source: 'anchor', schemaVersion: 1, kind: 'identity_merge', on: 'merge.reversed', description: 'A merge was reversed; both passports stand as before.', specGap: true },
-  { type: 'anchor.disclosure.made', source: 'anchor', schemaVersion: 1, kind: 'identity_disclosure', on: 'disclosure.made', description: 'A decision about a subject was disclosed to a recipient under consent.', specGap: true },
-  { type: 'anchor.disclosure.revoked', source: 'anchor', schemaVersion: 1, kind: 'identity_disclosure', on: 'disclosure.revoked', description: 'A disclosure was revoked.', specGap: true },
-  { type: 'anchor.disclosure.expired', source: 'anchor', schemaVersion: 1, kind: 'identity_disclosure', on: 'disclosure.expired', description: 'A disclosure reached its expiry.', specGap: true },
-  { type: 'anchor.subject_request.received', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.received', description: 'A data-subject request was received, with its due date.', specGap: true },
-  { type: 'anchor.subject_request.fulfilled', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.fulfilled', description: 'An access or portability request was answered with what identity holds, masked.', specGap: true },
-  { type: 'anchor.subject_request.erasure_carried_out', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.erasure_carried_out', description: 'A subject’s personal data was erased; the decision records stay.', specGap: true },
-  { type: 'anchor.subject_request.completed', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.completed', description: 'A person completed a rectification, objection or restriction request.', specGap: true },
-  { type: 'anchor.subject_request.refused', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.refused', description: 'A person refused a rectification, objection or restriction request, with the reason.', specGap: true },
-  { type: 'anchor.subject_request.overdue', source: 'anchor', schemaVersion: 1, kind: 'identity_subject_request', on: 'subject_request.overdue', description: 'A data-subject request passed its due date while still open.', specGap: true },
-  { type: 'anchor.access_grant.granted', source: 'anchor', schemaVersion: 1, kind: 'identity_access_grant', on: 'access_grant.granted', description: 'A grantee was given access to identity’s decision about a subject.', specGap: true },
-  { type: 'anchor.access_grant.revoked', source: 'anchor', schemaVersion: 1, kind: 'identity_access_grant', on: 'access_grant.revoked', description: 'An access grant was revoked.', specGap: true },
-  { type: 'anchor.access_grant.expired', source: 'anchor', schemaVersion: 1, kind: 'identity_access_grant', on: 'access_grant.expired', description: 'An access grant reached its expiry.', specGap: true },
-  { type: 'anchor.verification_batch.completed', source: 'anchor', schemaVersion: 1, kind: 'identity_verification_batch', on: 'verification_batch.completed', description: 'A verification batch ran every item.', specGap: true },
+  verification('verification.resolved', 'verification.resolved', 'An identity verification reached an assurance level; passport_id names the subject\u2019s passport.', false),
+  verification('verification.unresolved', 'verification.unresolved', 'A source did not answer; unresolved_source names it and retry_after gives the horizon. Not a rejection.', false),
+  verification('anchor.verification.blocked', 'verification.blocked', 'A verification was blocked (no consent, consent too narrow, or the subject blocklisted); nothing was queried, or a person blocked it.'),
+  verification('anchor.verification.pending', 'verification.pending', 'A verification awaits a source\u2019s later answer or a person\u2019s review (pending_reason).'),
+  consentToken('anchor.consent_token.created', 'consent_token.created', 'A consent token was recorded with the wording the subject saw.'),
+  consentToken('anchor.consent_token.withdrawn', 'consent_token.withdrawn', 'A consent token was withdrawn (revoked); it authorises nothing from now on.'),
+  consentToken('anchor.consent_token.expired', 'consent_token.expired', 'A consent token reached expires_at and expired by the clock.'),
+  passport('anchor.passport.issued', 'passport.issued', 'A subject\u2019s passport was issued from a resolved verification; it is live.'),
+  passport('anchor.passport.assurance_raised', 'passport.assurance_raised', 'A later verification raised the passport\u2019s assurance level.'),
+  passport('anchor.passport.ended', 'passport.ended', 'A passport stopped being live (blocklisted, merged, consent withdrawn or erased): the gate every module checks now refuses it.'),
+  passport('anchor.passport.restored', 'passport.restored', 'A passport became live again (a blocklist entry or merge reversed, or new consent given).'),
+  blocklistEntry('anchor.blocklist_entry.proposed', 'blocklist_entry.proposed', 'A blocklisting was proposed (a forgery confirmed by the credentials module) and awaits a person\u2019s decision.'),
+  blocklistEntry('anchor.blocklist_entry.activated', 'blocklist_entry.activated', 'A subject was blocklisted by a person\u2019s decision.'),
+  blocklistEntry('anchor.blocklist_entry.declined', 'blocklist_entry.declined', 'A person declined a proposed blocklisting.'),
+  blocklistEntry('anchor.blocklist_entry.reversed', 'blocklist_entry.reversed', 'A blocklist entry was reversed.'),
+  mergeCandidate('anchor.merge_candidate.found', 'merge_candidate.found', 'Two subjects presented the same identifier (matched by keyed digest).'),
+  merge('anchor.merge.made', 'merge.made', 'Two passports were merged: one survives, the other is superseded.'),
+  merge('anchor.merge.reversed', 'merge.reversed', 'A merge was reversed; both passports stand as before.'),
+  disclosure('anchor.disclosure.made', 'disclosure.made', 'A decision about a subject was disclosed to a recipient under consent.'),
+  disclosure('anchor.disclosure.revoked', 'disclosure.revoked', 'A disclosure was revoked.'),
+  disclosure('anchor.disclosure.expired', 'disclosure.expired', 'A disclosure reached its expiry.'),
+  subjectRequest('anchor.subject_request.received', 'subject_request.received', 'A data-subject request was received, with its due date.'),
+  subjectRequest('anchor.subject_request.fulfilled', 'subject_request.fulfilled', 'An access or portability request was answered with what identity holds, masked.'),
+  subjectRequest('anchor.subject_request.erasure_carried_out', 'subject_request.erasure_carried_out', 'A subject\u2019s personal data was erased; the decision records stay.'),
+  subjectRequest('anchor.subject_request.completed', 'subject_request.completed', 'A person completed a rectification, objection or restriction request.'),
+  subjectRequest('anchor.subject_request.refused', 'subject_request.refused', 'A person refused a rectification, objection or restriction request, with the reason.'),
+  subjectRequest('anchor.subject_request.overdue', 'subject_request.overdue', 'A data-subject request passed its due date while still open.'),
+  accessGrant('anchor.access_grant.granted', 'access_grant.granted', 'A grantee was given access to identity\u2019s decision about a subject.'),
+  accessGrant('anchor.access_grant.revoked', 'access_grant.revoked', 'An access grant was revoked.'),
+  accessGrant('anchor.access_grant.expired', 'access_grant.expired', 'An access grant reached its expiry.'),
+  verificationBatch('anchor.verification_batch.completed', 'verification_batch.completed', 'A verification batch ran every item.'),
 ];
