@@ -124,3 +124,48 @@ export class MoneyFormat {
 }
 
 export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+/**
+ * An id as people read it: its prefix and last 6 characters (enough to tell a page's records
+ * apart); the full id is its title, and is what a click or a copy of it puts on the clipboard
+ * (console.js).
+ */
+export function shortId(id) {
+  const s = String(id ?? '');
+  const cut = s.lastIndexOf('_');
+  return cut > 0 && s.length - cut > 8 ? `${s.slice(0, cut + 1)}…${s.slice(-6)}` : s;
+}
+export const idTag = (id) => `<code class="id" data-copy="${esc(id)}" title="${esc(id)} (click to copy)">${esc(shortId(id))}</code>`;
+
+/** A `datetime-local` input's value for an instant (the browser's time zone), and back. */
+export function localInput(ms) {
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+export const fromLocalInput = (v) => new Date(v).toISOString();
+
+/** A form's action: one Idempotency-Key per attempt, kept when the request did not get an answer. */
+export async function act(form, fn) {
+  const out = form.querySelector('[data-role=result]');
+  form.dataset.ik ??= newIdempotencyKey(form.dataset.prefix ?? 'console');
+  const button = form.querySelector('button[type=submit]');
+  button.disabled = true;
+  out.className = '';
+  out.textContent = 'Sending...';
+  try {
+    const r = await fn(form.dataset.ik);
+    delete form.dataset.ik;
+    out.className = 'ok';
+    out.textContent = r;
+    return true;
+  } catch (e) {
+    if (e.status !== undefined) delete form.dataset.ik; // the API answered: a new attempt is a new action
+    out.className = 'error';
+    out.setAttribute('role', 'alert');
+    out.textContent = e.code ? `${e.message} (${e.code})` : `Not sent: ${e.message}`;
+    return false;
+  } finally {
+    button.disabled = false;
+  }
+}

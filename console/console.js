@@ -4,7 +4,7 @@ import { Api, MoneyFormat, esc } from '/console/api.js';
 import { SupplyMap } from '/console/supply-map.js';
 import { Queues } from '/console/queues.js';
 import { Deliveries } from '/console/deliveries.js';
-import { People } from '/console/people.js';
+import { Dispatch, People } from '/console/people.js';
 
 const $ = (s) => document.querySelector(s);
 const api = new Api();
@@ -25,7 +25,12 @@ async function enter() {
     deliveries: new Deliveries(api, { endpoints: $('#endpoints'), deliveries: $('#deliveries') }),
     people: (people ??= new People(api, { form: $('#invite'), list: $('#invitations') })),
   };
+  views.dispatch = new Dispatch(api, { list: $('#work-orders'), form: $('#open-work-order'), card: $('#worker-card'), assignments: $('#assignments') }, views.supply);
+  views.supply.onWorkOrders = () => views.dispatch.render();
+  views.supply.onMapClick = (at) => views.dispatch.pick(at);
+  views.supply.onWorker = (id) => views.dispatch.card(id);
   views.supply.start();
+  views.dispatch.assignments();
   show(new URLSearchParams(location.search).get('tab') ?? 'supply');
 }
 
@@ -43,7 +48,9 @@ function leave(message) {
   views = undefined;
   // what the person who left was shown goes with them: the next person never sees, nor acts on, a
   // card rendered for another session (their views render afresh on entering)
-  for (const s of ['#flags', '#exceptions', '#runs', '#endpoints', '#deliveries', '#invitations', '#work-orders', '#workers tbody', '#legend']) $(s).replaceChildren();
+  for (const s of ['#flags', '#exceptions', '#runs', '#endpoints', '#deliveries', '#invitations', '#work-orders', '#workers tbody', '#legend', '#worker-card', '#assignments']) $(s).replaceChildren();
+  $('#open-work-order').hidden = true;
+  $('#worker-card').hidden = true;
   $('#app').hidden = true;
   $('#sign-out').hidden = true;
   $('#who').textContent = '';
@@ -89,8 +96,21 @@ $('#sign-out').addEventListener('click', async () => {
   leave();
 });
 for (const b of document.querySelectorAll('nav button')) b.addEventListener('click', () => show(b.dataset.tab));
+// a short id shows the full one on hover and puts it on the clipboard when clicked or copied
+document.addEventListener('click', (e) => {
+  const id = e.target.closest?.('[data-copy]')?.dataset.copy;
+  if (id) navigator.clipboard?.writeText(id).catch(() => {});
+});
+document.addEventListener('copy', (e) => {
+  const node = document.getSelection()?.anchorNode;
+  const id = (node?.nodeType === 1 ? node : node?.parentElement)?.closest?.('[data-copy]')?.dataset.copy;
+  if (!id) return;
+  e.clipboardData.setData('text/plain', id);
+  e.preventDefault();
+});
 $('[data-action=refresh-queues]').addEventListener('click', () => views.queues.refresh());
 $('[data-action=refresh-deliveries]').addEventListener('click', () => views.deliveries.refresh());
 $('[data-action=refresh-people]').addEventListener('click', () => views.people.refresh());
+$('[data-action=refresh-assignments]').addEventListener('click', () => views.dispatch.assignments());
 
 if (api.signedIn && api.me) enter().catch((e) => leave(e.message));

@@ -1,32 +1,7 @@
 // Queues for people: open integrity flags and open assignment exceptions (both adjudicated here), and payroll runs
 // pending approval (approved here by a second person). The page decides nothing: it sends the
 // person's choice to the API and shows the API's answer, refusals included, in the API's words.
-import { esc, newIdempotencyKey } from '/console/api.js';
-
-/** A form's action: one Idempotency-Key per attempt, kept when the request did not get an answer. */
-async function act(form, fn) {
-  const out = form.querySelector('[data-role=result]');
-  form.dataset.ik ??= newIdempotencyKey(form.dataset.prefix ?? 'console');
-  const button = form.querySelector('button[type=submit]');
-  button.disabled = true;
-  out.className = '';
-  out.textContent = 'Sending...';
-  try {
-    const r = await fn(form.dataset.ik);
-    delete form.dataset.ik;
-    out.className = 'ok';
-    out.textContent = r;
-    return true;
-  } catch (e) {
-    if (e.status !== undefined) delete form.dataset.ik; // the API answered: a new attempt is a new action
-    out.className = 'error';
-    out.setAttribute('role', 'alert');
-    out.textContent = e.code ? `${e.message} (${e.code})` : `Not sent: ${e.message}`;
-    return false;
-  } finally {
-    button.disabled = false;
-  }
-}
+import { act, esc } from '/console/api.js';
 
 export class Queues {
   constructor(api, els, money) {

@@ -90,6 +90,8 @@ export class SupplyMap {
     this.failures = 0;
     this.openOrders = new Map();
     this.gapOrders = new Map();
+    /** Work orders seen filled or cancelled since the page subscribed (their accepted offers await assignments). */
+    this.closedOrders = new Map();
     this.workOrders = [];
     this.gaps = [];
     this.offers = new Map();
@@ -157,7 +159,10 @@ export class SupplyMap {
       });
       // a zoom changes the cluster resolution: redrawn once it ends, not on every frame of it
       this.map.on('zoomend', () => this.drawSoon());
-      this.map.on('click', (e) => this.onMapClick?.(e.lngLat, e));
+      // a click away from any record: the dispatcher opens a work order there (people.js Dispatch)
+      this.map.on('click', (e) => {
+        if (!this.map.queryRenderedFeatures(e.point, { layers: ['cells', 'geofences'] }).length) this.onMapClick?.(e.lngLat);
+      });
       this.map.on('error', (e) => console.warn('map:', e?.error?.message ?? e));
       this.map.on('click', 'cells', (e) => {
         const p = e.features?.[0]?.properties;
@@ -311,12 +316,18 @@ export class SupplyMap {
       this.gapOrders.delete(wo.id);
       if (wo.status === 'open') this.openOrders.set(wo.id, wo);
       else if (wo.status === 'unfilled') this.gapOrders.set(wo.id, wo);
+      else {
+        this.closedOrders.delete(wo.id);
+        this.closedOrders.set(wo.id, wo);
+        if (this.closedOrders.size > GAPS_SHOWN) this.closedOrders.delete(this.closedOrders.keys().next().value);
+      }
     }
     const newest = (a, c) => (a.created_at < c.created_at ? 1 : a.created_at > c.created_at ? -1 : 0);
     this.workOrders = [...this.openOrders.values()].sort(newest);
     this.gaps = [...this.gapOrders.values()].sort((a, c) => ((a.closed_at ?? '') < (c.closed_at ?? '') ? 1 : -1)).slice(0, GAPS_SHOWN);
     for (const id of [...this.gapOrders.keys()]) if (!this.gaps.some((g) => g.id === id)) this.gapOrders.delete(id);
-    this.offers = new Map(this.workOrders.map((wo) => [wo.id, wo.offers ?? []]));
+    this.closed = [...this.closedOrders.values()].reverse();
+    this.offers = new Map([...this.workOrders, ...this.closed].map((wo) => [wo.id, wo.offers ?? []]));
     this.workOrdersServed = true;
   }
 
@@ -348,30 +359,7 @@ export class SupplyMap {
     this.map?.getSource('geofences')?.setData({ type: 'FeatureCollection', features });
     this.els.mapBox.dataset.geofences = String(features.length);
     this.els.mapBox.dataset.geofenceIds = features.map((f) => f.properties.id).join(' ');
-    const el = this.els.workOrders;
-    if (this.workOrdersServed === undefined) return;
-    const where = (wo) => `geofence ${esc(wo.location.radius_metres)} m around ${esc(wo.location.latitude.toFixed(5))}, ${esc(wo.location.longitude.toFixed(5))}`;
-    const offersOf = (wo) => {
-      const list = this.offers.get(wo.id);
-      if (!list || !list.length) return '<p class="muted">no offers</p>';
-      return `<table class="compact offers"><thead><tr><th>offered to</th><th>rank</th><th>status</th></tr></thead><tbody>${list.map((o) => `<tr data-offer="${esc(o.id)}" data-status="${esc(o.status)}" title="${esc(o.id)}"><td>${esc(o.worker_id)}</td><td>${esc(o.rank)}</td><td>${esc(o.status)}${o.reason ? ` <span class="muted">(${esc(o.reason)})</span>` : ''}</td></tr>`).join('')}</tbody></table>`;
-    };
-    const openHtml = this.workOrders.map((wo) => `
-      <div class="wo" data-work-order="${esc(wo.id)}" data-status="${esc(wo.status)}" data-geofence-radius="${esc(wo.location.radius_metres)}">
-        <div><span class="swatch ring" style="border-color:${GEOFENCE.open.color}"></span> <b>${esc(wo.id)}</b></div>
-        <div class="muted">${where(wo)}; ${esc(wo.accepted_count)}/${esc(wo.headcount)} accepted; window to ${esc(wo.window?.ends_at)}</div>
-        <div class="cascade">cascade: ${CASCADE_COUNTS.map((k) => `<span data-cascade="${k}">${k} ${esc(wo.cascade?.[k] ?? 0)}</span>`).join(', ')}</div>
-        ${offersOf(wo)}
-      </div>`).join('');
-    const gapHtml = this.gaps.map((wo) => `
-      <div class="wo gap" data-supply-gap="${esc(wo.id)}" data-reason="${esc(wo.supply_gap?.reason ?? wo.closed_reason)}">
-        <div><span class="swatch ring" style="border-color:${GEOFENCE.gap.color}"></span> <b>${esc(wo.id)}</b></div>
-        <div>supply gap: <b data-field="reason">${esc(wo.supply_gap?.reason ?? wo.closed_reason)}</b></div>
-        <div class="muted">${where(wo)}; ${esc(wo.accepted_count)}/${esc(wo.headcount)} accepted; closed ${esc(wo.closed_at)}; cascade: ${CASCADE_COUNTS.map((k) => `${k} ${esc(wo.cascade?.[k] ?? 0)}`).join(', ')}</div>
-      </div>`).join('');
-    el.innerHTML = `<p data-testid="work-order-count">${this.workOrders.length}${this.workOrdersMore ? '+' : ''} open work order(s), ${this.gaps.length} recent supply gap(s).</p>`
-      + (openHtml || '<p class="muted">No open work orders.</p>')
-      + (this.gaps.length ? `<h3>Supply gaps</h3>${gapHtml}` : '');
+    this.onWorkOrders?.();
   }
 
   worker(id) {
