@@ -42,7 +42,7 @@ export type { ServiceKey } from './services.ts';
 export { SubjectNumbers, subjectNumbers } from './subject-numbers.ts';
 export { ByteColumn, CountColumn, NumberColumn } from './subject-columns.ts';
 export { GateReadModel, type GateFact } from './gate-read-model.ts';
-export { emptyReport, oneShotRecord, type OneShotState } from './one-shot-record.ts';
+export { emptyReport, oneShotRecord, type OneShotOptions, type OneShotState } from './one-shot-record.ts';
 export { NODE_BUS, natsNodeBus, nodeBus, type NodeBus } from './node-bus.ts';
 export { NextActionSchema, nextAction, type NextAction } from './next-action.ts';
 export { CALLER_REF, CALLER_REF_PATTERN, CALLER_REF_RULE, callerRef, isCallerRef } from './caller-ref.ts';

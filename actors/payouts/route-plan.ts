@@ -8,13 +8,11 @@
  * create   >= 1 fallback, rails distinct      route_plan.created  made
  * create   already made                       - (the same plan)   made
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { fieldError } from '../../kernel/index.ts';
+import { defineActor, iso } from '../../runtime/index.ts';
+import { fieldError, oneShotRecord, type OneShotState } from '../../kernel/index.ts';
 import { ROUTE_PLAN_PREFIX } from './ids.ts';
 
-export interface RoutePlanState {
-  id: string;
-  org: string;
+export interface CreatePlan {
   livemode: boolean;
   instruction_id: string;
   primary_rail_id: string;
@@ -22,31 +20,23 @@ export interface RoutePlanState {
   reasoning: string[];
   max_attempts: number;
   policy_version: string;
-  created_at: number;
 }
 
-export type CreatePlan = Omit<RoutePlanState, 'id' | 'org' | 'created_at'>;
+export type RoutePlanState = OneShotState & CreatePlan;
 
 export const RoutePlan = defineActor({
   kind: 'route_plan',
   prefix: ROUTE_PLAN_PREFIX,
-  creates: ['create'],
-  initial: (id: string, org: string): RoutePlanState => ({ id, org, livemode: false, instruction_id: '', primary_rail_id: '', fallback_rail_ids: [], reasoning: [], max_attempts: 1, policy_version: '', created_at: 0 }),
-  decide: {
-    create(_s: RoutePlanState, cmd: CreatePlan, ctx) {
-      if (ctx.version > 0) return [];
+  ...oneShotRecord('route_plan.created', (): CreatePlan => ({ livemode: false, instruction_id: '', primary_rail_id: '', fallback_rail_ids: [], reasoning: [], max_attempts: 1, policy_version: '' }), {
+    command: 'create',
+    check: (cmd) => {
       const rails = [cmd.primary_rail_id, ...cmd.fallback_rail_ids];
       if (cmd.fallback_rail_ids.length < 1 || new Set(rails).size !== rails.length || cmd.max_attempts < 1) {
         throw fieldError('/fallback_rail_ids', 'invalid_plan', 'A plan has a primary rail and at least one fallback rail, all distinct, and max_attempts >= 1.');
       }
-      return [{ type: 'route_plan.created' as const, ...cmd }];
     },
-  },
-  evolve: (s: RoutePlanState, e: { type: 'route_plan.created' } & CreatePlan, meta): RoutePlanState => {
-    const { type: _t, ...rest } = e;
-    return { ...s, ...rest, created_at: meta.at };
-  },
-  indexes: (s: RoutePlanState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }, { list: `instruction:${s.instruction_id}`, sortKey: sortKeyTime(s.created_at) }],
+    lists: (s) => [`instruction:${s.instruction_id}`],
+  }),
   view: (s: RoutePlanState) => ({
     id: s.id,
     object: 'route_plan' as const,

@@ -9,7 +9,8 @@
  * (none)  create   instruction final   settlement.created  made
  * made    create   -                   -                   (the same record)
  */
-import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { defineActor, iso } from '../../runtime/index.ts';
+import { oneShotRecord, type OneShotState } from '../../kernel/index.ts';
 import { SETTLEMENT_PREFIX } from './ids.ts';
 
 export interface RailTotal {
@@ -18,9 +19,7 @@ export interface RailTotal {
   amount: number;
 }
 
-export interface SettlementState {
-  id: string;
-  org: string;
+export interface CreateSettlement {
   livemode: boolean;
   instruction_id: string;
   run_id: string | null;
@@ -36,26 +35,18 @@ export interface SettlementState {
   reconciliation_ids: string[];
   exception_count: number;
   receipt_digest: string;
-  created_at: number;
 }
 
-export type CreateSettlement = Omit<SettlementState, 'id' | 'org' | 'created_at'>;
+export type SettlementState = OneShotState & CreateSettlement;
 
 export const Settlement = defineActor({
   kind: 'payout_settlement',
   prefix: SETTLEMENT_PREFIX,
-  creates: ['create'],
-  initial: (id: string, org: string): SettlementState => ({ id, org, livemode: false, instruction_id: '', run_id: null, instruction_status: '', currency: 'NGN', settled_count: 0, settled_amount: 0, failed_count: 0, held_count: 0, by_rail: [], reconciliation_ids: [], exception_count: 0, receipt_digest: '', created_at: 0 }),
-  decide: {
-    create(_s: SettlementState, cmd: CreateSettlement, ctx) {
-      return ctx.version > 0 ? [] : [{ type: 'settlement.created' as const, ...cmd }];
-    },
-  },
-  evolve: (s: SettlementState, e: { type: 'settlement.created' } & CreateSettlement, meta): SettlementState => {
-    const { type: _t, ...rest } = e;
-    return { ...s, ...rest, created_at: meta.at };
-  },
-  indexes: (s: SettlementState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }, { list: `instruction:${s.instruction_id}`, sortKey: sortKeyTime(s.created_at) }],
+  ...oneShotRecord(
+    'settlement.created',
+    (): CreateSettlement => ({ livemode: false, instruction_id: '', run_id: null, instruction_status: '', currency: 'NGN', settled_count: 0, settled_amount: 0, failed_count: 0, held_count: 0, by_rail: [], reconciliation_ids: [], exception_count: 0, receipt_digest: '' }),
+    { command: 'create', lists: (s) => [`instruction:${s.instruction_id}`] },
+  ),
   view: settlementView,
 });
 
