@@ -16,7 +16,8 @@
  * A found answer returns the registered name (record.full_name) with no date of birth; a slow one
  * is compared by the registry itself, so its reference carries all a node needs to collect it.
  */
-import type { IdentitySource, SourceAnswer, SourceQuery, SourceState } from './source.ts';
+import { LastDigitSandbox } from './last-digit.ts';
+import type { SourceAnswer, SourceFieldMatches, SourceQuery } from './source.ts';
 
 export const REGISTRY_TEST_VALUES = [
   { value: 'registration number ends in 0, 2, 4, 6, 8 or 9', answer: 'found: the business is registered under the claimed name (a match)' },
@@ -28,45 +29,28 @@ export const REGISTRY_TEST_VALUES = [
 
 const OTHER_BUSINESS = 'Sandbox Unrelated Enterprises';
 
-export class SandboxCorporateRegistry implements IdentitySource {
+export class SandboxCorporateRegistry extends LastDigitSandbox {
   readonly check = 'corporate_registry' as const;
-  readonly mocked = true;
   readonly testValues = REGISTRY_TEST_VALUES;
-  calls = 0;
 
-  constructor(
-    readonly id: string,
-    readonly name: string,
-    private readonly slowAnswerMs: number,
-  ) {}
-
-  state(): SourceState {
-    return 'available';
+  constructor(id: string, name: string, slowAnswerMs: number) {
+    super(id, name, slowAnswerMs);
   }
 
-  async query(q: SourceQuery, now: number): Promise<SourceAnswer> {
-    this.calls++;
-    switch (Number(q.identifier.slice(-1))) {
+  protected answer(digit: number, q: SourceQuery): SourceAnswer {
+    switch (digit) {
       case 1:
         return { status: 'not_found' };
       case 3:
         return { status: 'silent', detail: `${this.name} timed out (sandbox: registration number ends in 3).` };
       case 5:
         return { status: 'found', record: { full_name: OTHER_BUSINESS, date_of_birth: null } };
-      case 7: {
-        const ready_at = now + this.slowAnswerMs;
-        return { status: 'deferred', reference: `${this.id}.${ready_at}`, ready_at };
-      }
       default:
         return { status: 'found', record: { full_name: q.full_name ?? '', date_of_birth: null } };
     }
   }
 
-  async collect(reference: string, now: number): Promise<SourceAnswer> {
-    const [id, at] = reference.split('.');
-    const ready_at = Number(at);
-    if (id !== this.id || !Number.isSafeInteger(ready_at)) return { status: 'silent', detail: `${this.name} knows no query under this reference.` };
-    if (now < ready_at) return { status: 'deferred', reference, ready_at };
-    return { status: 'found', fields: { name: 'exact', date_of_birth: null } };
+  protected slowMatch(): SourceFieldMatches {
+    return { name: 'exact', date_of_birth: null };
   }
 }

@@ -17,12 +17,13 @@
  * Dojah's sandbox NIN 70123456789 therefore matches; a vNIN (2 letters, 12 digits, 2 letters) is
  * judged by its last digit. An answer given at once returns the record, which we compare; a slow
  * answer is compared by the source itself (per-field results, as VerifyMe and Youverify answer)
- * and its reference carries everything needed to collect it, so any node can collect it.
- * Each source counts the queries it received (`calls`), so a test can show none were made.
+ * and its reference carries everything needed to collect it, so any node can collect it
+ * (last-digit.ts, which the corporate registry shares).
  */
 import type { CheckKind } from '../policy.ts';
 import { SandboxCorporateRegistry } from './corporate-registry.ts';
-import type { IdentitySource, SourceAnswer, SourceQuery, SourceState } from './source.ts';
+import { LastDigitSandbox } from './last-digit.ts';
+import type { IdentitySource, SourceAnswer, SourceFieldMatches, SourceQuery } from './source.ts';
 
 export const SANDBOX_TEST_VALUES = [
   { value: 'ends in 0, 4, 6, 8 or 9', answer: 'found: the record matches the claimed name and date of birth (contactability: reachable)' },
@@ -35,11 +36,6 @@ export const SANDBOX_TEST_VALUES = [
 
 const MISMATCH_NAME = 'Sandbox Unrelated Person';
 
-function lastDigit(identifier: string): number {
-  const m = /(\d)[A-Za-z]*$/.exec(identifier);
-  return m ? Number(m[1]) : 0;
-}
-
 function shiftDate(date: string | undefined): string | null {
   if (!date) return null;
   const d = new Date(`${date}T00:00:00Z`);
@@ -47,25 +43,19 @@ function shiftDate(date: string | undefined): string | null {
   return d.toISOString().slice(0, 10);
 }
 
-export class SandboxSource implements IdentitySource {
-  readonly mocked = true;
+export class SandboxSource extends LastDigitSandbox {
   readonly testValues = SANDBOX_TEST_VALUES;
-  calls = 0;
 
   constructor(
-    readonly id: string,
-    readonly name: string,
+    id: string,
+    name: string,
     readonly check: CheckKind,
-    private readonly slowAnswerMs: number,
-  ) {}
-
-  state(): SourceState {
-    return 'available';
+    slowAnswerMs: number,
+  ) {
+    super(id, name, slowAnswerMs);
   }
 
-  async query(q: SourceQuery, now: number): Promise<SourceAnswer> {
-    this.calls++;
-    const digit = lastDigit(q.identifier);
+  protected answer(digit: number, q: SourceQuery): SourceAnswer {
     const found = (full_name: string | undefined, dob: string | null | undefined): SourceAnswer =>
       this.check === 'contactability' ? { status: 'found' } : { status: 'found', record: { full_name: full_name ?? '', date_of_birth: dob ?? null } };
     switch (digit) {
@@ -77,22 +67,14 @@ export class SandboxSource implements IdentitySource {
         return { status: 'silent', detail: `${this.name} did not answer (sandbox: identifier ends in 3).` };
       case 5:
         return found(this.check === 'contactability' ? q.full_name : MISMATCH_NAME, q.date_of_birth);
-      case 7: {
-        const ready_at = now + this.slowAnswerMs;
-        return { status: 'deferred', reference: `${this.id}.${ready_at}`, ready_at };
-      }
       default:
         return found(q.full_name, q.date_of_birth);
     }
   }
 
-  async collect(reference: string, now: number): Promise<SourceAnswer> {
-    const [id, at] = reference.split('.');
-    const ready_at = Number(at);
-    if (id !== this.id || !Number.isSafeInteger(ready_at)) return { status: 'silent', detail: `${this.name} knows no query under this reference.` };
-    if (now < ready_at) return { status: 'deferred', reference, ready_at };
-    // A slow sandbox answer is a match, compared by the source against the claims it was sent.
-    return { status: 'found', fields: this.check === 'contactability' ? undefined : { name: 'exact', date_of_birth: true } };
+  /** A slow sandbox answer is a match, compared by the source against the claims it was sent. */
+  protected slowMatch(): SourceFieldMatches | undefined {
+    return this.check === 'contactability' ? undefined : { name: 'exact', date_of_birth: true };
   }
 }
 

@@ -28,14 +28,8 @@ import { sortKeyTime } from '../../../runtime/index.ts';
 import type { RailKind, RailPolicy } from '../policy.ts';
 import type { NameEnquiry, Rail, SendAnswer, StatementEntry, StatusAnswer, TestAccount, Transfer } from './rail.ts';
 
-interface Booked {
-  reference: string;
-  org: string;
-  payout_id: string;
-  amount: number;
-  currency: string;
-  bank_code: string;
-  account_number: string;
+/** A transfer as the sandbox rail books it (its narration is not kept). */
+interface Booked extends Omit<Transfer, 'narration'> {
   booked_at: number;
   /** What the transfer becomes (settled, failed, or reversed after settling) and from when; until then it is pending (settled, for one returned later). */
   becomes: 'settled' | 'failed' | 'reversed';
