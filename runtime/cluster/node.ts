@@ -84,7 +84,7 @@ export class ClusterNode implements Placement {
     this.log = opts.log ?? ((m, e) => (e === undefined ? CLUSTER_LOG.info(m, { node: opts.nodeId }) : CLUSTER_LOG.error(m, e, { node: opts.nodeId })));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
-    this.requests = new Requests(this.nc, this.now, this.log);
+    this.requests = new Requests(this.nc, this.now, this.log, opts.stores.atTurnEnd);
     this.leases = new ShardLeases(
       this.nc,
       `${opts.stores.namespace}_shards`,

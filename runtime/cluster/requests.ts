@@ -12,7 +12,8 @@
  * Requests (and, through reply(), answers) are published together once per event-loop turn:
  * nats.js writes what is published in one synchronous run as one buffer, but asks made from
  * separate promise continuations each became a socket write of their own (a fifth of a busy node's
- * CPU in the cascade-removal bench). The journal batches its appends the same way.
+ * CPU in the cascade-removal bench). The turn's flush is handed to `atTurnEnd`, which runs it with
+ * the journal's appends on the same connection, so a turn's asks, answers and appends are one write.
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
@@ -51,6 +52,8 @@ export class Requests {
     private readonly nc: NatsConnection,
     private readonly now: () => number,
     private readonly log: (msg: string, err?: unknown) => void = () => {},
+    /** Runs the turn's flush at the end of the turn (the stores' own outbox); an immediate of its own by default. */
+    private readonly atTurnEnd: (send: () => void) => void = (send) => void setImmediate(send),
   ) {}
 
   start(): void {
@@ -83,7 +86,7 @@ export class Requests {
 
   private queue(item: (typeof this.outbox)[number]): void {
     this.outbox.push(item);
-    if (this.outbox.length === 1) setImmediate(this.flush);
+    if (this.outbox.length === 1) this.atTurnEnd(this.flush);
   }
 
   private readonly flush = (): void => {

@@ -22,6 +22,7 @@ import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
 import { checkNamespace } from './names.ts';
 import { JetStreamReadings } from './readings.ts';
 import { RedisSnapshots } from './snapshots.ts';
+import { atTurnEnd } from './turn-outbox.ts';
 
 export interface ClusterStoreOptions {
   natsUrl: string;
@@ -55,6 +56,11 @@ export interface ClusterStores extends Stores {
   /** The connections, shared with the runtime's shard leases and remote asks. */
   readonly nats: NatsConnection;
   readonly redis: Redis;
+  /**
+   * Runs `send` (publishes on `nats` that catch their own errors) at the end of this event-loop
+   * turn with the turn's journal appends, so the turn's publishes leave in one socket write.
+   */
+  atTurnEnd(send: () => void): void;
   /** The JetStream KV buckets of this namespace (move-to-cluster checks they are empty). */
   readonly buckets: readonly string[];
   /**
@@ -103,6 +109,7 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     replicas,
     nats: nc,
     redis,
+    atTurnEnd: (send) => atTurnEnd(nc, send),
     buckets: Object.values(names),
     sweep,
     journal: new JetStreamJournal(nc, js, jsm, journalNames, direct),

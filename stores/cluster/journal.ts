@@ -18,6 +18,7 @@ import { pack, unpack } from './codec.ts';
 import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import { FeedMessages } from './feed-messages.ts';
 import { isHashedSubject, nameOf, subjectOf } from './names.ts';
+import { PublishAcks } from './publish-acks.ts';
 
 /** Positions per stream message: the most events one append may carry. */
 export const EVENTS_PER_MESSAGE = 1024;
@@ -60,9 +61,10 @@ export class JetStreamJournal implements Journal {
   private readonly listeners = new Set<() => void>();
   private watcher?: { stop(): void };
   private notifyQueued = false;
-  private outbox: Array<() => void> = [];
   private closed = false;
   private readonly feedMessages = new FeedMessages<FeedMessage>((seq) => this.feedMessage(seq), FEED_MESSAGES_KEPT);
+  /** Appends, published together once per event-loop turn and acknowledged through one inbox. */
+  private readonly acks: PublishAcks;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -74,7 +76,9 @@ export class JetStreamJournal implements Journal {
      * go to the leader (STREAM.MSG.GET) so an actor always reads its own appends.
      */
     private readonly direct = true,
-  ) {}
+  ) {
+    this.acks = new PublishAcks(nc);
+  }
 
   private get(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
     return this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query);
@@ -99,7 +103,7 @@ export class JetStreamJournal implements Journal {
     try {
       const commit: Commit = isHashedSubject(this.names.prefix, subject) ? [expectedVersion + 1, tip.seq, events, stream] : [expectedVersion + 1, tip.seq, events];
       const data = pack(commit);
-      const ack = await this.batched(() => this.js.publish(subject, data, { expect: { lastSubjectSequence: tip.seq } }));
+      const ack = await this.acks.publish(subject, data, tip.seq);
       seq = ack.seq;
     } catch (err) {
       if ((err as { code?: unknown }).code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((err as Error).message))) throw err;
@@ -173,24 +177,6 @@ export class JetStreamJournal implements Journal {
     this.closed = true;
     this.listeners.clear();
     this.unwatch();
-  }
-
-  /**
-   * Publishes are issued together once per event-loop turn: the client then writes them to the
-   * socket as one buffer instead of one write per commit (a third of the CPU of a busy node
-   * went to socket writes). Costs one macrotask of latency.
-   */
-  private batched<T>(publish: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.outbox.push(() => publish().then(resolve, reject));
-      if (this.outbox.length === 1) {
-        setImmediate(() => {
-          const batch = this.outbox;
-          this.outbox = [];
-          for (const send of batch) send();
-        });
-      }
-    });
   }
 
   /** The actor's current version and the sequence of its last message (0, 0 when new). */

@@ -1,0 +1,75 @@
+/**
+ * Journal appends' acknowledgements through one inbox (stores/cluster/publish-acks.ts), over the
+ * real NATS and JetStream: each acknowledgement reaches the publish that asked, however many are
+ * in flight; a refused expectation carries the server's code; a subject no stream holds and an
+ * acknowledgement that never comes fail as store faults (a retryable 503, DESIGN "Stores").
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterEach, expect, it } from 'vitest';
+import { isStoreFault } from '../../stores/index.ts';
+import { PublishAcks } from '../../stores/cluster/publish-acks.ts';
+import { natsUrl, testNamespace } from '../../support/stores.ts';
+
+const opened: Array<{ nc: NatsConnection; streams: string[] }> = [];
+afterEach(async () => {
+  for (const { nc, streams } of opened.splice(0)) {
+    const jsm = await jetstreamManager(nc);
+    for (const s of streams) await jsm.streams.delete(s).catch(() => false);
+    await nc.close();
+  }
+});
+
+async function setup(): Promise<{ nc: NatsConnection; prefix: string; clock: { now: number }; acks: PublishAcks }> {
+  const nc = await connect({ servers: natsUrl() });
+  const ns = testNamespace('acks');
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: `${ns}_s`, subjects: [`${ns}.s.>`] });
+  opened.push({ nc, streams: [`${ns}_s`] });
+  const clock = { now: 1_000 };
+  return { nc, prefix: `${ns}.s`, clock, acks: new PublishAcks(nc, () => clock.now, 5_000) };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+it('each acknowledgement reaches the publish that asked, with many in flight through one inbox', async () => {
+  const { acks, prefix } = await setup();
+  const acked = await Promise.all(Array.from({ length: 50 }, (_, i) => acks.publish(`${prefix}.a${i % 5}`, bytes(`m${i}`))));
+  expect(acked.map((a) => a.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1)); // published in call order
+  expect(acks.size).toBe(0);
+});
+
+it("an append expecting another last sequence of its subject is refused with the server's code (a stale writer cannot write over a new one)", async () => {
+  const { acks, prefix } = await setup();
+  const first = await acks.publish(`${prefix}.x`, bytes('1'), 0);
+  await acks.publish(`${prefix}.y`, bytes('other subject'), 0);
+  expect((await acks.publish(`${prefix}.x`, bytes('2'), first.seq)).seq).toBe(3);
+  const stale = await acks.publish(`${prefix}.x`, bytes('again'), first.seq).catch((e: Error) => e);
+  expect(stale).toMatchObject({ name: 'JetStreamApiError', code: 10071 });
+  expect(isStoreFault(stale)).toBe(true);
+});
+
+it('a subject no stream holds fails at once as a store fault, not at the deadline', async () => {
+  const { acks } = await setup();
+  const err = await acks.publish(`${testNamespace('nobody')}.x`, bytes('q')).catch((e: Error) => e);
+  expect(err).toMatchObject({ name: 'NoRespondersError' });
+  expect(isStoreFault(err)).toBe(true);
+  expect(acks.size).toBe(0);
+});
+
+it('a publish whose acknowledgement never comes fails at its deadline, on the sweep after it, as a store fault', async () => {
+  const { acks, nc, clock } = await setup();
+  const silent = testNamespace('silent');
+  nc.subscribe(`${silent}.x`, { callback: () => {} }); // served, never acknowledged
+  await nc.flush();
+  const sent = acks.publish(`${silent}.x`, bytes('q')).catch((e: Error) => e);
+  await nc.flush();
+  clock.now += 4_999;
+  acks.sweep();
+  expect(acks.size).toBe(1);
+  clock.now += 1;
+  acks.sweep();
+  const err = await sent;
+  expect(err).toMatchObject({ name: 'TimeoutError' });
+  expect(isStoreFault(err)).toBe(true);
+});
