@@ -19,6 +19,13 @@ export interface AskOptions {
    * made for it and the ask resolves with undefined. A decision's explicit reply is still given.
    */
   noReply?: boolean;
+  /**
+   * Set by the runtime (ActorSystem.limitCreation), never by a caller: the command is refused with
+   * this message when it would create its record; on a record that exists it runs as asked. It
+   * travels with an ask forwarded to the node that owns the record, which alone knows whether it
+   * exists.
+   */
+  refuseCreate?: string;
 }
 
 /** Sends a command to an actor of a kind (a definition or its name), wherever it lives. */

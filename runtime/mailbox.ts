@@ -15,6 +15,8 @@ export interface Envelope {
   dedupeId: string | undefined;
   /** The caller ignores the reply: no view is made for it. */
   noReply: boolean;
+  /** Refuse the command if it would create its record (AskOptions.refuseCreate). */
+  refuseCreate: string | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Outcome, set during a turn and delivered after its commit. */

@@ -85,6 +85,8 @@ export class ActorSystem {
   private readonly ctx: CommandContext = { now: 0, id: '', org: '', version: 0, requestId: undefined, principal: undefined, newId };
   private readonly meta: EventMeta = { at: 0, version: 0, eventId: '', org: '' };
   private reactionsOn = false;
+  /** Says why a create asked with these options is refused, or nothing (limitCreation). */
+  private creationLimit: ((opts: AskOptions) => string | undefined) | undefined;
   private shuttingDown = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -142,6 +144,11 @@ export class ActorSystem {
     else await this.reactions.stop();
   }
 
+  /** Asked on the asking node of every command that may create; its reason refuses the command where it would create. */
+  limitCreation(limit: ((opts: AskOptions) => string | undefined) | undefined): void {
+    this.creationLimit = limit;
+  }
+
   setPlacement(p: Placement | undefined): void {
     this.placement = p;
   }
@@ -163,6 +170,10 @@ export class ActorSystem {
   ask<D extends AnyActorDef, K extends CommandOf<D>>(ref: D | string, id: string, command: K, payload: PayloadOf<D, K>, opts: AskOptions): Promise<AnswerOf<D, K>> {
     const def = this.kind(ref);
     if (!Object.hasOwn(def.decide, command)) return Promise.reject(new Error(`${def.kind} has no command ${command}`));
+    if (this.creationLimit !== undefined && !def.ephemeral && def.creates.includes(command)) {
+      const why = this.creationLimit(opts);
+      if (why !== undefined) opts = { ...opts, refuseCreate: why };
+    }
     if (this.placement && !this.placement.isLocal(def.kind, id)) {
       return this.placement.forward(def.kind, id, { op: 'ask', command, payload, opts }) as Promise<AnswerOf<D, K>>;
     }
@@ -176,7 +187,7 @@ export class ActorSystem {
     return new Promise((resolve, reject) => {
       const env: Envelope = {
         command, payload, org: opts.org, requestId: opts.requestId, principal: opts.principal, dedupeId: opts.dedupeId,
-        noReply: opts.noReply === true, resolve, reject, ok: false, value: undefined, next: undefined,
+        noReply: opts.noReply === true, refuseCreate: opts.refuseCreate, resolve, reject, ok: false, value: undefined, next: undefined,
       };
       if (!(cell.mailbox ??= new Mailbox(this.limits.mailboxCapacity, this.limits.systemLaneCapacity)).push(env, opts.lane ?? 'user')) {
         reject(new ApiError('overloaded', `${def.kind} ${id} is busy; retry shortly.`, { retryable: true }));

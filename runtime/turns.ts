@@ -5,7 +5,9 @@
  * the turn is settled.
  *
  * Checks before decide run in a fixed order: organisation (403 organisation_mismatch), existence
- * (404 not_found unless the command creates), dedupe (a duplicate gets the current view).
+ * (404 not_found unless the command creates), the creation limit (403
+ * sandbox_record_limit_reached: a create the kernel's sandbox caps refused), dedupe (a duplicate
+ * gets the current view).
  */
 import type { CommitEffects, StoredEvent } from '../stores/index.ts';
 import type { CommandContext, EventMeta } from './actor.ts';
@@ -103,6 +105,10 @@ export function decideTurn(cell: Cell, now: number, ctx: CommandContext, meta: E
     const exists = org !== undefined;
     if (!exists && !def.creates.includes(env.command)) {
       outcome(turn, env, false, new ApiError('not_found', `No ${def.kind} with id ${shownId(id)}.`));
+      continue;
+    }
+    if (!exists && env.refuseCreate !== undefined) {
+      outcome(turn, env, false, new ApiError('sandbox_record_limit_reached', env.refuseCreate));
       continue;
     }
     if (env.dedupeId !== undefined && (seen(cell.dedupe, env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { type Envelope, Mailbox } from '../../runtime/mailbox.ts';
 
 const env = (command: string): Envelope => ({
-  command, payload: undefined, org: 'org_a', requestId: undefined, principal: undefined, dedupeId: undefined, noReply: false,
+  command, payload: undefined, org: 'org_a', requestId: undefined, principal: undefined, dedupeId: undefined, noReply: false, refuseCreate: undefined,
   resolve: () => {}, reject: () => {}, ok: false, value: undefined, next: undefined,
 });
 
