@@ -46,3 +46,5 @@ export { emptyReport, oneShotRecord, type OneShotOptions, type OneShotState } fr
 export { NODE_BUS, natsNodeBus, nodeBus, type NodeBus } from './node-bus.ts';
 export { NextActionSchema, nextAction, type NextAction } from './next-action.ts';
 export { CALLER_REF, CALLER_REF_PATTERN, CALLER_REF_RULE, callerRef, isCallerRef } from './caller-ref.ts';
+export { SANDBOX_CAPS, SandboxCaps, sandboxCaps } from './sandbox-caps.ts';
+export { ACTIVE_SANDBOX_POLICY, checkSandboxPolicy, sandboxPolicy, type LoadedSandboxPolicy, type SandboxPolicy } from './sandbox-policy.ts';

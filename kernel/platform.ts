@@ -7,6 +7,7 @@ import type { Area, Platform } from './area.ts';
 import { ActorSystem, type Clock, type Limits, type Placement } from '../runtime/index.ts';
 import { perNodeReadersCaughtUp } from './journal-feeds.ts';
 import { MEMBERSHIP, soleProcessMembership } from './membership.ts';
+import { SANDBOX_CAPS, SandboxCaps } from './sandbox-caps.ts';
 import { Services } from './services.ts';
 
 export interface PlatformOptions {
@@ -22,6 +23,9 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const system = new ActorSystem({ stores: opts.stores, clock: opts.clock, kinds: opts.areas.flatMap((a) => a.kinds), limits: opts.limits, placement: opts.placement });
   const platform: Platform = { system, clock: opts.clock, stores: opts.stores, services: new Services(), config: opts.config ?? {}, areas: opts.areas };
   if (opts.stores.mode === 'embedded' && opts.stores.durable) platform.services.provide(MEMBERSHIP, soleProcessMembership());
+  const caps = new SandboxCaps(platform);
+  platform.services.provide(SANDBOX_CAPS, caps);
+  caps.start();
   for (const area of opts.areas) await area.start?.(platform);
   await system.start();
   await perNodeReadersCaughtUp(platform);
@@ -32,5 +36,6 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
 export async function stopPlatform(platform: Platform): Promise<void> {
   await platform.system.stop();
   for (const area of [...platform.areas].reverse()) await area.stop?.(platform);
+  await platform.services.get(SANDBOX_CAPS)?.stop();
   await platform.stores.close();
 }

@@ -1,0 +1,108 @@
+/**
+ * Sandbox caps (docs/gaps.md#sandbox-caps): an organisation's sandbox keeps at most the policy's
+ * number of records (sandbox-policy.ts), and a request made with a sandbox credential that would
+ * create one past it is refused 403 `sandbox_record_limit_reached`, never left to grow the stores
+ * and the heap without bound.
+ *
+ * A record is an actor with a journal, whoever made it (a request, a reaction, a timer): what the
+ * organisation keeps on the platform. The count is a read model kept in memory on every node, as
+ * the gates are (journal-feeds.ts NodeReadModel): this node's commits as they happen, and over
+ * durable stores the whole journal feed, so the count is rebuilt from the journal after a start
+ * and every node of a cluster counts the records made on the others. A stream's first event
+ * (version 1) is a record made. So no create pays a write or a network round trip for the count;
+ * creates in flight at once on several nodes may pass the cap by as many as they are.
+ *
+ * Only a create asked on behalf of a sandbox request in flight on this node is refused (the
+ * gateway says when one begins and ends): the work the platform does itself in consequence of what
+ * it accepted (a webhook delivery, a run's payslips made by a reaction) is counted but never
+ * refused, so accepted work is never left half done. The runtime asks the check on the asking node
+ * and refuses on the owning node only where the command would create (ActorSystem.limitCreation):
+ * an organisation at its cap still acts on the records it has.
+ */
+import type { AskOptions, Committed } from '../runtime/index.ts';
+import type { FeedEntry } from '../stores/index.ts';
+import type { Platform } from './area.ts';
+import { NodeReadModel } from './journal-feeds.ts';
+import { type LoadedSandboxPolicy, sandboxPolicy } from './sandbox-policy.ts';
+import { serviceKey } from './services.ts';
+
+/** Records the feed handed over that are kept to meet their own commit: far more than a commit waits between its append and its listeners. */
+const FED_KEPT = 16_384;
+
+export class SandboxCaps {
+  readonly policy: LoadedSandboxPolicy;
+  /** Records made per organisation. */
+  private readonly records = new Map<string, number>();
+  /** Records this node's commits made that the feed has not yet handed over (durable stores): counted once. */
+  private readonly unread = new Set<string>();
+  /** Records the feed handed over most recently, in order (durable stores). */
+  private readonly fed = new Set<string>();
+  /** Sandbox requests in flight on this node: request id to organisation. */
+  private readonly requests = new Map<string, string>();
+  private readonly follower: NodeReadModel;
+
+  constructor(private readonly platform: Platform) {
+    this.policy = sandboxPolicy(platform.config.SANDBOX_POLICY_FILE ?? process.env.SANDBOX_POLICY_FILE);
+    this.follower = new NodeReadModel(platform, 'sandbox-records', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+  }
+
+  start(): void {
+    this.follower.start();
+    this.platform.system.limitCreation((opts) => this.refusal(opts));
+  }
+
+  async stop(): Promise<void> {
+    this.platform.system.limitCreation(undefined);
+    await this.follower.stop();
+  }
+
+  /** Records made in `org` as this node knows them. */
+  recordsOf(org: string): number {
+    return this.records.get(org) ?? 0;
+  }
+
+  /** A request made with a sandbox credential of `org` began: its creates are held to the cap until it ends. */
+  began(requestId: string, org: string): void {
+    this.requests.set(requestId, org);
+  }
+
+  ended(requestId: string): void {
+    this.requests.delete(requestId);
+  }
+
+  private refusal(opts: AskOptions): string | undefined {
+    if (opts.requestId === undefined || this.requests.get(opts.requestId) !== opts.org) return undefined;
+    const made = this.records.get(opts.org) ?? 0;
+    const cap = this.policy.pack.records;
+    if (made < cap) return undefined;
+    return `This organisation's sandbox holds ${made} records and its sandbox policy (${this.policy.pack.version}) allows ${cap}; no more can be created in it. Records already made can still be read and acted on.`;
+  }
+
+  private onCommit(c: Committed): void {
+    if (c.events.length === 0 || c.events[0]!.version !== 1 || this.platform.system.kind(c.kind).ephemeral) return;
+    if (!this.platform.stores.durable) return this.add(c.org);
+    if (this.fed.delete(c.stream)) return;
+    this.add(c.org);
+    this.unread.add(c.stream);
+  }
+
+  private onFeed(entries: FeedEntry[]): void {
+    for (const { stream, event } of entries) {
+      if (event.version !== 1 || this.unread.delete(stream)) continue;
+      this.add(event.org);
+      // where a commit's listeners run after its append (cluster), the feed may hand a record
+      // over before them: kept a while, so that commit does not count it again
+      if (this.fed.size >= FED_KEPT) this.fed.delete(this.fed.values().next().value!);
+      this.fed.add(stream);
+    }
+  }
+
+  private add(org: string): void {
+    this.records.set(org, (this.records.get(org) ?? 0) + 1);
+  }
+}
+
+export const SANDBOX_CAPS = serviceKey<SandboxCaps>('sandbox-caps');
+
+/** The platform's sandbox caps (createPlatform provides them). */
+export const sandboxCaps = (platform: Platform): SandboxCaps => platform.services.require(SANDBOX_CAPS);
