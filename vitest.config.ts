@@ -39,10 +39,12 @@ export default defineConfig(async () => {
   const ci = process.env.CI === 'true';
   const up = (await reachable(natsUrl, 4222)) && (await reachable(redisUrl, 6379));
   if (!up && !ci) console.warn(`[vitest] NATS (${natsUrl}) or Redis (${redisUrl}) unreachable: the cluster project is skipped (CI=true makes this a failure).`);
-  // every platform a test starts, in process or as a child, takes the open rate policy (budgets
-  // no test reaches; the rate-limit tests name their own pack in the platform's config) and serves
-  // its metrics on a free port, so platforms started side by side never contend for one
-  const env = { NATS_URL: natsUrl, REDIS_URL: redisUrl, RATE_POLICY_FILE: fileURLToPath(new URL('./support/rate-policy-open.json', import.meta.url)), METRICS_PORT: '0' };
+  // every platform a test starts, in process or as a child, takes the open rate and sandbox
+  // policies (figures no test reaches; the rate-limit and sandbox-cap tests name their own pack in
+  // the platform's config) and serves its metrics on a free port, so platforms started side by
+  // side never contend for one
+  const open = (pack: string) => fileURLToPath(new URL(`./support/${pack}-open.json`, import.meta.url));
+  const env = { NATS_URL: natsUrl, REDIS_URL: redisUrl, RATE_POLICY_FILE: open('rate-policy'), SANDBOX_POLICY_FILE: open('sandbox-policy'), METRICS_PORT: '0' };
   return {
     test: {
       testTimeout: 30_000,

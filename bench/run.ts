@@ -10,8 +10,9 @@ import { printTable, writeResults, type BenchResult } from './report.ts';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 // a bench measures throughput, not budgets: every platform it starts, in process or as a child,
-// keeps its rate limits on with the open policy, whose budgets no bench reaches
+// keeps its rate limits and sandbox caps on with the open policies, whose figures no bench reaches
 process.env.RATE_POLICY_FILE ??= fileURLToPath(new URL('../support/rate-policy-open.json', import.meta.url));
+process.env.SANDBOX_POLICY_FILE ??= fileURLToPath(new URL('../support/sandbox-policy-open.json', import.meta.url));
 // platforms started side by side each serve their metrics on a free port
 process.env.METRICS_PORT ??= '0';
 const available = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();

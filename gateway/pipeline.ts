@@ -3,7 +3,9 @@
  *
  *   route (404 / 405; HEAD as GET) -> request id -> credential (401) -> organisation (from the
  *   credential only) -> scope (403 forbidden naming it) -> rate limits (429: the credential's and
- *   the organisation's buckets, or the address's for a POST without a credential) -> body read
+ *   the organisation's buckets, or the address's for a POST without a credential) -> sandbox caps
+ *   (429 sandbox_work_limit_reached for memory-heavy work past its share; the request's creates
+ *   held to the record cap while it runs) -> body read
  *   (415 / 400 unreadable JSON, or JSON nested or sized beyond the bounds)
  *   -> idempotency (400 missing / invalid / reused; replay; wait) -> schema validation (400 naming
  *   every field; invalid_money_amount) -> handler -> JSON
@@ -12,7 +14,7 @@
  * applied by the transport before any of this, with the same request-id and error shape
  * (refuse()). Every response carries Service-Request-Id.
  */
-import { ApiError, AUTHENTICATOR, type Authenticator, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, outcomeUnknown, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, type Authenticator, CREDENTIAL_HEADERS, flat, jsonBoundsRefusal, MEMBERSHIP, newId, outcomeUnknown, type Platform, type Principal, requiredScope, type RouteDef, type RouteRequest, type RouteResult, SANDBOX_CAPS } from '../kernel/index.ts';
 import { errorResponse } from './error-response.ts';
 import { REPLAY_HEADER, REQUEST_ID_HEADER } from './headers.ts';
 import './formats.ts';
@@ -20,6 +22,7 @@ import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency
 import { GatewayMetrics, type OrgClass } from './metrics.ts';
 import { earlyRefusal, RateLimiter, RefusedCredentials } from './rate-limits.ts';
 import { ratePolicy } from './rate-policy.ts';
+import { SandboxWork } from './sandbox-work.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import { HOLD_MAX_MS } from './holds.ts';
@@ -79,6 +82,7 @@ class RequestPipeline {
   private readonly authenticator: Authenticator;
   private readonly limits: RateLimiter;
   private readonly refused: RefusedCredentials;
+  private readonly work: SandboxWork;
   /** The longest an early refusal is held (holds.ts; platform config RATE_LIMIT_HOLD_MS, 0: never). */
   private readonly holdMaxMs: number;
   readonly metrics: GatewayMetrics;
@@ -107,6 +111,7 @@ class RequestPipeline {
     this.holdMaxMs = Number.isFinite(hold) && hold >= 0 ? Math.min(hold, HOLD_MAX_MS) : HOLD_MAX_MS;
     this.limits = new RateLimiter(policy, () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
+    this.work = new SandboxWork(platform.services.require(SANDBOX_CAPS), this.router.routes());
   }
 
   /** Compiles a route's scope and schemas once, at start, so no request compiles them. */
@@ -162,18 +167,30 @@ class RequestPipeline {
         if (principal) this.refused.note(RefusedCredentials.raw(w.headers, CREDENTIAL_HEADERS)!, this.platform.clock.now() + refused.waitMs);
         return errorResponse(refused.error, requestId, refused.headers);
       }
-      const rawBody = readBody(w);
-
-      const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
-      if (key === undefined || !principal) return (await this.execute(m, w, rawBody, match.params, principal, requestId)).response;
-
-      const { response, replay } = await this.idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
-        this.execute(m, w, rawBody, match.params, principal, requestId, key),
-      );
-      return replay ? replayed(response, requestId) : response;
+      if (principal === undefined || principal.livemode) return await this.admitted(m, w, match.params, principal, requestId);
+      // a sandbox request: its creates are held to the record cap while it runs, and memory-heavy work to its share
+      const slot = this.work.begin(m.def, principal.org, requestId, w.method !== 'GET' && w.method !== 'HEAD');
+      if (typeof slot !== 'boolean') return errorResponse(slot.error, requestId, slot.headers);
+      try {
+        return await this.admitted(m, w, match.params, principal, requestId);
+      } finally {
+        this.work.end(principal.org, requestId, slot);
+      }
     } catch (e) {
       return errorResponse(e, requestId);
     }
+  }
+
+  /** A request past its route, credential, scope and limits: body, idempotency, then the handler. */
+  private async admitted(m: Mounted, w: WireRequest, params: Record<string, string>, principal: Principal | undefined, requestId: string): Promise<WireResponse> {
+    const rawBody = readBody(w);
+    const key = w.method === 'POST' ? checkKey(w.headers['idempotency-key'], m.def.idempotent && m.def.auth !== 'none') : undefined;
+    if (key === undefined || !principal) return (await this.execute(m, w, rawBody, params, principal, requestId)).response;
+
+    const { response, replay } = await this.idem.run(principal.org, key, fingerprint(w.method, w.path, w.body), () =>
+      this.execute(m, w, rawBody, params, principal, requestId, key),
+    );
+    return replay ? replayed(response, requestId) : response;
   }
 
   /** Schema validation, the handler and its JSON; errors become responses so a POST's is kept for replays. */
