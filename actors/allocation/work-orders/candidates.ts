@@ -2,17 +2,18 @@
  * The candidates a work order ranks (spec 3 "Work orders, offers, assignments, exceptions", 4.7):
  * the supply map's nearest-N query (never a scan of all workers), the identity gate, engagement
  * standing and credential eligibility, each a read of memory on this node through the owning
- * module's face; ranking.ts scores and orders. rankWith explains every factor (GET .../ranking);
- * rankForOpen gives the same order without the breakdown, for opening a work order.
+ * module's face; ranking.ts scores and orders. One ranking serves both readers: rankForOpen gives
+ * the order a work order opens with, rankWith the same order with every factor and exclusion
+ * explained (GET .../ranking).
  */
 import { mounted, type Platform } from '../../../kernel/index.ts';
 import { credentialEligibility } from '../../credentials/index.ts';
 import { engagementStanding } from '../../engagements/index.ts';
 import { identityGate } from '../../identity/index.ts';
-import { type CandidateFacts, type ExcludedCandidate, rank, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
+import { type CandidateFacts, type ExcludedCandidate, factorsOf, gateOf, type RankedCandidate, roundScore, scoreOf } from './ranking.ts';
 import { allocationService, type AllocationService } from '../supply/service.ts';
 import { NearestBuffer } from '../supply/supply-index.ts';
-import { ACTIVE_WEIGHTS } from './weights.ts';
+import { ACTIVE_WEIGHTS, type WeightSet } from './weights.ts';
 import type { CandidateList, WorkOrderFacts } from './work-order.ts';
 
 export interface Gates {
@@ -67,8 +68,8 @@ function gatesFor(platform: Platform): Gates {
 
 /**
  * What a ranking reads, each a read of memory on this node: the supply map's nearest-N query,
- * presence, reliability and the gates. rankWith reads them by worker id; rankForOpen by the
- * subject numbers the map answers (nearestInto), from the owning modules' columns.
+ * presence, reliability and the gates, by the subject numbers the map answers (nearestInto), from
+ * the owning modules' columns.
  */
 export interface RankingSources {
   nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): readonly { worker_id: string; distance_metres: number }[];
@@ -86,34 +87,11 @@ export interface RankingSources {
 
 export type RankingAsk = Pick<WorkOrderFacts, 'location' | 'search_radius_metres' | 'occupation_code' | 'claim_codes'>;
 
-/** Every candidate near the point, gated and scored (the bench measures this beside the bare nearest-N query). */
-export function rankWith(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
-  const g = src.gates;
-  const near = src.nearest(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool);
-  const facts: CandidateFacts[] = new Array(near.length);
-  for (let i = 0; i < near.length; i++) {
-    const n = near[i];
-    const last = src.lastReadingAt(org, n.worker_id);
-    const settled = src.assignmentsOf(org, n.worker_id);
-    facts[i] = {
-      worker_id: n.worker_id,
-      distance_metres: n.distance_metres,
-      passport_live: g.isLive(org, n.worker_id),
-      engagement_current: g.isCurrent(org, n.worker_id),
-      credentials: g.eligibility(org, n.worker_id, f.occupation_code, f.claim_codes),
-      completed: settled.completed,
-      failed: settled.failed,
-      presence_age_seconds: last === undefined ? Infinity : Math.max(0, (now - last) / 1000),
-    };
-  }
-  return rank(facts, f.search_radius_metres, weights);
-}
-
-/** rankForOpen's answer buffer: it runs synchronously, so one per process serves every call; it orders the candidates itself, so the buffer is left unsorted. */
+/** The answer buffer of the ranking: it runs synchronously, so one per process serves every call; it orders the candidates itself, so the buffer is left unsorted. */
 const NEAREST = new NearestBuffer(false);
 
 /**
- * rankForOpen's scratch, reused by every call for the same reason: the eligible candidates as
+ * The ranking's scratch, reused by every call for the same reason: the eligible candidates as
  * positions in NEAREST with their score and rounded distance, ordered by an index sort.
  */
 const KEPT = { at: [] as number[], score: [] as number[], rounded: [] as number[], order: [] as number[] };
@@ -126,14 +104,54 @@ function byKeptRank(i: number, j: number): number {
   return KEPT.score[j] - KEPT.score[i] || KEPT.rounded[i] - KEPT.rounded[j] || (NEAREST.ids[KEPT.at[i]] < NEAREST.ids[KEPT.at[j]] ? -1 : 1);
 }
 
+/** KEPT's first `k` positions in rank order. */
+function orderKept(k: number): number[] {
+  const { order } = KEPT;
+  order.length = k;
+  // Array.prototype.sort copies into work arrays of its own on every call; a few dozen eligible
+  // candidates (the common case) are ordered in place by insertion.
+  if (k > 32) return order.sort(byKeptRank);
+  for (let i = 1; i < k; i++) {
+    const x = order[i];
+    let j = i - 1;
+    while (j >= 0 && byKeptRank(order[j], x) > 0) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
+  return order;
+}
+
 /**
- * The ranking a work order opens with: the same gates in the same order as rankWith, each asked
- * only while the candidate still passes (a worker without a live passport is not asked about),
- * and the same score and order, without the per-factor breakdown GET .../ranking shows. It reads
- * by subject number (the map's nearestInto, then the owning modules' columns) and allocates
- * nothing per candidate but its answer. A test holds it equal to rankWith.
+ * What GET .../ranking shows beside the order: each kept candidate's facts (by its position in
+ * KEPT), from which its factors are drawn, and each excluded one with the gate that excluded it.
  */
-export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): CandidateList & { excluded: number } {
+interface Explanation {
+  kept: CandidateFacts[];
+  excluded: (ExcludedCandidate & { metres: number })[];
+}
+
+/**
+ * Why a candidate did not pass (ranking.ts gateOf, the gates in their order): the first gate it
+ * failed, and for credentials the module's own reasons, asked by worker id only for an
+ * explanation.
+ */
+function exclusion(g: Gates, org: string, f: RankingAsk, id: string, metres: number, live: boolean, current: boolean): ExcludedCandidate & { metres: number } {
+  const credentials = live && current ? { ...(g.eligibility(org, id, f.occupation_code, f.claim_codes) ?? { reasons: [], claims: NO_CLAIMS }), eligible: false } : null;
+  const gate = gateOf({ ...FACTS, worker_id: id, passport_live: live, engagement_current: current, credentials })!;
+  return { worker_id: id, distance_metres: roundScore(metres), excluded_because: gate.because, detail: gate.detail, metres };
+}
+
+/**
+ * The ranking (spec 4.7), one for opening a work order and for GET .../ranking: the supply map's
+ * nearest candidate_pool workers by subject number (nearestInto), the gates in order (identity,
+ * engagement standing, credentials), each asked only while the candidate still passes (a worker
+ * without a live passport is not asked about), from the owning modules' columns; then the score
+ * of the weight set (ranking.ts scoreOf), higher first, ties by the nearer, then worker_id. It
+ * allocates nothing per candidate but its answer; `why`, when given, collects the explanation as well.
+ */
+function rankNear(src: RankingSources, now: number, org: string, f: RankingAsk, weights: WeightSet, why: Explanation | null): CandidateList & { excluded: number } {
   const g = src.gates;
   const near = NEAREST;
   const count = src.nearestInto(org, f.location.latitude, f.location.longitude, f.search_radius_metres, weights.candidate_pool, near);
@@ -144,10 +162,14 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
   let k = 0;
   for (let i = 0; i < count; i++) {
     const n = near.subjects[i];
-    if (!g.liveAt(n) || !g.currentAt(n)) continue;
+    const live = g.liveAt(n);
+    const current = live && g.currentAt(n);
+    const claims = current && credentialsOf ? credentialsOf(n) : NO_CLAIMS;
+    if (!current || claims === null) {
+      if (why) why.excluded.push(exclusion(g, org, f, near.ids[i], near.metres(i), live, current));
+      continue;
+    }
     if (credentialsOf) {
-      const claims = credentialsOf(n);
-      if (claims === null) continue;
       ELIGIBLE.claims = claims;
       facts.credentials = ELIGIBLE;
     }
@@ -160,24 +182,12 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
     score[k] = scoreOf(facts, f.search_radius_metres, weights);
     rounded[k] = roundScore(metres);
     order[k] = k;
+    if (why) why.kept[k] = { ...facts, worker_id: near.ids[i], credentials: facts.credentials && { eligible: true, reasons: [], claims } };
     k++;
   }
   ELIGIBLE.claims = NO_CLAIMS; // holds no candidate's claims past the call
   facts.credentials = null;
-  order.length = k;
-  // Array.prototype.sort copies into work arrays of its own on every call; a few dozen eligible
-  // candidates (the common case) are ordered in place by insertion.
-  if (k > 32) order.sort(byKeptRank);
-  else
-    for (let i = 1; i < k; i++) {
-      const x = order[i];
-      let j = i - 1;
-      while (j >= 0 && byKeptRank(order[j], x) > 0) {
-        order[j + 1] = order[j];
-        j--;
-      }
-      order[j + 1] = x;
-    }
+  orderKept(k);
   const ids: string[] = new Array(k);
   const scores: number[] = [];
   for (let r = 0; r < k; r++) {
@@ -186,6 +196,27 @@ export function rankForOpen(src: RankingSources, now: number, org: string, f: Ra
     scores.push(score[i]);
   }
   return { candidate_ids: ids, candidate_scores: scores, excluded: count - k };
+}
+
+/** The ranking a work order opens with: candidates and scores in rank order, and how many the gates excluded. */
+export function rankForOpen(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): CandidateList & { excluded: number } {
+  return rankNear(src, now, org, f, weights, null);
+}
+
+/**
+ * The same ranking explained (GET .../ranking): each ranked candidate with its rank, score and
+ * the value, weight and contribution of every factor; each excluded one, nearest first, with the
+ * gate that excluded it.
+ */
+export function rankWith(src: RankingSources, now: number, org: string, f: RankingAsk, weights = ACTIVE_WEIGHTS.set): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
+  const why: Explanation = { kept: [], excluded: [] };
+  rankNear(src, now, org, f, weights, why);
+  const ranked = KEPT.order.map((i, r): RankedCandidate => {
+    const c = why.kept[i];
+    return { worker_id: c.worker_id, rank: r + 1, score: KEPT.score[i], distance_metres: roundScore(c.distance_metres), factors: factorsOf(c, f.search_radius_metres, weights) };
+  });
+  const excluded = why.excluded.sort((a, b) => a.metres - b.metres || (a.worker_id < b.worker_id ? -1 : 1)).map(({ metres: _m, ...x }) => x);
+  return { ranked, excluded };
 }
 
 const sourcesOf = new WeakMap<AllocationService, RankingSources>();

@@ -50,19 +50,46 @@ export interface ExcludedCandidate {
 const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
-export function factorValues(c: CandidateFacts, radiusMetres: number, w: WeightSet): Record<Factor, number> {
-  const claims = c.credentials?.claims ?? [];
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 1);
-  return {
-    distance: clamp(1 - c.distance_metres / radiusMetres),
-    evidence: mean(claims.map((x) => (x.evidence_class ? (w.evidence_class_scores[x.evidence_class] ?? 0) : 0))),
-    freshness: mean(claims.map((x) => clamp(x.freshness))),
-    reliability: clamp((c.completed + w.reliability_prior * w.reliability_prior_weight) / (c.completed + c.failed + w.reliability_prior_weight)),
-    presence: clamp(c.presence_age_seconds <= w.presence_full_within_seconds ? 1 : w.presence_full_within_seconds / c.presence_age_seconds),
-  };
+/**
+ * The mean evidence and freshness of a candidate's claims (1 each with none), written into MEANS:
+ * the ranking runs synchronously, so one per process serves every call without allocating.
+ */
+const MEANS = { evidence: 1, freshness: 1 };
+function claimMeans(c: CandidateFacts, w: WeightSet): void {
+  const claims = c.credentials?.claims;
+  MEANS.evidence = 1;
+  MEANS.freshness = 1;
+  if (!claims || !claims.length) return;
+  let e = 0;
+  let f = 0;
+  for (let i = 0; i < claims.length; i++) {
+    const x = claims[i];
+    e += x.evidence_class ? (w.evidence_class_scores[x.evidence_class] ?? 0) : 0;
+    f += clamp(x.freshness);
+  }
+  MEANS.evidence = e / claims.length;
+  MEANS.freshness = f / claims.length;
 }
 
-/** The factors of a weight set in its own key order (the order rank() sums them in), computed once per set. */
+/** One factor's value in [0, 1], after claimMeans for the same candidate. */
+function factorValue(name: Factor, c: CandidateFacts, radiusMetres: number, w: WeightSet): number {
+  switch (name) {
+    case 'distance':
+      return clamp(1 - c.distance_metres / radiusMetres);
+    case 'evidence':
+      return MEANS.evidence;
+    case 'freshness':
+      return MEANS.freshness;
+    case 'reliability':
+      return clamp((c.completed + w.reliability_prior * w.reliability_prior_weight) / (c.completed + c.failed + w.reliability_prior_weight));
+    case 'presence':
+      return clamp(c.presence_age_seconds <= w.presence_full_within_seconds ? 1 : w.presence_full_within_seconds / c.presence_age_seconds);
+    default:
+      return 0;
+  }
+}
+
+/** The factors of a weight set in its own key order (the order a score sums them in), computed once per set. */
 const factorOrder = new WeakMap<WeightSet, { names: Factor[]; weights: Float64Array }>();
 function orderOf(w: WeightSet) {
   let o = factorOrder.get(w);
@@ -74,57 +101,24 @@ function orderOf(w: WeightSet) {
   return o;
 }
 
-/**
- * A candidate's score as rank() computes it (the same factors summed in the same order, then
- * rounded), without the per-factor breakdown: what opening a work order needs. A test holds the
- * two equal.
- */
+/** A candidate's score: every factor's value times its weight, summed in the weight set's order, then rounded. */
 export function scoreOf(c: CandidateFacts, radiusMetres: number, w: WeightSet): number {
-  const claims = c.credentials?.claims;
-  let evidence = 1;
-  let freshness = 1;
-  if (claims && claims.length) {
-    let e = 0;
-    let f = 0;
-    for (let i = 0; i < claims.length; i++) {
-      const x = claims[i];
-      e += x.evidence_class ? (w.evidence_class_scores[x.evidence_class] ?? 0) : 0;
-      f += clamp(x.freshness);
-    }
-    evidence = e / claims.length;
-    freshness = f / claims.length;
-  }
+  claimMeans(c, w);
   const { names, weights } = orderOf(w);
   let score = 0;
-  for (let i = 0; i < names.length; i++) {
-    let v: number;
-    switch (names[i]) {
-      case 'distance':
-        v = clamp(1 - c.distance_metres / radiusMetres);
-        break;
-      case 'evidence':
-        v = evidence;
-        break;
-      case 'freshness':
-        v = freshness;
-        break;
-      case 'reliability':
-        v = clamp((c.completed + w.reliability_prior * w.reliability_prior_weight) / (c.completed + c.failed + w.reliability_prior_weight));
-        break;
-      case 'presence':
-        v = clamp(c.presence_age_seconds <= w.presence_full_within_seconds ? 1 : w.presence_full_within_seconds / c.presence_age_seconds);
-        break;
-      default:
-        v = 0;
-    }
-    score += v * weights[i];
-  }
+  for (let i = 0; i < names.length; i++) score += factorValue(names[i], c, radiusMetres, w) * weights[i];
   return round(score);
 }
 
-/** The order of rank(): higher score first; ties by (rounded) distance, then worker_id. */
-export function byRank(a: { score: number; distance_metres: number; worker_id: string }, b: { score: number; distance_metres: number; worker_id: string }): number {
-  return b.score - a.score || a.distance_metres - b.distance_metres || (a.worker_id < b.worker_id ? -1 : 1);
+/** A ranked candidate's factors as GET .../ranking explains them: each one's value, weight and contribution to the score. */
+export function factorsOf(c: CandidateFacts, radiusMetres: number, w: WeightSet): RankedCandidate['factors'] {
+  claimMeans(c, w);
+  const factors = {} as RankedCandidate['factors'];
+  for (const f of orderOf(w).names) {
+    const v = factorValue(f, c, radiusMetres, w);
+    factors[f] = { value: round(v), weight: w.factors[f], contribution: round(v * w.factors[f]) };
+  }
+  return factors;
 }
 
 export { round as roundScore };
@@ -139,29 +133,4 @@ export function gateOf(c: CandidateFacts): { because: string; detail: string } |
     return { because: r?.code ?? 'not_eligible', detail: `${r?.detail ?? 'Not eligible for the occupation or claims.'}${others.length ? ` Also: ${[...new Set(others)].join(', ')}.` : ''}` };
   }
   return null;
-}
-
-export function rank(candidates: readonly CandidateFacts[], radiusMetres: number, w: WeightSet): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
-  const ranked: RankedCandidate[] = [];
-  const excluded: ExcludedCandidate[] = [];
-  for (const c of candidates) {
-    const gate = gateOf(c);
-    if (gate) {
-      excluded.push({ worker_id: c.worker_id, distance_metres: round(c.distance_metres), excluded_because: gate.because, detail: gate.detail });
-      continue;
-    }
-    const v = factorValues(c, radiusMetres, w);
-    const factors = {} as RankedCandidate['factors'];
-    let score = 0;
-    for (const f of Object.keys(w.factors) as Factor[]) {
-      const contribution = v[f] * w.factors[f];
-      factors[f] = { value: round(v[f]), weight: w.factors[f], contribution: round(contribution) };
-      score += contribution;
-    }
-    ranked.push({ worker_id: c.worker_id, rank: 0, score: round(score), distance_metres: round(c.distance_metres), factors });
-  }
-  // Higher score first; ties by distance, then worker_id, so the order is total and repeatable.
-  ranked.sort(byRank);
-  ranked.forEach((r, i) => (r.rank = i + 1));
-  return { ranked, excluded };
 }
