@@ -38,7 +38,7 @@ export interface SealChainState {
  * in place when no later state appended to the same array (its length is still `end`), else it
  * copies; older states never see a change, so evolve stays pure. The array is compacted to the last
  * RECENT entries when it reaches twice that: a seal costs O(1) amortised instead of a copy of the
- * whole window (a copy of 256 entries per execution, measured on bench/scenarios/engagements.ts).
+ * whole window on every execution.
  */
 interface Window {
   items: ChainEntry[];

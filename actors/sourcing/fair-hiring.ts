@@ -6,10 +6,10 @@
  * patterns and the rewrite. A pack is identified by version and the `sha256:` hash of its
  * canonical form (spec 9); an active version never changes.
  *
- * Screening has to keep up with every requisition and every artefact edit (the bench's target is
- * 50,000 texts of 2 KB a second in process), so a pack is compiled once into one regular
- * expression: each rule's patterns are an alternation inside one capture group, and a single pass
- * over a text finds every rule that fires there; which group matched names the rule.
+ * Screening has to keep up with every requisition and every artefact edit, so a pack is compiled
+ * once into one regular expression: each rule's patterns are an alternation inside one capture
+ * group, and a single pass over a text finds every rule that fires there; which group matched
+ * names the rule.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -5,8 +5,7 @@
  * object the collector copies and marks for as long as the string is kept. Converting the string
  * to a number reads its characters, which makes V8 flatten the tree in place (the root then points
  * at one flat copy, and the collector drops the root the next time it moves the string): one
- * object instead of the tree. Measured on the JSON of a work order (593 characters) kept 50,000
- * times: 809 -> 618 bytes each.
+ * object instead of the tree, for as long as the string is kept.
  */
 export function flat(s: string): string {
   // the conversion's result is not needed, only its effect on the string

@@ -97,8 +97,7 @@ export class CascadeRemoval {
  * Commands to distinct actors in flight at once; the first failure is thrown once all settled (the
  * feed retries the entry). A withdrawal on another node is a request there and a journal append
  * before its answer, so the removal of a worker from many cascades is waves of round trips: the
- * wider a wave, the fewer of them within spec 6's 60 seconds (bench allocation and
- * allocation-cluster measure it). Each goes to another actor's mailbox, so none of them fills one.
+ * wider a wave, the fewer of them within spec 6's 60 seconds. Each goes to another actor's mailbox, so none of them fills one.
  */
 const IN_FLIGHT = 1024;
 

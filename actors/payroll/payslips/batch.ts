@@ -15,7 +15,7 @@ import { assertNever, randomSuffix } from '../../../kernel/index.ts';
 import { RUN_PREFIX } from '../payroll-ids.ts';
 import type { PayslipColumns } from './columns.ts';
 
-/** Payslips per batch: about 400 KB encoded, well under a 1 MB JetStream message. */
+/** Payslips per batch: a batch's event stays well under JetStream's 1 MB message limit. */
 export const PAYSLIPS_PER_BATCH = 500;
 
 export interface BatchState {
