@@ -29,6 +29,7 @@ async function enter() {
   views.supply.onWorkOrders = () => views.dispatch.render();
   views.supply.onMapClick = (at) => views.dispatch.pick(at);
   views.supply.onWorker = (id) => views.dispatch.card(id);
+  views.supply.onBatch = (b) => (b.workers.length || b.work_orders.length) && views.queues.changed(!$('#tab-queues').hidden);
   views.supply.start();
   views.dispatch.assignments();
   show(new URLSearchParams(location.search).get('tab') ?? 'supply');
@@ -96,6 +97,16 @@ $('#sign-out').addEventListener('click', async () => {
   leave();
 });
 for (const b of document.querySelectorAll('nav button')) b.addEventListener('click', () => show(b.dataset.tab));
+// from any queue to the map: a worker's card, or the map centred on the worker
+for (const q of ['#flags', '#exceptions']) {
+  $(q).addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-card], button[data-locate]');
+    if (!b || !views) return;
+    show('supply');
+    if (b.dataset.card) views.dispatch.card(b.dataset.card);
+    else views.supply.locateWorker(b.dataset.locate);
+  });
+}
 // a short id shows the full one on hover and puts it on the clipboard when clicked or copied
 document.addEventListener('click', (e) => {
   const id = e.target.closest?.('[data-copy]')?.dataset.copy;
@@ -108,7 +119,7 @@ document.addEventListener('copy', (e) => {
   e.clipboardData.setData('text/plain', id);
   e.preventDefault();
 });
-$('[data-action=refresh-queues]').addEventListener('click', () => views.queues.refresh());
+$('[data-action=refresh-queues]').addEventListener('click', () => views.queues.refresh(true));
 $('[data-action=refresh-deliveries]').addEventListener('click', () => views.deliveries.refresh());
 $('[data-action=refresh-people]').addEventListener('click', () => views.people.refresh());
 $('[data-action=refresh-assignments]').addEventListener('click', () => views.dispatch.assignments());

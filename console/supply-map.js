@@ -282,6 +282,7 @@ export class SupplyMap {
       return;
     }
     this.apply(b);
+    this.onBatch?.(b);
     this.cursor = b.cursor;
     this.batches++;
     const changed = b.workers.length + b.work_orders.length;

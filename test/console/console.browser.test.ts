@@ -261,7 +261,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     const card = `[data-exception="${exceptionId}"]`;
     await page.waitForSelector(card, { timeout: WAIT });
     expect(await page.textContent(card)).toContain('start_passcode_without_geofence_entry');
-    expect(await page.textContent(card)).toContain(made.body.id);
+    expect(await page.locator(`${card} [data-copy="${made.body.id}"]`).count()).toBe(1);
 
     // no reason: the API refuses (400) and the page shows its message; nothing is recorded
     const refusal = await h.request('POST', `/v1/allocation/exceptions/${exceptionId}/adjudicate`, { idempotencyKey: idem(), body: { outcome: 'dismissed', reason: '' } });
@@ -282,12 +282,12 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     expect((await h.request('GET', `/v1/allocation/assignments/${made.body.id}`)).body.status).toBe('closed');
     await page.screenshot({ path: join(OUTPUT, 'queues-exception-decided.png') });
 
-    // a second decision: the API answers 409 and the page says so in the API's words
+    // decided: the row keeps the API's answer and offers no second decision; the API refuses one (409)
     const again = await h.request('POST', `/v1/allocation/exceptions/${exceptionId}/adjudicate`, { idempotencyKey: idem(), body: { outcome: 'upheld', reason: 'again' } });
     expect(again.status).toBe(409);
-    await page.selectOption(`${card} select[name=outcome]`, 'upheld');
-    await page.click(`${card} button[type=submit]`);
-    await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toContain(again.body.error.message);
+    await page.waitForSelector(`${card}[data-decided]`, { timeout: WAIT });
+    expect(await page.locator(`${card} button[type=submit]`).count()).toBe(0);
+    expect(await page.textContent(`${card} [data-role=result]`)).toContain('Recorded: dismissed');
     expect((await h.request('GET', `/v1/allocation/exceptions/${exceptionId}`)).body.status).toBe('dismissed');
     await page.click('[data-action=refresh-queues]');
     await expect.poll(() => page.locator(card).count(), { timeout: WAIT }).toBe(0);
