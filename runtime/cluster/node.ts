@@ -173,7 +173,7 @@ export class ClusterNode implements Placement {
     let pause = 25;
     for (;;) {
       if (this.stopped) throw new ApiError('unavailable', 'This node has left the cluster; retry.', { retryable: true });
-      if (this.isLocal(kind, id)) return this.local(kind, id, call);
+      if (this.system !== undefined && this.leases.holds(shard)) return this.local(kind, id, call);
       const owner = this.leases.ownerOf(shard);
       if (owner !== undefined && owner !== this.nodeId) {
         const reply = await this.request(owner, kind, id, call);

@@ -17,7 +17,8 @@ export function fnv1a(s: string, seed = 0x811c9dc5): number {
   return h >>> 0;
 }
 
-export const shardOf = (kind: string, id: string, shards = DEFAULT_SHARDS): number => fnv1a(`${kind}:${id}`) % shards;
+/** FNV-1a runs over the characters in order, so `kind`, `:` and `id` hashed in turn is the hash of `kind:id`, with no string made per ask. */
+export const shardOf = (kind: string, id: string, shards = DEFAULT_SHARDS): number => fnv1a(id, fnv1a(':', fnv1a(kind))) % shards;
 
 /** The journal stream `${kind}.${id}` of an actor, mapped to its shard. */
 export function shardOfStream(stream: string, shards = DEFAULT_SHARDS): number {

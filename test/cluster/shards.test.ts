@@ -16,6 +16,12 @@ describe('shard placement (DESIGN "Sharding")', () => {
     expect(used.size).toBe(DEFAULT_SHARDS);
   });
 
+  it("an actor's shard is FNV-1a of `kind:id` mod the shard count, fixed across versions (nodes of two versions agree during a rolling restart)", () => {
+    expect(shardOf('payroll_run', 'run_enterprise_abc')).toBe(184);
+    expect(shardOf('bench_meter', 'mtr_1')).toBe(148);
+    expect(shardOf('webhook_delivery', 'webhook_delivery_x9')).toBe(29);
+  });
+
   it('three nodes each get a fair share; every node computes the same owner', () => {
     const p = placement(['node1', 'node2', 'node3']);
     const counts = ['node1', 'node2', 'node3'].map((n) => [...p.values()].filter((o) => o === n).length);
