@@ -14,7 +14,8 @@
  * their request (its principal is the api key id, the client id or the account id, kernel
  * callerOf and the session routes).
  */
-import { isApiError, isIdOf, type Caller, type Platform } from '../../kernel/index.ts';
+import { isApiError, isIdOf, notFound, type Caller, type Platform } from '../../kernel/index.ts';
+import { Account, type AccountDetail } from './account.ts';
 import { ApiKey, type ApiKeyState } from './api-key.ts';
 
 export async function personBehind(platform: Platform, caller: Pick<Caller, 'org' | 'principal'>): Promise<string | null> {
@@ -29,3 +30,22 @@ export async function personBehind(platform: Platform, caller: Pick<Caller, 'org
     throw e;
   }
 }
+
+export interface PersonView {
+  id: string;
+  object: 'person';
+  name: string;
+  email: string;
+}
+
+/**
+ * A person of the caller's organisation by the id records name them with (a run's prepared_by and
+ * approved_by, an invitation's invited_by), so a page shows a name rather than an id. Only a
+ * person's own account is one: an API key or an OAuth client counted as its own person is 404.
+ */
+export async function personOf(platform: Platform, org: string, id: string): Promise<PersonView> {
+  if (!isIdOf(id, Account.prefix)) throw notFound('person', id);
+  const a = (await platform.system.get(Account, id, org)) as AccountDetail;
+  return { id, object: 'person', name: a.name, email: a.email };
+}
+

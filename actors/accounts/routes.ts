@@ -3,6 +3,7 @@ import { ALL_SCOPES, ApiError, type Caller, callerOf, CURRENCIES, CURRENCY_DATA_
 import { Account, type AccountDetail } from './account.ts';
 import { allKeys, checkScopes, issueKey, listKeys, revokeKey } from './api-keys.ts';
 import { grantToken } from './oauth-clients.ts';
+import { personOf } from './persons.ts';
 import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { register } from './registration.ts';
 import * as S from './schemas.ts';
@@ -65,6 +66,17 @@ export const routes: RouteDef[] = [
       ]);
       return { object: 'account', livemode: false, mocked: false, account, organisation, api_keys };
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/people/{person_id}',
+    auth: 'key',
+    module: 'iam',
+    idempotent: false,
+    response: S.PersonSchema,
+    summary: 'A person of the organisation by the id records name them with (prepared_by, approved_by, invited_by): their name and email.',
+    specGap: 'Not named by the spec; a page shows people by name (docs/gaps.md#accounts).',
+    handler: (req) => personOf(req.platform, req.org, req.params.person_id),
   }),
   route({
     method: 'POST',
