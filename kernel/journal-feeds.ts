@@ -41,12 +41,17 @@ export function platformFeed(platform: Platform, name: string, handle: MemberHan
     track: <T>(p: Promise<T>) => system.track(p),
     halted: () => system.stopping,
   };
+  // every reader's lag is on the metrics under its name, while it reads on this node
   if (!opts.perNode) {
-    return new FeedReader({ ...common, name, batch: opts.batch ?? 1000, handle, log: (msg, err) => (err === undefined ? logOf(name).info(msg) : logOf(name).error(msg, err)) });
+    const reader = new FeedReader({ ...common, name, batch: opts.batch ?? 1000, handle, log: (msg, err) => (err === undefined ? logOf(name).info(msg) : logOf(name).error(msg, err)) });
+    system.feeds.add(name, () => (reader.leading ? reader.position : undefined));
+    return reader;
   }
   let group = perNodeReaders.get(platform);
   if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => (err === undefined ? logOf('per-node feed').info(msg) : logOf('per-node feed').error(msg, err)) })));
-  return group.member(name, handle);
+  const member = group.member(name, handle);
+  system.feeds.add(name, () => (member.stopping ? undefined : member.cursor));
+  return member;
 }
 
 export interface ReadModelHandlers {

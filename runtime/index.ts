@@ -13,6 +13,8 @@ export type { Clock, TimerHost } from './clock.ts';
 export { decodeSnapshot, encodeSnapshot, roundTrip } from './codec.ts';
 export type { SnapshotEnvelope } from './codec.ts';
 export { FeedReader } from './feed-reader.ts';
+export { FEED_LAG_CAP, FeedLag } from './feed-lag.ts';
+export type { FeedPosition } from './feed-lag.ts';
 export { FigureBoard } from './figures.ts';
 export type { Figure, FigureSource, RuntimeFigures } from './figures.ts';
 export { FeedGroup, FeedMember } from './feed-group.ts';

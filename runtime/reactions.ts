@@ -10,6 +10,7 @@
 import type { FeedEntry, Stores } from '../stores/index.ts';
 import type { AnyActorDef, Reaction } from './actor.ts';
 import type { Asker } from './ask.ts';
+import type { FeedLag } from './feed-lag.ts';
 import { FeedReader } from './feed-reader.ts';
 import { isRefusal } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
@@ -35,6 +36,7 @@ export class ReactionDispatcher {
     kinds: AnyActorDef[],
     private readonly limits: Limits,
     private readonly log: (msg: string, err?: unknown) => void,
+    feeds?: FeedLag,
   ) {
     for (const def of kinds) {
       for (const reaction of def.reactions ?? []) {
@@ -44,6 +46,7 @@ export class ReactionDispatcher {
       }
     }
     this.reader = new FeedReader({ name: 'runtime:reactions', stores, batch: limits.reactionBatch, handle: (entries) => this.handle(entries), limits, log });
+    feeds?.add('runtime:reactions', () => (this.reader.leading ? this.reader.position : undefined));
   }
 
   get enabled(): boolean {

@@ -23,6 +23,7 @@ import { ApiError, logOf, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
 import { followDeclarations } from './index-declarations.ts';
 import { EffectWriter } from './effect-writer.ts';
+import { FeedLag } from './feed-lag.ts';
 import { FigureBoard, type RuntimeFigures } from './figures.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { Mailbox, type Envelope } from './mailbox.ts';
@@ -65,6 +66,8 @@ export class ActorSystem {
   readonly stores: Stores;
   /** Figures the areas add to the metrics (figures.ts). */
   readonly board = new FigureBoard();
+  /** Every reader of the journal feed on this node, for their lag on the board (feed-lag.ts). */
+  readonly feeds: FeedLag;
   private readonly kinds = new Map<string, AnyActorDef>();
   private readonly cells: Cells;
   private readonly activation: Activation;
@@ -102,7 +105,8 @@ export class ActorSystem {
     }
     this.cells = new Cells(this.kinds.values(), opts.stores, opts.clock, this.limits, this.log);
     this.scheduler = new ReminderScheduler(this, opts.stores.reminders, opts.clock, this.limits, this.log);
-    this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log);
+    this.feeds = new FeedLag(opts.stores.journal, this.board);
+    this.reactions = new ReactionDispatcher(this, opts.stores, [...this.kinds.values()], this.limits, this.log, this.feeds);
     const writer = new EffectWriter(opts.stores, this.scheduler, this.log, (p) => this.track(p), () => this.shuttingDown);
     this.activation = new Activation(opts.stores, this.scheduler, writer, this.limits, this.log, (kind, id) => this.placement?.recoverSince?.(kind, id));
     this.commits = new Commits(opts.stores, this.cells, this.scheduler, writer, this.limits, this.log, (cell) => this.release(cell));
@@ -170,10 +174,8 @@ export class ActorSystem {
   ask<D extends AnyActorDef, K extends CommandOf<D>>(ref: D | string, id: string, command: K, payload: PayloadOf<D, K>, opts: AskOptions): Promise<AnswerOf<D, K>> {
     const def = this.kind(ref);
     if (!Object.hasOwn(def.decide, command)) return Promise.reject(new Error(`${def.kind} has no command ${command}`));
-    if (this.creationLimit !== undefined && !def.ephemeral && def.creates.includes(command)) {
-      const why = this.creationLimit(opts);
-      if (why !== undefined) opts = { ...opts, refuseCreate: why };
-    }
+    const why = this.creationLimit !== undefined && !def.ephemeral && def.creates.includes(command) ? this.creationLimit(opts) : undefined;
+    if (why !== undefined) opts = { ...opts, refuseCreate: why };
     if (this.placement && !this.placement.isLocal(def.kind, id)) {
       return this.placement.forward(def.kind, id, { op: 'ask', command, payload, opts }) as Promise<AnswerOf<D, K>>;
     }

@@ -17,7 +17,7 @@
  * runtime's FeedReader; this file is the projection of a batch.
  */
 import type { AnyActorDef, Derived, FeedReader } from '../../runtime/index.ts';
-import { actorEvents, journalFeed, type Platform, platformFeed } from '../../kernel/index.ts';
+import { actorEvents, type Platform, platformFeed } from '../../kernel/index.ts';
 import type { FeedEntry } from '../../stores/index.ts';
 import type { AuditFacts } from './audit-entry.ts';
 import type { EventCatalogue } from './catalogue.ts';
@@ -83,15 +83,6 @@ export class EventFeed {
 
   get idle(): boolean {
     return this.reader.idle;
-  }
-
-  /**
-   * Feed entries committed past this reader's position, up to `cap` (one store read, at a scrape);
-   * undefined where another node reads the feed (cluster), whose figure is its own.
-   */
-  async lag(cap: number): Promise<number | undefined> {
-    if (!this.reader.leading) return undefined;
-    return (await journalFeed(this.platform, this.reader.position, cap)).length;
   }
 
   /** Resolves once the feed has been read to its end. */

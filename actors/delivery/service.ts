@@ -15,9 +15,6 @@ import { EventFeed } from './feed.ts';
 import { type ProjectedRecords, projectedRecords } from './projection.ts';
 import { rebuildRecords } from './rebuild.ts';
 
-/** The feed lag is counted up to this many entries: one bounded store read per scrape. */
-const FEED_LAG_CAP = 1_000;
-
 /**
  * Also a timer host of the clock: with a manual clock the feed and the HTTP of attempts are work
  * the clock does not wait for. Attached, the service makes ManualClock.advance() let the feed catch
@@ -76,14 +73,8 @@ export class DeliveryService implements TimerHost {
     await this.feed.stop();
   }
 
-  /** Webhook figures for the metrics (docs/gaps.md#metrics), read from the dispatcher's tallies at a scrape, and the event feed's lag. */
-  async figures(): Promise<Figure[]> {
-    const lag = await this.feed.lag(FEED_LAG_CAP);
-    const feed: Figure[] = lag === undefined ? [] : [{ name: 'platform_feed_lag_entries', help: `Journal entries committed past a feed reader's position on the node that reads it (counted up to ${FEED_LAG_CAP}).`, type: 'gauge', labels: { reader: 'delivery' }, value: lag }];
-    return [...feed, ...this.attemptFigures()];
-  }
-
-  private attemptFigures(): Figure[] {
+  /** Webhook figures for the metrics (docs/gaps.md#metrics), read from the dispatcher's tallies at a scrape (the event feed's lag is the runtime's, as every reader's). */
+  figures(): Figure[] {
     const { tallies } = this.dispatcher;
     const { queued, inFlight, dnsQueries } = this.dispatcher.depth;
     const attempts = 'Webhook attempts ended on this node, by outcome: an answer (2xx, non_2xx), a spec 2.12 fault, refused by the address rule, not sent (left_to_watchdog), or given up at shutdown (abandoned).';

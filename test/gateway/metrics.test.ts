@@ -146,7 +146,7 @@ describe('metrics (docs/gaps.md#metrics)', () => {
       expect(value(later, 'platform_webhook_attempts_total', { outcome: 'non_2xx' }) - value(after, 'platform_webhook_attempts_total', { outcome: 'non_2xx' })).toBe(1);
       expect(value(later, 'platform_reminders_late_seconds')).toBe(0);
       // the event feed has read every commit (the registration and the deliveries are behind it)
-      expect(value(later, 'platform_feed_lag_entries', { reader: 'delivery' })).toBe(0);
+      expect(value(later, 'platform_feed_lag_entries', { reader: 'delivery:feed' })).toBe(0);
     } finally {
       receiver.closeAllConnections();
       await new Promise<void>((r) => receiver.close(() => r()));
