@@ -15,7 +15,8 @@
  *   d. spawn of `npm start` to its first 200 on a directory holding WORKERS allocation workers,
  *      beside the same on a directory holding only the organisation.
  *
- * Sizes: BENCH_DURABILITY_KILLS, _CLIENTS, _HOT, _RECORDS, _WORKERS; BENCH_ROUNDS. This file is
+ * Sizes: BENCH_DURABILITY_KILLS, _CLIENTS, _HOT, _RECORDS, _WORKERS; BENCH_ROUNDS. Parts:
+ * BENCH_DURABILITY_PARTS (letters, default `abcd`) runs only those named. This file is
  * also its own child processes: `--rss <family> <count>` and `--workers <dir> <count>`.
  */
 import { spawn } from 'node:child_process';
@@ -38,6 +39,7 @@ const HOT = Number(env.BENCH_DURABILITY_HOT ?? 300_000);
 const RECORDS = Number(env.BENCH_DURABILITY_RECORDS ?? 2_000_000);
 const WORKERS = Number(env.BENCH_DURABILITY_WORKERS ?? 1_000_000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const PARTS = env.BENCH_DURABILITY_PARTS ?? 'abcd';
 const LOAD_SECONDS = Number(env.BENCH_SECONDS ?? 3);
 /** main.ts's passivation limit over the local stores (MAX_ACTIVE_ACTORS default). */
 const LOCAL_MAX_ACTIVE = 50_000;
@@ -281,10 +283,10 @@ async function startWithWorkers(): Promise<BenchResult> {
 
 export default async function durability(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  results.push(...(await killLoop()));
-  results.push(await gatewayCreates(), await hotActors());
-  results.push(...(await residentMemory()));
-  results.push(await startWithWorkers());
+  if (PARTS.includes('a')) results.push(...(await killLoop()));
+  if (PARTS.includes('b')) results.push(await gatewayCreates(), await hotActors());
+  if (PARTS.includes('c')) results.push(...(await residentMemory()));
+  if (PARTS.includes('d')) results.push(await startWithWorkers());
   return results;
 }
 

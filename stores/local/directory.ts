@@ -1,6 +1,7 @@
 /**
  * The data directory of the local family (DESIGN "Stores"): `format.json` names the layout's
- * version, `lmdb/` holds the environment, and `platform.lock` says which process serves it.
+ * version, `lmdb/` holds the environment, `wal/` the write-ahead log (wal.ts), and
+ * `platform.lock` says which process serves it.
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,10 @@ import { join } from 'node:path';
  * in a `heads` database and each event in its own record; format 2 reads a stream's head from its
  * last record and writes an append of several events as one record, and reads format 1's records
  * as they are, so upgrading drops the `heads` database (index.ts) and rewrites this record.
+ * Format 3 adds the write-ahead log: LMDB may hold less than was acknowledged, and only code that
+ * replays the log reads the directory whole; a format 2 directory has no log and reads as it is.
  */
-export const FORMAT = 2;
+export const FORMAT = 3;
 const FORMAT_FILE = 'format.json';
 const LOCK_FILE = 'platform.lock';
 export const ENV_DIR = 'lmdb';

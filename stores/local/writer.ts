@@ -1,5 +1,6 @@
-import type { RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../types.ts';
+import type { LoggedWrite, WriteAheadLog } from './wal.ts';
 
 /** One write transaction's work: the closures queued while it was open, run in order inside it. */
 interface Batch {
@@ -11,12 +12,12 @@ interface Batch {
  * Group commit over one LMDB environment (DESIGN "Stores", STYLE "An acknowledgement is a
  * promise"). Every write of the local family is a closure queued here; the closures queued while
  * a transaction is waiting to start run together inside it, in the order they were queued, and
- * each caller's promise settles once that transaction is committed. The environment is opened
- * without overlapping sync, so LMDB's commit includes its fsync: committed is on disk, through a
- * power cut. Under load a transaction waits for the previous one's commit and gathers every write
- * that arrived meanwhile, so one fsync serves many requests, never one per request. (Overlapping
- * sync answers at the commit and flushes after; its flushed promise can wait for a flush that only
- * a later write brings, so the last answer before a quiet spell would wait for the next write.)
+ * each caller's promise settles once that transaction is committed and its writes are in the
+ * write-ahead log on disk (wal.ts): durable through a power cut. Under load a transaction waits
+ * for the previous one's commit and gathers every write that arrived meanwhile, and one fdatasync
+ * of the log serves every transaction logged before it began, never one per request. LMDB flushes
+ * its own pages after its commits (overlapping sync); the log keeps each transaction until LMDB
+ * has flushed it. Reads of this process see a transaction once its log record is on disk.
  *
  * A closure reads what the transaction holds so far (its own and earlier closures' writes), so a
  * check and the write it guards are one atomic step. A closure checks before it writes: LMDB's
@@ -36,9 +37,24 @@ export class Writer {
    */
   private broken: Error | undefined;
 
-  constructor(private readonly env: RootDatabase) {}
+  /** The writes of the transaction running now (logWrites records them), undefined between transactions. */
+  private writes: LoggedWrite[] | undefined;
 
-  /** Runs `fn` inside the next write transaction; resolves with its result once that transaction is committed. */
+  constructor(
+    private readonly env: RootDatabase,
+    /** Where each transaction stores its sequence number (`applied`), read at the next start to replay the log past it. */
+    private readonly state: Database,
+    private readonly wal: WriteAheadLog,
+    private seq: number,
+  ) {}
+
+  /** A write made inside the transaction running now; one made outside any would escape the log, and is refused. */
+  record(write: LoggedWrite): void {
+    if (!this.writes) throw new Error('a local store wrote outside a write transaction');
+    this.writes.push(write);
+  }
+
+  /** Runs `fn` inside the next write transaction; resolves with its result once that transaction is committed and logged. */
   run<T>(fn: () => T): Promise<T> {
     const batch = (this.open ??= this.start());
     let result: T;
@@ -97,13 +113,29 @@ export class Writer {
 
   private start(): Batch {
     const batch: Batch = { work: [], done: undefined as unknown as Promise<void> };
+    let seq = 0;
+    let writes: LoggedWrite[] = [];
     const committed = this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
       if (this.broken) return; // writes nothing; its callers fail below
-      for (const w of batch.work) w();
+      this.writes = writes;
+      try {
+        for (const w of batch.work) w();
+      } finally {
+        this.writes = undefined;
+      }
+      if (writes.length) this.state.put('applied', (seq = ++this.seq));
     });
-    batch.done = Promise.resolve(committed).then(
+    const logged = Promise.resolve(committed).then(() => {
+      if (!seq) return;
+      const done = this.wal.append(seq, writes);
+      writes = [];
+      // the log keeps this transaction until LMDB's own flush has it
+      void Promise.resolve((this.env as unknown as { flushed: Promise<unknown> }).flushed).then(() => this.wal.flushedThrough(seq), () => undefined);
+      return done;
+    });
+    batch.done = logged.then(
       () => {
         // reads from here on see this commit (LMDB keeps a read snapshot between resets)
         this.env.resetReadTxn();
@@ -122,4 +154,15 @@ export class Writer {
     this.last = batch.done;
     return batch;
   }
+}
+
+/**
+ * Makes every put and removal of `db` (the local family's database at `index`, the position the
+ * log names it by) part of the write-ahead log of the transaction it runs in.
+ */
+export function logWrites(db: Database, index: number, writer: Writer): void {
+  const put = db.put.bind(db);
+  const remove = db.remove.bind(db);
+  db.put = ((key: unknown, value: unknown) => (writer.record([index, key, value]), put(key as never, value))) as Database['put'];
+  db.remove = ((key: unknown) => (writer.record([index, key]), remove(key as never))) as Database['remove'];
 }
