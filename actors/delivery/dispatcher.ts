@@ -23,6 +23,7 @@
  * watchdog reminder, which after a restart counts the attempt as a timeout and puts it back on the
  * retry ladder. Nothing is failed by a shutdown.
  */
+import { setMaxListeners } from 'node:events';
 import { logOf, type Platform } from '../../kernel/index.ts';
 import { allowsPrivateNetworks } from './address-policy.ts';
 import { ATTEMPT_WATCHDOG_MS, type AttemptOutcome, type DeliveryState, WebhookDelivery } from './delivery.ts';
@@ -105,6 +106,8 @@ export class AttemptDispatcher {
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = dispatcherOptions(platform.config)) {
     this.allowPrivate = allowsPrivateNetworks(platform.config);
+    // every attempt in flight listens for the stop, up to the total cap at once: not a leak
+    setMaxListeners(0, this.abort.signal);
     this.queue = new FairQueue(opts);
     // Half the attempt's budget: what is left still lets the receiver answer.
     this.resolver = new HostResolver({ servers: opts.dnsServers, budgetMs: Math.floor(opts.timeoutMs / 2), perOrganisation: opts.lookupsPerOrganisation, now: () => platform.clock.now() });
@@ -157,10 +160,18 @@ export class AttemptDispatcher {
         q.done();
         continue;
       }
-      void this.attempt(q.job).finally(() => {
+      // The attempt's turn (and its place under the caps) ends with the receiver's answer;
+      // recording the outcome is the platform's own work and does not hold the receiver's share.
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
         this.queue.done(org, endpoint);
-        q.done();
         this.pump();
+      };
+      void this.attempt(q.job, release).finally(() => {
+        release();
+        q.done();
       });
     }
   }
@@ -180,7 +191,7 @@ export class AttemptDispatcher {
     this.loggedAt = now;
   }
 
-  private async attempt(job: AttemptJob): Promise<void> {
+  private async attempt(job: AttemptJob, answered: () => void): Promise<void> {
     const { system } = this.platform;
     const opts = { org: job.org, principal: 'system', lane: 'system' as const, noReply: true };
     try {
@@ -200,6 +211,7 @@ export class AttemptDispatcher {
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
       const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? this.resolver.resolve;
       const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve, org: job.org, signal: this.abort.signal });
+      answered();
       if (result === ABANDONED) {
         this.tallies.abandoned++;
         return;
