@@ -38,6 +38,8 @@ const WATCH_RETRY_MS = 1_000;
 interface Tip {
   version: number;
   seq: number;
+  /** The actor's subject (names.ts), worked out once per remembered actor rather than per append. */
+  subject: string;
 }
 
 /** A stored commit: [version of its first event, sequence of the subject's previous message, events, name of a hashed subject]. */
@@ -95,8 +97,8 @@ export class JetStreamJournal implements Journal {
     events.forEach((e, i) => {
       if (e.version !== expectedVersion + i + 1) throw new VersionConflictError(stream, expectedVersion + i + 1, e.version);
     });
-    const subject = subjectOf(this.names.prefix, stream);
     let tip = this.tips.get(stream);
+    const subject = tip?.subject ?? subjectOf(this.names.prefix, stream);
     if (!tip || tip.version !== expectedVersion) tip = await this.tipOf(subject);
     if (tip.version !== expectedVersion) throw new VersionConflictError(stream, expectedVersion, tip.version);
     let seq: number;
@@ -111,7 +113,7 @@ export class JetStreamJournal implements Journal {
       const actual = await this.tipOf(subject);
       throw new VersionConflictError(stream, expectedVersion, actual.version);
     }
-    this.remember(stream, { version: expectedVersion + events.length, seq });
+    this.remember(stream, { version: expectedVersion + events.length, seq, subject });
     // The node's feed readers take its own appends from here, as they take others' from the
     // watcher: poked by this append, they would otherwise fetch the message before the watcher
     // hands it over (a direct get per commit per node).
@@ -125,7 +127,7 @@ export class JetStreamJournal implements Journal {
     if (!last) return [];
     const tail = commitOf(last);
     const version = lastVersion(tail);
-    this.remember(stream, { version, seq: last.seq });
+    this.remember(stream, { version, seq: last.seq, subject });
     if (version <= afterVersion) return [];
     const commits = version - afterVersion > WALK_LIMIT ? await this.forward(subject, last.seq) : await this.backward(tail, afterVersion);
     const out: StoredEvent[] = [];
@@ -182,7 +184,7 @@ export class JetStreamJournal implements Journal {
   /** The actor's current version and the sequence of its last message (0, 0 when new). */
   private async tipOf(subject: string): Promise<Tip> {
     const last = await this.get({ last_by_subj: subject });
-    return last ? { version: lastVersion(commitOf(last)), seq: last.seq } : { version: 0, seq: 0 };
+    return last ? { version: lastVersion(commitOf(last)), seq: last.seq, subject } : { version: 0, seq: 0, subject };
   }
 
   /**
