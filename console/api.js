@@ -121,6 +121,14 @@ export class MoneyFormat {
     const major = m.amount / 10 ** d;
     return `${m.currency} ${major.toLocaleString('en-NG', { minimumFractionDigits: d, maximumFractionDigits: d })}`;
   }
+
+  /**
+   * A message of the API that names an amount in kobo ("gross (54000000 kobo)"), with each such
+   * amount in naira as the page shows money everywhere else, so one figure is never shown two ways.
+   */
+  inText(text) {
+    return String(text ?? '').replace(/(-?\d+) kobo/g, (_, n) => this.format({ amount: Number(n), currency: 'NGN' }));
+  }
 }
 
 export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -146,11 +154,11 @@ export function localInput(ms) {
 export const fromLocalInput = (v) => new Date(v).toISOString();
 
 /** A form's action: one Idempotency-Key per attempt, kept when the request did not get an answer. */
-export async function act(form, fn) {
+export async function act(form, fn, words = (m) => m) {
   const out = form.querySelector('[data-role=result]');
   form.dataset.ik ??= newIdempotencyKey(form.dataset.prefix ?? 'console');
   const button = form.querySelector('button[type=submit]');
-  button.disabled = true;
+  if (button) button.disabled = true;
   out.className = '';
   out.textContent = 'Sending...';
   try {
@@ -163,9 +171,9 @@ export async function act(form, fn) {
     if (e.status !== undefined) delete form.dataset.ik; // the API answered: a new attempt is a new action
     out.className = 'error';
     out.setAttribute('role', 'alert');
-    out.textContent = e.code ? `${e.message} (${e.code})` : `Not sent: ${e.message}`;
+    out.textContent = e.code ? `${words(e.message)} (${e.code})` : `Not sent: ${words(e.message)}`;
     return false;
   } finally {
-    button.disabled = false;
+    if (button) button.disabled = false;
   }
 }

@@ -39,13 +39,14 @@ export interface PersonView {
 }
 
 /**
- * A person of the caller's organisation by the id records name them with (a run's prepared_by and
- * approved_by, an invitation's invited_by), so a page shows a name rather than an id. Only a
- * person's own account is one: an API key or an OAuth client counted as its own person is 404.
+ * A person of the caller's organisation by an id records name them with (a run's prepared_by and
+ * approved_by, an invitation's invited_by) or by a credential they act with (an audit entry's
+ * principal, an API key), so a page shows a name rather than an id. Only an account is a person:
+ * a key counted as its own person, or an OAuth client, is 404.
  */
 export async function personOf(platform: Platform, org: string, id: string): Promise<PersonView> {
-  if (!isIdOf(id, Account.prefix)) throw notFound('person', id);
-  const a = (await platform.system.get(Account, id, org)) as AccountDetail;
-  return { id, object: 'person', name: a.name, email: a.email };
+  const account = isIdOf(id, ApiKey.prefix) ? await personBehind(platform, { org, principal: id }) : id;
+  if (!account || !isIdOf(account, Account.prefix)) throw notFound('person', id);
+  const a = (await platform.system.get(Account, account, org)) as AccountDetail;
+  return { id: account, object: 'person', name: a.name, email: a.email };
 }
-

@@ -1,7 +1,8 @@
 /**
  * GET /v1/people/{person_id} (docs/gaps.md#accounts): a person of the caller's organisation by the
- * id records name them with (a key's person, a run's prepared_by), their name and email; a key
- * counted as its own person, another organisation's person or a key without iam:read are refused.
+ * id records name them with (a key's person, a run's prepared_by) or a key they act with, their
+ * name and email; an id of no person, another organisation's person or a key without iam:read are
+ * refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../support/http.ts';
@@ -27,9 +28,12 @@ describe('GET /v1/people/{person_id}', () => {
     expect(r.body).toEqual({ id, object: 'person', name: h.registration.body.account.name, email: h.registration.email });
   });
 
-  it('404 for an id that is not a person\'s account (an API key counted as its own person)', async () => {
+  it('an API key id answers the person behind the key (an audit entry names the key it acted with); an id of no person is 404', async () => {
     const r = await h.request('GET', `/v1/people/${h.registration.keyId}`);
-    expect({ status: r.status, code: r.body.error.code }).toEqual({ status: 404, code: 'not_found' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ id: await personOfKey(), name: h.registration.body.account.name });
+    const none = await h.request('GET', '/v1/people/oauth_client_not_a_person');
+    expect({ status: none.status, code: none.body.error.code }).toEqual({ status: 404, code: 'not_found' });
   });
 
   it('another organisation\'s person is not shown', async () => {

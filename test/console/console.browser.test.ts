@@ -303,7 +303,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     await page.waitForSelector(card, { timeout: WAIT });
     expect(await page.textContent(`${card} [data-total=gross]`)).toMatch(/NGN 550,000\.00/);
     await page.screenshot({ path: join(OUTPUT, 'queues-run.png') });
-    await page.click(`${card} button[type=submit]`);
+    await page.click(`${card} button[data-op=approve]`);
     await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toMatch(/maker-checker/);
     expect((await h.request('GET', `/v1/payroll/runs/${prepared.id}`)).body.status).toBe('pending_approval');
 
@@ -330,7 +330,7 @@ describe.skipIf(!run)('operator console in headless Chromium', { timeout: 90_000
     expect(invitations.find((i: { email: string }) => i.email === checker.email)).toMatchObject({ status: 'accepted' });
     await page.click('nav button[data-tab=queues]');
     await page.waitForSelector(card, { timeout: WAIT });
-    await page.click(`${card} button[type=submit]`);
+    await page.click(`${card} button[data-op=approve]`);
     await expect.poll(() => page.textContent(`${card} [data-role=result]`), { timeout: WAIT }).toContain('Approved by');
     await page.screenshot({ path: join(OUTPUT, 'queues-approved.png') });
     const approved = (await h.request('GET', `/v1/payroll/runs/${prepared.id}`)).body;
