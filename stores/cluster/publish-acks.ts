@@ -14,7 +14,7 @@
  * ClosedConnectionError, JetStreamApiError with the server's error code), so a store fault is
  * recognised as one (stores/faults.ts) and a refused expectation reads as before.
  */
-import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { atTurnEnd } from './turn-outbox.ts';
 
 /** How long a publish waits for its acknowledgement (nats.js's JetStream default). */
@@ -28,6 +28,16 @@ export interface PubAck {
   stream: string;
   seq: number;
   duplicate?: boolean;
+}
+
+/**
+ * The one header an append carries, as the bytes the client writes: nats.js reads a publish's
+ * headers only through encode(), and its headers object checks and canonicalises the key and
+ * builds a map on every append for a line that is the same but for its number.
+ */
+function expectation(lastSubjectSequence: number): MsgHdrs {
+  const bytes = Buffer.from(`NATS/1.0\r\n${EXPECTED_LAST_SUBJECT_SEQUENCE}: ${lastSubjectSequence}\r\n\r\n`, 'latin1');
+  return { encode: () => bytes } as unknown as MsgHdrs;
 }
 
 /** An error named as nats.js names it, so isStoreFault and the callers' checks read it alike. */
@@ -105,11 +115,7 @@ export class PublishAcks {
     const prefix = `${this.inbox}.`;
     for (const o of batch) {
       try {
-        let h;
-        if (o.expectedLastSubjectSequence !== undefined) {
-          h = headers();
-          h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(o.expectedLastSubjectSequence));
-        }
+        const h = o.expectedLastSubjectSequence === undefined ? undefined : expectation(o.expectedLastSubjectSequence);
         this.nc.publish(o.subject, o.data, { reply: prefix + o.token, headers: h });
       } catch (e) {
         const w = this.waiting.get(o.token);
