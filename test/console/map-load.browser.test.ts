@@ -1,0 +1,89 @@
+/**
+ * The supply map under `npm run load` with 2,000 devices (issue "Must show"; docs/gaps.md#console):
+ * a platform started as `npm start` starts it, a person signed in to the console, and the load
+ * tool's devices turning available and sending readings over their WebSockets. The page's supply
+ * socket is never refused (it asks at most every 250 ms, within the feed's 20 frames a second), and
+ * the workers are drawn as they come. Wall time by nature: it loads a live server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoad } from '../../load/cli.ts';
+import { parseArgs } from '../../load/options.ts';
+import { haveChromium, launch, mustHaveChromium, OUTPUT } from './browser.ts';
+
+const run = haveChromium || mustHaveChromium;
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const DEVICES = 2000;
+const BUDGET = 20;
+
+let server: ChildProcess;
+let port = 0;
+let browser: Browser;
+let page: Page;
+const dir = mkdtempSync(join(tmpdir(), 'console-load-'));
+const sent: number[] = [];
+const refused: string[] = [];
+
+describe.skipIf(!run)('supply map under a 2,000-device load', { timeout: 240_000 }, () => {
+  beforeAll(async () => {
+    server = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(dir, 'operator.sock'), NATS_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      server.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /listening on port (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      server.once('exit', (code) => reject(new Error(`the platform exited (${code}): ${out}`)));
+    });
+    browser = await launch();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  });
+
+  it(`${DEVICES} devices: the page's supply socket is never refused and never asks beyond the budget; the workers are drawn`, async () => {
+    const person = { organisation_name: 'Map Load Ltd', name: 'Dispatcher Ade', email: `map.load.${process.pid}@example.ng`, password: 'violet-harmattan-7-kettle' };
+    const reg = await fetch(`http://127.0.0.1:${port}/v1/registrations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(person) });
+    expect(reg.status).toBe(200);
+    const key = ((await reg.json()) as { api_key: { key: string } }).api_key.key;
+
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('websocket', (ws) => {
+      if (!ws.url().includes('/supply/stream')) return;
+      ws.on('framesent', () => sent.push(Date.now()));
+      ws.on('framereceived', (f) => String(f.payload).startsWith('{"error"') && refused.push(String(f.payload)));
+    });
+    await page.goto(`http://127.0.0.1:${port}/console`);
+    await page.fill('input[name=email]', person.email);
+    await page.fill('input[name=password]', person.password);
+    await page.click('#sign-in button[type=submit]');
+    await page.waitForSelector('[data-testid=live-status][data-state=live]', { timeout: 30_000 });
+
+    const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', String(DEVICES), '--sockets', '100', '--interval', '2s', '--duration', '8s', '--bad-share', '0', '--read-rate', '0', '--quiet', '--report', join(dir, 'map-load.html')], { LOAD_API_KEY: key });
+    const out = await runLoad(o, () => {});
+    expect(out.counters['readings accepted (receipts)']).toBeGreaterThan(DEVICES);
+
+    await expect.poll(async () => Number(await page.getAttribute('#map', 'data-workers-drawn')), { timeout: 60_000, interval: 1000 }).toBe(DEVICES);
+    await page.screenshot({ path: join(OUTPUT, 'map-2000-devices.png') });
+    expect(refused).toEqual([]);
+    expect(await page.getAttribute('#map', 'data-feed-refusals')).toBeNull();
+    let worst = 0;
+    for (let i = 0, j = 0; i < sent.length; i++) {
+      while (sent[i]! - sent[j]! >= 1000) j++;
+      worst = Math.max(worst, i - j + 1);
+    }
+    expect(sent.length).toBeGreaterThan(5);
+    expect(worst).toBeLessThanOrEqual(BUDGET / 4 + 1);
+  });
+});
