@@ -104,23 +104,17 @@ async function livePassport(client: Client, subject: string): Promise<void> {
   say(`verification ${v.id}: ${v.outcome}; passport live`);
 }
 
-async function main(): Promise<void> {
-  const run = randomUUID().slice(0, 8);
-  const site = { latitude: 6.4413, longitude: 3.4216 };
-  const north = (metres: number) => ({ latitude: site.latitude + metres / 111_320, longitude: site.longitude });
-  const away = north(140); // outside the 100 m geofence and its 25 m slack
+type Point = { latitude: number; longitude: number };
+type Window = { starts_at: string; ends_at: string };
 
+async function registerOrganisation(run: string): Promise<Client> {
   step('The organisation registers and receives its first sandbox key');
   const reg = await createClient({ baseUrl: BASE }).registrations.create({ organisation_name: `Field Services ${run}`, name: 'Amaka Eze', email: `field.${run}@example.ng`, password: `lagoon-${run}-harmattan-7` });
-  const org = createClient({ baseUrl: BASE, apiKey: reg.api_key.key });
   say(`organisation ${reg.organisation.id}`);
+  return createClient({ baseUrl: BASE, apiKey: reg.api_key.key });
+}
 
-  const employer = `employer_${run}`;
-  const worker = `wrk_${run}`;
-  step('Consent and identity: the employer and the worker reach live passports');
-  await livePassport(org, employer);
-  await livePassport(org, worker);
-
+async function engage(org: Client, employer: string, worker: string): Promise<void> {
   step('An engagement is papered, assented by both parties, executed and made current');
   const facts = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' } as const;
   const e = await org.rail.engagements.create({ engaging_party_ref: employer, worker_ref: worker, starts_on: new Date().toISOString().slice(0, 10), ends_on: null, facts });
@@ -130,21 +124,23 @@ async function main(): Promise<void> {
   await org.rail.engagements.instruments.execute(e.id, instrument.id);
   const current = await org.rail.engagements.activate(e.id);
   say(`engagement ${e.id}: ${current.status}`);
+}
 
+async function connectPhone(org: Client, worker: string, at: Point): Promise<{ phone: Phone; asWorker: Client }> {
   step('The organisation issues the worker\u2019s phone a device credential (shown once)');
   const credential = await org.allocation.deviceCredentials.create({ worker_id: worker, name: 'Chidi\u2019s phone' });
   say(`device credential ${credential.id}`);
-  const asWorker = createClient({ baseUrl: BASE, apiKey: credential.key });
-
   step('The phone makes the worker available, connects, subscribes to its offers and reports where it is');
   const phone = new Phone(worker, credential.key);
   const availability = await phone.device.setAvailability('available');
   say(`availability: ${availability.availability}`);
   phone.device.start();
   await phone.connected();
-  await phone.report(away);
+  await phone.report(at);
+  return { phone, asWorker: createClient({ baseUrl: BASE, apiKey: credential.key }) };
+}
 
-  const window = { starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 4 * 3_600_000).toISOString() };
+async function offerAndAssign(org: Client, phone: Phone, site: Point, window: Window) {
   step('A work order is opened 140 m away; the offer reaches the phone, which accepts it over the socket');
   const wo = await org.allocation.workOrders.create({ location: { ...site, radius_metres: 100 }, search_radius_metres: 2000, window, headcount: 1, offer_timeout_seconds: 120 });
   say(`work order ${wo.id}: ${wo.status}`);
@@ -157,10 +153,13 @@ async function main(): Promise<void> {
   const asg = await org.allocation.assignments.create({ offer_id: made.offer!.id });
   say(`assignment ${asg.id}: ${asg.status}`);
   await phone.notice('assignment.changed');
+  return asg;
+}
 
+async function arriveAndComplete(org: Client, asWorker: Client, phone: Phone, asg: Awaited<ReturnType<typeof offerAndAssign>>, path: Point[]): Promise<void> {
   step('The worker sets off, walks into the geofence and arrives with the start passcode');
   await asWorker.allocation.assignments.start(asg.id);
-  for (const p of [north(70), site]) {
+  for (const p of path) {
     await sleep(1500); // a brisk walk: readings far apart in too little time are refused as implausible movement
     await phone.report(p);
   }
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
   step('The worker stays on site, then completes with the completion passcode');
   for (let i = 0; i < 4; i++) {
     await sleep(1500);
-    await phone.report(site);
+    await phone.report(path[path.length - 1]);
   }
   const completed = await asWorker.allocation.assignments.completion(asg.id, { passcode: asg.passcodes.completion });
   say(`completion: ${completed.status}${completed.next_action ? ` (next: ${completed.next_action.code})` : ''}`);
@@ -181,12 +180,16 @@ async function main(): Promise<void> {
     const decided = await org.allocation.exceptions.adjudicate(exc.id, { outcome: 'upheld', reason: 'The site manager saw the work done.', accepted_signals: ['dwell_too_short'] });
     say(`adjudicated: ${decided.status}`);
   }
+}
 
+async function sealedProof(org: Client, assignmentId: string): Promise<void> {
   step('Proof of service: the sealed bundle');
-  const proof = await org.allocation.assignments.proof(asg.id);
+  const proof = await org.allocation.assignments.proof(assignmentId);
   if (!proof.seal?.hash) throw new Error('the proof is not sealed');
   say(`proof of ${proof.assignment_id}: ${proof.readings_used.length} readings, ${proof.geofence_crossings.length} geofence crossing(s), dwell ${proof.dwell_seconds} s, ${proof.passcode_checks.length} passcode checks${proof.exception ? `, exception ${proof.exception.decision.outcome}` : ''}; sealed ${proof.seal.hash.slice(0, 23)}...`);
+}
 
+async function withdrawnOnRevocation(org: Client, asWorker: Client, phone: Phone, worker: string, site: Point, window: Window): Promise<void> {
   step('A second offer reaches the phone; the worker\u2019s identity is revoked and the offer is withdrawn');
   await sleep(1000);
   await phone.report(site);
@@ -200,6 +203,28 @@ async function main(): Promise<void> {
   say(`offer ${withdrawn.offer!.id} withdrawn: ${withdrawn.offer!.reason}`);
   const pending = await asWorker.allocation.offers.list({ status: 'pending' });
   say(`the phone's pending offers: ${pending.data.length}`);
+}
+
+async function main(): Promise<void> {
+  const run = randomUUID().slice(0, 8);
+  const site = { latitude: 6.4413, longitude: 3.4216 };
+  const north = (metres: number) => ({ latitude: site.latitude + metres / 111_320, longitude: site.longitude });
+  const away = north(140); // outside the 100 m geofence and its 25 m slack
+
+  const org = await registerOrganisation(run);
+  const employer = `employer_${run}`;
+  const worker = `wrk_${run}`;
+  step('Consent and identity: the employer and the worker reach live passports');
+  await livePassport(org, employer);
+  await livePassport(org, worker);
+  await engage(org, employer, worker);
+  const { phone, asWorker } = await connectPhone(org, worker, away);
+
+  const window = { starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 4 * 3_600_000).toISOString() };
+  const asg = await offerAndAssign(org, phone, site, window);
+  await arriveAndComplete(org, asWorker, phone, asg, [north(70), site]);
+  await sealedProof(org, asg.id);
+  await withdrawnOnRevocation(org, asWorker, phone, worker, site, window);
   phone.device.stop();
   console.log('\nThe field worker\u2019s day is complete.');
 }

@@ -26,20 +26,26 @@ export const AGREEMENT = 0.01;
 const TICK_MS = 20;
 const DRAIN_MS = 15_000;
 
-export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => process.stderr.write(s + '\n')): Promise<LoadOutcome> {
-  await checkTargets(o.targets, o.ownTarget);
-  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const random = rng(Number.parseInt(runId.slice(-6), 16));
-  const metrics = new Metrics();
-  const key = o.apiKey ?? (await register(o.targets[0], runId));
-  const bar = (label: string, total: number) => {
+type Bar = (label: string, total: number) => cliProgress.SingleBar;
+
+/** A progress bar on stderr, or one that shows nothing under --quiet. */
+function progressBars(o: LoadOptions): Bar {
+  return (label, total) => {
     if (o.quiet) return { increment() {}, update() {}, stop() {} } as unknown as cliProgress.SingleBar;
     const b = new cliProgress.SingleBar({ format: `${label.padEnd(10)} [{bar}] {percentage}% {value}/{total} {extra}`, hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 }, cliProgress.Presets.shades_classic);
     b.start(total, 0, { extra: '' });
     return b;
   };
+}
 
-  // setup: one worker record per device, then the sockets
+interface Setup {
+  devices: Device[];
+  sockets: (DeviceSocket | Phone)[];
+  dispatch: Dispatch | undefined;
+}
+
+/** One worker record per device, then the sockets, then the dispatchers' eligible workers. */
+async function setUp(o: LoadOptions, key: string, runId: string, random: () => number, metrics: Metrics, bar: Bar, log: (s: string) => void): Promise<Setup> {
   const base = makeDevices(o.devices, runId, o.city, random);
   let b = bar('workers', base.length);
   const deviceKeys = await makeAvailable(o.targets, key, base.map((d) => d.workerId), metrics, () => b.increment());
@@ -69,24 +75,22 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
     b.stop();
     log(`dispatchers: ${dispatch.outcome.note}`);
   }
+  return { devices, sockets, dispatch };
+}
+
+/** The run: device i is due at start + k*interval + i*interval/devices, until the duration is up. */
+function drive(o: LoadOptions, { devices, sockets, dispatch }: Setup, reads: ReturnType<typeof readers>, start: number, random: () => number, metrics: Metrics, bar: Bar): Promise<void> {
   const byWorker = new Map(devices.map((d) => [d.workerId, d]));
   const positionOf = (w: string) => {
     const d = byWorker.get(w);
     return d && d.lastRecordedAt > 0 ? { workerId: w, lat: d.lat, lng: d.lng } : undefined;
   };
-
-  // the run: device i is due at start + k*interval + i*interval/devices
-  const reads = readers(o.targets, key, o.readRate, base.map((d) => d.workerId), o.city, metrics, random);
-  // the platform's counters count since each node started: the run's figure is the difference
-  const countersBefore = await platformCounters(o.targets, key);
-  const start = performance.now();
-  metrics.runStartedAt = start;
   const runBar = bar('load', Math.round(o.durationMs / 1000));
   dispatch?.start();
   let next = 0;
   let round = 0;
   const dueOf = (i: number, k: number) => start + k * o.intervalMs + (i * o.intervalMs) / devices.length;
-  await new Promise<void>((done) => {
+  return new Promise<void>((done) => {
     const timer = setInterval(() => {
       const now = performance.now();
       const end = start + o.durationMs;
@@ -107,19 +111,41 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
       runBar.update(elapsed, { extra: `| accepted ${metrics.counter('readings accepted (receipts)')} | frames p99 ${s ? s.p99.toFixed(1) : '-'} ms | queued ${sockets.reduce((a, x) => a + x.pending, 0)}` });
       if (now >= end) {
         clearInterval(timer);
+        runBar.stop();
         done();
       }
     }, TICK_MS);
   });
-  runBar.stop();
-  // let what was sent be answered, then stop the clock
+}
+
+/** Lets what was sent be answered (for at most DRAIN_MS), then stops the clock and closes the sockets; answers when it stopped and how many went unanswered. */
+async function drain({ sockets, dispatch }: Setup, reads: ReturnType<typeof readers>, metrics: Metrics): Promise<{ endedAt: number; unanswered: number }> {
   const drainUntil = performance.now() + DRAIN_MS;
   dispatch?.stopOpening();
   while ((sockets.some((s) => s.pending > 0) || reads.inFlight > 0 || dispatch?.busy) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
-  metrics.endedAt = performance.now();
+  const endedAt = (metrics.endedAt = performance.now());
   const unanswered = sockets.reduce((a, s) => a + s.pending, 0);
   for (const s of sockets) s.close();
-  const dispatched = await dispatch?.finish(AGREEMENT);
+  return { endedAt, unanswered };
+}
+
+export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => process.stderr.write(s + '\n')): Promise<LoadOutcome> {
+  await checkTargets(o.targets, o.ownTarget);
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const random = rng(Number.parseInt(runId.slice(-6), 16));
+  const metrics = new Metrics();
+  const key = o.apiKey ?? (await register(o.targets[0], runId));
+  const bar = progressBars(o);
+  const setup = await setUp(o, key, runId, random, metrics, bar, log);
+
+  const reads = readers(o.targets, key, o.readRate, setup.devices.map((d) => d.workerId), o.city, metrics, random);
+  // the platform's counters count since each node started: the run's figure is the difference
+  const countersBefore = await platformCounters(o.targets, key);
+  const start = performance.now();
+  metrics.runStartedAt = start;
+  await drive(o, setup, reads, start, random, metrics, bar);
+  const { endedAt, unanswered } = await drain(setup, reads, metrics);
+  const dispatched = await setup.dispatch?.finish(AGREEMENT);
 
   const counters = since(countersBefore, await platformCounters(o.targets, key));
   const tool = metrics.counter('readings accepted (receipts)');
@@ -127,7 +153,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void = (s) => 
   const outcome: LoadOutcome = {
     options: o, runId, summary: metrics.summary(), series: metrics.series(), counters: Object.fromEntries(metrics.counters), platform: counters,
     agreement: difference === undefined ? undefined : { difference, within: difference <= AGREEMENT },
-    dispatch: dispatched, unanswered, seconds: (metrics.endedAt - start) / 1000, reportFile: resolve(o.report), runStartSecond: (start - metrics.startedAt) / 1000,
+    dispatch: dispatched, unanswered, seconds: (endedAt - start) / 1000, reportFile: resolve(o.report), runStartSecond: (start - metrics.startedAt) / 1000,
   };
   writeFileSync(outcome.reportFile, loadReport(outcome));
   if (o.summary) {

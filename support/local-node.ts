@@ -148,132 +148,153 @@ interface First {
  * list endpoint, and every acknowledged secret is tried.
  */
 export async function crashLoop(o: CrashLoopOptions): Promise<CrashLoopResult> {
-  const random = rng(o.seed);
-  let node = await startLocalNode(o.dir);
+  const node = await startLocalNode(o.dir);
   const reg = await node.call('POST', '/v1/registrations', {}, { organisation_name: 'Crash Works', name: 'Ada Obi', email: `crash.${process.pid}.${o.seed}@example.ng`, password: 'violet-harmattan-7-kettle' });
-  if (reg.status >= 300) throw new Error(`registration failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const auth = { 'service-api-key': reg.body.api_key.key as string };
-  const acked = new Map<string, First>();
-  const ackOrder: string[] = [];
-  const doubt = new Set<string>();
-  const resolved = new Map<string, First>();
-  const refused: string[] = [];
-  const replayMismatches: string[] = [];
-  const restartMs: number[] = [];
-  let replays = 0;
-  let up: Promise<void> = Promise.resolve();
-  let running = true;
-  let sinceStart = 0;
-  let killAt = 0;
-  let killPoint: (() => void) | undefined;
-  let lastAnswer = performance.now();
-  const stalls: string[] = [];
-  const background: Promise<void>[] = [];
-  const pick = () => o.acksBetweenKills[0] + Math.floor(random() * (o.acksBetweenKills[1] - o.acksBetweenKills[0] + 1));
-  const create = (key: string) => node.call('POST', CREATE_PATH, { ...auth, 'idempotency-key': key }, { name: key });
-  const retryable = (r: JsonReply) => r.status === 503 && r.body?.error?.retryable !== false;
+  if (reg.status >= 300) {
+    await node.kill();
+    throw new Error(`registration failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+  }
+  return new KillLoop(o, node, { 'service-api-key': reg.body.api_key.key as string }).run();
+}
+
+/** The kill loop's state: the platform it drives, what was acknowledged, in doubt and replayed. */
+class KillLoop {
+  private readonly random: () => number;
+  private readonly acked = new Map<string, First>();
+  private readonly ackOrder: string[] = [];
+  private readonly doubt = new Set<string>();
+  private readonly resolved = new Map<string, First>();
+  private readonly refused: string[] = [];
+  private readonly replayMismatches: string[] = [];
+  private readonly restartMs: number[] = [];
+  private readonly stalls: string[] = [];
+  private readonly background: Promise<void>[] = [];
+  private replays = 0;
+  private up: Promise<void> = Promise.resolve();
+  private running = true;
+  private sinceStart = 0;
+  private killAt = 0;
+  private killPoint: (() => void) | undefined;
+  private lastAnswer = performance.now();
+  private seq = 0;
+
+  constructor(
+    private readonly o: CrashLoopOptions,
+    private node: LocalNode,
+    private readonly auth: Record<string, string>,
+  ) {
+    this.random = rng(o.seed);
+  }
+
+  async run(): Promise<CrashLoopResult> {
+    const { o } = this;
+    const clients = Array.from({ length: o.clients }, () => this.client());
+    try {
+      for (let k = 0; k < o.kills; k++) {
+        this.killAt = o.acksBetweenKills[0] + Math.floor(this.random() * (o.acksBetweenKills[1] - o.acksBetweenKills[0] + 1));
+        if (this.sinceStart < this.killAt && (await this.killPointOrStall())) this.stalls.push(`after restart ${k}: no answer for ${STALL_MS} ms (killed -9 and restarted)`);
+        await this.restart(true);
+      }
+      this.running = false;
+      await Promise.all(clients);
+      await Promise.all(this.background);
+      // a process that stopped answering is a fault counted, then replaced so the keys can be counted
+      if (!(await answers(this.node))) {
+        this.stalls.push(`after the last restart: not answering (killed -9 and restarted)`);
+        await this.restart(false);
+      }
+      // the last restart's survivors: every key still in doubt is retried until it is answered
+      await until(async () => (await this.afterRestart([]), this.doubt.size === 0), FINAL_RETRIES_MS);
+      const counted = await count(this.node, this.auth, this.acked, this.resolved);
+      return { kills: o.kills, ...counted, acknowledged: this.acked.size, inDoubt: this.resolved.size, replays: this.replays, replayMismatches: this.replayMismatches, refused: this.refused, stalls: this.stalls, restartMs: this.restartMs };
+    } finally {
+      this.running = false;
+      await this.node.kill();
+    }
+  }
 
   /**
    * One attempt of a key: its answer, `unknown` when the process died under it or it was told to
    * retry (a retryable 503), `refused` for any other answer (counted; the key is not tried again).
    */
-  const attempt = async (key: string): Promise<JsonReply | 'unknown' | 'refused'> => {
+  private async attempt(key: string): Promise<JsonReply | 'unknown' | 'refused'> {
     try {
-      const r = await create(key);
-      lastAnswer = performance.now();
-      if (++sinceStart >= killAt) killPoint?.();
+      const r = await this.node.call('POST', CREATE_PATH, { ...this.auth, 'idempotency-key': key }, { name: key });
+      this.lastAnswer = performance.now();
+      if (++this.sinceStart >= this.killAt) this.killPoint?.();
       if (r.status < 300) return r;
-      if (retryable(r)) return 'unknown';
-      refused.push(`${key}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      if (r.status === 503 && r.body?.error?.retryable !== false) return 'unknown';
+      this.refused.push(`${key}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
       return 'refused';
     } catch {
       return 'unknown'; // connection refused, or dropped by the kill
     }
-  };
+  }
 
-  let seq = 0;
-  const client = async () => {
-    while (running) {
-      const key = `crash-${o.seed}-${seq++}`;
-      await up;
-      const r = await attempt(key);
-      if (r === 'unknown') doubt.add(key);
+  /** One client: keyed creates one after another while the loop runs, each waiting for the platform to be up. */
+  private async client(): Promise<void> {
+    while (this.running) {
+      const key = `crash-${this.o.seed}-${this.seq++}`;
+      await this.up;
+      const r = await this.attempt(key);
+      if (r === 'unknown') this.doubt.add(key);
       if (typeof r === 'string') continue;
-      acked.set(key, { status: r.status, body: r.body });
-      ackOrder.push(key);
+      this.acked.set(key, { status: r.status, body: r.body });
+      this.ackOrder.push(key);
     }
-  };
+  }
 
   /** After a restart: every key in doubt tried once more, and the newest acknowledged keys sent again. */
-  const afterRestart = async (newest: string[]) => {
+  private async afterRestart(newest: string[]): Promise<void> {
     await Promise.all([
-      ...[...doubt].map(async (key) => {
-        const r = await attempt(key);
-        if (r !== 'unknown') doubt.delete(key);
-        if (typeof r !== 'string') resolved.set(key, { status: r.status, body: r.body });
+      ...[...this.doubt].map(async (key) => {
+        const r = await this.attempt(key);
+        if (r !== 'unknown') this.doubt.delete(key);
+        if (typeof r !== 'string') this.resolved.set(key, { status: r.status, body: r.body });
       }),
-      ...newest.map(async (key) => {
-        const r = await attempt(key);
-        if (r === 'unknown') return;
-        replays++;
-        if (r === 'refused') return void replayMismatches.push(`${key}: refused`);
-        const first = acked.get(key)!;
-        // the secret is shown once: a replay carries the same record with it nulled (gateway/idempotency.ts)
-        const same = r.status === first.status && r.headers['service-idempotent-replay'] === 'true' && JSON.stringify(r.body) === JSON.stringify({ ...first.body, key: null });
-        if (!same) replayMismatches.push(`${key}: ${r.status} replay=${r.headers['service-idempotent-replay']} ${JSON.stringify(r.body).slice(0, 200)}`);
-      }),
+      ...newest.map((key) => this.replay(key)),
     ]);
-  };
+  }
+
+  /** An acknowledged key sent again: it must replay its first answer. */
+  private async replay(key: string): Promise<void> {
+    const r = await this.attempt(key);
+    if (r === 'unknown') return;
+    this.replays++;
+    if (r === 'refused') return void this.replayMismatches.push(`${key}: refused`);
+    const first = this.acked.get(key)!;
+    // the secret is shown once: a replay carries the same record with it nulled (gateway/idempotency.ts)
+    const same = r.status === first.status && r.headers['service-idempotent-replay'] === 'true' && JSON.stringify(r.body) === JSON.stringify({ ...first.body, key: null });
+    if (!same) this.replayMismatches.push(`${key}: ${r.status} replay=${r.headers['service-idempotent-replay']} ${JSON.stringify(r.body).slice(0, 200)}`);
+  }
 
   /** Resolves true when nothing was answered for STALL_MS before the kill point came: the process stopped serving. */
-  const killPointOrStall = () =>
-    new Promise<boolean>((resolve) => {
+  private killPointOrStall(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const watch = setInterval(() => {
-        if (performance.now() - lastAnswer > STALL_MS) done(true);
+        if (performance.now() - this.lastAnswer > STALL_MS) done(true);
       }, 250);
       const done = (stalled: boolean) => {
         clearInterval(watch);
-        killPoint = undefined;
+        this.killPoint = undefined;
         resolve(stalled);
       };
-      killPoint = () => done(false);
+      this.killPoint = () => done(false);
     });
+  }
 
   /** Kill -9, restart on the same directory, let the clients go on; `replay` sends the newest acknowledged keys again. */
-  const restart = async (replay: boolean) => {
+  private async restart(replay: boolean): Promise<void> {
     let open!: () => void;
-    up = new Promise((r) => (open = r));
-    await node.kill();
-    const newest = replay ? ackOrder.slice(-o.replaysPerKill) : [];
-    node = await startLocalNode(o.dir);
-    restartMs.push(node.startMs);
-    sinceStart = 0;
-    lastAnswer = performance.now();
+    this.up = new Promise((r) => (open = r));
+    await this.node.kill();
+    const newest = replay ? this.ackOrder.slice(-this.o.replaysPerKill) : [];
+    this.node = await startLocalNode(this.o.dir);
+    this.restartMs.push(this.node.startMs);
+    this.sinceStart = 0;
+    this.lastAnswer = performance.now();
     open();
-    background.push(afterRestart(newest));
-  };
-
-  const clients = Array.from({ length: o.clients }, client);
-  try {
-    for (let k = 0; k < o.kills; k++) {
-      killAt = pick();
-      if (sinceStart < killAt && (await killPointOrStall())) stalls.push(`after restart ${k}: no answer for ${STALL_MS} ms (killed -9 and restarted)`);
-      await restart(true);
-    }
-    running = false;
-    await Promise.all(clients);
-    await Promise.all(background);
-    // a process that stopped answering is a fault counted, then replaced so the keys can be counted
-    if (!(await answers(node))) {
-      stalls.push(`after the last restart: not answering (killed -9 and restarted)`);
-      await restart(false);
-    }
-    // the last restart's survivors: every key still in doubt is retried until it is answered
-    await until(async () => (await afterRestart([]), doubt.size === 0), FINAL_RETRIES_MS);
-    return { kills: o.kills, ...(await count(node, auth, acked, resolved)), acknowledged: acked.size, inDoubt: resolved.size, replays, replayMismatches, refused, stalls, restartMs };
-  } finally {
-    running = false;
-    await node.kill();
+    this.background.push(this.afterRestart(newest));
   }
 }
 

@@ -51,6 +51,23 @@ const DELIVERIES = `${namespace}:consumer:deliveries`;
 const APPLICATIONS = `${namespace}:consumer:applications`;
 const appliedKey = (id: string) => `${namespace}:consumer:applied:${id}`;
 
+type Node = { name: string; stores: Awaited<ReturnType<typeof connect>> };
+
+/** Each node's reader of the feed, applying every entry through CONSUME; `applied` hears of each, whether it was fresh and whether more of its batch is in hand. */
+function startConsumers(nodes: Node[], applied: (node: Node, fresh: boolean, moreInBatch: boolean) => void): void {
+  for (const node of nodes) {
+    const consume = async (entries: FeedEntry[]) => {
+      for (const [i, e] of entries.entries()) {
+        const fresh = await node.stores.redis.eval(CONSUME, 3, DELIVERIES, appliedKey(e.event.id), APPLICATIONS, node.name, e.event.id, String(e.position));
+        applied(node, fresh === 1, i < entries.length - 1);
+      }
+    };
+    const r = new FeedReader({ name: 'test:consumer', stores: node.stores, batch: BATCH, handle: consume, limits: LIMITS, log: () => {} });
+    readers.push(r);
+    r.start();
+  }
+}
+
 describe('reactions are at least once, with one reader at a time (DESIGN "Reactions")', { timeout: 60_000 }, () => {
   it('the leader killed mid-batch: the next takes over within the lease time, no event is skipped and none applied twice', async () => {
     const writer = await connect();
@@ -67,19 +84,11 @@ describe('reactions are at least once, with one reader at a time (DESIGN "Reacti
       void node.stores.nats.close();
     };
 
-    for (const node of nodes) {
-      const consume = async (entries: FeedEntry[]) => {
-        for (const [i, e] of entries.entries()) {
-          const fresh = await node.stores.redis.eval(CONSUME, 3, DELIVERIES, appliedKey(e.event.id), APPLICATIONS, node.name, e.event.id, String(e.position));
-          if (fresh === 1) applied++;
-          // mid-batch: applied, with more of the batch in hand and its cursor not yet kept
-          if (victim === undefined && applied >= KILL_AFTER && i < entries.length - 1) kill(node);
-        }
-      };
-      const r = new FeedReader({ name: 'test:consumer', stores: node.stores, batch: BATCH, handle: consume, limits: LIMITS, log: () => {} });
-      readers.push(r);
-      r.start();
-    }
+    startConsumers(nodes, (node, fresh, moreInBatch) => {
+      if (fresh) applied++;
+      // mid-batch: applied, with more of the batch in hand and its cursor not yet kept
+      if (victim === undefined && applied >= KILL_AFTER && moreInBatch) kill(node);
+    });
 
     // Bursts of appends, one new stream per event, until well after the takeover.
     const ids: string[] = [];

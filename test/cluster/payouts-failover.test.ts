@@ -115,12 +115,14 @@ describe.runIf(enabled)('payouts failover on loopback: three node processes (spe
     await stores?.close();
   });
 
-  it('kill -9 of the node dispatching a 10,000-line instruction: after failover the rails\u2019 own books pay every payee exactly once and our payouts agree', async () => {
-    const began = performance.now();
-    // 250 rows a request: an import whose forwarded creates time out on a loaded machine answers 503
-    // after creating some rows, and its retry is then refused duplicate_payee_ref (the payroll import
-    // is not resumable), so each request is kept small.
-    // Four imports at a time: each waits mostly on round trips between the nodes and the stores.
+  /**
+   * LINES payees imported (250 rows a request: an import whose forwarded creates time out on a
+   * loaded machine answers 503 after creating some rows, and its retry is then refused
+   * duplicate_payee_ref, the payroll import not being resumable, so each request is kept small;
+   * four imports at a time, each waiting mostly on round trips between the nodes and the stores),
+   * their passports issued, and a run calculated, submitted, approved and executed. Answers its id.
+   */
+  async function executedRun(began: number): Promise<string> {
     const starts = Array.from({ length: Math.ceil(LINES / 250) }, (_, k) => k * 250);
     const importer = async () => {
       for (let from = starts.shift(); from !== undefined; from = starts.shift()) {
@@ -147,6 +149,34 @@ describe.runIf(enabled)('payouts failover on loopback: three node processes (spe
       expect(r.status, `${step}: ${JSON.stringify(r.body).slice(0, 500)}`).toBe(200);
       stamp(`run ${step}`);
     }
+    return runId;
+  }
+
+  /** Every rail's statement of the organisation, read from the shared store: credits per payout, payouts the instant rail refused, and the rails that paid serial 91. */
+  async function railBooks() {
+    const credits = new Map<string, number>();
+    const refusedOnInstant = new Set<string>();
+    const serial91Credits: string[] = [];
+    const rails = sandboxRails(PAYOUTS_POLICY.pack.rails, stores.kv, stores.indexes, { resolveAfterMs: 1, latencyMs: 0 });
+    for (const rail of rails) {
+      for (let after: string | undefined; ; ) {
+        const page = await rail.statement(org, { after, limit: 1_000 }, Date.now());
+        for (const e of page.entries) {
+          if (e.status === 'settled') {
+            credits.set(e.payout_id, (credits.get(e.payout_id) ?? 0) + 1);
+            if (e.account_number.slice(7, 9) === '91') serial91Credits.push(rail.id);
+          } else if (rail.id === 'route_multi_rail_rail_nip') refusedOnInstant.add(e.payout_id);
+        }
+        if (!page.hasMore || page.entries.length === 0) break;
+        after = page.entries[page.entries.length - 1].reference;
+      }
+    }
+    return { credits, refusedOnInstant, serial91Credits };
+  }
+
+  it('kill -9 of the node dispatching a 10,000-line instruction: after failover the rails\u2019 own books pay every payee exactly once and our payouts agree', async () => {
+    const began = performance.now();
+    const runId = await executedRun(began);
     const setupS = (performance.now() - began) / 1000;
     console.log(`[payouts failover] set-up ${setupS.toFixed(1)} s`);
 
@@ -185,23 +215,7 @@ describe.runIf(enabled)('payouts failover on loopback: three node processes (spe
     expect(done).toMatchObject({ status: 'settled', progress: { settled: LINES, failed: 0, held: 0 } });
 
     // The rails' own books, read from the shared store (not through a node): one credit per payout.
-    const credits = new Map<string, number>();
-    const refusedOnInstant = new Set<string>();
-    const serial91Credits: string[] = [];
-    const rails = sandboxRails(PAYOUTS_POLICY.pack.rails, stores.kv, stores.indexes, { resolveAfterMs: 1, latencyMs: 0 });
-    for (const rail of rails) {
-      for (let after: string | undefined; ; ) {
-        const page = await rail.statement(org, { after, limit: 1_000 }, Date.now());
-        for (const e of page.entries) {
-          if (e.status === 'settled') {
-            credits.set(e.payout_id, (credits.get(e.payout_id) ?? 0) + 1);
-            if (e.account_number.slice(7, 9) === '91') serial91Credits.push(rail.id);
-          } else if (rail.id === 'route_multi_rail_rail_nip') refusedOnInstant.add(e.payout_id);
-        }
-        if (!page.hasMore || page.entries.length === 0) break;
-        after = page.entries[page.entries.length - 1].reference;
-      }
-    }
+    const { credits, refusedOnInstant, serial91Credits } = await railBooks();
     expect(credits.size).toBe(LINES);
     expect([...credits.values()].filter((n) => n !== 1)).toEqual([]);
     // Serial 91 is refused by the instant rail: each of those payees was paid on a fallback rail, most
