@@ -257,12 +257,14 @@ export class SupplyMap {
     if (this.ws?.readyState !== 1) return;
     this.lastAsk = Date.now();
     this.asked = (this.asked ?? 0) + 1;
-    this.ws.send(JSON.stringify(near ? { after: this.cursor, near } : { after: this.cursor }));
+    // a truncated snapshot is read whole first, page by page, from the cursor it gave
+    this.ws.send(JSON.stringify(near ? { after: this.cursor, near } : this.restFrom ? { after: this.cursor, rest: this.restFrom } : { after: this.cursor }));
   }
 
   /** The map moved: a fresh snapshot around it. */
   resubscribe() {
     this.cursor = null;
+    this.restFrom = undefined;
     if (this.ws?.readyState === 1) this.ws.close(1000, 'resubscribing');
     else this.connect();
   }
@@ -287,8 +289,8 @@ export class SupplyMap {
     this.batches++;
     const changed = b.workers.length + b.work_orders.length;
     if (b.resync || changed) this.lastChange = new Date();
-    if (b.resync) this.truncated = Boolean(b.truncated);
-    this.status(`Live: pushed over the platform's WebSocket${b.resync ? ` (snapshot: ${b.reason})` : ''}; last change ${this.lastChange ? this.lastChange.toLocaleTimeString() : 'none yet'}.${this.truncated ? ' The snapshot held the organisation\'s first 2,000 workers; the others appear as they change.' : ''}`);
+    if (b.resync || b.rest !== undefined) this.restFrom = b.truncated ? b.next_rest : undefined;
+    this.status(`Live: pushed over the platform's WebSocket${b.resync ? ` (snapshot: ${b.reason})` : ''}; last change ${this.lastChange ? this.lastChange.toLocaleTimeString() : 'none yet'}.${this.restFrom ? ` Reading the rest of the snapshot from worker ${this.restFrom}...` : ''}`);
     this.drawSoon();
     this.askSoon();
   }

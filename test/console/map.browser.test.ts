@@ -9,6 +9,8 @@
 import { join } from 'node:path';
 import type { Browser, Page, WebSocket as PageSocket } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAvailability as setAvailabilityOf } from '../../actors/allocation/index.ts';
+import { SNAPSHOT_WORKERS } from '../../actors/allocation/supply/supply-feed.ts';
 import { startHarness, type Harness } from '../../support/http.ts';
 import { heartbeats, makeAvailable, reading } from '../allocation/support.ts';
 import { haveChromium, launch, mustHaveChromium, OUTPUT } from './browser.ts';
@@ -102,6 +104,19 @@ describe.skipIf(!run)('supply map under load, clustered, offline and at phone wi
     expect(Number(await page.getAttribute('#map', 'data-workers-drawn'))).toBe(WORKERS);
     expect(Number(await page.getAttribute('#map', 'data-basemap-states'))).toBeGreaterThan(0);
     await page.screenshot({ path: join(OUTPUT, 'map-clustered-offline-states.png') });
+  });
+
+  it('all of them: an organisation of more workers than a snapshot holds is listed whole (the page reads the rest of a truncated snapshot)', async () => {
+    const caller = { org: h.org, livemode: false, principal: 'test' };
+    const more = Array.from({ length: SNAPSHOT_WORKERS - WORKERS + 100 }, (_, i) => `map_more_${process.pid}_${i}`);
+    for (let i = 0; i < more.length; i += 100) await Promise.all(more.slice(i, i + 100).map((id) => setAvailabilityOf(h.platform, caller, id, 'available')));
+    const total = WORKERS + more.length;
+    expect(total).toBeGreaterThan(SNAPSHOT_WORKERS);
+    await page.reload();
+    await page.waitForSelector('#map[data-map-state=ready]', { timeout: WAIT });
+    await expect.poll(async () => Number(await page.getAttribute('#map', 'data-workers-drawn')) + Number(await page.getAttribute('#map', 'data-awaiting-position')), { timeout: WAIT }).toBe(total);
+    expect(await page.textContent('#worker-count')).toContain(String(total));
+    expect(refused).toEqual([]);
   });
 
   it('phone width (390 px): the map spans the screen above the lists', async () => {

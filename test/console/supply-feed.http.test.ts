@@ -28,6 +28,9 @@ interface Batch {
   cursor: string;
   workers: { worker_id: string; availability: string | null; presence: string | null; in_map: boolean; cell: string | null; excluded_because: string | null }[];
   work_orders: { id: string; status: string; location: { radius_metres: number }; cascade: Record<string, number>; supply_gap: { reason: string } | null; offers: { worker_id: string; status: string }[] }[];
+  truncated?: boolean;
+  next_rest?: number;
+  rest?: number;
 }
 
 let h: Harness;
@@ -197,7 +200,7 @@ describe('supply feed socket (docs/gaps.md#console)', { timeout: 60_000 }, () =>
     expect(await ask(s, 'not-a-cursor.3')).toMatchObject({ resync: true, reason: 'cursor_unknown' });
   });
 
-  it('docs/gaps.md#console: a snapshot holds at most 2000 workers, says so with truncated, and arrives whole as one frame of some 400 KB', async () => {
+  it('docs/gaps.md#console: a snapshot holds at most 2000 workers, says so with truncated, and arrives whole as one frame of some 400 KB; the rest follow on asking with rest', async () => {
     const other = await h.register();
     const caller = { org: other.org, livemode: false, principal: 'test' };
     const ids = Array.from({ length: SNAPSHOT_WORKERS + 20 }, (_, i) => `bulk_worker_${process.pid}_${i}`);
@@ -210,6 +213,13 @@ describe('supply feed socket (docs/gaps.md#console)', { timeout: 60_000 }, () =>
     expect(snap).toMatchObject({ resync: true, truncated: true });
     expect(snap.workers).toHaveLength(SNAPSHOT_WORKERS);
     expect(new Set(snap.workers.map((w) => w.worker_id)).size).toBe(SNAPSHOT_WORKERS);
+    // the rest of the snapshot, from next_rest on, with the cursor unchanged: every worker is read
+    expect(snap.next_rest).toBe(SNAPSHOT_WORKERS);
+    const rest = await ask(s, snap.cursor, { rest: snap.next_rest });
+    expect(rest).toMatchObject({ resync: false, rest: SNAPSHOT_WORKERS, cursor: snap.cursor, truncated: false, work_orders: [] });
+    expect(rest.next_rest).toBeUndefined();
+    expect(new Set([...snap.workers, ...rest.workers].map((w) => w.worker_id))).toEqual(new Set(ids));
+    expect(JSON.parse((await (s.send(JSON.stringify({ after: snap.cursor, rest: -1 })), s.next())).text).error).toMatchObject({ code: 'invalid_request' });
   });
 
   it('docs/gaps.md#console: a frame that is not a request answers an invalid_request error frame and the socket stays open', async () => {

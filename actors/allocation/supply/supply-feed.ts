@@ -32,6 +32,9 @@
  * behind the log's head                 the records changed after it (at most MAX_BATCH), cursor of
  *                                       the last one included
  * at the head                           held until a change (then as above) or HOLD_MS (empty)
+ * valid, with rest n                    the snapshot's workers from the n-th on (at most
+ *                                       SNAPSHOT_WORKERS), the cursor unchanged: a truncated
+ *                                       snapshot is read whole, page by page, and no change is skipped
  */
 import { ApiError, listPage, platformFeed, randomSuffix, type Platform, type SocketDef } from '../../../kernel/index.ts';
 import type { Committed, FeedMember } from '../../../runtime/index.ts';
@@ -249,8 +252,8 @@ export class SupplyFeed {
 
   // -- answering --------------------------------------------------------------------------------
 
-  /** One request of a subscriber of `org`: the batch after `cursor`, as JSON. */
-  async next(org: string, cursor: string | null, near?: Near): Promise<string> {
+  /** One request of a subscriber of `org`: the batch after `cursor` (or the snapshot's workers from `rest` on), as JSON. */
+  async next(org: string, cursor: string | null, near?: Near, rest?: number): Promise<string> {
     if (this.stopped) throw new ApiError('unavailable', 'This node is shutting down; subscribe again.');
     let log = this.logs.get(org);
     if (!log) this.logs.set(org, (log = new OrgLog(this.capacity)));
@@ -260,6 +263,7 @@ export class SupplyFeed {
       await this.caughtUp(); // every worker committed before this node's feed started is known
       return JSON.stringify(await this.snapshot(org, log, at.reason, near));
     }
+    if (rest !== undefined) return JSON.stringify(await this.restOf(org, log, cursor!, rest));
     if (at.seq >= log.head) {
       if (log.waiters.size >= MAX_WAITERS) throw new ApiError('overloaded', `More than ${MAX_WAITERS} requests of this organisation are waiting on this node; ask again shortly.`);
       await new Promise<void>((resolve) => {
@@ -295,6 +299,7 @@ export class SupplyFeed {
     if (s && near) for (const n of s.nearest(org, near.latitude, near.longitude, near.radius_metres, SNAPSHOT_WORKERS)) this.remember(org, n.worker_id);
     const ids = [...(this.known.get(org) ?? [])];
     const truncated = ids.length > SNAPSHOT_WORKERS;
+    const more = truncated ? { next_rest: SNAPSHOT_WORKERS } : {};
     const workers = await Promise.all(ids.slice(0, SNAPSHOT_WORKERS).map((w) => this.workerView(org, w, log)));
     const [open, gaps] = await Promise.all([
       listPage(this.platform.system, WorkOrder, org, 'status:open', { limit: SNAPSHOT_OPEN }, 'desc'),
@@ -309,7 +314,16 @@ export class SupplyFeed {
       workers: workers.filter((w) => !w.removed),
       work_orders: orders.filter((o) => o !== undefined),
       truncated,
+      ...more,
     };
+  }
+
+  /** The snapshot's workers from the `from`-th on (the organisation's known workers keep their order), the cursor as asked. */
+  private async restOf(org: string, log: OrgLog, cursor: string, from: number) {
+    const ids = [...(this.known.get(org) ?? [])];
+    const workers = await Promise.all(ids.slice(from, from + SNAPSHOT_WORKERS).map((w) => this.workerView(org, w, log)));
+    const truncated = from + SNAPSHOT_WORKERS < ids.length;
+    return { object: 'supply_changes', resync: false, rest: from, cursor, workers: workers.filter((w) => !w.removed), work_orders: [], truncated, ...(truncated ? { next_rest: from + SNAPSHOT_WORKERS } : {}) };
   }
 
   /** A worker as GET /v1/allocation/availability/{worker_id} shows it, with its cell and position on this node's map. */
@@ -373,7 +387,7 @@ function parseCursor(cursor: string | null, log: OrgLog): { resync: true; reason
 // -- the socket -----------------------------------------------------------------------------------
 
 /** What a subscriber sends: the cursor of the last batch it read (null at first), and optionally where it looks. */
-function readRequest(data: Uint8Array): { after: string | null; near?: Near } {
+function readRequest(data: Uint8Array): { after: string | null; near?: Near; rest?: number } {
   let v: unknown;
   try {
     v = JSON.parse(new TextDecoder().decode(data));
@@ -382,9 +396,13 @@ function readRequest(data: Uint8Array): { after: string | null; near?: Near } {
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ApiError('invalid_request', 'A request is a JSON object: {"after": <cursor or null>}.');
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'after' && k !== 'near') throw new ApiError('invalid_request', `Unknown field ${k.slice(0, 40)}; a request has after and, optionally, near.`);
+  for (const k of Object.keys(o)) if (k !== 'after' && k !== 'near' && k !== 'rest') throw new ApiError('invalid_request', `Unknown field ${k.slice(0, 40)}; a request has after and, optionally, near or rest.`);
   const after = o.after ?? null;
   if (after !== null && (typeof after !== 'string' || after.length > 64)) throw new ApiError('invalid_request', 'after is the cursor of the last batch (a string of at most 64 characters) or null.');
+  if (o.rest !== undefined) {
+    if (!Number.isInteger(o.rest) || (o.rest as number) < 0 || (o.rest as number) > MAX_KNOWN) throw new ApiError('invalid_request', `rest is the next_rest of a truncated batch (an integer from 0 to ${MAX_KNOWN}).`);
+    return { after, rest: o.rest as number };
+  }
   if (o.near === undefined) return { after };
   const n = o.near as Record<string, unknown>;
   const num = (x: unknown, lo: number, hi: number) => typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi;
@@ -403,7 +421,7 @@ export const supplySocket: SocketDef = {
   limits: () => ({ badFramesPerConnection: 16, framesPerSecond: 20 }),
   async onMessage(frame, ctx) {
     const req = readRequest(frame.data);
-    return supplyFeed(ctx.platform).next(ctx.org, req.after, req.near);
+    return supplyFeed(ctx.platform).next(ctx.org, req.after, req.near, req.rest);
   },
 };
 
