@@ -5,8 +5,8 @@
 // - Dispatch: open a work order where the map is clicked, cancel it, offer its next wave, make the
 //   assignment of an accepted offer; the work orders and their cascades arrive on the supply socket
 //   (supply-map.js), so what an action changes is shown as the feed pushes it.
-// - A worker's card, assignments followed to their proof, exceptions raised: read over HTTP when a
-//   person opens them.
+// - A worker's card (presence, gates, last readings, offers, assignments), assignments followed to
+//   their proof, exceptions raised: read over HTTP when a person opens them.
 import { act, esc, fromLocalInput, idTag, localInput, newIdempotencyKey } from '/console/api.js';
 import { CASCADE_COUNTS, GEOFENCE } from '/console/supply-map.js';
 
@@ -202,10 +202,11 @@ export class Dispatch {
     el.dataset.worker = workerId;
     el.innerHTML = `<h3>Worker ${esc(workerId)}</h3><p class="muted">Reading...</p>`;
     const w = enc(workerId);
-    const [avail, offers, assignments] = await Promise.allSettled([
+    const [avail, offers, assignments, readings] = await Promise.allSettled([
       this.api.get(`/v1/allocation/availability/${w}`),
       this.api.get(`/v1/allocation/offers?worker_id=${w}&status=pending&limit=20`),
       this.api.get(`/v1/allocation/assignments?worker_id=${w}&limit=20`),
+      this.api.get(`/v1/allocation/heartbeats?worker_id=${w}&limit=5`),
     ]);
     if (el.dataset.worker !== workerId) return;
     const seen = this.supply.workers.get(workerId);
@@ -218,6 +219,7 @@ export class Dispatch {
         <tr><th>gates</th><td data-field="gates">${esc(a.supply?.in_map ? 'in the supply map' : 'out of the supply map')}; held out by: ${esc(gate)}</td></tr>
         <tr><th>last position</th><td data-field="position">${seen?.latitude != null ? `${esc(seen.latitude.toFixed(5))}, ${esc(seen.longitude.toFixed(5))} (cell ${esc(seen.cell ?? seen.lastCell ?? '')})` : 'no reading yet'}</td></tr>
       </tbody></table>` : `<p class="error">${esc(avail.reason?.message)}</p>`}
+      <h4>Last readings</h4>${readings.status === 'fulfilled' && readings.value.data.length ? `<table class="compact" data-role="readings"><thead><tr><th>recorded</th><th>position</th><th>battery</th><th>connectivity</th><th>signals</th></tr></thead><tbody>${readings.value.data.map((r) => `<tr><td>${esc(r.recorded_at)}</td><td>${r.position ? `${esc(r.position.latitude.toFixed(5))}, ${esc(r.position.longitude.toFixed(5))} ±${esc(r.position.accuracy_metres)} m` : '-'}</td><td>${esc(r.battery_percent ?? '-')}%</td><td>${esc(r.connectivity)}</td><td>${r.mock_location_detected ? 'mock location' : ''}${r.device_integrity_attested === false ? ' not attested' : ''}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none in the last six hours</p>'}
       <h4>Pending offers</h4>${offers.status === 'fulfilled' && offers.value.data.length ? `<ul>${offers.value.data.map((o) => `<li data-offer="${esc(o.id)}">${idTag(o.id)} for ${idTag(o.work_order_id)}, expires ${esc(o.expires_at)}</li>`).join('')}</ul>` : '<p class="muted">none</p>'}
       <h4>Assignments</h4>${assignments.status === 'fulfilled' && assignments.value.data.length ? this.assignmentRows(assignments.value.data) : '<p class="muted">none</p>'}`;
   }

@@ -3,7 +3,7 @@
  * a work order there (radius, occupation, claims, window, headcount); the work order's cascade is
  * watched as the supply socket pushes it, an offer accepted; the accepted offer's assignment is
  * made from the page, listed, followed to its proof, and an exception raised on it; a worker's card
- * (availability, presence, gates, offers, assignments); a work order cancelled; a short id carries
+ * (availability, presence, gates, last readings, offers, assignments); a work order cancelled; a short id carries
  * the full one. Every action is the page's own call of the public API; the test checks the API's
  * records afterwards.
  */
@@ -86,6 +86,9 @@ describe.skipIf(!run)('dispatch from the console', { timeout: 120_000 }, () => {
     expect(await page.textContent('#worker-card [data-field=availability]')).toContain('available');
     expect(await page.textContent('#worker-card [data-field=gates]')).toContain('in the supply map');
     expect(await page.locator('#worker-card li[data-offer]').count()).toBe(1);
+    // its last reading: where kit.worker put it, 150 m north of the point
+    expect(await page.locator('#worker-card [data-role=readings] tbody tr').count()).toBe(1);
+    expect(await page.textContent('#worker-card [data-role=readings]')).toContain((P.latitude + 150 / 111_320).toFixed(5));
 
     // the worker accepts on their phone: the page follows without a reload
     const [offer] = await kit.offers(id);

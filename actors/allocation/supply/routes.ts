@@ -6,7 +6,7 @@ import { AVAILABILITY_STATES, HeartbeatBatchSchema } from './heartbeat.ts';
 import { FLAG_STATUSES, IntegrityFlag } from './integrity-flag.ts';
 import { adjudicateFlag } from './integrity-flags.ts';
 import { heartbeatCounters, submitHeartbeats } from './heartbeats.ts';
-import { nearestSupply, setAvailability, supplyStateOf, workerRecord } from './workers.ts';
+import { nearestSupply, recentReadings, setAvailability, supplyStateOf, workerRecord } from './workers.ts';
 import { INTEGRITY_FLAG_PREFIX } from './worker.ts';
 
 const MODULE = 'match';
@@ -27,6 +27,10 @@ const AdjudicateBody = Type.Object({
   accepted_signals: Type.Optional(Type.Array(Type.String())),
 });
 
+const ReadingsQuery = Type.Object({
+  worker_id: callerRef('Whose readings.'),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
 const SupplyQuery = Type.Object({
   latitude: Type.Number({ minimum: -90, maximum: 90 }),
   longitude: Type.Number({ minimum: -180, maximum: 180 }),
@@ -48,6 +52,18 @@ export const routes: RouteDef[] = [
     // Spec 4.7 lists 404: a worker_id with no availability record in the caller's organisation.
     errors: ['not_found'],
     handler: (req) => submitHeartbeats(req.platform, callerOf(req), req.body),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/allocation/heartbeats',
+    auth: 'key',
+    module: MODULE,
+    idempotent: false,
+    query: ReadingsQuery,
+    summary: 'A worker\u2019s last stored readings of the last six hours, newest first (at most limit): positions, battery, connectivity and the device\u2019s signals.',
+    specGap: 'Not named by the spec; a dispatcher\u2019s worker card reads it (docs/gaps.md#allocation).',
+    errors: ['not_found'],
+    handler: (req) => recentReadings(req.platform, req.org, req.query.worker_id, req.query.limit ?? 20),
   }),
   route({
     method: 'PUT',

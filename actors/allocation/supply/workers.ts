@@ -111,3 +111,19 @@ async function readOwnWrite(s: AllocationService, org: string, workerId: string,
   if (!s.bus) return;
   s.mirror(org, workerId, await s.platform.system.state<WorkerState>(Worker, id, org));
 }
+
+/** How far back a worker's recent readings are read (the card of a person watching the worker). */
+export const RECENT_READINGS_WINDOW_MS = 6 * 3_600_000;
+
+/**
+ * A worker's last `limit` stored readings of the last RECENT_READINGS_WINDOW_MS, newest first, as a
+ * list (docs/gaps.md#allocation): what a dispatcher checks on a worker's card (last positions,
+ * battery, connectivity, mock and attestation signals).
+ */
+export async function recentReadings(platform: Platform, org: string, workerId: string, limit: number) {
+  const now = platform.clock.now();
+  const all = await workerReadings(platform, org, workerId, now - RECENT_READINGS_WINDOW_MS, now);
+  const data = all.slice(-limit).reverse().map((r) => ({ object: 'reading' as const, worker_id: workerId, recorded_at: new Date(r.recordedAt).toISOString(), ...r.data }));
+  return { object: 'list' as const, data, has_more: all.length > limit, next_cursor: null };
+}
+
