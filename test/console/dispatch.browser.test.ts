@@ -125,12 +125,19 @@ describe.skipIf(!run)('dispatch from the console', { timeout: 120_000 }, () => {
     await page.screenshot({ path: join(OUTPUT, 'dispatch-assignment.png') });
   });
 
-  it('a work order cancelled from the page leaves the open list; a short id copies the full one', async () => {
+  it('a work order is asked for its next wave (the API keeps the cascade width) and cancelled from the page; a short id copies the full one', async () => {
     const P: Point = { latitude: 6.55, longitude: 3.40 };
     await kit.worker(P, 200);
+    await kit.worker(P, 400);
     const id = await openOnMap(P, { radius_metres: '250', search_radius_metres: '2000', headcount: '2', cascade_width: '1', offer_timeout_seconds: '600' });
     const card = `[data-work-order="${id}"]`;
     await page.waitForSelector(`${card}[data-status=open]`, { timeout: WAIT });
+    // one offer a wave: asked for the next wave while the wave's offer is pending, the API offers
+    // no more than the cascade width, and the page says what it answered
+    await expect.poll(() => page.textContent(`${card} [data-cascade=offered]`), { timeout: WAIT }).toBe('offered 1');
+    await page.click(`${card} button[data-op=offer]`);
+    await expect.poll(() => page.textContent(`${card} .actions [data-role=result]`), { timeout: WAIT }).toBe('Done: open.');
+    expect(await kit.offers(id)).toHaveLength(1);
     const shown = (await page.textContent(`${card} code.id`))!;
     expect(shown.length).toBeLessThan(id.length);
     expect(await page.getAttribute(`${card} code.id`, 'data-copy')).toBe(id);
