@@ -26,7 +26,7 @@ import { SystemClock } from '../clock.ts';
 import type { ActorSystem, Placement, RemoteCall } from '../system.ts';
 import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
 import { TakeoverRecovery } from './takeover-recovery.ts';
-import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
+import { batchOf, type Batched, decodeBatch, NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
 import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
 import { logOf } from '../../kernel/base/index.ts';
@@ -84,7 +84,7 @@ export class ClusterNode implements Placement {
     this.log = opts.log ?? ((m, e) => (e === undefined ? CLUSTER_LOG.info(m, { node: opts.nodeId }) : CLUSTER_LOG.error(m, e, { node: opts.nodeId })));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
-    this.requests = new Requests(this.nc, this.now, this.log, opts.stores.atTurnEnd);
+    this.requests = new Requests(this.nc, this.now, this.log, opts.stores.atTurnEnd, true);
     this.leases = new ShardLeases(
       this.nc,
       `${opts.stores.namespace}_shards`,
@@ -113,7 +113,7 @@ export class ClusterNode implements Placement {
     });
     this.sub = this.nc.subscribe(`${this.subjectPrefix}.${this.nodeId}`, {
       callback: (err, msg) => {
-        if (!err) void this.answer(msg);
+        if (!err) this.received(msg);
       },
     });
     this.requests.start();
@@ -233,16 +233,33 @@ export class ClusterNode implements Placement {
     }
   }
 
+  /** A remote ask, or a batch of them (requests.ts), each answered on its own as it completes. */
+  private received(msg: Msg): void {
+    const batch = msg.reply ? batchOf(msg.reply) : undefined;
+    if (batch === undefined) {
+      void this.answer(msg.data).then((data) => this.requests.reply(msg, data));
+      return;
+    }
+    let items: Batched[];
+    try {
+      items = decodeBatch(msg.data);
+    } catch (e) {
+      this.log('an unreadable batch of remote asks was dropped (its askers time out)', e);
+      return;
+    }
+    for (const [token, request] of items) void this.answer(request).then((data) => this.requests.replyTo({ inbox: batch.inbox, token }, data));
+  }
+
   /**
-   * Answers one remote ask; whatever happens, one reply within max_payload, and nothing thrown. A
-   * store failing under it travels as a retryable 503 (a bug as a fault): `outcome_unknown` for a
-   * command, which may have written, and `unavailable` for a read.
+   * The answer to one remote ask; whatever happens, one reply within max_payload, and it never
+   * rejects. A store failing under it travels as a retryable 503 (a bug as a fault):
+   * `outcome_unknown` for a command, which may have written, and `unavailable` for a read.
    */
-  private async answer(msg: Msg): Promise<void> {
+  private async answer(request: Uint8Array): Promise<Uint8Array> {
     let data: Uint8Array;
     let op: RemoteCall['op'] | undefined;
     try {
-      const req = decodeRequest(msg.data);
+      const req = decodeRequest(request);
       op = req.call.op;
       data = encode(await this.serve(req));
     } catch (e) {
@@ -251,7 +268,7 @@ export class ClusterNode implements Placement {
       else data = encode(replyOf(new ApiError('unavailable', 'A store did not answer; retry.', { retryable: true })));
     }
     if (data.length > this.maxPayload()) data = encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` });
-    this.requests.reply(msg, data);
+    return data;
   }
 
   private maxPayload(): number {

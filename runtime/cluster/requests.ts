@@ -14,8 +14,37 @@
  * separate promise continuations each became a socket write of their own (a fifth of a busy node's
  * CPU in the cascade-removal bench). The turn's flush is handed to `atTurnEnd`, which runs it with
  * the journal's appends on the same connection, so a turn's asks, answers and appends are one write.
+ *
+ * With `batch` (ClusterNode), a turn's requests to one subject travel as one message and a turn's
+ * answers to one node's inbox as one message: the client's and the server's work per message
+ * (protocol line, parse, dispatch, routing) is then paid per turn and node, not per ask. A batch
+ * is a msgpack array of `[token, bytes]`; its reply subject `<inbox>.b<id>` tells the receiver it
+ * is one (a single request keeps `<inbox>.<token>`), and answers to several of a node's requests
+ * arrive on `<inbox>.g` in the same form. Each ask keeps its own token, deadline and outcome.
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { Packr } from 'msgpackr';
+
+const batchCodec = new Packr({ useRecords: false });
+/** Room kept in a batch message for its framing, below the server's max_payload. */
+const BATCH_MARGIN = 1024;
+
+/** Bytes of one request or answer of a batch, with its token. */
+export type Batched = [token: number, data: Uint8Array];
+export const decodeBatch = (b: Uint8Array): Batched[] => batchCodec.unpack(b) as Batched[];
+const encodeBatch = (items: Batched[]): Uint8Array => batchCodec.pack(items);
+
+/** Where the answer to a request of a batch goes: the asker's inbox and the ask's token. */
+export interface BatchedReply {
+  inbox: string;
+  token: number;
+}
+
+/** The batch a request message carries, from its reply subject; undefined for a single request. */
+export function batchOf(reply: string): { inbox: string } | undefined {
+  const dot = reply.lastIndexOf('.');
+  return reply.charCodeAt(dot + 1) === 98 /* b */ ? { inbox: reply.slice(0, dot) } : undefined;
+}
 
 /** Nobody subscribes to the subject (the server's 503 status). */
 export class NoResponders extends Error {}
@@ -45,8 +74,10 @@ export class Requests {
   private readonly pending = new Map<number, Pending>();
   private sub: Subscription | undefined;
   private next = 0;
-  /** Publishes waiting for the end of this event-loop turn: subject, data, reply subject (or a message to answer). */
-  private outbox: Array<{ subject: string; data: Uint8Array; reply: string } | { msg: Msg; data: Uint8Array }> = [];
+  /** Publishes waiting for the end of this event-loop turn: a request, an answer to a message, or an answer to a request of a batch. */
+  private outbox: Array<{ subject: string; data: Uint8Array; token: number } | { msg: Msg; data: Uint8Array } | { to: BatchedReply; data: Uint8Array }> = [];
+  /** The tokens of each batch sent, until none of them waits (a batch nobody serves fails them all). */
+  private readonly batches = new Map<number, number[]>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -54,6 +85,8 @@ export class Requests {
     private readonly log: (msg: string, err?: unknown) => void = () => {},
     /** Runs the turn's flush at the end of the turn (the stores' own outbox); an immediate of its own by default. */
     private readonly atTurnEnd: (send: () => void) => void = (send) => void setImmediate(send),
+    /** Send a turn's requests to one subject, and its answers to one inbox, as one message each (see the header). */
+    private readonly batch = false,
   ) {}
 
   start(): void {
@@ -75,13 +108,18 @@ export class Requests {
     return new Promise((resolve, reject) => {
       const token = this.next++;
       this.pending.set(token, { resolve, reject, target, deadline: this.now() + timeoutMs });
-      this.queue({ subject, data, reply: `${this.inbox}.${token}` });
+      this.queue({ subject, data, token });
     });
   }
 
   /** Answers a request this node received, with the same once-per-turn batching. */
   reply(msg: Msg, data: Uint8Array): void {
     this.queue({ msg, data });
+  }
+
+  /** Answers one request of a batch this node received (batchOf, decodeBatch). */
+  replyTo(to: BatchedReply, data: Uint8Array): void {
+    this.queue({ to, data });
   }
 
   private queue(item: (typeof this.outbox)[number]): void {
@@ -92,27 +130,83 @@ export class Requests {
   private readonly flush = (): void => {
     const batch = this.outbox;
     this.outbox = [];
+    if (!this.batch) {
+      for (const item of batch) {
+        if ('msg' in item) this.answer(item.msg, item.data);
+        else if ('to' in item) this.publishAnswers(item.to.inbox, [[item.to.token, item.data]]);
+        else this.publishRequests(item.subject, [[item.token, item.data]]);
+      }
+      return;
+    }
+    const requests = new Map<string, Batched[]>();
+    const answers = new Map<string, Batched[]>();
     for (const item of batch) {
-      try {
-        if ('msg' in item) item.msg.respond(item.data);
-        else this.nc.publish(item.subject, item.data, { reply: item.reply });
-      } catch (e) {
-        // A request that could not be published fails now; an answer that could not be sent is the
-        // asker's timeout (its node's requests give up on their own).
-        if ('msg' in item) {
-          this.log('answering a remote ask failed', e);
-          continue;
-        }
-        const token = Number(item.reply.slice(this.inbox.length + 1));
+      if ('msg' in item) this.answer(item.msg, item.data);
+      else if ('to' in item) push(answers, item.to.inbox, [item.to.token, item.data]);
+      else push(requests, item.subject, [item.token, item.data]);
+    }
+    for (const [subject, items] of requests) for (const chunk of this.chunks(items)) this.publishRequests(subject, chunk);
+    for (const [inbox, items] of answers) for (const chunk of this.chunks(items)) this.publishAnswers(inbox, chunk);
+  };
+
+  private answer(msg: Msg, data: Uint8Array): void {
+    try {
+      msg.respond(data);
+    } catch (e) {
+      // an answer that could not be sent is the asker's timeout (its node's requests give up on their own)
+      this.log('answering a remote ask failed', e);
+    }
+  }
+
+  /** One request as it always travelled, or several as one batch message. */
+  private publishRequests(subject: string, items: Batched[]): void {
+    try {
+      if (items.length === 1) {
+        this.nc.publish(subject, items[0][1], { reply: `${this.inbox}.${items[0][0]}` });
+        return;
+      }
+      const id = this.next++;
+      this.batches.set(id, items.map((i) => i[0]));
+      this.nc.publish(subject, encodeBatch(items), { reply: `${this.inbox}.b${id}` });
+    } catch (e) {
+      // not published: these requests fail now
+      for (const [token] of items) {
         const p = this.pending.get(token);
         this.pending.delete(token);
         p?.reject(e as Error);
       }
     }
-  };
+  }
+
+  private publishAnswers(inbox: string, items: Batched[]): void {
+    try {
+      if (items.length === 1) this.nc.publish(`${inbox}.${items[0][0]}`, items[0][1]);
+      else this.nc.publish(`${inbox}.g`, encodeBatch(items));
+    } catch (e) {
+      this.log('answering a remote ask failed', e);
+    }
+  }
+
+  /** Items split so that each message stays within the server's max_payload. */
+  private *chunks(items: Batched[]): Generator<Batched[]> {
+    const limit = (this.nc.info?.max_payload ?? 1 << 20) - BATCH_MARGIN;
+    let chunk: Batched[] = [];
+    let size = 0;
+    for (const item of items) {
+      if (chunk.length > 0 && size + item[1].length > limit) {
+        yield chunk;
+        chunk = [];
+        size = 0;
+      }
+      chunk.push(item);
+      size += item[1].length + 16;
+    }
+    if (chunk.length > 0) yield chunk;
+  }
 
   /** Fails the requests past their deadline, and those whose target `lapsed` says is gone. */
   sweep(lapsed: (target: string) => boolean): void {
+    for (const [id, tokens] of this.batches) if (!tokens.some((t) => this.pending.has(t))) this.batches.delete(id);
     if (this.pending.size === 0) return;
     const now = this.now();
     const gone = new Map<string, boolean>();
@@ -132,14 +226,37 @@ export class Requests {
     // published, or still to be by the flush already scheduled: the target may act on them
     for (const p of this.pending.values()) p.reject(new RequestsStopped('this node stopped before the answer came', true));
     this.pending.clear();
+    this.batches.clear();
   }
 
   private settle(msg: Msg): void {
-    const token = Number(msg.subject.slice(this.inbox.length + 1));
+    const tail = msg.subject.slice(this.inbox.length + 1);
+    if (tail === 'g') {
+      for (const [token, data] of decodeBatch(msg.data)) this.answered(token, data, undefined);
+      return;
+    }
+    if (tail.charCodeAt(0) === 98 /* b */) {
+      // a status for a whole batch: nobody serves its subject
+      const id = Number(tail.slice(1));
+      const tokens = this.batches.get(id) ?? [];
+      this.batches.delete(id);
+      for (const token of tokens) this.answered(token, msg.data, msg);
+      return;
+    }
+    this.answered(Number(tail), msg.data, msg);
+  }
+
+  private answered(token: number, data: Uint8Array, msg: Msg | undefined): void {
     const p = this.pending.get(token);
     if (!p) return; // answered after its deadline
     this.pending.delete(token);
-    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(new NoResponders(`nobody serves ${p.target}`));
-    else p.resolve(msg.data);
+    if (data.length === 0 && msg?.headers?.code === 503) p.reject(new NoResponders(`nobody serves ${p.target}`));
+    else p.resolve(data);
   }
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
 }

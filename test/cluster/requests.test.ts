@@ -6,8 +6,8 @@
  * or as soon as its target's membership lapses, and one still waiting when the node stops fails.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterEach, expect, it } from 'vitest';
-import { NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from '../../runtime/cluster/requests.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchOf, decodeBatch, NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from '../../runtime/cluster/requests.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
 
 const opened: NatsConnection[] = [];
@@ -94,4 +94,59 @@ it('an answer after the deadline is dropped; a stopped node sends nothing more',
   requests.stop();
   await expect(requests.send(subject, 'b', bytes('q'), 100)).rejects.toBeInstanceOf(RequestsStopped);
   await expect(requests.send(subject, 'b', bytes('q'), 100)).rejects.toMatchObject({ sent: false });
+});
+
+describe('batched (a node\'s requests of one turn to one owner travel as one message, its answers to one node as one)', () => {
+  async function pair(): Promise<{ client: Requests; server: Requests; serverNc: NatsConnection; subject: string; messages: () => number; held: Array<() => void> }> {
+    const [a, b] = await Promise.all([connect({ servers: natsUrl() }), connect({ servers: natsUrl() })]);
+    opened.push(a, b);
+    const client = new Requests(a, () => 1_000, () => {}, undefined, true);
+    const server = new Requests(b, () => 1_000, () => {}, undefined, true);
+    client.start();
+    server.start();
+    const subject = `${testNamespace('requests')}.node.b`;
+    let count = 0;
+    const held: Array<() => void> = [];
+    // the owner's side as ClusterNode serves it: each request of a batch answered on its own
+    b.subscribe(subject, {
+      callback: (_e, m) => {
+        count++;
+        const batch = batchOf(m.reply!);
+        if (!batch) return void held.push(() => server.reply(m, bytes(`re:${text(m.data)}`)));
+        for (const [token, data] of decodeBatch(m.data)) held.push(() => server.replyTo({ inbox: batch.inbox, token }, bytes(`re:${text(data)}`)));
+      },
+    });
+    await Promise.all([a.flush(), b.flush()]);
+    return { client, server, serverNc: b, subject, messages: () => count, held };
+  }
+
+  it('each answer reaches the request that asked: a turn of fifty asks is one message, answered out of order', async () => {
+    const { client, subject, messages, held } = await pair();
+    const asked = Array.from({ length: 50 }, (_, i) => client.send(subject, 'b', bytes(`q${i}`), 5_000));
+    while (held.length < 50) await new Promise((r) => setTimeout(r, 5));
+    expect(messages()).toBe(1);
+    const answers = held.splice(0);
+    for (const answer of answers.slice(0, 25).reverse()) answer(); // half now, newest first
+    await new Promise((r) => setTimeout(r, 20));
+    for (const answer of answers.slice(25)) answer();
+    expect((await Promise.all(asked)).map(text)).toEqual(Array.from({ length: 50 }, (_, i) => `re:q${i}`));
+    expect(client.size).toBe(0);
+  });
+
+  it('a single ask in a turn travels as before, answered through its own subject', async () => {
+    const { client, subject, messages, held } = await pair();
+    const asked = client.send(subject, 'b', bytes('only'), 5_000);
+    while (held.length < 1) await new Promise((r) => setTimeout(r, 5));
+    held[0]();
+    expect(text(await asked)).toBe('re:only');
+    expect(messages()).toBe(1);
+  });
+
+  it('a batch to a subject nobody serves fails every ask in it at once with no responders', async () => {
+    const { client } = await pair();
+    const nobody = `${testNamespace('requests')}.node.gone`;
+    const asked = Array.from({ length: 5 }, (_, i) => client.send(nobody, 'gone', bytes(`q${i}`), 60_000).catch((e: Error) => e));
+    for (const r of await Promise.all(asked)) expect(r).toBeInstanceOf(NoResponders);
+    expect(client.size).toBe(0);
+  });
 });
