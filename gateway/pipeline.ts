@@ -112,6 +112,7 @@ class RequestPipeline {
     this.limits = new RateLimiter(policy, () => platform.clock.now(), () => membership?.liveCount?.() ?? 1);
     this.flushed = platform.stores.flushed ? () => platform.system.flushed() : undefined;
     this.work = new SandboxWork(platform.services.require(SANDBOX_CAPS), this.router.routes());
+    platform.system.board.add('sandbox-work', () => this.work.figures());
   }
 
   /** Compiles a route's scope and schemas once, at start, so no request compiles them. */

@@ -12,6 +12,7 @@
  * limit), so the memory such work holds on a node is bounded by these figures times that.
  */
 import { ApiError, type LoadedSandboxPolicy, type RouteDef, type SandboxCaps } from '../kernel/index.ts';
+import type { Figure } from '../runtime/index.ts';
 
 /** A refusal and the headers its response carries. */
 export interface WorkRefusal {
@@ -23,6 +24,7 @@ export class SandboxWork {
   private readonly heavy: ReadonlySet<string>;
   private readonly running = new Map<string, number>();
   private total = 0;
+  private readonly refused = { organisation: 0, node: 0 };
   private readonly policy: LoadedSandboxPolicy;
 
   constructor(
@@ -52,8 +54,8 @@ export class SandboxWork {
     if (this.heavy.size !== 0 && this.isHeavy(def)) {
       const w = this.policy.pack.heavy_work;
       const mine = this.running.get(org) ?? 0;
-      if (mine >= w.per_organisation) return this.refusal(`this organisation runs ${mine} memory-heavy operations at once, the most its sandbox policy (${this.policy.pack.version}) allows`);
-      if (this.total >= w.per_node) return this.refusal(`this node runs ${this.total} memory-heavy operations of sandbox organisations at once, the most the sandbox policy (${this.policy.pack.version}) allows`);
+      if (mine >= w.per_organisation) return this.refusal('organisation', `this organisation runs ${mine} memory-heavy operations at once, the most its sandbox policy (${this.policy.pack.version}) allows`);
+      if (this.total >= w.per_node) return this.refusal('node', `this node runs ${this.total} memory-heavy operations of sandbox organisations at once, the most the sandbox policy (${this.policy.pack.version}) allows`);
       this.running.set(org, mine + 1);
       this.total++;
       slot = true;
@@ -71,7 +73,18 @@ export class SandboxWork {
     else this.running.set(org, left);
   }
 
-  private refusal(why: string): WorkRefusal {
+  /** For the metrics (docs/gaps.md#metrics), read at a scrape. */
+  figures(): Figure[] {
+    const refused = 'Memory-heavy operations of sandbox organisations refused on this node, by the cap reached (the organisation\'s share or the node\'s).';
+    return [
+      { name: 'platform_sandbox_heavy_work_running', help: 'Memory-heavy operations of sandbox organisations running on this node now.', type: 'gauge', value: this.total },
+      { name: 'platform_sandbox_heavy_work_refused_total', help: refused, type: 'counter', labels: { cap: 'organisation' }, value: this.refused.organisation },
+      { name: 'platform_sandbox_heavy_work_refused_total', help: refused, type: 'counter', labels: { cap: 'node' }, value: this.refused.node },
+    ];
+  }
+
+  private refusal(cap: 'organisation' | 'node', why: string): WorkRefusal {
+    this.refused[cap]++;
     const seconds = this.policy.pack.heavy_work.retry_after_seconds;
     return {
       error: new ApiError('sandbox_work_limit_reached', `Not started: ${why}. Send again in ${seconds} s, once one has finished.`, { retryable: true }),

@@ -19,7 +19,7 @@
  * and refuses on the owning node only where the command would create (ActorSystem.limitCreation):
  * an organisation at its cap still acts on the records it has.
  */
-import type { AskOptions, Committed } from '../runtime/index.ts';
+import type { AskOptions, Committed, Figure } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 import { NodeReadModel } from './journal-feeds.ts';
@@ -40,6 +40,7 @@ export class SandboxCaps {
   /** Sandbox requests in flight on this node: request id to organisation. */
   private readonly requests = new Map<string, string>();
   private readonly follower: NodeReadModel;
+  private unboard: (() => void) | undefined;
 
   constructor(private readonly platform: Platform) {
     this.policy = sandboxPolicy(platform.config.SANDBOX_POLICY_FILE ?? process.env.SANDBOX_POLICY_FILE);
@@ -49,11 +50,20 @@ export class SandboxCaps {
   start(): void {
     this.follower.start();
     this.platform.system.limitCreation((opts) => this.refusal(opts));
+    this.unboard = this.platform.system.board.add('sandbox-records', () => this.figures());
   }
 
   async stop(): Promise<void> {
     this.platform.system.limitCreation(undefined);
+    this.unboard?.();
     await this.follower.stop();
+  }
+
+  /** For the metrics (docs/gaps.md#metrics): how many organisations are at their cap, never which. */
+  private figures(): Figure[] {
+    let full = 0;
+    for (const n of this.records.values()) if (n >= this.policy.pack.records) full++;
+    return [{ name: 'platform_sandbox_organisations_at_record_cap', help: 'Organisations whose sandbox holds as many records as the sandbox policy allows, as this node counts them.', type: 'gauge', value: full }];
   }
 
   /** Records made in `org` as this node knows them. */

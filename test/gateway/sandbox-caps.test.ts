@@ -95,6 +95,7 @@ describe('sandbox record cap (docs/gaps.md#sandbox-caps)', () => {
 
     const b = await h.register();
     expect((await h.request('POST', '/v1/api_keys', { key: b.key, body: { name: 'b' }, idempotencyKey: 'cap-b' })).status).toBe(200);
+    expect(await h.gateway.metrics.text()).toMatch(/^platform_sandbox_organisations_at_record_cap 1$/m);
   });
 });
 
@@ -133,6 +134,10 @@ describe('sandbox heavy work (docs/gaps.md#sandbox-caps)', () => {
     await until(() => heavy.started === 3, 10_000);
     heavy.release.splice(0).forEach((r) => r());
     expect((await later).status).toBe(200);
+    const text = await h.gateway.metrics.text();
+    expect(text).toMatch(/^platform_sandbox_heavy_work_refused_total\{cap="organisation"\} 1$/m);
+    expect(text).toMatch(/^platform_sandbox_heavy_work_refused_total\{cap="node"\} 1$/m);
+    expect(text).toMatch(/^platform_sandbox_heavy_work_running 0$/m);
   });
 
   it('the active sandbox policy names only declared operations: a platform starts with it', async () => {
