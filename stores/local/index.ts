@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
+import { asBinary, open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { Now, Stores } from '../types.ts';
 import { ENV_DIR, FORMAT, lockDirectory, prepareDirectory, writeFormat } from './directory.ts';
 import { LocalIndexes } from './indexes.ts';
@@ -129,11 +129,11 @@ function upgradeFromFormat1(env: RootDatabase): void {
   env.transactionSync(() => heads.dropSync());
 }
 
-/** Inside a write transaction: one logged transaction LMDB does not have (wal.ts), written again as it was, with its sequence number. */
+/** Inside a write transaction: one logged transaction LMDB does not have (wal.ts), written again as it was (each value as the bytes its database encoded), with its sequence number. */
 function replay(dbs: Record<LocalDatabaseName, Database>, state: Database, seq: number, writes: LoggedWrite[]): void {
   for (const w of writes) {
     const db = dbs[DATABASES[w[0]]];
-    if (w.length === 3) db.putSync(w[1] as never, w[2]);
+    if (w.length === 3) db.putSync(w[1] as never, asBinary(w[2] as Buffer));
     else db.removeSync(w[1] as never);
   }
   state.putSync('applied', seq);

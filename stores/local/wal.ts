@@ -17,10 +17,12 @@
  * or the machine stopped can be so, and its transaction was never acknowledged. A segment is
  * deleted once LMDB has flushed its last record's transaction, never the one being written.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, mkdirSync, openSync, readFileSync, readdirSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Packr } from 'msgpackr';
+import { DataDirectoryError } from './directory.ts';
 
 export const WAL_DIR = 'wal';
 /** A segment is closed and a new one begun past this size, so flushed segments can be deleted whole. */
@@ -29,7 +31,7 @@ const HEADER = 8;
 /** Plain msgpack maps, as LMDB encodes the same values (index.ts). */
 const codec = new Packr({ useRecords: false });
 
-/** One write of a transaction: [database index, key, value] for a put, [database index, key] for a removal. */
+/** One write of a transaction: [database index, key, value as its database encoded it] for a put, [database index, key] for a removal. */
 export type LoggedWrite = [number, unknown, unknown] | [number, unknown];
 
 interface Segment {
@@ -38,11 +40,16 @@ interface Segment {
   last: number;
 }
 
+/** A segment still open: the one being written, and older ones until their last fdatasync. */
+interface OpenSegment extends Segment {
+  fd: number;
+  size: number;
+}
+
 export class WriteAheadLog {
-  private fd: number;
-  private current: Segment;
-  private readonly closed: Segment[] = [];
-  private size = 0;
+  /** Open segments, oldest first; the last is the one being written. */
+  private readonly open: OpenSegment[] = [];
+  private readonly closed: Segment[];
   private written = 0;
   private synced = 0;
   private syncing = false;
@@ -52,7 +59,8 @@ export class WriteAheadLog {
   /**
    * Opens the log in `dir` (the data directory): replays through `apply`, in order, every record
    * whose sequence number is above `applied` (the last one LMDB holds), then begins a new segment.
-   * Returns the log and the last sequence number in use.
+   * Returns the log and the last sequence number in use. A record past `applied` that does not
+   * follow the one before it means transactions are missing, and the directory is refused.
    */
   static open(dir: string, applied: number, apply: (seq: number, writes: LoggedWrite[]) => void, segmentBytes = SEGMENT_BYTES): { wal: WriteAheadLog; last: number } {
     const walDir = join(dir, WAL_DIR);
@@ -64,10 +72,10 @@ export class WriteAheadLog {
       let segLast = 0;
       for (const [seq, writes] of records(readFileSync(file))) {
         segLast = seq;
-        if (seq > last) {
-          apply(seq, writes);
-          last = seq;
-        }
+        if (seq <= last) continue;
+        if (seq !== last + 1) throw new DataDirectoryError(`${walDir} holds transaction ${seq} but not ${last + 1}: the log misses transactions the data needs; restore the directory from a backup (npm run operator -- backup PATH makes one)`);
+        apply(seq, writes);
+        last = seq;
       }
       old.push({ file, last: segLast });
     }
@@ -82,8 +90,7 @@ export class WriteAheadLog {
   ) {
     this.closed = old;
     this.written = this.synced = last;
-    this.current = { file: this.segmentFile(last + 1), last };
-    this.fd = openSync(this.current.file, 'a');
+    this.begin();
   }
 
   /** Appends transaction `seq`'s writes; resolves once they are on disk (one fdatasync serves every record written before it began). */
@@ -96,71 +103,75 @@ export class WriteAheadLog {
     rec.writeUInt32LE(payload.length, 0);
     rec.writeUInt32LE(crc32(payload), 4);
     payload.copy(rec, HEADER);
+    let seg = this.open[this.open.length - 1];
     try {
-      if (this.size + rec.length > this.segmentBytes && this.size > 0) this.rotate();
-      writeSync(this.fd, rec);
+      if (seg.size + rec.length > this.segmentBytes && seg.size > 0) seg = this.begin();
+      writeSync(seg.fd, rec);
     } catch (e) {
       return Promise.reject(this.fail(e as Error));
     }
-    this.size += rec.length;
-    this.written = this.current.last = seq;
+    seg.size += rec.length;
+    this.written = seg.last = seq;
     return new Promise((resolve, reject) => {
       this.waiters.push({ seq, resolve, reject });
       this.sync();
     });
   }
 
-  /** LMDB has flushed every transaction through `seq`: segments holding only those are no longer needed. */
-  flushedThrough(seq: number): void {
-    while (this.closed.length && this.closed[0].last <= seq) rmSync(this.closed.shift()!.file, { force: true });
+  /** LMDB has flushed every transaction through `seq`: segments holding only those are no longer needed; settles once they are deleted. */
+  async flushedThrough(seq: number): Promise<void> {
+    const gone: Segment[] = [];
+    while (this.closed.length && this.closed[0].last <= seq) gone.push(this.closed.shift()!);
+    await Promise.all(gone.map((g) => rm(g.file, { force: true })));
   }
 
-  /** Closes the file; what was appended is on disk (every append was waited for by the writer). */
+  /** Closes the files; what was appended is on disk (every append was waited for by the writer). */
   close(): void {
-    closeSync(this.fd);
+    for (const seg of this.open.splice(0)) closeSync(seg.fd);
   }
 
+  /**
+   * One fdatasync at a time, of the oldest segment with records not yet synced: records are in
+   * sequence order across segments, so a record is never acknowledged while one before it, in an
+   * older segment, could still be lost.
+   */
   private sync(): void {
-    if (this.syncing || this.synced >= this.written) return;
+    if (this.syncing || this.failed || this.synced >= this.written) return;
+    const seg = this.open.find((s) => s.last > this.synced)!;
+    const target = seg.last;
     this.syncing = true;
-    const target = this.written;
-    const fd = this.fd;
-    fdatasync(fd, (err) => {
+    fdatasync(seg.fd, (err) => {
       this.syncing = false;
-      // a rotation since made this descriptor's records durable itself and closed it
-      if (fd !== this.fd) return this.sync();
       if (err) {
         this.fail(err);
         return;
       }
-      this.synced = Math.max(this.synced, target);
+      this.synced = target;
       const still: typeof this.waiters = [];
       for (const w of this.waiters) (w.seq <= target ? w.resolve() : still.push(w));
       this.waiters = still;
+      // an older segment whose records are all synced is closed; the log keeps it until LMDB's flush has them
+      while (this.open.length > 1 && this.open[0].last <= this.synced) {
+        const done = this.open.shift()!;
+        close(done.fd, () => undefined);
+        this.closed.push({ file: done.file, last: done.last });
+      }
       this.sync();
     });
   }
 
-  /** A new segment; the old one is made durable first, so no record's durability rests on a closed descriptor. */
-  private rotate(): void {
-    fdatasyncSync(this.fd);
-    closeSync(this.fd);
-    this.synced = this.written;
-    for (const w of this.waiters.splice(0)) w.resolve();
-    this.closed.push(this.current);
-    this.current = { file: this.segmentFile(this.written + 1), last: this.written };
-    this.fd = openSync(this.current.file, 'a');
-    this.size = 0;
+  /** A new segment for the records from the next sequence number on. */
+  private begin(): OpenSegment {
+    const file = join(this.walDir, `${String(this.written + 1).padStart(16, '0')}.wal`);
+    const seg: OpenSegment = { file, last: this.written, fd: openSync(file, 'a'), size: 0 };
+    this.open.push(seg);
+    return seg;
   }
 
   private fail(e: Error): Error {
     this.failed ??= e;
     for (const w of this.waiters.splice(0)) w.reject(this.failed);
     return this.failed;
-  }
-
-  private segmentFile(firstSeq: number): string {
-    return join(this.walDir, `${String(firstSeq).padStart(16, '0')}.wal`);
   }
 }
 

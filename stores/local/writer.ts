@@ -1,4 +1,4 @@
-import type { Database, RootDatabase } from 'lmdb';
+import { asBinary, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../types.ts';
 import type { LoggedWrite, WriteAheadLog } from './wal.ts';
 
@@ -132,7 +132,7 @@ export class Writer {
       const done = this.wal.append(seq, writes);
       writes = [];
       // the log keeps this transaction until LMDB's own flush has it
-      void Promise.resolve((this.env as unknown as { flushed: Promise<unknown> }).flushed).then(() => this.wal.flushedThrough(seq), () => undefined);
+      void Promise.resolve((this.env as unknown as { flushed: Promise<unknown> }).flushed).then(() => this.wal.flushedThrough(seq)).catch(() => undefined);
       return done;
     });
     batch.done = logged.then(
@@ -158,11 +158,18 @@ export class Writer {
 
 /**
  * Makes every put and removal of `db` (the local family's database at `index`, the position the
- * log names it by) part of the write-ahead log of the transaction it runs in.
+ * log names it by) part of the write-ahead log of the transaction it runs in. A value is encoded
+ * once, by the database's own encoder: the same bytes go to LMDB (as binary, not encoded again)
+ * and into the log.
  */
 export function logWrites(db: Database, index: number, writer: Writer): void {
   const put = db.put.bind(db);
   const remove = db.remove.bind(db);
-  db.put = ((key: unknown, value: unknown) => (writer.record([index, key, value]), put(key as never, value))) as Database['put'];
+  const encoder = (db as unknown as { encoder: { encode(value: unknown): Buffer } }).encoder;
+  db.put = ((key: unknown, value: unknown) => {
+    const bytes = encoder.encode(value);
+    writer.record([index, key, bytes]);
+    return put(key as never, asBinary(bytes));
+  }) as Database['put'];
   db.remove = ((key: unknown) => (writer.record([index, key]), remove(key as never))) as Database['remove'];
 }

@@ -10,7 +10,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
-import type { StoredEvent } from '../../stores/index.ts';
+import { DataDirectoryError, type StoredEvent } from '../../stores/index.ts';
 import { WriteAheadLog, WAL_DIR } from '../../stores/local/wal.ts';
 import { localTestStores, tempDir } from '../../support/stores.ts';
 
@@ -111,13 +111,24 @@ describe.runIf(process.env.TEST_STORES === 'local')('local write-ahead log (DESI
     for (let seq = 1; seq <= 5; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(40)]]);
     const before = segments(dir);
     expect(before.length).toBe(5); // each record past the small segment size begins a new one
-    wal.flushedThrough(3);
+    await wal.flushedThrough(3);
     expect(segments(dir)).toEqual(before.slice(3));
-    wal.flushedThrough(5);
+    await wal.flushedThrough(5);
     expect(segments(dir)).toEqual(before.slice(4));
     wal.close();
     expect(replayed(dir, 4).seqs).toEqual([5]);
     expect(replayed(dir, 5).seqs).toEqual([]);
+  });
+
+  it('a log that misses a transaction past what LMDB holds is refused with a clear message, never replayed with a gap', async () => {
+    const dir = fresh();
+    const { wal } = replayed(dir, 0, 64);
+    for (let seq = 1; seq <= 3; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(40)]]);
+    wal.close();
+    rmSync(join(dir, WAL_DIR, segments(dir)[1])); // the segment holding transaction 2
+    expect(() => replayed(dir, 0)).toThrow(DataDirectoryError);
+    expect(() => replayed(dir, 0)).toThrow(/holds transaction 3 but not 2: the log misses transactions the data needs; restore the directory from a backup/);
+    expect(replayed(dir, 2).seqs).toEqual([3]);
   });
 
   it('a record logged out of order is refused: the log replays in the order it was written', async () => {
