@@ -21,7 +21,8 @@ export interface WorkRefusal {
 }
 
 export class SandboxWork {
-  private readonly heavy: ReadonlySet<string>;
+  /** The routes the policy names, found once: a request then costs a set lookup, not a string. */
+  private readonly heavy: ReadonlySet<RouteDef>;
   private readonly running = new Map<string, number>();
   private total = 0;
   private readonly refused = { organisation: 0, node: 0 };
@@ -37,12 +38,13 @@ export class SandboxWork {
       // a pack naming an operation no route declares would cap nothing where it meant to
       if (!declared.has(op)) throw new Error(`sandbox policy ${this.policy.pack.version}: heavy_work names ${op}, which no route declares`);
     }
-    this.heavy = new Set(this.policy.pack.heavy_work.operations);
+    const named = new Set(this.policy.pack.heavy_work.operations);
+    this.heavy = new Set(routes.filter((r) => named.has(`${r.method} ${r.path}`)));
   }
 
   /** Whether `def` is memory-heavy work under the policy. */
   isHeavy(def: RouteDef): boolean {
-    return this.heavy.has(`${def.method} ${def.path}`);
+    return this.heavy.has(def);
   }
 
   /**
@@ -51,7 +53,7 @@ export class SandboxWork {
    */
   begin(def: RouteDef, org: string, requestId: string, writes: boolean): WorkRefusal | boolean {
     let slot = false;
-    if (this.heavy.size !== 0 && this.isHeavy(def)) {
+    if (this.heavy.has(def)) {
       const w = this.policy.pack.heavy_work;
       const mine = this.running.get(org) ?? 0;
       if (mine >= w.per_organisation) return this.refusal('organisation', `this organisation runs ${mine} memory-heavy operations at once, the most its sandbox policy (${this.policy.pack.version}) allows`);
