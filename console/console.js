@@ -1,5 +1,6 @@
-// The console's entry: sign-in with a person's session, then the supply map, the queues and the
-// deliveries, each reading and acting only through the public API (api.js).
+// The console's entry: sign-in with a person's session, then the supply map with dispatch, the
+// queues (flags, exceptions, payroll runs), the deliveries and the people, each reading and acting
+// only through the public API (api.js).
 import { Api, MoneyFormat, esc } from '/console/api.js';
 import { SupplyMap } from '/console/supply-map.js';
 import { Queues } from '/console/queues.js';
@@ -46,6 +47,7 @@ function show(tab) {
 
 function leave(message) {
   views?.supply.stop();
+  views?.queues.stop();
   views = undefined;
   // what the person who left was shown goes with them: the next person never sees, nor acts on, a
   // card rendered for another session (their views render afresh on entering)

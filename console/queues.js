@@ -220,6 +220,11 @@ export class Queues {
   runs() {
     return this.payroll.refresh();
   }
+
+  /** Signed out: no read is left to run for the person who left. */
+  stop() {
+    clearTimeout(this.liveTimer);
+  }
 }
 
 const RUN_STATUSES = ['pending_approval', 'approved', 'executing', 'completed', 'partially_settled', 'failed', 'simulated', 'draft', 'cancelled'];
