@@ -66,7 +66,7 @@ export class Api {
     try {
       const me = await this.call('GET', '/v1/me', { credential: 'session' });
       const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})`, expires_with_session: true } });
-      this.creds = { ...this.creds, key: made.key, key_id: made.id, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id } };
+      this.creds = { ...this.creds, key: made.key, key_id: made.id, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id, person: made.person } };
       sessionStorage.setItem(STORE, JSON.stringify(this.creds));
       return this.creds.me;
     } catch (e) {

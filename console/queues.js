@@ -315,6 +315,7 @@ class Payroll {
         <tr><th>employer contributions</th><td>${m(r.totals.employer_contributions)}</td><th>prepared by</th><td data-field="prepared_by">${who(r.prepared_by)}</td></tr>
         <tr><th>approved by</th><td data-field="approved_by">${who(r.approved_by)}</td><th>open findings</th><td>${Object.entries(r.open_findings ?? {}).map(([k, n]) => `${esc(k)}: ${esc(n)}`).join(', ')}</td></tr>
       </tbody></table>
+      ${r.prepared_by && r.prepared_by === this.api.me?.person && r.status === 'pending_approval' ? '<p class="muted" data-role="role">You prepared this run: above the maker-checker threshold, another person approves it.</p>' : ''}
       ${order}<div data-role="findings"></div><div data-role="change"></div>
       <details data-role="history"><summary>History</summary><div></div></details>
       <form data-prefix="run" class="run-ops">${ops} <span data-role="result"></span></form>

@@ -79,7 +79,9 @@ describe.skipIf(!run)('payroll for approvers', { timeout: 120_000 }, () => {
     await expect.poll(() => page.textContent(`${card('2026-02')} form.run-ops [data-role=result]`), { timeout: WAIT }).toContain('approve out of order');
     expect(await status(runs['2026-02']!)).toBe('pending_approval');
 
-    // the approver prepared March: the maker-checker refusal names the amounts in naira only
+    // the approver prepared March: the card says so, and the maker-checker refusal names the amounts in naira only
+    expect(await page.textContent(`${card('2026-03')} [data-role=role]`)).toContain('You prepared this run');
+    expect(await page.locator(`${card('2026-01')} [data-role=role]`).count()).toBe(0);
     await page.click(`${card('2026-03')} input[name=out_of_order]`);
     await page.click(`${card('2026-03')} button[data-op=approve]`);
     const refusal = `${card('2026-03')} form.run-ops [data-role=result]`;
