@@ -130,6 +130,11 @@ describe.skipIf(!run)('supply map under load, clustered, offline and at phone wi
       expect(list.y).toBeGreaterThan(map.y + map.height - 1);
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await phone.screenshot({ path: join(OUTPUT, 'phone-390.png'), fullPage: false });
+      // the queues and the payroll runs fit the phone's width too (wide tables scroll within themselves)
+      await phone.click('nav button[data-tab=queues]');
+      await phone.waitForSelector('#flags [data-role=page]', { timeout: WAIT });
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.screenshot({ path: join(OUTPUT, 'phone-390-queues.png'), fullPage: false });
     } finally {
       await phone.close();
     }
