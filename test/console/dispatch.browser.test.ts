@@ -104,6 +104,7 @@ describe.skipIf(!run)('dispatch from the console', { timeout: 120_000 }, () => {
     const asg = assignments[0];
     const row = `#assignments tr[data-assignment="${asg.id}"]`;
     await page.waitForSelector(row, { timeout: WAIT });
+    expect(await page.getAttribute(`${row} button[data-at]`, 'data-at')).toBe(`${P.latitude},${P.longitude}`);
     await page.click(`${row} button[data-proof]`);
     await page.waitForSelector(`${row} [data-role=proof] *`, { timeout: WAIT });
     const proofApi = await h.request('GET', `/v1/allocation/assignments/${asg.id}/proof`);
