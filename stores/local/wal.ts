@@ -17,7 +17,7 @@
  * or the machine stopped can be so, and its transaction was never acknowledged. A segment is
  * deleted once LMDB has flushed its last record's transaction, never the one being written.
  */
-import { close, closeSync, fdatasync, mkdirSync, openSync, readFileSync, readdirSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writev } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -40,19 +40,16 @@ interface Segment {
   last: number;
 }
 
-/** A segment still open: the one being written, and older ones until their last fdatasync. */
-interface OpenSegment extends Segment {
-  fd: number;
-  size: number;
-}
-
 export class WriteAheadLog {
-  /** Open segments, oldest first; the last is the one being written. */
-  private readonly open: OpenSegment[] = [];
+  /** The segment being written. */
+  private fd = -1;
+  private current!: Segment;
+  private size = 0;
   private readonly closed: Segment[];
+  /** Records encoded and not yet handed to the disk, and the last one's sequence number. */
+  private pending: Buffer[] = [];
   private written = 0;
-  private synced = 0;
-  private syncing = false;
+  private busy = false;
   private waiters: Array<{ seq: number; resolve: () => void; reject: (e: Error) => void }> = [];
   private failed: Error | undefined;
 
@@ -77,7 +74,10 @@ export class WriteAheadLog {
         apply(seq, writes);
         last = seq;
       }
-      old.push({ file, last: segLast });
+      // one with no whole record (begun just before a stop) holds nothing acknowledged; its name
+      // may be the one the new segment takes
+      if (segLast === 0) rmSync(file);
+      else old.push({ file, last: segLast });
     }
     return { wal: new WriteAheadLog(walDir, last, old, segmentBytes), last };
   }
@@ -89,32 +89,28 @@ export class WriteAheadLog {
     private readonly segmentBytes: number,
   ) {
     this.closed = old;
-    this.written = this.synced = last;
-    this.begin();
+    this.written = last;
+    this.begin(last + 1);
   }
 
-  /** Appends transaction `seq`'s writes; resolves once they are on disk (one fdatasync serves every record written before it began). */
+  /**
+   * Appends transaction `seq`'s writes; resolves once they are on disk. The main thread only
+   * encodes: one write and one fdatasync at a time, off the main thread, carry every record
+   * encoded before they began.
+   */
   append(seq: number, writes: LoggedWrite[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     // transactions commit in order and are logged as they commit; a record out of order would replay out of order
     if (seq <= this.written) return Promise.reject(this.fail(new Error(`write-ahead log: record ${seq} after ${this.written}`)));
     const payload = codec.pack([seq, writes]);
-    const rec = Buffer.allocUnsafe(HEADER + payload.length);
-    rec.writeUInt32LE(payload.length, 0);
-    rec.writeUInt32LE(crc32(payload), 4);
-    payload.copy(rec, HEADER);
-    let seg = this.open[this.open.length - 1];
-    try {
-      if (seg.size + rec.length > this.segmentBytes && seg.size > 0) seg = this.begin();
-      writeSync(seg.fd, rec);
-    } catch (e) {
-      return Promise.reject(this.fail(e as Error));
-    }
-    seg.size += rec.length;
-    this.written = seg.last = seq;
+    const header = Buffer.allocUnsafe(HEADER);
+    header.writeUInt32LE(payload.length, 0);
+    header.writeUInt32LE(crc32(payload), 4);
+    this.pending.push(header, payload);
+    this.written = seq;
     return new Promise((resolve, reject) => {
       this.waiters.push({ seq, resolve, reject });
-      this.sync();
+      this.pump();
     });
   }
 
@@ -125,47 +121,45 @@ export class WriteAheadLog {
     await Promise.all(gone.map((g) => rm(g.file, { force: true })));
   }
 
-  /** Closes the files; what was appended is on disk (every append was waited for by the writer). */
+  /** Closes the file; what was appended is on disk (every append was waited for by the writer). */
   close(): void {
-    for (const seg of this.open.splice(0)) closeSync(seg.fd);
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
   }
 
-  /**
-   * One fdatasync at a time, of the oldest segment with records not yet synced: records are in
-   * sequence order across segments, so a record is never acknowledged while one before it, in an
-   * older segment, could still be lost.
-   */
-  private sync(): void {
-    if (this.syncing || this.failed || this.synced >= this.written) return;
-    const seg = this.open.find((s) => s.last > this.synced)!;
-    const target = seg.last;
-    this.syncing = true;
-    fdatasync(seg.fd, (err) => {
-      this.syncing = false;
-      if (err) {
-        this.fail(err);
-        return;
-      }
-      this.synced = target;
-      const still: typeof this.waiters = [];
-      for (const w of this.waiters) (w.seq <= target ? w.resolve() : still.push(w));
-      this.waiters = still;
-      // an older segment whose records are all synced is closed; the log keeps it until LMDB's flush has them
-      while (this.open.length > 1 && this.open[0].last <= this.synced) {
-        const done = this.open.shift()!;
-        close(done.fd, () => undefined);
-        this.closed.push({ file: done.file, last: done.last });
-      }
-      this.sync();
+  /** Writes and syncs what is pending, then what came meanwhile; a segment past its size is closed between two rounds. */
+  private pump(): void {
+    if (this.busy || this.failed || this.pending.length === 0) return;
+    this.busy = true;
+    const bufs = this.pending;
+    this.pending = [];
+    const target = this.written;
+    writev(this.fd, bufs, (err, bytes) => {
+      if (err) return this.fail(err);
+      fdatasync(this.fd, (err) => {
+        if (err) return this.fail(err);
+        this.size += bytes;
+        this.current.last = target;
+        const still: typeof this.waiters = [];
+        for (const w of this.waiters) (w.seq <= target ? w.resolve() : still.push(w));
+        this.waiters = still;
+        if (this.size >= this.segmentBytes) {
+          close(this.fd, () => undefined);
+          this.closed.push(this.current);
+          this.begin(target + 1);
+        }
+        this.busy = false;
+        this.pump();
+      });
     });
   }
 
-  /** A new segment for the records from the next sequence number on. */
-  private begin(): OpenSegment {
-    const file = join(this.walDir, `${String(this.written + 1).padStart(16, '0')}.wal`);
-    const seg: OpenSegment = { file, last: this.written, fd: openSync(file, 'a'), size: 0 };
-    this.open.push(seg);
-    return seg;
+  /** A new segment, named for the first record it will hold: names sort as the records do. */
+  private begin(first: number): void {
+    const file = join(this.walDir, `${String(first).padStart(16, '0')}.wal`);
+    this.fd = openSync(file, 'a');
+    this.current = { file, last: first - 1 };
+    this.size = 0;
   }
 
   private fail(e: Error): Error {

@@ -108,27 +108,41 @@ describe.runIf(process.env.TEST_STORES === 'local')('local write-ahead log (DESI
   it('records already in LMDB are not written again, and a segment is deleted once LMDB has flushed its last record, never the one being written', async () => {
     const dir = fresh();
     const { wal } = replayed(dir, 0, 64);
-    for (let seq = 1; seq <= 5; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(40)]]);
+    for (let seq = 1; seq <= 5; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(80)]]);
     const before = segments(dir);
-    expect(before.length).toBe(5); // each record past the small segment size begins a new one
+    // each record past the small segment size closes its segment, and the next is begun
+    expect(before.length).toBe(6);
     await wal.flushedThrough(3);
     expect(segments(dir)).toEqual(before.slice(3));
-    await wal.flushedThrough(5);
-    expect(segments(dir)).toEqual(before.slice(4));
     wal.close();
+    expect(replayed(dir, 3).seqs).toEqual([4, 5]);
     expect(replayed(dir, 4).seqs).toEqual([5]);
-    expect(replayed(dir, 5).seqs).toEqual([]);
+    const later = replayed(dir, 5);
+    expect(later.seqs).toEqual([]);
+    await later.wal.flushedThrough(5);
+    expect(segments(dir).length).toBe(1); // the one being written stays
+    later.wal.close();
   });
 
   it('a log that misses a transaction past what LMDB holds is refused with a clear message, never replayed with a gap', async () => {
     const dir = fresh();
     const { wal } = replayed(dir, 0, 64);
-    for (let seq = 1; seq <= 3; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(40)]]);
+    for (let seq = 1; seq <= 3; seq++) await wal.append(seq, [[0, `k${seq}`, 'v'.repeat(80)]]);
     wal.close();
     rmSync(join(dir, WAL_DIR, segments(dir)[1])); // the segment holding transaction 2
     expect(() => replayed(dir, 0)).toThrow(DataDirectoryError);
     expect(() => replayed(dir, 0)).toThrow(/holds transaction 3 but not 2: the log misses transactions the data needs; restore the directory from a backup/);
     expect(replayed(dir, 2).seqs).toEqual([3]);
+  });
+
+  it('a start after one that logged nothing keeps what it logs: the empty segment left behind is not taken for a finished one', async () => {
+    const dir = fresh();
+    replayed(dir).wal.close();
+    const second = replayed(dir);
+    await second.wal.append(1, [[0, 'a', 1]]);
+    await second.wal.flushedThrough(0);
+    second.wal.close();
+    expect(replayed(dir).seqs).toEqual([1]);
   });
 
   it('a record logged out of order is refused: the log replays in the order it was written', async () => {
