@@ -22,7 +22,7 @@
  *   the badFramesPerConnection-th bad one     its error frame, then close 1008
  *   failed with a 5xx error                   its error frame (not the client's fault: not bad)
  */
-import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, logOf, newId, outcomeUnknown, type Platform, type Principal, type SocketConnection, type SocketDef, type SocketLimits } from '../kernel/index.ts';
+import { ApiError, AUTHENTICATOR, CREDENTIAL_HEADERS, logOf, newId, outcomeUnknown, type Platform, type Principal, SANDBOX_CAPS, type SocketConnection, type SocketDef, type SocketLimits } from '../kernel/index.ts';
 import { errorBody, errorResponse, toApiError } from './error-response.ts';
 import type { SocketReply, SocketRoute } from './wire.ts';
 
@@ -103,6 +103,7 @@ class Connection implements SocketConnection {
 
 export function socketRoutes(platform: Platform): SocketRoute[] {
   const authenticator = platform.services.require(AUTHENTICATOR);
+  const caps = platform.services.get(SANDBOX_CAPS);
   return platform.areas.flatMap((a) => a.sockets ?? []).map((def): SocketRoute => {
     /** The error frame for a refused frame; a bad one (the client's fault) may spend the budget. */
     const errorFrame = (s: Session, err: ApiError, requestId: string, bad: boolean): SocketReply => {
@@ -157,6 +158,9 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
       async message(session, frame, binary) {
         const s = session as Session;
         const requestId = newId('req_');
+        // a frame of a sandbox credential is a request as far as the record cap goes (pipeline.ts)
+        const sandbox = caps !== undefined && !s.principal.livemode;
+        if (sandbox) caps.began(requestId, s.principal.org);
         try {
           const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform, connection: s.connection });
           // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
@@ -170,6 +174,8 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
           // a frame may store what it carries (heartbeats), so a store fault under it leaves the outcome unknown
           const err = toApiError(e, requestId, true);
           return errorFrame(s, err, requestId, err.status < 500);
+        } finally {
+          if (sandbox) caps.ended(requestId);
         }
       },
     };

@@ -8,6 +8,7 @@
  *   cluster every node counts the records made on the others;
  * - memory-heavy work runs at most the pack's share at once, per organisation and per node: past
  *   it, 429 sandbox_work_limit_reached with Retry-After, and served again once one has finished;
+ * - a WebSocket frame of a sandbox credential is held to the record cap as a request is;
  * - the active pack names only declared operations (a platform starts with it).
  */
 import { rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ import { ManualClock } from '../../runtime/index.ts';
 import { type Harness, startHarness } from '../../support/http.ts';
 import { clusterTestStores, localTestStores, storeFamily, tempDir, testNamespace } from '../../support/stores.ts';
 import { until } from '../../support/until.ts';
+import { connect } from '../../support/ws.ts';
+import { Counter } from '../runtime/counter.ts';
 
 const RECORDS = 12;
 const PACK = {
@@ -32,7 +35,19 @@ const PACK = {
 const heavy = { started: 0, release: [] as Array<() => void> };
 const heavyArea: Area = {
   name: 'heavy-probe',
-  kinds: [],
+  kinds: [Counter],
+  sockets: [
+    {
+      path: '/v1/probe/counters',
+      module: 'match',
+      summary: 'probe: each frame names a counter, opened for the caller (a record made by a frame)',
+      async onMessage(frame, ctx) {
+        const id = Buffer.from(frame.data).toString('utf8');
+        await ctx.platform.system.ask(Counter, id, 'open', {}, { org: ctx.org, requestId: ctx.requestId, principal: ctx.principal.id });
+        return JSON.stringify({ opened: id });
+      },
+    },
+  ],
   routes: [
     route({
       method: 'POST',
@@ -93,8 +108,25 @@ describe('sandbox record cap (docs/gaps.md#sandbox-caps)', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).not.toBeNull();
 
+    // a frame of the organisation's sandbox credential is held to the cap as a request is
+    const socket = await connect(`http://127.0.0.1:${h.port}/v1/probe/counters`, { 'service-api-key': a.key });
+    try {
+      socket.send(`ctr_cap_${a.org}`);
+      const frame = JSON.parse((await socket.next()).text);
+      expect(frame.error).toMatchObject({ code: 'sandbox_record_limit_reached', retryable: false });
+    } finally {
+      socket.close();
+    }
+
     const b = await h.register();
     expect((await h.request('POST', '/v1/api_keys', { key: b.key, body: { name: 'b' }, idempotencyKey: 'cap-b' })).status).toBe(200);
+    const socketOfB = await connect(`http://127.0.0.1:${h.port}/v1/probe/counters`, { 'service-api-key': b.key });
+    try {
+      socketOfB.send(`ctr_cap_${b.org}`);
+      expect(JSON.parse((await socketOfB.next()).text)).toEqual({ opened: `ctr_cap_${b.org}` });
+    } finally {
+      socketOfB.close();
+    }
     expect(await h.gateway.metrics.text()).toMatch(/^platform_sandbox_organisations_at_record_cap 1$/m);
   });
 });
