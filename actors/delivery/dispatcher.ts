@@ -160,18 +160,10 @@ export class AttemptDispatcher {
         q.done();
         continue;
       }
-      // The attempt's turn (and its place under the caps) ends with the receiver's answer;
-      // recording the outcome is the platform's own work and does not hold the receiver's share.
-      let held = true;
-      const release = (): void => {
-        if (!held) return;
-        held = false;
+      void this.attempt(q.job).finally(() => {
         this.queue.done(org, endpoint);
-        this.pump();
-      };
-      void this.attempt(q.job, release).finally(() => {
-        release();
         q.done();
+        this.pump();
       });
     }
   }
@@ -191,7 +183,7 @@ export class AttemptDispatcher {
     this.loggedAt = now;
   }
 
-  private async attempt(job: AttemptJob, answered: () => void): Promise<void> {
+  private async attempt(job: AttemptJob): Promise<void> {
     const { system } = this.platform;
     const opts = { org: job.org, principal: 'system', lane: 'system' as const, noReply: true };
     try {
@@ -211,7 +203,6 @@ export class AttemptDispatcher {
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
       const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? this.resolver.resolve;
       const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve, org: job.org, signal: this.abort.signal });
-      answered();
       if (result === ABANDONED) {
         this.tallies.abandoned++;
         return;
