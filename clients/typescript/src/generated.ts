@@ -4,7 +4,7 @@ import type { ListResult, Page, RequestOptions, Undescribed, UndescribedRecord }
 
 export type Error = {
   error: {
-    code: "invalid_request" | "validation_failed" | "invalid_money_amount" | "idempotency_key_missing" | "idempotency_key_invalid" | "idempotency_key_reused" | "unauthenticated" | "forbidden" | "organisation_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "consent_token_missing" | "engagement_not_current" | "rate_limited" | "overloaded" | "unavailable" | "outcome_unknown" | "internal_error";
+    code: "invalid_request" | "validation_failed" | "invalid_money_amount" | "idempotency_key_missing" | "idempotency_key_invalid" | "idempotency_key_reused" | "unauthenticated" | "forbidden" | "organisation_mismatch" | "sandbox_record_limit_reached" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "consent_token_missing" | "engagement_not_current" | "rate_limited" | "sandbox_work_limit_reached" | "overloaded" | "unavailable" | "outcome_unknown" | "internal_error";
     message: string;
     request_id: string;
     retryable: boolean;
@@ -289,6 +289,13 @@ export interface Operations {
     reason: string;
     accepted_signals?: string[];
   };
+    response: Undescribed;
+    item: never;
+  };
+  /** GET /v1/allocation/heartbeats: A worker’s last stored readings of the last six hours, newest first (at most limit): positions, battery, connectivity and the device’s signals. */
+  get_allocation_heartbeats: {
+    query: { "worker_id": string; "limit"?: number };
+    body: never;
     response: Undescribed;
     item: never;
   };
@@ -4111,6 +4118,18 @@ export interface Operations {
   };
     item: never;
   };
+  /** GET /v1/people/{person_id}: A person of the organisation by the id records name them with (prepared_by, approved_by, invited_by): their name and email. */
+  get_people_by_person_id: {
+    query: Record<string, never>;
+    body: never;
+    response: {
+    id: string;
+    object: "person";
+    name: string;
+    email: string;
+  };
+    item: never;
+  };
   /** GET /v1/rail/audit_entries: List the audit entries (one per recorded transition) of the engagements module, newest first. */
   get_rail_audit_entries: {
     query: { "limit"?: number; "starting_after"?: string; "record_id"?: string };
@@ -5491,6 +5510,8 @@ export interface AllocationHeartbeatsStream {
 export interface AllocationHeartbeats {
   /** POST /v1/allocation/heartbeats: Submit a batch of heartbeat readings of one worker; refused readings are named in rejections, the rest stored. */
   create(body: Operations['post_allocation_heartbeats']['body'], options?: RequestOptions): Promise<Operations['post_allocation_heartbeats']['response']>;
+  /** GET /v1/allocation/heartbeats: A worker’s last stored readings of the last six hours, newest first (at most limit): positions, battery, connectivity and the device’s signals. */
+  retrieve(query?: Operations['get_allocation_heartbeats']['query'], options?: RequestOptions): Promise<Operations['get_allocation_heartbeats']['response']>;
   stream: AllocationHeartbeatsStream;
 }
 
@@ -6167,6 +6188,11 @@ export interface Payroll {
   runs: PayrollRuns;
 }
 
+export interface People {
+  /** GET /v1/people/{person_id}: A person of the organisation by the id records name them with (prepared_by, approved_by, invited_by): their name and email. */
+  retrieve(personId: string, query?: Operations['get_people_by_person_id']['query'], options?: RequestOptions): Promise<Operations['get_people_by_person_id']['response']>;
+}
+
 export interface RailAuditEntries {
   /** GET /v1/rail/audit_entries: List the audit entries (one per recorded transition) of the engagements module, newest first. */
   list(query?: Operations['get_rail_audit_entries']['query'], options?: RequestOptions): ListResult<Operations['get_rail_audit_entries']['item'], Operations['get_rail_audit_entries']['response']>;
@@ -6658,6 +6684,7 @@ export interface Resources {
   payouts: Payouts;
   payProfiles: PayProfiles;
   payroll: Payroll;
+  people: People;
   rail: Rail;
   registrations: Registrations;
   remittance: Remittance;
@@ -6722,6 +6749,7 @@ export const RESOURCE_TABLE = {
     },
     heartbeats: {
       create: {"op":"post_allocation_heartbeats","method":"POST","path":"/v1/allocation/heartbeats","params":[],"list":false},
+      retrieve: {"op":"get_allocation_heartbeats","method":"GET","path":"/v1/allocation/heartbeats","params":[],"list":false},
       stream: {
         retrieve: {"op":"get_allocation_heartbeats_stream_socket","method":"GET","path":"/v1/allocation/heartbeats/stream","params":[],"list":false},
       },
@@ -7063,6 +7091,9 @@ export const RESOURCE_TABLE = {
         list: {"op":"get_payroll_runs_by_run_id_payslips","method":"GET","path":"/v1/payroll/runs/{run_id}/payslips","params":["run_id"],"list":true},
       },
     },
+  },
+  people: {
+    retrieve: {"op":"get_people_by_person_id","method":"GET","path":"/v1/people/{person_id}","params":["person_id"],"list":false},
   },
   rail: {
     auditEntries: {
