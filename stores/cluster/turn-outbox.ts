@@ -20,8 +20,14 @@ class TurnOutbox {
   private readonly flush = (): void => {
     const batch = this.sends;
     this.sends = [];
-    // each send catches its own failure: one cannot keep the others from being sent
-    for (const send of batch) send();
+    // each send handles its own failure; one that throws all the same cannot keep the others unsent
+    for (const send of batch) {
+      try {
+        send();
+      } catch (e) {
+        console.error('[stores] a NATS send at the end of a turn failed', e);
+      }
+    }
   };
 }
 
