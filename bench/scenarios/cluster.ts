@@ -3,8 +3,8 @@
  * - commands/s through 3 cluster nodes (three actor systems, each with its own NATS and Redis
  *   connections and lease loop, in this process; asks spread over every node, so about two in
  *   three travel to another node), against the same load on one embedded system (memory stores),
- *   in BENCH_ROUNDS alternating rounds (default 5), judged on the median round's ratio. Target:
- *   >= 0.15x;
+ *   in BENCH_ROUNDS alternating rounds (default 5), judged on the median round's ratio, each round
+ *   profiled when BENCH_CPU_PROF names a directory (bench/profile.ts). Target: >= 0.15x;
  * - event appends/s through the cluster journal (many actors, one commit each in flight per actor)
  *   against raw JetStream publishes/s of the same bytes to a bare stream, measured in the same
  *   run with the same number in flight. Target: appends >= 80% of raw publishes;
@@ -16,6 +16,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ActorSystem, ManualClock, SystemClock, defineActor } from '../../runtime/index.ts';
 import { ClusterNode } from '../../runtime/cluster/index.ts';
 import { createClusterStores, createMemoryStores, type ClusterStores, type StoredEvent, type Stores } from '../../stores/index.ts';
+import { profiled } from '../profile.ts';
 import { absolute, compared, round, type BenchResult } from '../report.ts';
 
 const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -109,8 +110,8 @@ async function commandRounds(): Promise<Array<{ cluster: number; embedded: numbe
   try {
     const rounds: Array<{ cluster: number; embedded: number; ratio: number }> = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const e = await embedded.round();
-      const c = await cluster.round();
+      const e = await profiled(`embedded-round-${r + 1}`, () => embedded.round());
+      const c = await profiled(`cluster-round-${r + 1}`, () => cluster.round());
       rounds.push({ cluster: c, embedded: e, ratio: c / e });
     }
     return rounds;
