@@ -36,6 +36,8 @@ export interface PersonView {
   object: 'person';
   name: string;
   email: string;
+  livemode: false;
+  mocked: false;
 }
 
 /**
@@ -48,5 +50,5 @@ export async function personOf(platform: Platform, org: string, id: string): Pro
   const account = isIdOf(id, ApiKey.prefix) ? await personBehind(platform, { org, principal: id }) : id;
   if (!account || !isIdOf(account, Account.prefix)) throw notFound('person', id);
   const a = (await platform.system.get(Account, account, org)) as AccountDetail;
-  return { id: account, object: 'person', name: a.name, email: a.email };
+  return { id: account, object: 'person', name: a.name, email: a.email, livemode: false, mocked: false };
 }

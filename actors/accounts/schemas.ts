@@ -80,7 +80,7 @@ export const SessionSchema = Type.Object({
 const OrganisationDetail = Type.Object({ id: Type.String({ pattern: '^org_' }), name: Type.String() });
 const AccountDetail = Type.Object({ email: Type.String({ format: 'email' }), name: Type.String() });
 
-export const PersonSchema = Type.Object({ id: Type.String(), object: Type.Literal('person'), name: Type.String(), email: Type.String({ format: 'email' }) });
+export const PersonSchema = Type.Object({ id: Type.String(), object: Type.Literal('person'), name: Type.String(), email: Type.String({ format: 'email' }), livemode: Type.Literal(false), mocked: Type.Literal(false) });
 
 export const RegistrationSchema = Type.Object({
   object: Type.Literal('registration'),

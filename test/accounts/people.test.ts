@@ -25,7 +25,7 @@ describe('GET /v1/people/{person_id}', () => {
     const id = await personOfKey();
     const r = await h.request('GET', `/v1/people/${id}`);
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ id, object: 'person', name: h.registration.body.account.name, email: h.registration.email });
+    expect(r.body).toEqual({ id, object: 'person', name: h.registration.body.account.name, email: h.registration.email, livemode: false, mocked: false });
   });
 
   it('an API key id answers the person behind the key (an audit entry names the key it acted with); an id of no person is 404', async () => {

@@ -47,6 +47,7 @@ describe('declared response schemas match real responses (OpenAPI; spec 2.1, 4.1
     const made = await call('POST', '/v1/api_keys', { key: k, body: { name: 'second' } });
     await call('GET', '/v1/api_keys?limit=5', { key: k });
     const fromSession = await call('POST', '/v1/account/api_keys', { session, body: { name: 'third' } });
+    await call('GET', `/v1/people/${fromSession.id}`, { key: k }); // the person behind a key made from their session
     await call('POST', `/v1/account/api_keys/${fromSession.id}/revoke`, { session });
     await call('POST', `/v1/api_keys/${made.id}/revoke`, { key: k });
     const invited = await call('POST', '/v1/invitations', { key: k, body: { email: `schema-2-${process.pid}@example.com`, name: 'Bola Ade' } });

@@ -4127,6 +4127,8 @@ export interface Operations {
     object: "person";
     name: string;
     email: string;
+    livemode: false;
+    mocked: false;
   };
     item: never;
   };
