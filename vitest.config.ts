@@ -8,11 +8,14 @@ import { defineConfig } from 'vitest/config';
  * store set); `cluster` runs them over NATS JetStream and Redis (support/stores.ts reads
  * TEST_STORES), plus test/cluster/ (sharding, failover), which only makes sense clustered.
  *
- * test/architecture/ reads the source, not the stores: it runs once, in `embedded`.
+ * test/architecture/ reads the source, not the stores: it runs once, in `embedded`. So do the
+ * console's browser tests (test/console/*.browser.test.ts): they check the page, which talks to the
+ * platform only over HTTP and the socket, whose behaviour over each family the HTTP tests check.
  *
  * When NATS or Redis is unreachable the cluster project is left out with a notice; under CI=true
  * it stays in, so its tests fail rather than being skipped.
  */
+const BROWSER = 'test/console/**/*.browser.test.ts';
 const natsUrl = process.env.NATS_URL ?? '127.0.0.1:4222';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -54,8 +57,8 @@ export default defineConfig(async () => {
       setupFiles: ['support/setup.ts'],
       projects: [
         { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'], env: { ...env, TEST_STORES: 'memory' } } },
-        { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**', 'test/architecture/**'], env: { ...env, TEST_STORES: 'local' } } },
-        ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], exclude: ['test/architecture/**'], env: { ...env, TEST_STORES: 'cluster' } } }] : []),
+        { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**', 'test/architecture/**', BROWSER], env: { ...env, TEST_STORES: 'local' } } },
+        ...(up || ci ? [{ extends: true, test: { name: 'cluster', include: ['test/**/*.test.ts'], exclude: ['test/architecture/**', BROWSER], env: { ...env, TEST_STORES: 'cluster' } } }] : []),
       ],
     },
   };
