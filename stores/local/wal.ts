@@ -71,7 +71,7 @@ export class WriteAheadLog {
         segLast = seq;
         if (seq <= last) continue;
         if (seq !== last + 1) throw new DataDirectoryError(`${walDir} holds transaction ${seq} but not ${last + 1}: the log misses transactions the data needs; restore the directory from a backup (npm run operator -- backup PATH makes one)`);
-        apply(seq, writes);
+        apply(seq, writes());
         last = seq;
       }
       // one with no whole record (begun just before a stop) holds nothing acknowledged; its name
@@ -169,8 +169,12 @@ export class WriteAheadLog {
   }
 }
 
-/** The whole records of one segment, in order, up to the first one cut short or failing its CRC. */
-function* records(buf: Buffer): Generator<[number, LoggedWrite[]]> {
+/**
+ * The whole records of one segment, in order, up to the first one cut short or failing its CRC:
+ * each one's sequence number, and a function that decodes its writes (a start decodes only the
+ * records past what LMDB holds).
+ */
+function* records(buf: Buffer): Generator<[number, () => LoggedWrite[]]> {
   let at = 0;
   while (at + HEADER <= buf.length) {
     const len = buf.readUInt32LE(at);
@@ -178,7 +182,18 @@ function* records(buf: Buffer): Generator<[number, LoggedWrite[]]> {
     if (end > buf.length) return;
     const payload = buf.subarray(at + HEADER, end);
     if (crc32(payload) !== buf.readUInt32LE(at + 4)) return;
-    yield codec.unpack(payload) as [number, LoggedWrite[]];
+    yield [sequenceOf(payload), () => (codec.unpack(payload) as [number, LoggedWrite[]])[1]];
     at = end;
   }
+}
+
+/** The sequence number a record's payload begins with (msgpack: a two-element array, then an unsigned integer). */
+function sequenceOf(p: Buffer): number {
+  if (p[0] !== 0x92) return (codec.unpack(p) as [number])[0];
+  const t = p[1];
+  if (t < 0x80) return t;
+  if (t === 0xcc) return p[2];
+  if (t === 0xcd) return p.readUInt16BE(2);
+  if (t === 0xce) return p.readUInt32BE(2);
+  return (codec.unpack(p) as [number])[0];
 }

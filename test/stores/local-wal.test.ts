@@ -145,6 +145,20 @@ describe.runIf(process.env.TEST_STORES === 'local')('local write-ahead log (DESI
     expect(replayed(dir).seqs).toEqual([1]);
   });
 
+  it('sequence numbers of every width read back: a start skips the records LMDB holds by their number alone', async () => {
+    for (const seq of [127, 128, 255, 256, 65_535, 65_536, 2 ** 32 - 1, 2 ** 32]) {
+      const dir = fresh();
+      const { wal } = replayed(dir, seq - 1);
+      await wal.append(seq, [[0, `k${seq}`, seq]]);
+      wal.close();
+      const writes: unknown[] = [];
+      WriteAheadLog.open(dir, seq - 1, (_seq, w) => writes.push(...w)).wal.close();
+      expect(writes).toEqual([[0, `k${seq}`, seq]]);
+      expect(replayed(dir, seq).seqs).toEqual([]);
+      expect(() => replayed(dir, seq - 2)).toThrow(`holds transaction ${seq} but not ${seq - 1}`);
+    }
+  });
+
   it('a record logged out of order is refused: the log replays in the order it was written', async () => {
     const dir = fresh();
     const { wal } = replayed(dir);
