@@ -96,8 +96,9 @@ export class Writer {
   }
 
   /**
-   * Settles once every write queued so far is on disk (each commit includes its fsync); rejects
-   * when a transaction failed meanwhile, since a write queued without waiting may have been in it.
+   * Settles once every write queued so far is on disk (a transaction is done once its log record
+   * is synced); rejects when a transaction failed meanwhile, since a write queued without waiting
+   * may have been in it.
    */
   async flushed(): Promise<void> {
     const failures = this.failures;
