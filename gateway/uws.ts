@@ -133,10 +133,11 @@ function write(res: UWS.HttpResponse, out: WireResponse, closeConnection = false
 const EMPTY = Buffer.alloc(0);
 
 /**
- * How long close() waits for open connections to finish before it drops them: as long as uWS keeps
- * an idle HTTP connection (its 10 s idle timeout ticks every 4 s: 8 to 12 s measured), so a
- * keep-alive connection idle when close() began has ended by itself by then unless its client used
- * it, and was then told Connection: close (docs/gaps.md#gateway).
+ * How long close() waits for open connections to finish before it drops them: at least as long as
+ * uWS keeps an idle HTTP connection (its idle timeout is checked on a coarse timer, so a connection
+ * may outlive the timeout by one tick), so a keep-alive connection idle when close() began has
+ * ended by itself by then unless its client used it, and was then told Connection: close
+ * (docs/gaps.md#gateway).
  */
 export const DEFAULT_CLOSE_GRACE_MS = 12_000;
 /**
@@ -279,8 +280,8 @@ class Exchange {
 
 /**
  * Sends a frame's reply, then its close when it has one; nothing once the connection is closing.
- * The close is not corked: ws.end() inside ws.cork() on a timer's turn left the close frame unsent
- * until something else woke the socket (measured).
+ * The close is not corked: uWS may leave a close frame ended inside ws.cork() on a timer's turn
+ * unsent until something else wakes the socket.
  */
 function reply(ws: UWS.WebSocket<Conn>, conn: Conn, r: SocketReply): void {
   if (!conn.open) return;

@@ -4,8 +4,8 @@
  *
  * Why not one Map that deletes its oldest key (`m.delete(m.keys().next().value)`): V8 leaves a
  * deleted entry in place until the table is rebuilt, and `keys().next()` walks over every one of
- * them from the front, so a full FIFO Map of 10,000 keys costs about 10 µs per insert instead of
- * 0.2 µs. Dropping a whole generation costs nothing per key.
+ * them from the front, so each insert into a full FIFO Map pays for every key deleted before it,
+ * a cost that grows with the capacity. Dropping a whole generation costs nothing per key.
  */
 export class BoundedMap<K, V> {
   private young = new Map<K, V>();
