@@ -12,11 +12,24 @@ import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamM
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-/** A lease (`s.<shard>`) or a membership heartbeat (`n.<node>`); boot names the process that wrote it. */
+/**
+ * A lease (`s.<shard>`) or a membership heartbeat (`n.<node>`); boot names the process that wrote
+ * it. A heartbeat also names the remote-ask protocol its node speaks (wire.ts ASK_PROTOCOL); a
+ * node from before there was more than one names none.
+ */
 export interface LeaseRecord {
   node: string;
   until: number;
   boot?: string;
+  protocol?: number;
+}
+
+/** How a node opens its lease table, and what its membership heartbeat announces. */
+export interface LeaseOptions {
+  /** JetStream replicas of the bucket (default 1). */
+  replicas?: number;
+  /** The remote-ask protocol this node speaks (default 1: the one every node reads). */
+  protocol?: number;
 }
 
 export interface BucketEntry {

@@ -41,6 +41,8 @@ export class LeaseMembers {
     private readonly boot: string,
     private readonly timings: LeaseTimings,
     private readonly now: () => number,
+    /** The remote-ask protocol this node announces in its heartbeat (LeaseOptions.protocol). */
+    private readonly protocol = 1,
   ) {}
 
   /**
@@ -51,7 +53,9 @@ export class LeaseMembers {
     if (skip || this.heartbeating) return false;
     this.heartbeating = true;
     try {
-      const revision = await bucket.put(`n.${this.nodeId}`, { node: this.nodeId, until: this.now() + this.timings.ttlMs, boot: this.boot }, writeTimeoutMs(this.timings));
+      const record: LeaseRecord = { node: this.nodeId, until: this.now() + this.timings.ttlMs, boot: this.boot };
+      if (this.protocol > 1) record.protocol = this.protocol;
+      const revision = await bucket.put(`n.${this.nodeId}`, record, writeTimeoutMs(this.timings));
       if (revision > this.watched) this.echo ??= { revision, due: this.now() + this.timings.ttlMs };
       return true;
     } finally {
@@ -113,6 +117,15 @@ export class LeaseMembers {
     if (!m) return t - this.watchingSince > ttlMs + marginMs;
     if (m.boot !== undefined && slash >= 0 && m.boot !== member.slice(slash + 1)) return true;
     return !this.alive(m, t, marginMs);
+  }
+
+  /**
+   * The remote-ask protocol `node` speaks, as its latest heartbeat seen here announces it: 1 (one
+   * ask per message, which every node reads) for a node whose heartbeat names none or that this
+   * node has not heard of.
+   */
+  speaks(node: string): number {
+    return this.members.get(node)?.protocol ?? 1;
   }
 
   /** Whether this node's writes to the bucket are failing now. */

@@ -37,7 +37,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LeaseMembers } from './lease-members.ts';
-import { openLeaseBucket, StaleRevision, type BucketEntry, type LeaseBucket, type LeaseRecord } from './lease-bucket.ts';
+import { openLeaseBucket, StaleRevision, type BucketEntry, type LeaseBucket, type LeaseOptions, type LeaseRecord } from './lease-bucket.ts';
 import { CAS_ATTEMPTS, DEFAULT_TIMINGS, START_WAIT_MS, writeTimeoutMs, type LeaseTimings } from './lease-timings.ts';
 import { preferredOwner } from './shards.ts';
 
@@ -70,7 +70,7 @@ export interface LeaseHooks {
 export class ShardLeases {
   private bucketStore!: LeaseBucket;
   private readonly seen = new Map<number, Seen>();
-  private readonly members: LeaseMembers;
+  readonly members: LeaseMembers;
   private readonly held = new Map<number, Held>();
   private readonly freeSince = new Map<number, number>();
   /** Local time this node last took each shard over from a lease that lapsed (not one released to it). */
@@ -102,12 +102,12 @@ export class ShardLeases {
     private readonly now: () => number,
     readonly timings: LeaseTimings = DEFAULT_TIMINGS,
     private readonly log: (msg: string, err?: unknown) => void = () => {},
-    private readonly replicas = 1,
+    opts: LeaseOptions = {},
     /** The table itself; tests give one with their own faults. */
-    private readonly open: () => Promise<LeaseBucket> = () => openLeaseBucket(nc, bucket, replicas),
+    private readonly open: () => Promise<LeaseBucket> = () => openLeaseBucket(nc, bucket, opts.replicas ?? 1),
   ) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) throw new Error(`node id must match [A-Za-z0-9_-]{1,64}: ${nodeId}`);
-    this.members = new LeaseMembers(nodeId, this.boot, timings, now);
+    this.members = new LeaseMembers(nodeId, this.boot, timings, now, opts.protocol);
   }
 
   async start(): Promise<void> {

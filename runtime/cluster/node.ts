@@ -28,7 +28,7 @@ import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
 import { TakeoverRecovery } from './takeover-recovery.ts';
 import { batchOf, type Batched, decodeBatch, NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
-import { decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
+import { ASK_PROTOCOL, BATCHED_ASKS, decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
 import { logOf } from '../../kernel/base/index.ts';
 
 const CLUSTER_LOG = logOf('cluster');
@@ -53,6 +53,11 @@ export interface ClusterNodeOptions {
   /** Wall clock for leases (never a ManualClock: leases are about real processes). */
   now?: () => number;
   log?: (msg: string, err?: unknown) => void;
+  /**
+   * The remote-ask protocol this node announces (wire.ts ASK_PROTOCOL, the default); 1 stands in
+   * for a node from before batches, in the tests of a rolling upgrade.
+   */
+  askProtocol?: number;
 }
 
 export class ClusterNode implements Placement {
@@ -84,7 +89,10 @@ export class ClusterNode implements Placement {
     this.log = opts.log ?? ((m, e) => (e === undefined ? CLUSTER_LOG.info(m, { node: opts.nodeId }) : CLUSTER_LOG.error(m, e, { node: opts.nodeId })));
     const clock = new SystemClock();
     this.now = opts.now ?? (() => clock.now());
-    this.requests = new Requests(this.nc, this.now, this.log, opts.stores.atTurnEnd, true);
+    const protocol = opts.askProtocol ?? ASK_PROTOCOL;
+    // a batch goes only to an owner whose membership says it reads one (wire.ts ASK_PROTOCOL)
+    const batchTo = (owner: string) => protocol >= BATCHED_ASKS && this.leases.members.speaks(owner) >= BATCHED_ASKS;
+    this.requests = new Requests(this.nc, this.now, this.log, opts.stores.atTurnEnd, batchTo);
     this.leases = new ShardLeases(
       this.nc,
       `${opts.stores.namespace}_shards`,
@@ -94,7 +102,7 @@ export class ClusterNode implements Placement {
       this.now,
       { ...DEFAULT_TIMINGS, ...opts.timings },
       this.log,
-      opts.stores.replicas,
+      { replicas: opts.stores.replicas, protocol },
     );
   }
 

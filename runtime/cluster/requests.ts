@@ -15,12 +15,19 @@
  * CPU in the cascade-removal bench). The turn's flush is handed to `atTurnEnd`, which runs it with
  * the journal's appends on the same connection, so a turn's asks, answers and appends are one write.
  *
- * With `batch` (ClusterNode), a turn's requests to one subject travel as one message and a turn's
- * answers to one node's inbox as one message: the client's and the server's work per message
- * (protocol line, parse, dispatch, routing) is then paid per turn and node, not per ask. A batch
- * is a msgpack array of `[token, bytes]`; its reply subject `<inbox>.b<id>` tells the receiver it
- * is one (a single request keeps `<inbox>.<token>`), and answers to several of a node's requests
- * arrive on `<inbox>.g` in the same form. Each ask keeps its own token, deadline and outcome.
+ * To a target `batchTo` allows (ClusterNode: a node whose membership announces batches, wire.ts
+ * ASK_PROTOCOL), a turn's requests to one subject travel as one message, and a turn's answers to
+ * one node's inbox as one message: the client's and the server's work per message (protocol line,
+ * parse, dispatch, routing) is then paid per turn and node, not per ask. A batch is a msgpack
+ * array of `[token, bytes]`; its reply subject `<inbox>.b<id>` tells the receiver it is one (a
+ * single request keeps `<inbox>.<token>`), and answers to several of a node's requests arrive on
+ * `<inbox>.g` in the same form. Each ask keeps its own token, deadline and outcome.
+ *
+ * A node that speaks batches never answers on `<inbox>.b<id>`; only the server does, with its
+ * no-responders status. Anything else there comes from a node that does not speak them, which read
+ * the batch as one malformed ask and answered it with a fault before serving anything: a node
+ * restarted into an older version whose new heartbeat has not reached this node yet. Each ask of
+ * that batch is then sent again on its own.
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { Packr } from 'msgpackr';
@@ -75,9 +82,9 @@ export class Requests {
   private sub: Subscription | undefined;
   private next = 0;
   /** Publishes waiting for the end of this event-loop turn: a request, an answer to a message, or an answer to a request of a batch. */
-  private outbox: Array<{ subject: string; data: Uint8Array; token: number } | { msg: Msg; data: Uint8Array } | { to: BatchedReply; data: Uint8Array }> = [];
-  /** The tokens of each batch sent, until none of them waits (a batch nobody serves fails them all). */
-  private readonly batches = new Map<number, number[]>();
+  private outbox: Array<{ subject: string; target: string; data: Uint8Array; token: number } | { msg: Msg; data: Uint8Array } | { to: BatchedReply; data: Uint8Array }> = [];
+  /** Each batch sent, until none of its asks waits (a batch nobody serves fails them all; one read as a single ask is sent again ask by ask). */
+  private readonly batches = new Map<number, { subject: string; items: Batched[] }>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -85,8 +92,8 @@ export class Requests {
     private readonly log: (msg: string, err?: unknown) => void = () => {},
     /** Runs the turn's flush at the end of the turn (the stores' own outbox); an immediate of its own by default. */
     private readonly atTurnEnd: (send: () => void) => void = (send) => void setImmediate(send),
-    /** Send a turn's requests to one subject, and its answers to one inbox, as one message each (see the header). */
-    private readonly batch = false,
+    /** The targets that read a batch: to them a turn's requests to one subject travel as one message (see the header). */
+    private readonly batchTo: (target: string) => boolean = () => false,
   ) {}
 
   start(): void {
@@ -108,7 +115,7 @@ export class Requests {
     return new Promise((resolve, reject) => {
       const token = this.next++;
       this.pending.set(token, { resolve, reject, target, deadline: this.now() + timeoutMs });
-      this.queue({ subject, data, token });
+      this.queue({ subject, target, data, token });
     });
   }
 
@@ -130,20 +137,13 @@ export class Requests {
   private readonly flush = (): void => {
     const batch = this.outbox;
     this.outbox = [];
-    if (!this.batch) {
-      for (const item of batch) {
-        if ('msg' in item) this.answer(item.msg, item.data);
-        else if ('to' in item) this.publishAnswers(item.to.inbox, [[item.to.token, item.data]]);
-        else this.publishRequests(item.subject, [[item.token, item.data]]);
-      }
-      return;
-    }
     const requests = new Map<string, Batched[]>();
     const answers = new Map<string, Batched[]>();
     for (const item of batch) {
       if ('msg' in item) this.answer(item.msg, item.data);
       else if ('to' in item) push(answers, item.to.inbox, [item.to.token, item.data]);
-      else push(requests, item.subject, [item.token, item.data]);
+      else if (this.batchTo(item.target)) push(requests, item.subject, [item.token, item.data]);
+      else this.publishRequests(item.subject, [[item.token, item.data]]);
     }
     for (const [subject, items] of requests) for (const chunk of this.chunks(items)) this.publishRequests(subject, chunk);
     for (const [inbox, items] of answers) for (const chunk of this.chunks(items)) this.publishAnswers(inbox, chunk);
@@ -166,7 +166,7 @@ export class Requests {
         return;
       }
       const id = this.next++;
-      this.batches.set(id, items.map((i) => i[0]));
+      this.batches.set(id, { subject, items });
       this.nc.publish(subject, encodeBatch(items), { reply: `${this.inbox}.b${id}` });
     } catch (e) {
       // not published: these requests fail now
@@ -206,7 +206,7 @@ export class Requests {
 
   /** Fails the requests past their deadline, and those whose target `lapsed` says is gone. */
   sweep(lapsed: (target: string) => boolean): void {
-    for (const [id, tokens] of this.batches) if (!tokens.some((t) => this.pending.has(t))) this.batches.delete(id);
+    for (const [id, b] of this.batches) if (!b.items.some(([t]) => this.pending.has(t))) this.batches.delete(id);
     if (this.pending.size === 0) return;
     const now = this.now();
     const gone = new Map<string, boolean>();
@@ -236,11 +236,14 @@ export class Requests {
       return;
     }
     if (tail.charCodeAt(0) === 98 /* b */) {
-      // a status for a whole batch: nobody serves its subject
       const id = Number(tail.slice(1));
-      const tokens = this.batches.get(id) ?? [];
+      const sent = this.batches.get(id);
       this.batches.delete(id);
-      for (const token of tokens) this.answered(token, msg.data, msg);
+      if (!sent) return;
+      // the server's status for the whole batch: nobody serves its subject
+      if (msg.data.length === 0 && msg.headers?.code !== undefined) for (const [token] of sent.items) this.answered(token, msg.data, msg);
+      // read as one ask by a node that does not speak batches (see the header): nothing was served
+      else for (const item of sent.items) if (this.pending.has(item[0])) this.publishRequests(sent.subject, [item]);
       return;
     }
     this.answered(Number(tail), msg.data, msg);

@@ -8,6 +8,18 @@ import { Packr } from 'msgpackr';
 import { ApiError, assertNever, type ErrorCode } from '../../kernel/base/index.ts';
 import type { RemoteCall } from '../system.ts';
 
+/**
+ * The remote-ask protocol this node speaks, announced in its membership heartbeat (lease-members.ts):
+ *   1  one ask per message, answered on the ask's own reply subject;
+ *   2  also a turn's asks to one owner as one message, answered by one message per asking node
+ *      (requests.ts "batch").
+ * A node reads both; it sends a batch only to a node that announces 2, since a node speaking only
+ * 1 reads a batch as one malformed ask and answers it with a fault.
+ */
+export const ASK_PROTOCOL = 2;
+/** The first protocol with batches. */
+export const BATCHED_ASKS = 2;
+
 const packr = new Packr({ structuredClone: true, useRecords: false, useBigIntExtension: true } as ConstructorParameters<typeof Packr>[0]);
 
 export interface RemoteRequest {

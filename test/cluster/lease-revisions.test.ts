@@ -96,7 +96,7 @@ function node(bucket: FakeBucket, id = 'a') {
     () => Date.now(),
     TIMINGS,
     (m) => logs.push(m),
-    1,
+    { replicas: 1 },
     async () => bucket,
   );
   running.push(leases);

@@ -36,12 +36,13 @@ export class TestCluster {
     return this.members;
   }
 
-  async add(id: string): Promise<Member> {
+  /** Adds member `id`; `askProtocol` 1 stands in for a node from before batched asks (ClusterNodeOptions). */
+  async add(id: string, opts: { askProtocol?: number } = {}): Promise<Member> {
     const stores = await clusterTestStores(this.clock, { namespace: this.namespace, ephemeral: false });
     const system = new ActorSystem({ stores, clock: this.clock, kinds: this.kinds, log: () => {} });
     await system.start();
     const log = process.env.CLUSTER_TEST_LOG ? (m: string, e?: unknown) => console.log(id, m, e ?? '') : () => {};
-    const node = new ClusterNode({ stores, nodeId: id, shards: TEST_SHARDS, timings: FAST, log });
+    const node = new ClusterNode({ stores, nodeId: id, shards: TEST_SHARDS, timings: FAST, log, askProtocol: opts.askProtocol });
     await node.start(system);
     const m = { id, stores, system, node, alive: true };
     this.members.push(m);

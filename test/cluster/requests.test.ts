@@ -8,6 +8,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchOf, decodeBatch, NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from '../../runtime/cluster/requests.ts';
+import { decodeReply, decodeRequest, encode, replyOf } from '../../runtime/cluster/wire.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
 
 const opened: NatsConnection[] = [];
@@ -100,8 +101,8 @@ describe('batched (a node\'s requests of one turn to one owner travel as one mes
   async function pair(): Promise<{ client: Requests; server: Requests; serverNc: NatsConnection; subject: string; messages: () => number; held: Array<() => void> }> {
     const [a, b] = await Promise.all([connect({ servers: natsUrl() }), connect({ servers: natsUrl() })]);
     opened.push(a, b);
-    const client = new Requests(a, () => 1_000, () => {}, undefined, true);
-    const server = new Requests(b, () => 1_000, () => {}, undefined, true);
+    const client = new Requests(a, () => 1_000, () => {}, undefined, () => true);
+    const server = new Requests(b, () => 1_000, () => {}, undefined, () => true);
     client.start();
     server.start();
     const subject = `${testNamespace('requests')}.node.b`;
@@ -147,6 +148,38 @@ describe('batched (a node\'s requests of one turn to one owner travel as one mes
     const nobody = `${testNamespace('requests')}.node.gone`;
     const asked = Array.from({ length: 5 }, (_, i) => client.send(nobody, 'gone', bytes(`q${i}`), 60_000).catch((e: Error) => e));
     for (const r of await Promise.all(asked)) expect(r).toBeInstanceOf(NoResponders);
+    expect(client.size).toBe(0);
+  });
+
+  it("a batch read as one ask by a node that does not speak batches (answered with one fault on the batch's subject, nothing served) is sent again ask by ask, and each ask is served once", async () => {
+    const [a, b] = await Promise.all([connect({ servers: natsUrl() }), connect({ servers: natsUrl() })]);
+    opened.push(a, b);
+    // the sender still holds the membership of the target's previous, upgraded process: it batches
+    const client = new Requests(a, () => 1_000, () => {}, undefined, () => true);
+    client.start();
+    const subject = `${testNamespace('requests')}.node.old`;
+    // the target as a node from before batches serves a message: every message is one ask
+    const served: string[] = [];
+    let messages = 0;
+    b.subscribe(subject, {
+      callback: (_e, m) => {
+        messages++;
+        try {
+          const req = decodeRequest(m.data);
+          const op = req.call.op;
+          served.push(req.id);
+          m.respond(encode({ t: 'ok', value: `${op}:${req.id}` }));
+        } catch (e) {
+          m.respond(encode(replyOf(e)));
+        }
+      },
+    });
+    await Promise.all([a.flush(), b.flush()]);
+    const ids = Array.from({ length: 5 }, (_, i) => `ctr_${i}`);
+    const asked = ids.map((id) => client.send(subject, 'old', encode({ kind: 'test_counter', id, call: { op: 'get', org: 'org_alpha' } }), 5_000));
+    expect((await Promise.all(asked)).map(decodeReply)).toEqual(ids.map((id) => ({ t: 'ok', value: `get:${id}` })));
+    expect(served).toEqual(ids);
+    expect(messages).toBe(1 + ids.length);
     expect(client.size).toBe(0);
   });
 });
