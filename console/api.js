@@ -111,26 +111,6 @@ export class Api {
   }
 }
 
-/** Money in its currency's minor units, as GET /v1/currencies gives them (never an assumed 100). */
-export class MoneyFormat {
-  constructor(currencies) { this.digits = new Map(currencies.map((c) => [c.code, c.minor_unit_digits])); }
-  format(m) {
-    if (!m || typeof m.amount !== 'number') return '';
-    const d = this.digits.get(m.currency);
-    if (d === undefined) return `${m.amount} (minor units of ${m.currency})`;
-    const major = m.amount / 10 ** d;
-    return `${m.currency} ${major.toLocaleString('en-NG', { minimumFractionDigits: d, maximumFractionDigits: d })}`;
-  }
-
-  /**
-   * A message of the API that names an amount in kobo ("gross (54000000 kobo)"), with each such
-   * amount in naira as the page shows money everywhere else, so one figure is never shown two ways.
-   */
-  inText(text) {
-    return String(text ?? '').replace(/(-?\d+) kobo/g, (_, n) => this.format({ amount: Number(n), currency: 'NGN' }));
-  }
-}
-
 export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 
 /**

@@ -1,11 +1,13 @@
 // The console's entry: sign-in with a person's session, then the supply map with dispatch, the
 // queues (flags, exceptions, payroll runs), the deliveries and the people, each reading and acting
 // only through the public API (api.js).
-import { Api, MoneyFormat, esc } from '/console/api.js';
+import { Api, esc } from '/console/api.js';
+import { MoneyFormat } from '/console/money.js';
 import { SupplyMap } from '/console/supply-map.js';
 import { Queues } from '/console/queues.js';
 import { Deliveries } from '/console/deliveries.js';
-import { Dispatch, People } from '/console/people.js';
+import { People } from '/console/people.js';
+import { Dispatch } from '/console/dispatch.js';
 
 const $ = (s) => document.querySelector(s);
 const api = new Api();

@@ -5,9 +5,11 @@
  * nothing to install beyond `npm ci`. No credential: the page signs a person in with POST
  * /v1/sessions (or POST /v1/invitations/accept) and calls only the public API, its supply map
  * over the platform's WebSocket with a ticket minted from the session. Not part of the API, so not in the OpenAPI document.
- * Only the files named here are served (a name is never turned into a path).
+ * Only the files listed here are served (a name is never turned into a path): the page's own, as
+ * the console/ folder lists them when this module loads (a view is a file of its own, added
+ * without a line here), and the libraries' files named below.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError, route, type RouteDef } from '../kernel/index.ts';
 
@@ -18,15 +20,20 @@ const page = (name: string) => root(`../console/${name}`);
 const maplibre = (name: string) => root(`../node_modules/maplibre-gl/dist/${name}`);
 
 const JS = 'text/javascript; charset=utf-8';
+const TYPES: Readonly<Record<string, string>> = { '.html': 'text/html; charset=utf-8', '.js': JS, '.css': 'text/css; charset=utf-8' };
+
+/** The page's files: each of console/'s files of a type the page serves, by its name. */
+function pageFiles(): Record<string, { file: string; type: string }> {
+  const out: Record<string, { file: string; type: string }> = {};
+  for (const name of readdirSync(root('../console/'))) {
+    const type = TYPES[name.slice(name.lastIndexOf('.'))];
+    if (type && /^[a-z0-9-]+\.[a-z]+$/.test(name)) out[name] = { file: page(name), type };
+  }
+  return out;
+}
+
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
-  'index.html': { file: page('index.html'), type: 'text/html; charset=utf-8' },
-  'console.js': { file: page('console.js'), type: JS },
-  'api.js': { file: page('api.js'), type: JS },
-  'supply-map.js': { file: page('supply-map.js'), type: JS },
-  'queues.js': { file: page('queues.js'), type: JS },
-  'deliveries.js': { file: page('deliveries.js'), type: JS },
-  'people.js': { file: page('people.js'), type: JS },
-  'console.css': { file: page('console.css'), type: 'text/css; charset=utf-8' },
+  ...pageFiles(),
   'maplibre-gl.mjs': { file: maplibre('maplibre-gl.mjs'), type: JS },
   'maplibre-gl-worker.mjs': { file: maplibre('maplibre-gl-worker.mjs'), type: JS },
   'maplibre-gl-shared.mjs': { file: maplibre('maplibre-gl-shared.mjs'), type: JS },

@@ -109,6 +109,10 @@ describe.skipIf(!run)('payroll for approvers', { timeout: 120_000 }, () => {
     await page.waitForSelector(`${card('2026-02')} .explained[data-payee=emp-b]`, { timeout: WAIT });
     expect(await page.textContent(`${card('2026-02')} .explained[data-payee=emp-b]`)).toContain('new this period');
     expect(await page.locator(`${card('2026-02')} .explained[data-payee=emp-b] li`).count()).toBeGreaterThan(0);
+    // the explanation's formulas and exact values in naira, as every figure of the page (spec 2.1 Money)
+    const explained = (await page.textContent(`${card('2026-02')} .explained[data-payee=emp-b] ul`))!;
+    expect(explained).toMatch(/NGN [\d,]+\.\d\d x \d+\/\d+ = NGN [\d,]+\.\d+/);
+    expect(explained).not.toMatch(/\d kobo/);
     await page.screenshot({ path: join(OUTPUT, 'payroll-change-explained.png') });
   });
 
