@@ -43,6 +43,7 @@ function show(tab) {
   for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${tab}`;
   if (tab === 'supply') views.supply.map?.resize();
   if (tab === 'queues') views.queues.refresh();
+  views.queues.shown(tab === 'queues');
   if (tab === 'deliveries') views.deliveries.refresh();
   if (tab === 'people') views.people.refresh();
 }

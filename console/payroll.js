@@ -17,8 +17,9 @@ const previousPeriod = (p) => {
 /** Payroll runs for approvers: every state, paged and searched by period, acted on by state. */
 export class Payroll {
   constructor(api, el, money) {
-    // told: the last answer to an action on each run, shown again after the list is read anew
-    Object.assign(this, { api, el, money, runs: [], page: 0, status: '', query: '', names: new Map(), asked: new Map(), told: new Map() });
+    // told: the last answer to an action on each run, shown again after the list is read anew;
+    // explained: each run's change line by line as last read, kept over a redraw
+    Object.assign(this, { api, el, money, runs: [], page: 0, status: '', query: '', names: new Map(), asked: new Map(), told: new Map(), explained: new Map() });
     el.innerHTML = `<div class="toolbar"><select name="status" aria-label="status"><option value="">every state</option>${RUN_STATUSES.map((x) => `<option>${x}</option>`).join('')}</select>
       <input type="search" name="q" placeholder="period (2026-02) or id" aria-label="search runs"> <button data-nav="-1">Previous</button> <span data-role="page"></span> <button data-nav="1">Next</button></div><div data-role="rows"></div>`;
     el.querySelector('[name=status]').onchange = (e) => ((this.status = e.target.value), (this.page = 0), this.refresh());
@@ -58,9 +59,29 @@ export class Payroll {
       box.innerHTML = `<p class="muted" data-testid="no-runs">No payroll run${this.status ? ` ${this.status}` : ''}.</p>`;
       return;
     }
+    const kept = this.typed();
     box.innerHTML = rows.map((r) => this.card(r)).join('');
     for (const r of rows) this.fill(r);
     this.retell();
+    this.typed(kept);
+  }
+
+  /**
+   * What a person typed, ticked or opened in the cards, read before a redraw (no `kept`) and put
+   * back after it (`kept`), so a run's event arriving while a reason is written loses nothing.
+   */
+  typed(kept) {
+    const fields = this.el.querySelectorAll('[data-run] input[name=reason], [data-run] input[name=out_of_order], [data-run] details[data-role=history]');
+    const key = (n) => `${n.closest('[data-run]').dataset.run}|${n.name ?? ''}|${n.tagName}`;
+    const value = (n) => (n.tagName === 'DETAILS' ? n.open : n.type === 'checkbox' ? n.checked : n.value);
+    if (!kept) return new Map([...fields].map((n) => [key(n), value(n)]));
+    for (const n of fields) {
+      const v = kept.get(key(n));
+      if (v === undefined) continue;
+      if (n.tagName === 'DETAILS') n.open = v;
+      else if (n.type === 'checkbox') n.checked = v;
+      else n.value = v;
+    }
   }
 
   /** Puts each run's last answer into its card as drawn now (a read that finished meanwhile drew it anew). */
@@ -118,6 +139,8 @@ export class Payroll {
         const d = r.totals[k].amount - before.totals[k].amount;
         return `${label} ${d === 0 ? 'unchanged' : `${d > 0 ? '+' : '-'}${esc(this.money.format({ amount: Math.abs(d), currency: r.totals[k].currency }))}`}`;
       }).join('; ')} <button type="button" data-explain="${esc(before.id)}">Explain line by line</button></p><div data-role="explained"></div>`;
+      const shown = this.explained.get(r.id);
+      if (shown?.before === before.id) card.querySelector('[data-role=explained]').innerHTML = shown.html;
     }
   }
 
@@ -168,6 +191,7 @@ export class Payroll {
         const diff = p.lines.filter((l) => lines.get(l.code)?.amount.amount !== l.amount.amount);
         return `<div class="explained" data-payee="${esc(p.payee_ref)}"><b>${esc(p.payee_ref)}</b>${b ? '' : ' (new this period)'}<table class="compact"><thead><tr><th>line</th><th>${esc(b?.period ?? 'before')}</th><th>${esc(p.period)}</th></tr></thead><tbody>${diff.map((l) => `<tr><td>${esc(l.label)}</td><td>${esc(this.money.format(lines.get(l.code)?.amount) || '-')}</td><td>${esc(this.money.format(l.amount))}</td></tr>`).join('')}</tbody></table><ul>${sentences[i].map((x) => `<li>${esc(this.money.inText(x))}</li>`).join('')}</ul></div>`;
       }).join('') : '<p class="muted">No payee\'s pay changed.</p>';
+      this.explained.set(run.id, { before: beforeId, html: el.innerHTML });
     } catch (e) {
       el.innerHTML = `<p class="error">${esc(e.message)}</p>`;
     }

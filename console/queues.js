@@ -7,6 +7,7 @@
 // API's words.
 import { act, esc, idTag, newIdempotencyKey } from '/console/api.js';
 import { Payroll } from '/console/payroll.js';
+import { PayrollLive } from '/console/payroll-live.js';
 
 const QUEUE_MAX = 1000;
 const PAGE_SIZES = [25, 50, 100];
@@ -201,6 +202,12 @@ export class Queues {
     this.flagQueue = new Queue(api, els.flags, 'flag');
     this.exceptionQueue = new Queue(api, els.exceptions, 'exception');
     this.payroll = new Payroll(api, els.runs, money);
+    this.payrollLive = new PayrollLive(api, LIVE_EVERY_MS, () => this.payroll.refresh());
+  }
+
+  /** The tab is shown (`on`) or hidden: the runs follow the payroll event list while it is shown. */
+  shown(on) {
+    this.payrollLive.follow(on);
   }
 
   async refresh(forget = false) {
@@ -224,5 +231,6 @@ export class Queues {
   /** Signed out: no read is left to run for the person who left. */
   stop() {
     clearTimeout(this.liveTimer);
+    this.payrollLive.follow(false);
   }
 }

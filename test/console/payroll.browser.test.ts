@@ -21,6 +21,8 @@ let browser: Browser;
 let page: Page;
 const checker = { email: `approver.${process.pid}@example.ng`, password: 'copper-harbour-58-lantern', name: 'Bisi Approver' };
 const runs: Record<string, string> = {};
+/** The page's reads of the payroll event list (GET /v1/payroll/events). */
+const eventReads: string[] = [];
 
 const payee = (ref: string, basic: number): PayeeRow => ({ payee_ref: ref, monthly_basic: basic, monthly_housing: 10_000_000, monthly_transport: 5_000_000, monthly_other_allowances: 0, state_of_residence: 'NG-LA', nhf_contributing: true });
 const status = async (id: string) => (await h.request('GET', `/v1/payroll/runs/${id}`)).body.status as string;
@@ -55,6 +57,7 @@ describe.skipIf(!run)('payroll for approvers', { timeout: 120_000 }, () => {
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
     page.on('pageerror', (e) => console.error('[console page error]', e.message));
+    page.on('request', (r) => new URL(r.url()).pathname === '/v1/payroll/events' && eventReads.push(r.url()));
     await page.goto(`${h.url}/console`);
     await page.fill('input[name=email]', checker.email);
     await page.fill('input[name=password]', checker.password);
@@ -134,5 +137,21 @@ describe.skipIf(!run)('payroll for approvers', { timeout: 120_000 }, () => {
     await expect.poll(() => page.locator('#runs [data-run]').count(), { timeout: WAIT }).toBe(1);
     expect(await page.getAttribute('#runs [data-run]', 'data-run')).toBe(runs['2026-02']);
     await page.selectOption('#runs select[name=status]', '');
+  });
+
+  it('live (spec 6: the payroll event list read on from the last event held): a run submitted and one approved by another person show without a refresh; a reason being written survives', async () => {
+    await page.fill(`${card('2026-03')} input[name=reason]`, 'still writing this');
+    runs['2026-04'] = (await calculatedRun(h, h.key, '2026-04')).id;
+    expect((await post(h, h.key, `/v1/payroll/runs/${runs['2026-04']}/submit`)).status).toBe(200);
+    await page.waitForSelector(`${card('2026-04')}[data-status=pending_approval]`, { timeout: WAIT });
+    expect(await page.inputValue(`${card('2026-03')} input[name=reason]`)).toBe('still writing this');
+    // the first person approves the run the approver prepared
+    expect((await post(h, h.key, `/v1/payroll/runs/${runs['2026-03']}/approve`)).status).toBe(200);
+    await page.waitForSelector(`${card('2026-03')}[data-status=approved] [data-field=approved_by]`, { timeout: WAIT });
+    expect(await page.textContent(`${card('2026-03')} [data-field=approved_by]`)).toBe(h.registration.body.account.name);
+    await page.screenshot({ path: join(OUTPUT, 'payroll-live.png') });
+    // the page started after the newest run event it found, never from the module's first event
+    expect(eventReads.length).toBeGreaterThan(0);
+    expect(eventReads.filter((u) => !u.includes('starting_after='))).toEqual([]);
   });
 });
