@@ -157,16 +157,6 @@ export interface PublicEventDecl {
   specGap?: boolean;
 }
 
-/**
- * The declarer of an area's public event types for records of one `kind`, under the area's spec 6
- * `source`, so an area's events file is one row per type: `run('run.approved', 'run.approved',
- * 'The run was approved.', false)`. A type is ours (a gap, listed in docs/gaps.md) unless the
- * row says `false`: the spec names it.
- */
-export const publicEvents =
-  (source: string, kind: string) =>
-  (type: string, on: string, description: string, specGap = true): PublicEventDecl => ({ type, source, schemaVersion: 1, kind, on, description, specGap });
-
 export interface Platform {
   system: ActorSystem;
   clock: Clock;

@@ -8,8 +8,9 @@
 export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fieldError, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, timeOrderedId, validationError, validationReport } from './base/index.ts';
 export type { DerivedForm, ErrorCode, Log, ValidationEntry, ValidationReport } from './base/index.ts';
 export { logOf } from './base/index.ts';
-export { mounted, publicEvents, route } from './area.ts';
+export { mounted, route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketConnection, SocketContext, SocketDef, SocketLimits } from './area.ts';
+export { publicEventTable } from './event-table.ts';
 export { attemptTimers } from './attempts.ts';
 export type { AttemptFacts, AttemptStatus } from './attempts.ts';
 export { canonicalJson, contentHash, sha256 } from './canonical.ts';

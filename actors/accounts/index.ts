@@ -1,5 +1,6 @@
 /** Public face of the Accounts area (spec 2.2, 4.1, 5). */
-import { AUTHENTICATOR, type Area, keyValue, publicEvents } from '../../kernel/index.ts';
+import { AUTHENTICATOR, type Area, keyValue } from '../../kernel/index.ts';
+import { events } from './events.ts';
 import { Account } from './account.ts';
 import { ApiKey } from './api-key.ts';
 import { revokeConsoleKeysMintedBefore } from './console-keys.ts';
@@ -25,16 +26,11 @@ export { personBehind } from './persons.ts';
 export { SESSION_TTL_MS } from './sessions.ts';
 export { Organisation, Account, ApiKey, OAuthClient, SupportAccess };
 
-const apiKeyEvent = publicEvents('iam', 'api_key');
-
 export const area: Area = {
   name: 'accounts',
   kinds: [Organisation, Account, ApiKey, OAuthClient, SupportAccess, Invitation],
   routes,
-  events: [
-    apiKeyEvent('api_key.created', 'api_key.created', 'An API key was created (the secret is never in the event).'),
-    apiKeyEvent('api_key.revoked', 'api_key.revoked', 'An API key was revoked; it stopped authenticating at once.'),
-  ],
+  events,
   // The gateway asks "who is this?" through the kernel's AUTHENTICATOR, never this area's face.
   async start(platform) {
     platform.system.board.add('accounts', passwordFigures);

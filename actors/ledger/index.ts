@@ -1,6 +1,7 @@
 /** Public face of the ledger area (spec 2.3, 4.2). */
 import type { Area } from '../../kernel/index.ts';
 import { Chart } from './chart.ts';
+import { events } from './events.ts';
 import { Posting } from './posting.ts';
 import { routes } from './routes.ts';
 
@@ -12,15 +13,5 @@ export const area: Area = {
   name: 'ledger',
   kinds: [Chart, Posting],
   routes,
-  events: [
-    {
-      type: 'ledger.posting.recorded',
-      source: 'ledger',
-      schemaVersion: 1,
-      kind: 'ledger_posting',
-      on: 'ledger.posting.recorded',
-      description: 'A posting was recorded because another area caused it.',
-      specGap: true,
-    },
-  ],
+  events,
 };
