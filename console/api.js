@@ -35,6 +35,9 @@ export class Api {
 
   get signedIn() { return this.creds !== null; }
   get me() { return this.creds?.me; }
+  /** The scopes the page's key carries, as the API answered them. */
+  get scopes() { return this.creds?.scopes ?? []; }
+  can(scope) { return this.scopes.includes(scope); }
 
   async call(method, path, { body, credential = 'key', idempotencyKey } = {}) {
     const headers = { accept: 'application/json' };
@@ -56,17 +59,18 @@ export class Api {
   get(path) { return this.call('GET', path); }
   post(path, body, idempotencyKey) { return this.call('POST', path, { body, idempotencyKey }); }
 
-  async signIn(email, password) {
-    return this.enter(await this.call('POST', '/v1/sessions', { body: { email, password }, credential: 'none' }));
+  /** `scopes`: the scopes this sign-in acts with; none: every scope the person holds. */
+  async signIn(email, password, scopes) {
+    return this.enter(await this.call('POST', '/v1/sessions', { body: { email, password }, credential: 'none' }), scopes);
   }
 
-  /** With a session in hand: who is signed in, and the console's key made from the session. */
-  async enter(session) {
+  /** With a session in hand: who is signed in, and the console's key made from the session, carrying the scopes the API gave it. */
+  async enter(session, scopes) {
     this.creds = { session: session.token, expires_at: session.expires_at };
     try {
       const me = await this.call('GET', '/v1/me', { credential: 'session' });
-      const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})`, expires_with_session: true } });
-      this.creds = { ...this.creds, key: made.key, key_id: made.id, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id, person: made.person } };
+      const made = await this.call('POST', '/v1/account/api_keys', { credential: 'session', body: { name: `operator console (${me.account.email})`, expires_with_session: true, ...(scopes ? { scopes } : {}) } });
+      this.creds = { ...this.creds, key: made.key, key_id: made.id, scopes: made.scopes, me: { name: me.account.name, email: me.account.email, organisation: me.organisation.name, org: me.organisation.id, person: made.person } };
       sessionStorage.setItem(STORE, JSON.stringify(this.creds));
       return this.creds.me;
     } catch (e) {

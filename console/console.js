@@ -3,6 +3,7 @@
 // only through the public API (api.js).
 import { Api, esc } from '/console/api.js';
 import { MoneyFormat } from '/console/money.js';
+import { forgetScopes, offerByScopes, typedScopes } from '/console/scopes.js';
 import { SupplyMap } from '/console/supply-map.js';
 import { Queues } from '/console/queues.js';
 import { Deliveries } from '/console/deliveries.js';
@@ -21,6 +22,9 @@ async function enter() {
   $('#sign-out').hidden = false;
   const me = api.me;
   $('#who').textContent = `${me.name} <${me.email}>, ${me.organisation}`;
+  $('#who').title = `Acting with: ${api.scopes.join(' ')}`;
+  $('#who').dataset.scopes = api.scopes.join(' ');
+  offerByScopes(api.scopes);
   const money = new MoneyFormat((await api.call('GET', '/v1/currencies', { credential: 'none' })).data);
   views = {
     supply: new SupplyMap(api, { mapBox: $('#map'), settings: $('#map-settings'), legend: $('#legend'), table: $('#workers tbody'), count: $('#worker-count'), filter: $('#worker-filter'), live: $('[data-testid=live-status]'), workOrders: $('#work-orders') }),
@@ -33,12 +37,22 @@ async function enter() {
   views.supply.onMapClick = (at) => views.dispatch.pick(at);
   views.supply.onWorker = (id) => views.dispatch.card(id);
   views.supply.onBatch = (b) => (b.workers.length || b.work_orders.length) && views.queues.changed(!$('#tab-queues').hidden);
-  views.supply.start();
-  views.dispatch.assignments();
+  if (api.can('match:read')) {
+    views.supply.start();
+    views.dispatch.assignments();
+  }
   show(new URLSearchParams(location.search).get('tab') ?? 'supply');
 }
 
-function show(tab) {
+/** A tab the person's scopes offer: the one asked for, else the first offered. */
+function offered(tab) {
+  const shown = (b) => b && getComputedStyle(b).display !== 'none';
+  if (shown($(`nav button[data-tab="${tab}"]`))) return tab;
+  return [...document.querySelectorAll('nav button')].find(shown)?.dataset.tab ?? tab;
+}
+
+function show(asked) {
+  const tab = offered(asked);
   for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b.dataset.tab === tab);
   for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${tab}`;
   if (tab === 'supply') views.supply.map?.resize();
@@ -52,6 +66,7 @@ function leave(message) {
   views?.supply.stop();
   views?.queues.stop();
   views = undefined;
+  forgetScopes();
   // what the person who left was shown goes with them: the next person never sees, nor acts on, a
   // card rendered for another session (their views render afresh on entering)
   for (const s of ['#flags', '#exceptions', '#runs', '#endpoints', '#deliveries', '#invitations', '#work-orders', '#workers tbody', '#legend', '#worker-card', '#assignments']) $(s).replaceChildren();
@@ -77,7 +92,7 @@ $('#sign-in').addEventListener('submit', async (e) => {
   const err = f.querySelector('[data-role=error]');
   err.textContent = '';
   try {
-    await api.signIn(f.elements.email.value, f.elements.password.value);
+    await api.signIn(f.elements.email.value, f.elements.password.value, typedScopes(f.elements.scopes.value));
     f.reset();
     await enter();
   } catch (x) {
@@ -129,4 +144,6 @@ $('[data-action=refresh-deliveries]').addEventListener('click', () => views.deli
 $('[data-action=refresh-people]').addEventListener('click', () => views.people.refresh());
 $('[data-action=refresh-assignments]').addEventListener('click', () => views.dispatch.assignments());
 
-if (api.signedIn && api.me) enter().catch((e) => leave(e.message));
+// a tab signed in before the page kept its key's scopes signs in again, so it offers what they allow
+if (api.signedIn && !api.creds.scopes) api.signOut();
+else if (api.signedIn && api.me) enter().catch((e) => leave(e.message));

@@ -110,7 +110,7 @@ export class Dispatch {
     const offersOf = (wo) => {
       const list = m.offers.get(wo.id);
       if (!list || !list.length) return '<p class="muted">no offers</p>';
-      return `<table class="compact offers"><thead><tr><th>offered to</th><th>rank</th><th>status</th><th></th></tr></thead><tbody>${list.map((o) => `<tr data-offer="${esc(o.id)}" data-offer-row data-status="${esc(o.status)}" title="${esc(o.id)}"><td><button class="link" data-card="${esc(o.worker_id)}">${esc(o.worker_id)}</button></td><td>${esc(o.rank)}</td><td>${esc(o.status)}${o.reason ? ` <span class="muted">(${esc(o.reason)})</span>` : ''}</td><td>${o.status === 'accepted' ? `<button data-op="assign" data-id="${esc(o.id)}">Make assignment</button> <span data-role="result"></span>` : ''}</td></tr>`).join('')}</tbody></table>`;
+      return `<table class="compact offers"><thead><tr><th>offered to</th><th>rank</th><th>status</th><th></th></tr></thead><tbody>${list.map((o) => `<tr data-offer="${esc(o.id)}" data-offer-row data-status="${esc(o.status)}" title="${esc(o.id)}"><td><button class="link" data-card="${esc(o.worker_id)}">${esc(o.worker_id)}</button></td><td>${esc(o.rank)}</td><td>${esc(o.status)}${o.reason ? ` <span class="muted">(${esc(o.reason)})</span>` : ''}</td><td>${o.status === 'accepted' ? `<button data-op="assign" data-needs="match:write" data-id="${esc(o.id)}">Make assignment</button> <span data-role="result"></span>` : ''}</td></tr>`).join('')}</tbody></table>`;
     };
     const openHtml = m.workOrders.map((wo) => `
       <div class="wo" data-work-order="${esc(wo.id)}" data-status="${esc(wo.status)}" data-geofence-radius="${esc(wo.location.radius_metres)}">
@@ -118,7 +118,7 @@ export class Dispatch {
         <div class="muted">${where(wo)}; ${esc(wo.accepted_count)}/${esc(wo.headcount)} accepted; window to ${esc(wo.window?.ends_at)}</div>
         <div class="cascade">cascade: ${CASCADE_COUNTS.map((k) => `<span data-cascade="${k}">${k} ${esc(wo.cascade?.[k] ?? 0)}</span>`).join(', ')}</div>
         ${offersOf(wo)}
-        <div class="actions"><input name="reason" placeholder="reason (optional)" value="${esc(typed.get(wo.id) ?? '')}"> <button data-op="offer" data-id="${esc(wo.id)}">Offer next wave</button> <button data-op="cancel" data-id="${esc(wo.id)}">Cancel</button> <span data-role="result"></span></div>
+        <div class="actions" data-needs="match:write"><input name="reason" placeholder="reason (optional)" value="${esc(typed.get(wo.id) ?? '')}"> <button data-op="offer" data-id="${esc(wo.id)}">Offer next wave</button> <button data-op="cancel" data-id="${esc(wo.id)}">Cancel</button> <span data-role="result"></span></div>
       </div>`).join('');
     const gapHtml = m.gaps.map((wo) => `
       <div class="wo gap" data-supply-gap="${esc(wo.id)}" data-reason="${esc(wo.supply_gap?.reason ?? wo.closed_reason)}">
@@ -142,7 +142,7 @@ export class Dispatch {
   restoreResults(el) {
     for (const b of el.querySelectorAll('button[data-op]')) {
       const r = this.results.get(`${b.dataset.op} ${b.dataset.id}`);
-      const out = b.parentElement.querySelector('[data-role=result]');
+      const out = b.closest('td, .actions')?.querySelector('[data-role=result]');
       if (r && out) Object.assign(out, { className: r.className, textContent: r.text });
     }
   }
@@ -177,7 +177,7 @@ export class Dispatch {
   }
 
   assignmentRows(list) {
-    return `<table class="compact"><thead><tr><th>assignment</th><th>worker</th><th>status</th><th></th></tr></thead><tbody>${list.map((x) => `<tr data-assignment="${esc(x.id)}" data-status="${esc(x.status)}"><td>${idTag(x.id)}<br><span class="muted">${idTag(x.work_order_id)}</span>${x.geofence ? ` <button class="link" data-at="${x.geofence.latitude},${x.geofence.longitude}" title="the site on the map">site</button>` : ''}</td><td><button class="link" data-card="${esc(x.worker_id)}">${esc(x.worker_id)}</button></td><td>${esc(x.status)}${x.exception_id ? `<br><span class="muted">exception ${idTag(x.exception_id)}</span>` : ''}</td><td><button data-proof="${esc(x.id)}">Proof</button> <input name="reason" placeholder="exception reason"> <button data-op="raise_exception" data-id="${esc(x.id)}">Raise exception</button> <span data-role="result"></span><div data-role="proof"></div></td></tr>`).join('')}</tbody></table>`;
+    return `<table class="compact"><thead><tr><th>assignment</th><th>worker</th><th>status</th><th></th></tr></thead><tbody>${list.map((x) => `<tr data-assignment="${esc(x.id)}" data-status="${esc(x.status)}"><td>${idTag(x.id)}<br><span class="muted">${idTag(x.work_order_id)}</span>${x.geofence ? ` <button class="link" data-at="${x.geofence.latitude},${x.geofence.longitude}" title="the site on the map">site</button>` : ''}</td><td><button class="link" data-card="${esc(x.worker_id)}">${esc(x.worker_id)}</button></td><td>${esc(x.status)}${x.exception_id ? `<br><span class="muted">exception ${idTag(x.exception_id)}</span>` : ''}</td><td><button data-proof="${esc(x.id)}">Proof</button> <span data-needs="match:write"><input name="reason" placeholder="exception reason"> <button data-op="raise_exception" data-id="${esc(x.id)}">Raise exception</button></span> <span data-role="result"></span><div data-role="proof"></div></td></tr>`).join('')}</tbody></table>`;
   }
 
   /** The organisation's assignments, newest first, each followed to its proof. */

@@ -103,8 +103,8 @@ export class Payroll {
     const earlier = this.earlier(r);
     const order = earlier.length ? `<p class="warning" data-role="order">Out of order: ${earlier.map((o) => `${esc(o.period)} (${idTag(o.id)}, ${esc(o.status)})`).join(', ')} not executed yet. Approve and execute periods in order${r.status === 'pending_approval' ? ', or tick to approve this one first' : ''}.</p>` : '';
     const ops = r.status === 'pending_approval'
-      ? `${earlier.length ? '<label><input type="checkbox" name="out_of_order"> approve out of order</label>' : ''}<button type="button" data-op="approve">Approve</button> <input name="reason" placeholder="reason to reject" size="28"> <button type="button" data-op="reject">Reject</button>`
-      : r.status === 'approved' ? '<button type="button" data-op="execute">Execute</button>' : '';
+      ? `${earlier.length ? '<label data-needs="run:approve"><input type="checkbox" name="out_of_order"> approve out of order</label>' : ''}<button type="button" data-op="approve" data-needs="run:approve">Approve</button> <input name="reason" data-needs="run:write" placeholder="reason to reject" size="28"> <button type="button" data-op="reject" data-needs="run:write">Reject</button>`
+      : r.status === 'approved' ? '<button type="button" data-op="execute" data-needs="run:write">Execute</button>' : '';
     return `<div class="card" data-run="${esc(r.id)}" data-status="${esc(r.status)}">
       <h3>${idTag(r.id)} ${esc(r.run_type)} ${esc(r.period)}: <span data-field="status">${esc(r.status)}</span></h3>
       <table class="compact"><tbody>

@@ -50,7 +50,7 @@ class Queue {
         <select name="size" aria-label="page size">${PAGE_SIZES.map((n) => `<option>${n}</option>`).join('')}</select>
         <button data-nav="-1">Previous</button> <span data-role="page"></span> <button data-nav="1">Next</button>
       </div>
-      <form class="bulk" data-prefix="bulk-${kind}">
+      <form class="bulk" data-prefix="bulk-${kind}" data-needs="match:write">
         <label><input type="checkbox" name="page-all"> this page</label> <button type="button" data-select="matching">Select all matching</button> <button type="button" data-select="none">Clear</button>
         <span data-role="ticked">0 selected</span>
         <select name="outcome" aria-label="outcome"><option value="dismissed">dismissed</option><option value="upheld">upheld</option></select>
@@ -126,7 +126,7 @@ class Queue {
         <td>${idTag(r.id)}<br><span class="muted">${this.k.about(r)}</span></td>
         <td><button class="link" data-card="${esc(r.worker_id)}" title="the worker's card">${esc(r.worker_id)}</button> <button class="link" data-locate="${esc(r.worker_id)}">map</button></td>
         <td>${this.k.signals(r).map((s) => `<label class="signal"><input type="checkbox" name="accepted_signals" value="${esc(s.name)}" form="${esc(form)}"> ${esc(s.name)} <span class="muted">${esc(s.detail)}</span></label>`).join('')}</td>
-        <td>${open ? `<form id="${esc(form)}" data-prefix="adjudicate" class="decide"><select name="outcome"><option value="dismissed">dismissed</option><option value="upheld">upheld</option></select> <input name="reason" placeholder="reason" size="24"> <button type="submit">Decide</button> <span data-role="result"></span></form>` : `${esc(r.status)}: ${esc(r.decision?.reason ?? '')}`}</td>
+        <td>${open ? `<form id="${esc(form)}" data-prefix="adjudicate" class="decide" data-needs="match:write"><select name="outcome"><option value="dismissed">dismissed</option><option value="upheld">upheld</option></select> <input name="reason" placeholder="reason" size="24"> <button type="submit">Decide</button> <span data-role="result"></span></form>` : `${esc(r.status)}: ${esc(r.decision?.reason ?? '')}`}</td>
       </tr>`;
     }).join('')}${gone.map((d) => `<tr data-${this.kind}="${esc(d.id)}" data-decided><td></td><td>${idTag(d.id)}</td><td>${esc(d.worker_id)}</td><td></td><td><span data-role="result" class="ok">${esc(d.told)}</span></td></tr>`).join('')}</tbody></table>`;
     for (const f of box.querySelectorAll('form.decide')) f.onsubmit = (e) => (e.preventDefault(), this.one(f));
@@ -207,11 +207,12 @@ export class Queues {
 
   /** The tab is shown (`on`) or hidden: the runs follow the payroll event list while it is shown. */
   shown(on) {
-    this.payrollLive.follow(on);
+    this.payrollLive.follow(on && this.api.can('run:read'));
   }
 
   async refresh(forget = false) {
-    await Promise.all([this.flagQueue.refresh(forget), this.exceptionQueue.refresh(forget), this.runs()]);
+    const match = this.api.can('match:read');
+    await Promise.all([match && this.flagQueue.refresh(forget), match && this.exceptionQueue.refresh(forget), this.api.can('run:read') && this.runs()]);
   }
 
   /** The supply socket named a worker or a work order: the queues are read again, at most every LIVE_EVERY_MS, while shown. */
