@@ -13,13 +13,16 @@
  * and wait for the next append). Found, it becomes known and kept. A failed fetch is not kept.
  * Concurrent reads of one known sequence share one fetch. A message the node already holds (its
  * append watcher delivers each new message whole) is kept without a fetch at all. Bounded: the
- * oldest sequences are let go first, and a reader that far behind fetches for itself.
+ * oldest sequences are let go first, a slice at a time (oldest-first.ts), and a reader that far
+ * behind fetches for itself.
  *
  * While the append watcher is live from a known sequence (`watching`), a sequence beyond the
  * highest known and at or after the watcher's first is not fetched at all: it cannot be in the
  * stream yet without the watcher handing it over, and the watcher pokes the readers when it does.
  * Without that, every reader at the tail spent a direct get on each poke to learn "not yet".
  */
+import { forgetOldest } from './oldest-first.ts';
+
 /** A message not written yet (the live watcher would have handed it over). */
 const NOT_YET: Promise<null> = Promise.resolve(null);
 
@@ -82,6 +85,6 @@ export class FeedMessages<T> {
 
   private keep(seq: number, p: Promise<T | null>): void {
     this.held.set(seq, p);
-    if (this.held.size > this.limit) this.held.delete(this.held.keys().next().value!);
+    forgetOldest(this.held, this.limit);
   }
 }

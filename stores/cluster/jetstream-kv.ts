@@ -17,6 +17,7 @@ import { scanBucket, type BucketEntry } from './bucket-scan.ts';
 import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
+import { forgetOldest } from './oldest-first.ts';
 import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
 
 /**
@@ -61,10 +62,10 @@ function fault(e: unknown): never {
 
 /**
  * Records read on every request (credentials) may be kept on the node for `ms` of wall time after
- * a read, at most `max` of them: a hot key costs one bucket read per period instead of one per
- * request. Only what was found is kept (a key issued on another node is found at once), its own
- * expiry still decides on every read, and a write through this node drops it, so a revocation is
- * seen at once here and within `ms` on the other nodes.
+ * a read, about `max` of them (up to an eighth more, the oldest let go first): a hot key costs one
+ * bucket read per period instead of one per request. Only what was found is kept (a key issued on
+ * another node is found at once), its own expiry still decides on every read, and a write through
+ * this node drops it, so a revocation is seen at once here and within `ms` on the other nodes.
  */
 export interface ReadCache {
   prefix: string;
@@ -227,8 +228,8 @@ export class JetStreamKeyValue implements KeyValueStore {
   private keep(k: string, held: Held): void {
     const cache = this.cache!;
     this.cached.delete(k); // re-inserted last: the oldest read goes first when full
-    if (this.cached.size >= cache.max) this.cached.delete(this.cached.keys().next().value!);
     this.cached.set(k, { held, until: performance.now() + cache.ms });
+    forgetOldest(this.cached, cache.max);
   }
 
   private expiresAt(ttlMs: number | undefined): number {
