@@ -105,8 +105,7 @@ export class JetStreamJournal implements Journal {
     try {
       const commit: Commit = isHashedSubject(this.names.prefix, subject) ? [expectedVersion + 1, tip.seq, events, stream] : [expectedVersion + 1, tip.seq, events];
       const data = pack(commit);
-      const ack = await this.acks.publish(subject, data, tip.seq);
-      seq = ack.seq;
+      seq = (await this.acks.publish(subject, data, tip.seq)).seq;
     } catch (err) {
       if ((err as { code?: unknown }).code !== WRONG_LAST_SEQUENCE && !/wrong last sequence/i.test(String((err as Error).message))) throw err;
       this.tips.delete(stream);

@@ -6,9 +6,9 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isStoreFault } from '../../stores/index.ts';
-import { PublishAcks } from '../../stores/cluster/publish-acks.ts';
+import { PublishAcks, storedSeq } from '../../stores/cluster/publish-acks.ts';
 import { natsUrl, testNamespace } from '../../support/stores.ts';
 
 const opened: Array<{ nc: NatsConnection; streams: string[] }> = [];
@@ -72,4 +72,29 @@ it('a publish whose acknowledgement never comes fails at its deadline, on the sw
   const err = await sent;
   expect(err).toMatchObject({ name: 'TimeoutError' });
   expect(isStoreFault(err)).toBe(true);
+});
+
+describe("an acknowledgement's sequence is read from its bytes in the server's usual form; any other form is left to the JSON reading", () => {
+  const ack = (s: string) => new TextEncoder().encode(s);
+  it.each([
+    ['{"stream":"wf_journal", "seq":1}', 1],
+    ['{"stream":"wf_journal","seq":1}', 1],
+    ['{"stream":"wf_journal","seq":9007199254740991}', 9007199254740991],
+    ['{"stream":"wf_journal", "seq":12, "duplicate":true}', undefined],
+    ['{"stream":"wf_journal","domain":"hub","seq":12}', undefined],
+    ['{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"}}', undefined],
+    ['{"stream":"wf_journal","seq":}', undefined],
+    ['{"stream":"wf_journal","seq":1x}', undefined],
+    ['{"stream":"wf_journal"}', undefined],
+    ['', undefined],
+  ])('%s -> %s', (body, seq) => expect(storedSeq(ack(body))).toBe(seq));
+
+  it('the real server acknowledges a stored message in that form', async () => {
+    const { nc, prefix } = await setup();
+    for (let i = 1; i <= 3; i++) {
+      const m = await nc.request(`${prefix}.raw`, bytes(`m${i}`));
+      expect(storedSeq(m.data)).toBe(i);
+      expect(m.json<{ seq: number }>().seq).toBe(i);
+    }
+  });
 });
