@@ -28,13 +28,15 @@ import { DEFAULT_TIMINGS, ShardLeases, type LeaseTimings } from './leases.ts';
 import { TakeoverRecovery } from './takeover-recovery.ts';
 import { batchOf, type Batched, decodeBatch, NoResponders, Requests, RequestsStopped, RequestTimedOut, TargetLapsed } from './requests.ts';
 import { DEFAULT_SHARDS, shardOf, shardOfStream } from './shards.ts';
-import { ASK_PROTOCOL, BATCHED_ASKS, decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply, type RemoteRequest } from './wire.ts';
+import { ASK_PROTOCOL, BATCHED_ASKS, decodeReply, decodeRequest, encode, replyOf, unwrap, type RemoteReply } from './wire.ts';
 import { logOf } from '../../kernel/base/index.ts';
 
 const CLUSTER_LOG = logOf('cluster');
 
 /** NATS's default max_payload, used until the server's INFO says otherwise. */
 const DEFAULT_MAX_PAYLOAD = 1 << 20;
+/** The answer to an ask for a shard this node does not serve: nothing was applied. */
+const MOVED = encode({ t: 'moved' });
 /** How long after its append a starved node may still be writing a commit's effects (recoverSince). */
 const RECOVERY_SLACK_MS = 60_000;
 
@@ -244,10 +246,7 @@ export class ClusterNode implements Placement {
   /** A remote ask, or a batch of them (requests.ts), each answered on its own as it completes. */
   private received(msg: Msg): void {
     const batch = msg.reply ? batchOf(msg.reply) : undefined;
-    if (batch === undefined) {
-      void this.answer(msg.data).then((data) => this.requests.reply(msg, data));
-      return;
-    }
+    if (batch === undefined) return this.answer(msg.data, (data) => this.requests.reply(msg, data));
     let items: Batched[];
     try {
       items = decodeBatch(msg.data);
@@ -255,47 +254,65 @@ export class ClusterNode implements Placement {
       this.log('an unreadable batch of remote asks was dropped (its askers time out)', e);
       return;
     }
-    for (const [token, request] of items) void this.answer(request).then((data) => this.requests.replyTo({ inbox: batch.inbox, token }, data));
+    for (const [token, request] of items) this.answer(request, (data) => this.requests.replyTo({ inbox: batch.inbox, token }, data));
   }
 
   /**
-   * The answer to one remote ask; whatever happens, one reply within max_payload, and it never
-   * rejects. A store failing under it travels as a retryable 503 (a bug as a fault):
-   * `outcome_unknown` for a command, which may have written, and `unavailable` for a read.
+   * Answers one remote ask through `send`: whatever happens, once, within max_payload. A store
+   * failing under it travels as a retryable 503 (a bug as a fault): `outcome_unknown` for a
+   * command, which may have written, and `unavailable` for a read. An ask for a shard this node does
+   * not serve is answered `moved` with nothing applied. Promise callbacks rather than async layers:
+   * this runs for most commands of a busy cluster.
    */
-  private async answer(request: Uint8Array): Promise<Uint8Array> {
-    let data: Uint8Array;
+  private answer(request: Uint8Array, send: (data: Uint8Array) => void): void {
     let op: RemoteCall['op'] | undefined;
     try {
-      const req = decodeRequest(request);
-      op = req.call.op;
-      data = encode(await this.serve(req));
+      const { kind, id, call } = decodeRequest(request);
+      op = call.op;
+      if (!this.isLocal(kind, id)) return send(MOVED);
+      this.local(kind, id, call).then(
+        (value) => send(this.answered(value, call.op)),
+        (e) => send(this.refusal(e, call.op)),
+      );
     } catch (e) {
-      if (!isStoreFault(e)) data = encode(replyOf(e));
-      else if (op === 'ask') data = encode(replyOf(outcomeUnknown('A store did not answer while the command ran')));
-      else data = encode(replyOf(new ApiError('unavailable', 'A store did not answer; retry.', { retryable: true })));
+      send(this.refusal(e, op));
     }
-    if (data.length > this.maxPayload()) data = encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` });
-    return data;
+  }
+
+  /** The bytes of an answer, or of the fault it became (unencodable, or over max_payload). */
+  private answered(value: unknown, op: RemoteCall['op']): Uint8Array {
+    let data: Uint8Array;
+    try {
+      data = encode({ t: 'ok', value });
+    } catch (e) {
+      return this.refusal(e, op);
+    }
+    return this.fitted(data);
+  }
+
+  /** An answer as it may travel: one over max_payload becomes a fault. */
+  private fitted(data: Uint8Array): Uint8Array {
+    return data.length > this.maxPayload() ? encode({ t: 'fault', message: `The answer is ${data.length} bytes; at most ${this.maxPayload()} travel between nodes.` }) : data;
+  }
+
+  private refusal(e: unknown, op: RemoteCall['op'] | undefined): Uint8Array {
+    if (!isStoreFault(e)) return this.fitted(encode(replyOf(e)));
+    if (op === 'ask') return encode(replyOf(outcomeUnknown('A store did not answer while the command ran')));
+    return encode(replyOf(new ApiError('unavailable', 'A store did not answer; retry.', { retryable: true })));
   }
 
   private maxPayload(): number {
     return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
-  private async serve({ kind, id, call }: RemoteRequest): Promise<RemoteReply> {
-    if (!this.isLocal(kind, id)) return { t: 'moved' };
-    return { t: 'ok', value: await this.local(kind, id, call) };
-  }
-
-  private async local(kind: string, id: string, call: RemoteCall): Promise<unknown> {
+  private local(kind: string, id: string, call: RemoteCall): Promise<unknown> {
     const system = this.system!;
     const def = system.kind(kind);
     switch (call.op) {
       case 'ask':
         return system.askLocal(def, id, call.command, call.payload, call.opts);
       case 'get':
-        return def.view(await system.stateLocal(def, id, call.org));
+        return system.stateLocal(def, id, call.org).then((state) => def.view(state));
       case 'state':
         return system.stateLocal(def, id, call.org);
       default:
