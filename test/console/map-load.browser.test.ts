@@ -5,51 +5,36 @@
  * socket is never refused (it asks at most every 250 ms, within the feed's 20 frames a second), and
  * the workers are drawn as they come. Wall time by nature: it loads a live server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad } from '../../load/cli.ts';
 import { parseArgs } from '../../load/options.ts';
+import { startPlatform, type StartedPlatform } from '../load/started-platform.ts';
 import { haveChromium, launch, mustHaveChromium, OUTPUT } from './browser.ts';
 
 const run = haveChromium || mustHaveChromium;
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const DEVICES = 2000;
 const BUDGET = 20;
 
-let server: ChildProcess;
+let platform: StartedPlatform;
 let port = 0;
+let dir = '';
 let browser: Browser;
 let page: Page;
-const dir = mkdtempSync(join(tmpdir(), 'console-load-'));
 const sent: number[] = [];
 const refused: string[] = [];
 
 describe.skipIf(!run)('supply map under a 2,000-device load', { timeout: 240_000 }, () => {
   beforeAll(async () => {
-    server = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(dir, 'operator.sock'), NATS_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      server.stdout!.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /listening on port (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      server.once('exit', (code) => reject(new Error(`the platform exited (${code}): ${out}`)));
-    });
+    platform = await startPlatform('console-load-');
+    ({ port, dir } = platform);
     browser = await launch();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.once('exit', r));
-    }
+    await platform?.stop();
   });
 
   it(`${DEVICES} devices: the page's supply socket is never refused and never asks beyond the budget; the workers are drawn`, async () => {

@@ -4,13 +4,10 @@
  * work orders filled must agree with the tool's. The run is on wall time by nature: it loads a
  * live server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad } from '../../load/cli.ts';
 import { Dispatch } from '../../load/dispatch.ts';
@@ -18,8 +15,7 @@ import { seriesColor } from '../../load/html.ts';
 import { Metrics } from '../../load/metrics.ts';
 import { checkTargets, isPrivateAddress, parseArgs, parseDuration } from '../../load/options.ts';
 import { haveChromium, launch } from '../console/browser.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { startPlatform, type StartedPlatform } from './started-platform.ts';
 
 describe('the target rule', () => {
   it('report charts give every series its own colour, however many (twenty operations, twenty colours)', () => {
@@ -82,29 +78,16 @@ describe('dispatchers', () => {
 });
 
 describe('a run against a started platform', () => {
-  let server: ChildProcess;
+  let platform: StartedPlatform;
   let port = 0;
-  const dir = mkdtempSync(join(tmpdir(), 'load-test-'));
+  let dir = '';
 
   beforeAll(async () => {
-    server = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(dir, 'operator.sock'), NATS_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      server.stdout!.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /listening on port (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      server.once('exit', (code) => reject(new Error(`the platform exited (${code}): ${out}`)));
-    });
+    platform = await startPlatform('load-test-');
+    ({ port, dir } = platform);
   }, 60_000);
 
-  afterAll(async () => {
-    if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.once('exit', r));
-    }
-  });
+  afterAll(() => platform?.stop());
 
   it('a device on a socket of its own is a phone on the device library (clients/device): every good reading accepted once, every bad one refused, the platform agreeing with the tool', async () => {
     const o = parseArgs(['--target', `http://127.0.0.1:${port}`, '--devices', '16', '--interval', '400ms', '--duration', '2s', '--bad-share', '0.2', '--read-rate', '0', '--quiet', '--report', join(dir, 'phones.html')]);
