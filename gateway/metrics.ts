@@ -31,6 +31,8 @@ interface Tally {
   buckets: Float64Array;
 }
 
+type TallyByClass = Record<OrgClass, Tally | undefined>;
+
 /**
  * A metric prom-client's registry formats (its `get()` contract), read from tallies the gateway
  * keeps itself: counting a request is a map lookup and a few additions, not a label hash per
@@ -47,7 +49,14 @@ interface ReadMetric {
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly tallies = new Map<string, Tally>();
+  /** Every tally, in the order first seen (what a scrape reads). */
+  private readonly tallies: Tally[] = [];
+  /**
+   * The tallies by route, method, status and organisation class, one level each: the route and
+   * method strings are the same few every time, so each lookup hashes little and nothing is joined
+   * into a key per request.
+   */
+  private readonly index = new Map<string, Map<string, Map<number, TallyByClass>>>();
 
   constructor(private readonly platform: Platform) {
     this.registry.registerMetric(this.requestsMetric() as never);
@@ -144,9 +153,17 @@ export class GatewayMetrics {
 
   /** One answered request; `route` is the declared path template, or `unmatched`. */
   observe(route: string, method: string, status: number, orgClass: OrgClass, seconds: number): void {
-    const key = `${route} ${method} ${status} ${orgClass}`;
-    let t = this.tallies.get(key);
-    if (t === undefined) this.tallies.set(key, (t = { labels: { route, method, status: String(status), org_class: orgClass }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }));
+    let byMethod = this.index.get(route);
+    if (byMethod === undefined) this.index.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let byClass = byStatus.get(status);
+    if (byClass === undefined) byStatus.set(status, (byClass = { sandbox: undefined, live: undefined, none: undefined }));
+    let t = byClass[orgClass];
+    if (t === undefined) {
+      t = byClass[orgClass] = { labels: { route, method, status: String(status), org_class: orgClass }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) };
+      this.tallies.push(t);
+    }
     t.count++;
     t.sum += seconds;
     let i = 0;
@@ -158,7 +175,7 @@ export class GatewayMetrics {
     const tallies = this.tallies;
     const name = 'platform_http_requests_total';
     const help = 'HTTP requests answered, by route template, method, status and organisation class.';
-    const values = () => [...tallies.values()].map((t) => ({ labels: t.labels, value: t.count }));
+    const values = () => tallies.map((t) => ({ labels: t.labels, value: t.count }));
     return { name, help, type: 'counter', aggregator: 'sum', reset() {}, get: () => ({ name, help, type: 'counter', aggregator: 'sum', values: values() }) };
   }
 
@@ -168,7 +185,7 @@ export class GatewayMetrics {
     const help = 'Time from a request handed to the pipeline to its answer, by route template, method, status and organisation class.';
     const values = () => {
       const out: ReturnType<ReadMetric['get']>['values'] = [];
-      for (const t of tallies.values()) {
+      for (const t of tallies) {
         let below = 0;
         for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
           below += t.buckets[i];

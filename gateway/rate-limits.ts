@@ -72,8 +72,15 @@ export class TokenBuckets {
   }
 }
 
+interface PrincipalKeys {
+  credential: string;
+  organisation: string;
+}
+
 export class RateLimiter {
   private readonly buckets: TokenBuckets;
+  /** Held weakly: a principal the authenticator no longer hands out takes its keys with it. */
+  private readonly keys = new WeakMap<Principal, PrincipalKeys>();
 
   constructor(
     private readonly policy: LoadedRatePolicy,
@@ -87,18 +94,30 @@ export class RateLimiter {
   /** A credentialed request: its credential's bucket, then its organisation's (per realm). */
   admitPrincipal(p: Principal): RateRefusal | undefined {
     const pack = this.policy.pack;
-    return this.take(`c:${p.kind}:${p.id}`, pack.credential[p.kind], 'credential') ?? this.take(`o:${p.org}:${p.livemode ? 'live' : 'test'}`, p.livemode ? pack.organisation.live : pack.organisation.sandbox, 'organisation');
+    const keys = this.keysOf(p);
+    const share = Math.max(1, this.members());
+    const now = this.now();
+    return this.take(keys.credential, pack.credential[p.kind], 'credential', share, now) ?? this.take(keys.organisation, p.livemode ? pack.organisation.live : pack.organisation.sandbox, 'organisation', share, now);
   }
 
   /** A request without a credential, by the address it came from. */
   admitAddress(address: string): RateRefusal | undefined {
-    return this.take(`a:${address}`, this.policy.pack.unauthenticated.address, 'address');
+    return this.take(`a:${address}`, this.policy.pack.unauthenticated.address, 'address', Math.max(1, this.members()), this.now());
   }
 
-  private take(key: string, whole: BucketRule, what: string): RateRefusal | undefined {
-    const share = Math.max(1, this.members());
+  /**
+   * A principal's bucket keys, made once per principal object (the authenticator hands out one per
+   * credential record): the same strings each time, whose hashes the map lookups then reuse.
+   */
+  private keysOf(p: Principal): PrincipalKeys {
+    let keys = this.keys.get(p);
+    if (keys === undefined) this.keys.set(p, (keys = { credential: `c:${p.kind}:${p.id}`, organisation: `o:${p.org}:${p.livemode ? 'live' : 'test'}` }));
+    return keys;
+  }
+
+  private take(key: string, whole: BucketRule, what: string, share: number, now: number): RateRefusal | undefined {
     const rule = share === 1 ? whole : { per_second: whole.per_second / share, burst: Math.max(1, whole.burst / share) };
-    const waitMs = this.buckets.take(key, rule, this.now());
+    const waitMs = this.buckets.take(key, rule, now);
     if (waitMs === 0) return undefined;
     return refusal(`this ${what}`, waitMs, rule);
   }
