@@ -43,6 +43,9 @@ export class Payroll {
 
   /** A person's name for the id a run names them with (GET /v1/people); the id when none is known. */
   async name(id) {
+    // the signed-in person's own name is known from GET /v1/me, whatever iam:read their key carries
+    if (id && id === this.api.me?.person) this.names.set(id, this.api.me.name);
+    if (this.names.has(id)) return this.names.get(id);
     if (!this.asked.has(id)) this.asked.set(id, this.api.get(`/v1/people/${encodeURIComponent(id)}`).then((p) => p.name, () => id).then((n) => (this.names.set(id, n), n)));
     return this.asked.get(id);
   }

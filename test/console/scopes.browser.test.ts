@@ -69,6 +69,8 @@ describe.skipIf(!run)('the console offers what its scopes allow', { timeout: 120
     expect(await visible(`${card('2026-02')} button[data-op=reject]`)).toBe(false);
     expect(await visible(`${card('2026-02')} input[name=reason]`)).toBe(false);
     expect(await visible(`${card('2026-01')} button[data-op=execute]`)).toBe(false);
+    // people are read with iam:read, which this key lacks; the person's own name is known from their session
+    expect(await page.textContent(`${card('2026-01')} [data-field=prepared_by]`)).toBe(h.registration.body.account.name);
     await page.screenshot({ path: join(OUTPUT, 'scopes-approver-only.png') });
 
     // what is offered works: February approved (out of order, January not executed yet)
