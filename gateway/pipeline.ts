@@ -22,7 +22,7 @@ import { checkKey, type Executed, fingerprint, Idempotency } from './idempotency
 import { GatewayMetrics, type OrgClass } from './metrics.ts';
 import { earlyRefusal, RateLimiter, RefusedCredentials } from './rate-limits.ts';
 import { ratePolicy } from './rate-policy.ts';
-import { SandboxWork } from './sandbox-work.ts';
+import { HOLDS_NOTHING, SandboxWork } from './sandbox-work.ts';
 import { Router } from './router.ts';
 import { assertValid, compile, parseQuery, type Validator } from './validate.ts';
 import { HOLD_MAX_MS } from './holds.ts';
@@ -129,17 +129,17 @@ class RequestPipeline {
   async handle(w: WireRequest): Promise<WireResponse> {
     const began = performance.now();
     const seen: Seen = { route: 'unmatched', orgClass: 'none' };
-    const response = await this.confirmed(w, await this.answer(w, seen));
+    let response = await this.answer(w, seen);
+    if (this.flushed !== undefined) response = await this.confirmed(w, response, this.flushed);
     if (w.method === 'HEAD') response.headOnly = true;
     this.metrics.observe(seen.route, w.method, response.status, seen.orgClass, (performance.now() - began) / 1000);
     return response;
   }
 
   /** The answer once what it rests on is on disk (`flushed`), or the refusal that says it is not. */
-  private async confirmed(w: WireRequest, response: WireResponse): Promise<WireResponse> {
-    if (this.flushed === undefined) return response;
+  private async confirmed(w: WireRequest, response: WireResponse, flushed: () => Promise<void>): Promise<WireResponse> {
     try {
-      await this.flushed();
+      await flushed();
     } catch {
       const requestId = response.headers[REQUEST_ID_HEADER] ?? newId('req_');
       if (w.method === 'GET' || w.method === 'HEAD') return errorResponse(new ApiError('unavailable', 'What this read found could not be confirmed on disk; retry.', { retryable: true }), requestId);
@@ -168,14 +168,14 @@ class RequestPipeline {
         if (principal) this.refused.note(RefusedCredentials.raw(w.headers, CREDENTIAL_HEADERS)!, this.platform.clock.now() + refused.waitMs);
         return errorResponse(refused.error, requestId, refused.headers);
       }
-      if (principal === undefined || principal.livemode) return await this.admitted(m, w, match.params, principal, requestId);
       // a sandbox request: its creates are held to the record cap while it runs, and memory-heavy work to its share
-      const slot = this.work.begin(m.def, principal.org, requestId, w.method !== 'GET' && w.method !== 'HEAD');
-      if (typeof slot !== 'boolean') return errorResponse(slot.error, requestId, slot.headers);
+      const held = principal === undefined || principal.livemode ? HOLDS_NOTHING : this.work.begin(m.def, principal.org, requestId, w.method !== 'GET' && w.method !== 'HEAD');
+      if (typeof held !== 'number') return errorResponse(held.error, requestId, held.headers);
+      if (held === HOLDS_NOTHING) return await this.admitted(m, w, match.params, principal, requestId);
       try {
         return await this.admitted(m, w, match.params, principal, requestId);
       } finally {
-        this.work.end(principal.org, requestId, slot);
+        this.work.end(principal!.org, requestId, held);
       }
     } catch (e) {
       return errorResponse(e, requestId);
@@ -203,6 +203,9 @@ class RequestPipeline {
         body = rawBody === undefined ? {} : rawBody;
         assertValid(m.body, body);
       }
+      // an operation whose records are counted up front is refused whole before it makes any
+      const refused = principal !== undefined && !principal.livemode ? this.work.admit(m.def, requestId, body) : undefined;
+      if (refused !== undefined) throw refused;
       const req: RouteRequest = {
         params,
         query,

@@ -11,7 +11,7 @@
  * runs on the node it reached. Each operation's input is already bounded (the body cap, its rows
  * limit), so the memory such work holds on a node is bounded by these figures times that.
  */
-import { ApiError, type LoadedSandboxPolicy, type RouteDef, type SandboxCaps } from '../kernel/index.ts';
+import { ApiError, type LoadedSandboxPolicy, type RouteDef, type SandboxCaps, type SandboxUpFront } from '../kernel/index.ts';
 import type { Figure } from '../runtime/index.ts';
 
 /** A refusal and the headers its response carries. */
@@ -20,9 +20,17 @@ export interface WorkRefusal {
   headers: Record<string, string>;
 }
 
+/** What a sandbox request holds while it runs, for `end`: nothing (a read), the caps told, and a heavy-work slot. */
+export const HOLDS_NOTHING = 0;
+const HOLDS_CAPS = 1;
+const HOLDS_SLOT = 2;
+export type Held = number;
+
 export class SandboxWork {
   /** The routes the policy names, found once: a request then costs a set lookup, not a string. */
   private readonly heavy: ReadonlySet<RouteDef>;
+  /** The routes whose records are counted before they run (the policy's counted_up_front). */
+  private readonly upFront = new Map<RouteDef, SandboxUpFront>();
   private readonly running = new Map<string, number>();
   private total = 0;
   private readonly refused = { organisation: 0, node: 0 };
@@ -40,6 +48,26 @@ export class SandboxWork {
     }
     const named = new Set(this.policy.pack.heavy_work.operations);
     this.heavy = new Set(routes.filter((r) => named.has(`${r.method} ${r.path}`)));
+    const counted = this.policy.pack.counted_up_front ?? {};
+    for (const op of Object.keys(counted)) {
+      if (!declared.has(op)) throw new Error(`sandbox policy ${this.policy.pack.version}: counted_up_front names ${op}, which no route declares`);
+    }
+    for (const r of routes) {
+      const u = counted[`${r.method} ${r.path}`];
+      if (u !== undefined) this.upFront.set(r, u);
+    }
+  }
+
+  /**
+   * The refusal of a sandbox request whose records, counted from its body before it runs, would
+   * pass the organisation's cap (nothing is made); nothing for an operation the policy does not
+   * count up front, whose request is decided at its first create.
+   */
+  admit(def: RouteDef, requestId: string, body: unknown): ApiError | undefined {
+    const u = this.upFront.get(def);
+    if (u === undefined) return undefined;
+    const why = this.caps.admit(requestId, u.fixed + u.per_row * rowsOf(u, body));
+    return why === undefined ? undefined : new ApiError('sandbox_record_limit_reached', why);
   }
 
   /** Whether `def` is memory-heavy work under the policy. */
@@ -49,10 +77,10 @@ export class SandboxWork {
 
   /**
    * A sandbox request begins: a refusal when it is heavy work past a cap; otherwise what `end`
-   * takes when it is answered (whether it took a slot).
+   * takes when it is answered (what it holds).
    */
-  begin(def: RouteDef, org: string, requestId: string, writes: boolean): WorkRefusal | boolean {
-    let slot = false;
+  begin(def: RouteDef, org: string, requestId: string, writes: boolean): WorkRefusal | Held {
+    let held: Held = HOLDS_NOTHING;
     if (this.heavy.has(def)) {
       const w = this.policy.pack.heavy_work;
       const mine = this.running.get(org) ?? 0;
@@ -60,15 +88,18 @@ export class SandboxWork {
       if (this.total >= w.per_node) return this.refusal('node', `this node runs ${this.total} memory-heavy operations of sandbox organisations at once, the most the sandbox policy (${this.policy.pack.version}) allows`);
       this.running.set(org, mine + 1);
       this.total++;
-      slot = true;
+      held = HOLDS_SLOT;
     }
-    if (writes) this.caps.began(requestId, org);
-    return slot;
+    if (writes) {
+      this.caps.began(requestId, org);
+      held |= HOLDS_CAPS;
+    }
+    return held;
   }
 
-  end(org: string, requestId: string, slot: boolean): void {
-    this.caps.ended(requestId);
-    if (!slot) return;
+  end(org: string, requestId: string, held: Held): void {
+    if (held & HOLDS_CAPS) this.caps.ended(requestId);
+    if (!(held & HOLDS_SLOT)) return;
     this.total--;
     const left = (this.running.get(org) ?? 1) - 1;
     if (left === 0) this.running.delete(org);
@@ -93,4 +124,16 @@ export class SandboxWork {
       headers: { 'retry-after': String(seconds) },
     };
   }
+}
+
+/** The rows of a request body as the policy names them: an array's length, or a CSV's data lines. */
+function rowsOf(u: SandboxUpFront, body: unknown): number {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const rows = u.rows === undefined ? undefined : b[u.rows];
+  if (Array.isArray(rows)) return rows.length;
+  const csv = u.csv === undefined ? undefined : b[u.csv];
+  if (typeof csv !== 'string') return 0;
+  let lines = 0;
+  for (const line of csv.split('\n')) if (line.trim() !== '') lines++;
+  return Math.max(0, lines - 1);
 }

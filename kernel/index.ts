@@ -48,4 +48,4 @@ export { NODE_BUS, natsNodeBus, nodeBus, type NodeBus } from './node-bus.ts';
 export { NextActionSchema, nextAction, type NextAction } from './next-action.ts';
 export { CALLER_REF, CALLER_REF_PATTERN, CALLER_REF_RULE, callerRef, isCallerRef } from './caller-ref.ts';
 export { SANDBOX_CAPS, SandboxCaps, sandboxCaps } from './sandbox-caps.ts';
-export { ACTIVE_SANDBOX_POLICY, checkSandboxPolicy, sandboxPolicy, type LoadedSandboxPolicy, type SandboxPolicy } from './sandbox-policy.ts';
+export { ACTIVE_SANDBOX_POLICY, checkSandboxPolicy, sandboxPolicy, type LoadedSandboxPolicy, type SandboxPolicy, type UpFront as SandboxUpFront } from './sandbox-policy.ts';

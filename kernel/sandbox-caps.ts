@@ -18,6 +18,12 @@
  * refused, so accepted work is never left half done. The runtime asks the check on the asking node
  * and refuses on the owning node only where the command would create (ActorSystem.limitCreation):
  * an organisation at its cap still acts on the records it has.
+ *
+ * A request is all or nothing under the cap: it is decided once, at its first create (or before
+ * its handler, by admit(), where the operation says up front how many records it makes), before
+ * it has made anything. Admitted, it holds as many records as it said (one when it said nothing)
+ * until it ends or they are counted, so requests admitted at once cannot together pass the cap,
+ * and none of its later creates is refused; refused, every create it asks is refused.
  */
 import type { AskOptions, Committed, Figure } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
@@ -29,6 +35,15 @@ import { serviceKey } from './services.ts';
 /** Records the feed handed over that are kept to meet their own commit: far more than a commit waits between its append and its listeners. */
 const FED_KEPT = 16_384;
 
+interface InFlight {
+  org: string;
+  /** The records it says it makes, less those counted since it was admitted. */
+  records: number;
+  /** Undecided until its first create (or admit()); then admitted (true) or refused (false) whole. */
+  decided: boolean | undefined;
+  why?: string;
+}
+
 export class SandboxCaps {
   readonly policy: LoadedSandboxPolicy;
   /** Records made per organisation. */
@@ -37,8 +52,10 @@ export class SandboxCaps {
   private readonly unread = new Set<string>();
   /** Records the feed handed over most recently, in order (durable stores). */
   private readonly fed = new Set<string>();
-  /** Sandbox requests in flight on this node: request id to organisation. */
-  private readonly requests = new Map<string, string>();
+  /** Sandbox requests in flight on this node, by request id. */
+  private readonly requests = new Map<string, InFlight>();
+  /** Records held by admitted requests in flight on this node, per organisation, not yet counted. */
+  private readonly held = new Map<string, number>();
   private readonly follower: NodeReadModel;
   private unboard: (() => void) | undefined;
 
@@ -71,25 +88,74 @@ export class SandboxCaps {
     return this.records.get(org) ?? 0;
   }
 
-  /** A request made with a sandbox credential of `org` began: its creates are held to the cap until it ends. */
+  /**
+   * A request made with a sandbox credential of `org` began: its creates are held to the cap until
+   * it ends, as one record's unless admit() says how many it makes.
+   */
   began(requestId: string, org: string): void {
-    this.requests.set(requestId, org);
+    this.requests.set(requestId, { org, records: 1, decided: undefined });
   }
 
   ended(requestId: string): void {
+    const r = this.requests.get(requestId);
+    if (r === undefined) return;
     this.requests.delete(requestId);
+    if (r.decided === true) this.release(r, r.records);
+  }
+
+  /**
+   * Decides a request before it makes anything, knowing it makes `records` (the gateway asks
+   * before the handler of an operation the sandbox policy counts up front): the reason it is
+   * refused, or nothing when it goes ahead, holding them.
+   */
+  admit(requestId: string, records: number): string | undefined {
+    const r = this.requests.get(requestId);
+    if (r === undefined) return undefined;
+    if (r.decided === undefined) r.records = Math.max(1, records);
+    return this.decide(r);
   }
 
   private refusal(opts: AskOptions): string | undefined {
-    if (opts.requestId === undefined || this.requests.get(opts.requestId) !== opts.org) return undefined;
-    const made = this.records.get(opts.org) ?? 0;
+    if (opts.requestId === undefined) return undefined;
+    const r = this.requests.get(opts.requestId);
+    if (r === undefined || r.org !== opts.org) return undefined;
+    return this.decide(r);
+  }
+
+  private decide(r: InFlight): string | undefined {
+    if (r.decided === undefined) {
+      const made = this.records.get(r.org) ?? 0;
+      const held = this.held.get(r.org) ?? 0;
+      r.decided = made + held + r.records <= this.policy.pack.records;
+      if (r.decided) this.held.set(r.org, held + r.records);
+      else r.why = this.why(made, held, r.records);
+    }
+    return r.decided ? undefined : r.why;
+  }
+
+  private why(made: number, held: number, records: number): string {
     const cap = this.policy.pack.records;
-    if (made < cap) return undefined;
-    return `This organisation's sandbox holds ${made} records and its sandbox policy (${this.policy.pack.version}) allows ${cap}; no more can be created in it. Records already made can still be read and acted on.`;
+    const what = records === 1 ? 'the record this request would create' : `the ${records} records this request would create`;
+    const others = held > 0 ? ` (and ${held} more that requests in flight are making)` : '';
+    return `This organisation's sandbox holds ${made} records${others} and its sandbox policy (${this.policy.pack.version}) allows ${cap}; ${what} would pass it, so nothing was created. Records already made can still be read and acted on.`;
+  }
+
+  /** An admitted request's records stop being held: `n` of them are counted now, or it ended. */
+  private release(r: InFlight, n: number): void {
+    const take = Math.min(n, r.records);
+    if (take <= 0) return;
+    r.records -= take;
+    const left = (this.held.get(r.org) ?? 0) - take;
+    if (left > 0) this.held.set(r.org, left);
+    else this.held.delete(r.org);
   }
 
   private onCommit(c: Committed): void {
     if (c.events.length === 0 || c.events[0]!.version !== 1 || this.platform.system.kind(c.kind).ephemeral) return;
+    // a record an admitted request made is counted from here, so it no longer holds it
+    const by = c.events[0]!.requestId;
+    const r = by === undefined ? undefined : this.requests.get(by);
+    if (r?.decided === true && r.org === c.org) this.release(r, 1);
     if (!this.platform.stores.durable) return this.add(c.org);
     if (this.fed.delete(c.stream)) return;
     this.add(c.org);

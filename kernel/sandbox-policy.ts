@@ -25,6 +25,20 @@ export interface SandboxPolicy {
     /** The operations counted, as `METHOD /v1/path/{template}`; each must be a declared route. */
     operations: string[];
   };
+  /**
+   * Operations whose records are counted before they run, from their request body (an import's
+   * rows): `fixed` plus `per_row` for each row, the rows being the array at `rows` or the data
+   * lines of the CSV text at `csv` (its first line the header). Such a request is refused whole
+   * when they would pass the cap, before anything is made. Keyed as `operations`.
+   */
+  counted_up_front?: Record<string, UpFront>;
+}
+
+export interface UpFront {
+  fixed: number;
+  per_row: number;
+  rows?: string;
+  csv?: string;
 }
 
 export interface LoadedSandboxPolicy {
@@ -45,6 +59,10 @@ export function checkSandboxPolicy(raw: unknown): LoadedSandboxPolicy {
   const w = p.heavy_work;
   if (!count(w?.per_organisation) || !count(w.per_node) || !count(w.retry_after_seconds)) throw bad('heavy_work figures');
   if (!Array.isArray(w.operations) || !w.operations.every((o) => typeof o === 'string' && OPERATION.test(o))) throw bad('heavy_work.operations');
+  for (const [op, u] of Object.entries(p.counted_up_front ?? {})) {
+    const field = (f: unknown) => f === undefined || (typeof f === 'string' && /^[a-z_]+$/.test(f));
+    if (!OPERATION.test(op) || !Number.isInteger(u?.fixed) || u.fixed < 0 || !count(u.per_row) || !field(u.rows) || !field(u.csv)) throw bad(`counted_up_front ${op}`);
+  }
   return { pack: p, hash: contentHash(p) };
 }
 
