@@ -80,10 +80,17 @@ export class Commits {
   appends = 0;
   appendSeconds = 0;
 
-  /** Every turn answered so far committed, its effects and listeners run, then the stores flushed (ActorSystem.flushed). */
+  /**
+   * Every turn answered so far committed and its commit listeners run, and every write made so far
+   * on disk (ActorSystem.flushed). The writes are the ones queued when this is called: an
+   * acknowledgement waits for what it rests on, not for what listeners and feed readers write
+   * after it (records derived from the journal, written again from the feed after a crash).
+   */
   async flushed(): Promise<void> {
+    const disk = this.stores.flushed?.();
+    disk?.catch(() => undefined); // awaited below; a failure meanwhile is not an unhandled rejection
     if (this.settling.size) await Promise.all(this.settling);
-    await this.stores.flushed?.();
+    await disk;
   }
 
   private async commitTurns(turns: Turn[]): Promise<void> {

@@ -282,9 +282,9 @@ export class ActorSystem {
 
   /**
    * Settles once every turn answered so far is committed and its effects and commit listeners have
-   * run (read models included), then once the stores' writes are on disk (Stores.flushed); rejects
-   * when they are not. What acknowledges a write outside the process waits for this: over an
-   * ordered journal a turn's callers are answered before its commit (commits.ts).
+   * run (read models included), and every write queued before the call is on disk (Stores.flushed);
+   * rejects when they are not. What acknowledges a write outside the process waits for this: over
+   * an ordered journal a turn's callers are answered before its commit (commits.ts).
    */
   flushed(): Promise<void> {
     return this.commits.flushed();

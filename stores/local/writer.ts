@@ -14,8 +14,8 @@ interface Batch {
  * a transaction is waiting to start run together inside it, in the order they were queued, and
  * each caller's promise settles once that transaction is committed and its writes are in the
  * write-ahead log on disk (wal.ts): durable through a power cut. Under load a transaction waits
- * for the previous one's commit and gathers every write that arrived meanwhile, and one fdatasync
- * of the log serves every transaction logged before it began, never one per request. LMDB flushes
+ * for the previous one to be logged and gathers every write that arrived meanwhile, and one
+ * fdatasync of the log serves every transaction logged before it began, never one per request. LMDB flushes
  * its own pages after its commits (overlapping sync); the log keeps each transaction until LMDB
  * has flushed it. Reads of this process see a transaction once its log record is on disk.
  *
@@ -103,8 +103,9 @@ export class Writer {
   async flushed(): Promise<void> {
     const failures = this.failures;
     await this.idle();
-    if (this.failures !== failures) throw new StoreUnavailableError('a write transaction failed; what was queued with it is not on disk');
+    // why the writer stopped says more than that a transaction failed
     if (this.broken) throw this.broken;
+    if (this.failures !== failures) throw new StoreUnavailableError('a write transaction failed; what was queued with it is not on disk');
   }
 
   /** Stops the writer (`broken`): this transaction's callers and every later write fail with `reason`. */
@@ -116,7 +117,7 @@ export class Writer {
     const batch: Batch = { work: [], done: undefined as unknown as Promise<void> };
     let seq = 0;
     let writes: LoggedWrite[] = [];
-    const committed = this.env.transaction(() => {
+    const txn = () => this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
       if (this.broken) return; // writes nothing; its callers fail below
@@ -128,6 +129,10 @@ export class Writer {
       }
       if (writes.length) this.state.put('applied', (seq = ++this.seq));
     });
+    // One transaction at a time, begun once the one before is logged: what arrives meanwhile waits
+    // in this batch and shares its commit, so under load LMDB and the log sync once per batch of
+    // requests rather than once per transaction LMDB could start (each sync costs the same).
+    const committed = this.last.then(txn, txn);
     const logged = Promise.resolve(committed).then(() => {
       if (!seq) return;
       const done = this.wal.append(seq, writes);
