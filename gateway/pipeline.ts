@@ -204,7 +204,8 @@ class RequestPipeline {
         assertValid(m.body, body);
       }
       // an operation whose records are counted up front is refused whole before it makes any
-      const refused = principal !== undefined && !principal.livemode ? this.work.admit(m.def, requestId, body) : undefined;
+      const admitted = principal !== undefined && !principal.livemode ? this.work.admit(m.def, requestId, body) : undefined;
+      const refused = admitted instanceof Promise ? await admitted : admitted;
       if (refused !== undefined) throw refused;
       const req: RouteRequest = {
         params,

@@ -59,14 +59,22 @@ export class SandboxWork {
   }
 
   /**
-   * The refusal of a sandbox request whose records, counted from its body before it runs, would
-   * pass the organisation's cap (nothing is made); nothing for an operation the policy does not
-   * count up front, whose request is decided at its first create.
+   * Before a sandbox request's handler: the refusal of one whose records, counted from its body,
+   * would pass the organisation's cap (nothing is made); otherwise nothing, and any other request
+   * is decided at its first create. In a cluster this node first takes slots of the budget for
+   * what the request makes (kernel/sandbox-budget.ts), the only case that waits.
    */
-  admit(def: RouteDef, requestId: string, body: unknown): ApiError | undefined {
+  admit(def: RouteDef, requestId: string, body: unknown): Promise<ApiError | undefined> | ApiError | undefined {
     const u = this.upFront.get(def);
-    if (u === undefined) return undefined;
-    const why = this.caps.admit(requestId, u.fixed + u.per_row * rowsOf(u, body));
+    const records = u === undefined ? undefined : u.fixed + u.per_row * rowsOf(u, body);
+    const slots = this.caps.prepare(requestId, records);
+    if (slots !== undefined) return slots.then(() => this.decide(requestId, records));
+    return this.decide(requestId, records);
+  }
+
+  private decide(requestId: string, records: number | undefined): ApiError | undefined {
+    if (records === undefined) return undefined;
+    const why = this.caps.admit(requestId, records);
     return why === undefined ? undefined : new ApiError('sandbox_record_limit_reached', why);
   }
 

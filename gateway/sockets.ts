@@ -158,10 +158,10 @@ export function socketRoutes(platform: Platform): SocketRoute[] {
       async message(session, frame, binary) {
         const s = session as Session;
         const requestId = newId('req_');
-        // a frame of a sandbox credential is a request as far as the record cap goes (pipeline.ts)
-        const sandbox = caps !== undefined && !s.principal.livemode;
+        const sandbox = caps !== undefined && !s.principal.livemode; // a request as far as the record cap goes (pipeline.ts)
         if (sandbox) caps.began(requestId, s.principal.org);
         try {
+          if (sandbox) await caps.prepare(requestId, undefined);
           const reply = await def.onMessage({ data: frame, binary }, { principal: s.principal, org: s.principal.org, livemode: s.principal.livemode, requestId, platform, connection: s.connection });
           // a receipt acknowledges what the frame stored: on disk first (pipeline.ts handle)
           try {

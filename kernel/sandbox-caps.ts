@@ -9,8 +9,10 @@
  * the gates are (journal-feeds.ts NodeReadModel): this node's commits as they happen, and over
  * durable stores the whole journal feed, so the count is rebuilt from the journal after a start
  * and every node of a cluster counts the records made on the others. A stream's first event
- * (version 1) is a record made. So no create pays a write or a network round trip for the count;
- * creates in flight at once on several nodes may pass the cap by as many as they are.
+ * (version 1) is a record made. So no create pays a write or a network round trip for the count.
+ * In a cluster, where that count learns the other nodes' records late, a request is also admitted
+ * only against slots of the organisation's budget this node took before it ran (sandbox-budget.ts;
+ * docs/gaps.md#sandbox-caps says what bound holds).
  *
  * Only a create asked on behalf of a sandbox request in flight on this node is refused (the
  * gateway says when one begins and ends): the work the platform does itself in consequence of what
@@ -29,6 +31,8 @@ import type { AskOptions, Committed, Figure } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 import { NodeReadModel } from './journal-feeds.ts';
+import { MEMBERSHIP } from './membership.ts';
+import { SandboxBudget } from './sandbox-budget.ts';
 import { type LoadedSandboxPolicy, sandboxPolicy } from './sandbox-policy.ts';
 import { serviceKey } from './services.ts';
 
@@ -41,6 +45,9 @@ interface InFlight {
   records: number;
   /** Undecided until its first create (or admit()); then admitted (true) or refused (false) whole. */
   decided: boolean | undefined;
+  /** Slots of the cluster's budget it took when admitted (sandbox-budget.ts), and creates it asked since. */
+  taken: number;
+  asked: number;
   why?: string;
 }
 
@@ -57,10 +64,16 @@ export class SandboxCaps {
   /** Records held by admitted requests in flight on this node, per organisation, not yet counted. */
   private readonly held = new Map<string, number>();
   private readonly follower: NodeReadModel;
+  /** In a cluster: the slots of each organisation's budget this node took (sandbox-budget.ts). */
+  private readonly budget: SandboxBudget | undefined;
   private unboard: (() => void) | undefined;
 
   constructor(private readonly platform: Platform) {
     this.policy = sandboxPolicy(platform.config.SANDBOX_POLICY_FILE ?? process.env.SANDBOX_POLICY_FILE);
+    if (platform.stores.mode === 'cluster') {
+      const nodes = () => platform.services.get(MEMBERSHIP)?.liveCount?.() ?? 1;
+      this.budget = new SandboxBudget(platform.stores.kv, platform.clock, () => this.policy.pack.records, (org) => this.recordsOf(org), nodes);
+    }
     this.follower = new NodeReadModel(platform, 'sandbox-records', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
   }
 
@@ -93,14 +106,31 @@ export class SandboxCaps {
    * it ends, as one record's unless admit() says how many it makes.
    */
   began(requestId: string, org: string): void {
-    this.requests.set(requestId, { org, records: 1, decided: undefined });
+    this.requests.set(requestId, { org, records: 1, decided: undefined, taken: 0, asked: 0 });
   }
 
   ended(requestId: string): void {
     const r = this.requests.get(requestId);
     if (r === undefined) return;
     this.requests.delete(requestId);
-    if (r.decided === true) this.release(r, r.records);
+    // slots it took and did not spend (a create asked counts as spent) go back to this node's
+    this.budget?.giveBack(r.org, r.taken - (r.decided === true ? r.asked : 0));
+    if (r.decided !== true) return;
+    this.release(r, r.records);
+  }
+
+  /**
+   * In a cluster, before a sandbox request runs: this node takes slots of the organisation's
+   * budget for what it makes (`records` where the operation counts them up front, else one), so
+   * its decision needs no round trip. Elsewhere nothing to wait for (undefined).
+   */
+  prepare(requestId: string, records: number | undefined): Promise<void> | undefined {
+    const r = this.requests.get(requestId);
+    if (r === undefined || this.budget === undefined || r.decided !== undefined) return undefined;
+    if (records !== undefined) r.records = Math.max(1, records);
+    const need = r.records - r.taken;
+    if (need <= 0) return undefined;
+    return this.budget.acquire(r.org, need).then((n) => void (r.taken += n));
   }
 
   /**
@@ -119,24 +149,30 @@ export class SandboxCaps {
     if (opts.requestId === undefined) return undefined;
     const r = this.requests.get(opts.requestId);
     if (r === undefined || r.org !== opts.org) return undefined;
-    return this.decide(r);
+    const why = this.decide(r);
+    if (why === undefined) r.asked++;
+    return why;
   }
 
   private decide(r: InFlight): string | undefined {
     if (r.decided === undefined) {
       const made = this.records.get(r.org) ?? 0;
       const held = this.held.get(r.org) ?? 0;
-      r.decided = made + held + r.records <= this.policy.pack.records;
+      // in a cluster, also only against slots of the shared budget it took before it ran
+      // (prepare): the count here learns the other nodes' records late
+      const fits = made + held + r.records <= this.policy.pack.records;
+      r.decided = fits && (this.budget === undefined || r.taken >= r.records);
       if (r.decided) this.held.set(r.org, held + r.records);
-      else r.why = this.why(made, held, r.records);
+      else r.why = this.why(made, held, r.records, fits);
     }
     return r.decided ? undefined : r.why;
   }
 
-  private why(made: number, held: number, records: number): string {
+  private why(made: number, held: number, records: number, fits: boolean): string {
     const cap = this.policy.pack.records;
     const what = records === 1 ? 'the record this request would create' : `the ${records} records this request would create`;
-    const others = held > 0 ? ` (and ${held} more that requests in flight are making)` : '';
+    // in a cluster the other nodes' requests in flight take their share of what is left (sandbox-budget.ts)
+    const others = held > 0 ? ` (and ${held} more that requests in flight are making)` : fits ? ' (and more that requests in flight on other nodes are making)' : '';
     return `This organisation's sandbox holds ${made} records${others} and its sandbox policy (${this.policy.pack.version}) allows ${cap}; ${what} would pass it, so nothing was created. Records already made can still be read and acted on.`;
   }
 
@@ -152,20 +188,16 @@ export class SandboxCaps {
 
   private onCommit(c: Committed): void {
     if (c.events.length === 0 || c.events[0]!.version !== 1 || this.platform.system.kind(c.kind).ephemeral) return;
-    // a record an admitted request made is counted from here, so it no longer holds it
-    const by = c.events[0]!.requestId;
-    const r = by === undefined ? undefined : this.requests.get(by);
-    if (r?.decided === true && r.org === c.org) this.release(r, 1);
-    if (!this.platform.stores.durable) return this.add(c.org);
+    if (!this.platform.stores.durable) return this.add(c.org, c.events[0]!.requestId);
     if (this.fed.delete(c.stream)) return;
-    this.add(c.org);
+    this.add(c.org, c.events[0]!.requestId);
     this.unread.add(c.stream);
   }
 
   private onFeed(entries: FeedEntry[]): void {
     for (const { stream, event } of entries) {
       if (event.version !== 1 || this.unread.delete(stream)) continue;
-      this.add(event.org);
+      this.add(event.org, event.requestId);
       // where a commit's listeners run after its append (cluster), the feed may hand a record
       // over before them: kept a while, so that commit does not count it again
       if (this.fed.size >= FED_KEPT) this.fed.delete(this.fed.values().next().value!);
@@ -173,8 +205,12 @@ export class SandboxCaps {
     }
   }
 
-  private add(org: string): void {
+  /** A record made, counted once whether its commit or the feed told of it first. */
+  private add(org: string, requestId: string | undefined): void {
     this.records.set(org, (this.records.get(org) ?? 0) + 1);
+    // a record an admitted request in flight here made is counted from now, so it no longer holds it
+    const r = requestId === undefined ? undefined : this.requests.get(requestId);
+    if (r?.decided === true && r.org === org) this.release(r, 1);
   }
 }
 

@@ -43,6 +43,8 @@ const probe: Area = {
       handler: async (req) => {
         const { n, hold } = req.body as { n: number; hold?: boolean };
         if (hold) {
+          // as the gateway does for an operation the policy counts up front (gateway/sandbox-work.ts)
+          await sandboxCaps(req.platform).prepare(req.requestId, n);
           const why = sandboxCaps(req.platform).admit(req.requestId, n);
           if (why !== undefined) throw new ApiError('sandbox_record_limit_reached', why);
           await new Promise<void>((r) => gate.waiting.push(r));
