@@ -7,9 +7,12 @@
  * that already exist starts whole, never empty. Over a store that can lose its lists by itself
  * (the cluster's Redis) the derived-data watch rebuilds them, under its claim, on one node.
  *
- * The print is of the declaration's source text with white space taken out and the numbers a
- * bundler appends to a renamed identifier dropped, so the same code read through another loader
- * prints alike; an edit that changes only a comment inside the function rebuilds once, harmlessly.
+ * The print is of the declaration's source text with what a loader's printer chooses taken out
+ * (comments, white space, the parentheses around an arrow function's one parameter, a semicolon
+ * before a closing brace, the numbers a bundler appends to a renamed identifier, a property
+ * written out in full where its shorthand would do), so the same code run by
+ * `npm start` (one esbuild bundle) and through tsx prints alike; an edit that changes only a
+ * comment inside the function rebuilds once, harmlessly.
  */
 import { createHash } from 'node:crypto';
 import type { Stores } from '../stores/index.ts';
@@ -27,7 +30,14 @@ export function declarationPrints(kinds: Iterable<AnyActorDef>): DeclarationPrin
   const out: DeclarationPrints = {};
   for (const def of kinds) {
     if (!def.indexes || def.ephemeral) continue;
-    const text = def.indexes.toString().replace(/\s+/g, '').replace(/([A-Za-z_$])\d+\b/g, '$1');
+    const text = def.indexes
+      .toString()
+      .replace(/\/\*[\s\S]*?\*\/|(^|\s)\/\/[^\n]*/g, '$1')
+      .replace(/\s+/g, '')
+      .replace(/\(([A-Za-z_$][\w$]*)\)=>/g, '$1=>')
+      .replace(/;}/g, '}')
+      .replace(/([A-Za-z_$])\d+\b/g, '$1')
+      .replace(/([{,])([A-Za-z_$][\w$]*):\2(?=[,}])/g, '$1$2');
     out[def.kind] = createHash('sha256').update(text).digest('base64url').slice(0, 16);
   }
   return out;

@@ -5,12 +5,18 @@
  * declaration that adds a list, and the new list holds every existing record before the first
  * request; a start with an unchanged declaration rebuilds nothing.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { ActorSystem, ManualClock, type AnyActorDef } from '../../runtime/index.ts';
 import { declarationPrints } from '../../runtime/index-declarations.ts';
 import type { Stores } from '../../stores/index.ts';
 import { testStores } from '../../support/stores.ts';
 import { Counter, type CounterState } from './counter.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Counter with a list the first declaration did not have. */
 const CounterWithTotals: AnyActorDef = {
@@ -64,3 +70,28 @@ it('a declaration prints alike read through another loader (white space and a bu
   expect(declarationPrints([a])).toEqual(declarationPrints([b]));
   expect(declarationPrints([a])).not.toEqual(declarationPrints([c]));
 });
+
+it('every kind of every area prints alike under npm start (one esbuild bundle) and under tsx, so a directory written by one rebuilds no list when the other starts on it', async () => {
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'prints-'));
+  const printAll = (from: string) => `import { areas } from '${from}/actors/index.ts'; import { declarationPrints } from '${from}/runtime/index-declarations.ts'; console.log(JSON.stringify(declarationPrints(areas.flatMap((a) => a.kinds))));`;
+  try {
+    // the recipe of scripts/start.mjs: one ESM module for Node 20, every package left to Node
+    await build({ stdin: { contents: printAll('.'), resolveDir: ROOT, loader: 'ts' }, absWorkingDir: ROOT, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(dir, 'prints.mjs'), logLevel: 'error', plugins: [fileUrls] });
+    const run = (args: string[]) => JSON.parse(execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 }).trim().split('\n').at(-1)!) as Record<string, string>;
+    const bundled = run([join(dir, 'prints.mjs')]);
+    const tsx = run(['--import', 'tsx', '--input-type=module', '-e', printAll(ROOT)]);
+    expect(Object.keys(bundled).length).toBeGreaterThan(40);
+    expect(tsx).toEqual(bundled);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/** As scripts/start.mjs: a source that finds its files through import.meta.url is given its own file's URL. */
+const fileUrls = {
+  name: 'file-urls',
+  setup(b: { onLoad(o: { filter: RegExp }, f: (a: { path: string }) => { contents: string; loader: 'ts' }): void }) {
+    b.onLoad({ filter: /\.ts$/ }, (a) => ({ contents: readFileSync(a.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(a.path).href)), loader: 'ts' }));
+  },
+};
