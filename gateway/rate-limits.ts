@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, type Principal } from '../kernel/index.ts';
+import { BoundedMap } from '../runtime/index.ts';
 import { REQUEST_ID_HEADER } from './headers.ts';
 import type { WireResponse } from './wire.ts';
 import type { BucketRule, LoadedRatePolicy } from './rate-policy.ts';
@@ -160,9 +161,12 @@ const round = (x: number) => Math.round(x * 100) / 100;
  * secrets themselves, are kept.
  */
 export class RefusedCredentials {
-  private readonly until = new Map<string, number>();
+  /** At least `kept` digests, in two generations: letting the oldest go costs nothing per note (runtime/bounded.ts). */
+  private readonly until: BoundedMap<string, number>;
 
-  constructor(private readonly kept: number) {}
+  constructor(kept: number) {
+    this.until = new BoundedMap(kept);
+  }
 
   /** The credential headers as sent, or undefined when the request carries none. */
   static raw(headers: Record<string, string>, names: readonly string[]): string | undefined {
@@ -172,7 +176,6 @@ export class RefusedCredentials {
   }
 
   note(raw: string, untilMs: number): void {
-    if (this.until.size >= this.kept) this.until.delete(this.until.keys().next().value!);
     this.until.set(digest(raw), untilMs);
   }
 

@@ -27,7 +27,7 @@
  * until it ends or they are counted, so requests admitted at once cannot together pass the cap,
  * and none of its later creates is refused; refused, every create it asks is refused.
  */
-import type { AskOptions, Committed, Figure } from '../runtime/index.ts';
+import { BoundedMap, type AskOptions, type Committed, type Figure } from '../runtime/index.ts';
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 import { NodeReadModel } from './journal-feeds.ts';
@@ -57,8 +57,12 @@ export class SandboxCaps {
   private readonly records = new Map<string, number>();
   /** Records this node's commits made that the feed has not yet handed over (durable stores): counted once. */
   private readonly unread = new Set<string>();
-  /** Records the feed handed over most recently, in order (durable stores). */
-  private readonly fed = new Set<string>();
+  /**
+   * Streams whose first event the feed handed over most recently (durable stores): at least
+   * FED_KEPT of them, in two generations, so letting the oldest go costs nothing per record even
+   * when a start reads millions (runtime/bounded.ts says why a FIFO Set does not).
+   */
+  private readonly fed = new BoundedMap<string, true>(FED_KEPT);
   /** Sandbox requests in flight on this node, by request id. */
   private readonly requests = new Map<string, InFlight>();
   /** Records held by admitted requests in flight on this node, per organisation, not yet counted. */
@@ -200,8 +204,7 @@ export class SandboxCaps {
       this.add(event.org, event.requestId);
       // where a commit's listeners run after its append (cluster), the feed may hand a record
       // over before them: kept a while, so that commit does not count it again
-      if (this.fed.size >= FED_KEPT) this.fed.delete(this.fed.values().next().value!);
-      this.fed.add(stream);
+      this.fed.set(stream, true);
     }
   }
 
