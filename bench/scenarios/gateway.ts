@@ -11,6 +11,8 @@
  *   6. the POST of 4 on a platform with the accounts area alone: no event pipeline (informative)
  *   7. an idempotent POST, a fresh Idempotency-Key each, to a handler that creates nothing: the
  *      gateway's own share of 4 (target >= 40% of 3; support/noop-area.ts)
+ *   8. the POST of 4 on the local stores `npm start` runs on: every write of the create in the
+ *      write-ahead log on disk before the answer (target >= 30% of 3)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
  * shared machine do not move. The seven runs alternate over BENCH_ROUNDS rounds (default 3) against
@@ -18,7 +20,7 @@
  * ratio to the baseline run in the same round.
  *
  * The load generator is written here on node:net: keep-alive connections, a fixed number of
- * requests in flight per connection (PIPELINE), responses framed by Content-Length. This file is also the child processes: `--serve bare|full` and `--load <json>`.
+ * requests in flight per connection (PIPELINE), responses framed by Content-Length. This file is also the child processes: `--serve bare|full|local` and `--load <json>`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -184,13 +186,13 @@ async function serveBareChild(): Promise<void> {
   process.stdout.write(JSON.stringify({ port: s.port }) + '\n');
 }
 
-async function serveFullChild(): Promise<void> {
+async function serveFullChild(family: 'memory' | 'local' = 'memory'): Promise<void> {
   const { areas: all } = await import('../../actors/index.ts');
   // `--serve full accounts` (or BENCH_AREAS=accounts,ledger) mounts only those areas, to tell the
   // gateway's and the accounts area's cost from the event pipeline's.
   // `noop` adds the bench-only area of figure 7.
   const only = (process.argv[4] ?? process.env.BENCH_AREAS)?.split(',').filter(Boolean);
-  const served = await startRegisteredPlatform(only ? [...all, noopArea].filter((a) => only.includes(a.name)) : all);
+  const served = await startRegisteredPlatform(only ? [...all, noopArea].filter((a) => only.includes(a.name)) : all, family);
   process.stdout.write(JSON.stringify(served) + '\n');
 }
 
@@ -224,7 +226,7 @@ interface Server {
   stop(): void;
 }
 
-async function startServer(kind: 'bare' | 'full', areas?: string): Promise<Server> {
+async function startServer(kind: 'bare' | 'full' | 'local', areas?: string): Promise<Server> {
   const p = child(0, ['--serve', kind, ...(areas ? [areas] : [])]);
   const info = await firstLine(p);
   return { ...info, pid: p.pid!, pause: () => p.kill('SIGSTOP'), resume: () => p.kill('SIGCONT'), stop: () => (p.kill('SIGCONT'), p.kill('SIGKILL')) };
@@ -275,9 +277,9 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
   // round measures the same thing whatever the create rounds added to the creating platform's
   // heap. The last mounts the accounts area alone, i.e. the same create without the event pipeline
   // (sequence, public event, reactions) every create feeds (informative).
-  const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts'), startServer('full', 'accounts,noop')]);
-  const [bare, lister, replayer, creator, accounts, noop] = servers;
-  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost, noopPost] = Array.from({ length: 7 }, () => new Series());
+  const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts'), startServer('full', 'accounts,noop'), startServer('local')]);
+  const [bare, lister, replayer, creator, accounts, noop, localCreator] = servers;
+  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost, noopPost, localPost] = Array.from({ length: 8 }, () => new Series());
   const measure = async (series: Series, server: Server, spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline' | 'serverPid' | 'port'>) => {
     for (const s of servers) if (s !== server) s.pause();
     server.resume();
@@ -293,6 +295,7 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
       await measure(idemPost, creator, { method: 'POST', path: '/v1/api_keys', headers: key(creator), body: echoBody, uniqueKey: true });
       await measure(accountsPost, accounts, { method: 'POST', path: '/v1/api_keys', headers: key(accounts), body: echoBody, uniqueKey: true });
       await measure(noopPost, noop, { method: 'POST', path: NOOP_PATH, headers: key(noop), body: echoBody, uniqueKey: true });
+      await measure(localPost, localCreator, { method: 'POST', path: '/v1/api_keys', headers: key(localCreator), body: echoBody, uniqueKey: true });
     }
   } finally {
     for (const s of servers) s.stop();
@@ -307,6 +310,7 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
     compared('idempotent POST /v1/api_keys (new key each)', Math.round(idemPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; creates an api_key actor per request (informative; the target is on the no-op row)' + rounds(idemPost, barePost) + errs(idemPost)),
     compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + rounds(replayPost, barePost) + errs(replayPost)),
     compared('idempotent POST, no-op handler (new key each)', Math.round(noopPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + "; target: the gateway's own share of a first-time idempotent POST: claim, record, JSON, replay copy" + rounds(noopPost, barePost) + errs(noopPost)),
+    compared('idempotent POST /v1/api_keys (new key each), local stores', Math.round(localPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.3, postNote + '; acknowledged once on disk (write-ahead log synced)' + rounds(localPost, barePost) + errs(localPost)),
     compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + rounds(accountsPost, barePost) + errs(accountsPost)),
     // The same figures per second of server CPU, i.e. what one saturated server core serves. On a
     // shared machine the load generator often cannot saturate the server, and wall-clock rates then
@@ -325,7 +329,7 @@ if (process.argv[1] === SELF) {
   const [role, arg] = process.argv.slice(2);
   if (role === '--serve') {
     process.on('SIGTERM', () => process.exit(0)); // lets --cpu-prof write its profile
-    await (arg === 'bare' ? serveBareChild() : serveFullChild());
+    await (arg === 'bare' ? serveBareChild() : serveFullChild(arg === 'local' ? 'local' : 'memory'));
   } else if (role === '--load') {
     const r = await load(JSON.parse(arg) as LoadSpec);
     process.stdout.write(JSON.stringify(r) + '\n');
