@@ -6,7 +6,7 @@
  * request; a start with an unchanged declaration rebuilds nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
@@ -73,7 +73,10 @@ it('a declaration prints alike read through another loader (white space and a bu
 
 it('every kind of every area prints alike under npm start (one esbuild bundle) and under tsx, so a directory written by one rebuilds no list when the other starts on it', async () => {
   const { build } = await import('esbuild');
-  const dir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'prints-'));
+  // beside node_modules, so the bundle's packages resolve as npm start's do (scripts/start.mjs)
+  const cache = join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, 'prints-'));
   const printAll = (from: string) => `import { areas } from '${from}/actors/index.ts'; import { declarationPrints } from '${from}/runtime/index-declarations.ts'; console.log(JSON.stringify(declarationPrints(areas.flatMap((a) => a.kinds))));`;
   try {
     // the recipe of scripts/start.mjs: one ESM module for Node 20, every package left to Node
