@@ -34,7 +34,6 @@ function sources(workers: Worker[]): RankingSources {
   // subject numbers: the worker's index; the nearest first, ties by worker id, as the supply map answers
   const nearest = (limit: number) => [...workers].sort((a, b) => a.distance_metres - b.distance_metres || (a.worker_id < b.worker_id ? -1 : 1)).slice(0, limit);
   return {
-    nearest: (_o, _la, _ln, _r, limit) => nearest(limit),
     nearestInto: (_o, _la, _ln, _r, limit, out) => {
       const near = nearest(limit).reverse(); // the ranking orders candidates itself: the buffer may be in any order
       near.forEach((w, i) => ((out.ids[i] = w.worker_id), (out.a[i] = metresToA(w.distance_metres)), (out.subjects[i] = workers.indexOf(w))));
@@ -43,8 +42,6 @@ function sources(workers: Worker[]): RankingSources {
     reportAt: (n) => workers[n].last ?? -Infinity,
     completedAt: (n) => workers[n].settled.completed,
     failedAt: (n) => workers[n].settled.failed,
-    lastReadingAt: (_o, w) => by.get(w)!.last,
-    assignmentsOf: (_o, w) => by.get(w)!.settled,
     gates: {
       isLive: (_o, w) => by.get(w)!.live,
       isCurrent: (_o, w) => by.get(w)!.current,

@@ -78,23 +78,11 @@ export class AllocationService {
     this.live.clear();
   }
 
-  /** The worker's settled assignments (the ranking's reliability), from the cluster's supply replica. */
-  assignmentsOf(org: string, workerId: string): { completed: number; failed: number } {
-    const c = this.replica.get(org, workerId)?.committed;
-    if (c) return { completed: c.completed, failed: c.failed };
-    return this.live.peek(org, workerId)?.state.assignments ?? { completed: 0, failed: 0 };
-  }
-
   /** The worker's open integrity flag, if any (an integrity signal during an assignment). */
   openFlagOf(org: string, workerId: string): string | null {
     const c = this.replica.get(org, workerId)?.committed;
     if (c) return c.openFlag;
     return this.live.peek(org, workerId)?.state.open_flag_id ?? null;
-  }
-
-  /** When the worker's latest accepted reading was recorded (clamped to its arrival; presence quality for ranking). */
-  lastReadingAt(org: string, workerId: string): number | undefined {
-    return this.replica.get(org, workerId)?.report?.at;
   }
 
   /** The nearest eligible workers of the whole cluster (the query work orders rank from). */

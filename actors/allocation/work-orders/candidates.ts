@@ -72,15 +72,12 @@ function gatesFor(platform: Platform): Gates {
  * the owning modules' columns.
  */
 export interface RankingSources {
-  nearest(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number): readonly { worker_id: string; distance_metres: number }[];
-  lastReadingAt(org: string, workerId: string): number | undefined;
-  assignmentsOf(org: string, workerId: string): { completed: number; failed: number };
   gates: Gates;
-  /** nearest() with each worker's subject number, into a reusable buffer; returns the count. */
+  /** The supply map's nearest `limit` workers with each one's subject number, into a reusable buffer; returns the count. */
   nearestInto(org: string, latitude: number, longitude: number, radiusMetres: number, limit: number, out: NearestBuffer): number;
-  /** lastReadingAt of a worker in the map, by subject number. */
+  /** When the worker's latest accepted reading was recorded (presence quality), by subject number. */
   reportAt(subject: number): number;
-  /** assignmentsOf of a worker in the map, by subject number. */
+  /** The worker's settled assignments (reliability), by subject number. */
   completedAt(subject: number): number;
   failedAt(subject: number): number;
 }
@@ -231,9 +228,6 @@ export function rankingSources(platform: Platform): RankingSources {
 
 function sourcesFor(platform: Platform, s: AllocationService): RankingSources {
   return {
-    nearest: (o, lat, lng, r, n) => s.nearest(o, lat, lng, r, n),
-    lastReadingAt: (o, w) => s.lastReadingAt(o, w),
-    assignmentsOf: (o, w) => s.assignmentsOf(o, w),
     gates: gatesFor(platform),
     nearestInto: (o, lat, lng, r, n, out) => s.replica.map.nearestInto(o, lat, lng, r, n, out),
     reportAt: (n) => s.replica.reportAt(n),
