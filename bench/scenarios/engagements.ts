@@ -33,12 +33,22 @@ const EXECUTIONS_PER_ROUND = Number(process.env.BENCH_EXECUTIONS ?? 1500);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export default async function engagementsBench(): Promise<BenchResult[]> {
+type Server = Awaited<ReturnType<typeof startServer>>;
+interface Rows {
+  noop: number[];
+  exec: number[];
+  get: number[];
+  verify: number[];
+  noopCpu: number[];
+  execCpu: number[];
+}
+
+/** Every area on memory stores with the real gateway, an organisation registered through it, and 40 subjects with live passports. */
+async function startServer() {
   const { areas } = await import('../../actors/index.ts');
-  const { engagementStanding } = await import('../../actors/engagements/index.ts');
   const { startGateway } = await import('../../gateway/index.ts');
   const { SystemClock } = await import('../../runtime/index.ts');
-  const { createPlatform, stopPlatform } = await import('../../kernel/index.ts');
+  const { createPlatform } = await import('../../kernel/index.ts');
   const { createMemoryStores } = await import('../../stores/index.ts');
   const clock = new SystemClock();
   const platform = await createPlatform({ areas: [...areas, noopArea], stores: createMemoryStores({ now: () => clock.now() }), clock, config: {} });
@@ -55,40 +65,57 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
     const t = await call('POST', '/v1/identity/consent_tokens', { subject_ref: s, purpose: 'employment_verification', checks: ['government_identifier', 'name_match', 'date_of_birth_match'], wording_version: 'v1' }, key);
     await call('POST', '/v1/identity/verifications', { subject_ref: s, consent_token_id: t.id, claims: { full_name: 'Bench Worker', date_of_birth: '1990-01-01', government_identifier: '70123456789' } }, key);
   }
-  const facts = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' };
+  return { platform, gw, call, key, org, subjects };
+}
+
+const FACTS = { control: 'engaging_party', integration: 'integral', economic_dependence: 'single_party', tools: 'engaging_party', delegation: 'not_permitted', payment_form: 'wage_or_salary', duration: 'open_ended' };
+
+/** `n` instruments awaiting execution, 16 prepared at a time: each opened, drafted, papered, assented by both parties; the execute requests. */
+async function prepare(s: Server, n: number): Promise<Req[]> {
+  const { call, key, subjects } = s;
   const employer = subjects[0];
-  /** An instrument awaiting execution: opened, drafted, papered, assented by both parties. */
   async function ready(i: number): Promise<Req> {
     const worker = subjects[1 + (i % (subjects.length - 1))];
-    const e = await call('POST', '/v1/rail/engagements', { engaging_party_ref: employer, worker_ref: worker, starts_on: '2026-01-01', ends_on: null, facts }, key);
+    const e = await call('POST', '/v1/rail/engagements', { engaging_party_ref: employer, worker_ref: worker, starts_on: '2026-01-01', ends_on: null, facts: FACTS }, key);
     const ins = await call('POST', `/v1/rail/engagements/${e.id}/instruments`, { template_code: 'ng_contract_of_employment' }, key);
     await call('POST', `/v1/rail/engagements/${e.id}/paper`, { instrument_id: ins.id }, key);
     await call('POST', `/v1/rail/engagements/${e.id}/instruments/${ins.id}/assents`, { party: 'engaging_party', subject_ref: employer }, key);
     await call('POST', `/v1/rail/engagements/${e.id}/instruments/${ins.id}/assents`, { party: 'worker', subject_ref: worker }, key);
     return { method: 'POST', path: `/v1/rail/engagements/${e.id}/instruments/${ins.id}/execute`, uniqueKey: true };
   }
-  async function prepare(n: number): Promise<Req[]> {
-    const out: Req[] = new Array(n);
-    let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await ready(i);
-      }
-    }));
-    return out;
-  }
+  const out: Req[] = new Array(n);
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < n) {
+      const i = next++;
+      out[i] = await ready(i);
+    }
+  }));
+  return out;
+}
 
+/** The verify request for the seal of the last instrument `list` executes, checked once to answer valid. */
+async function verifyRequestFor(s: Server, list: Req[]): Promise<Req> {
+  const last = list[list.length - 1].path.split('/');
+  const instrument = await s.call('GET', `/v1/rail/instruments/${last[last.length - 2]}`, undefined, s.key);
+  const v = await s.call('POST', '/v1/rail/instruments/verify', { hash: instrument.seal.hash }, s.key);
+  if (!v.valid || !v.chain_intact) throw new Error(`verify of a fresh seal answered ${JSON.stringify(v)}`);
+  return { method: 'POST', path: '/v1/rail/instruments/verify', body: JSON.stringify({ hash: instrument.seal.hash }) };
+}
+
+/** The four HTTP runs, alternating over ROUNDS rounds; a note a round. */
+async function httpRounds(s: Server): Promise<{ rows: Rows; notes: string[] }> {
+  const { platform, gw, key } = s;
   const noop: Req = { method: 'POST', path: NOOP_PATH, body: JSON.stringify({ name: 'bench' }), uniqueKey: true };
   const getKeys: Req = { method: 'GET', path: '/v1/api_keys' };
   const spec = (r: Partial<LoadSpec>): LoadSpec => ({ port: gw.port, key, seconds: SECONDS, connections: CONNECTIONS, ...r });
 
-  const rows = { noop: [] as number[], exec: [] as number[], get: [] as number[], verify: [] as number[], noopCpu: [] as number[], execCpu: [] as number[] };
+  const rows: Rows = { noop: [], exec: [], get: [], verify: [], noopCpu: [], execCpu: [] };
   const notes: string[] = [];
   let verifyReq: Req | undefined;
   for (let round_ = 0; round_ < ROUNDS; round_++) {
     process.stderr.write(`  round ${round_ + 1}/${ROUNDS}: preparing ${EXECUTIONS_PER_ROUND} instruments awaiting execution\n`);
-    const list = await prepare(EXECUTIONS_PER_ROUND);
+    const list = await prepare(s, EXECUTIONS_PER_ROUND);
     await platform.system.settle();
     // each run starts quiet: the event feed (audit entries, public events, reactions) of the run before is drained
     const { out: n, cpu: nCpu } = await timedCpu(async () => {
@@ -104,13 +131,7 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
       }),
     );
     if (x.non2xx) throw new Error(`executions refused: ${x.non2xx}; ${x.sample}`);
-    if (!verifyReq) {
-      const last = list[list.length - 1].path.split('/');
-      const instrument = await call('GET', `/v1/rail/instruments/${last[last.length - 2]}`, undefined, key);
-      verifyReq = { method: 'POST', path: '/v1/rail/instruments/verify', body: JSON.stringify({ hash: instrument.seal.hash }) };
-      const v = await call('POST', '/v1/rail/instruments/verify', { hash: instrument.seal.hash }, key);
-      if (!v.valid || !v.chain_intact) throw new Error(`verify of a fresh seal answered ${JSON.stringify(v)}`);
-    }
+    verifyReq ??= await verifyRequestFor(s, list);
     const g = await runLoad(spec({ repeat: getKeys }));
     await platform.system.settle();
     const v = await runLoad(spec({ repeat: verifyReq }));
@@ -124,15 +145,20 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
     notes.push(`round ${round_ + 1}: execute ${round(x.rps / n.rps, 3)}x (per CPU-s ${round(rows.execCpu.at(-1)! / rows.noopCpu.at(-1)!, 3)}x), verify ${round(v.rps / g.rps, 3)}x`);
     process.stderr.write(`  ${notes.at(-1)}; execute ${Math.round(x.rps)} req/s, ${Math.round(rows.execCpu.at(-1)!)} req/CPU-s; no-op ${Math.round(n.rps)} req/s, ${Math.round(rows.noopCpu.at(-1)!)} req/CPU-s\n`);
   }
+  return { rows, notes };
+}
 
-  // Standing reads in process: half the lookups name a worker with a current engagement.
-  const workers = subjects.slice(1);
+/** Standing reads in process, five rounds: half the lookups name a worker with a current engagement. */
+async function standingReads(s: Server): Promise<number[]> {
+  const { engagementStanding } = await import('../../actors/engagements/index.ts');
+  const { call, key, org } = s;
+  const workers = s.subjects.slice(1);
   for (const w of workers.slice(0, 10)) {
     const list = (await call('GET', '/v1/rail/engagements?status=executed&limit=100', undefined, key)).data as Array<{ id: string; worker_ref: string }>;
     const e = list.find((x) => x.worker_ref === w);
     if (e) await call('POST', `/v1/rail/engagements/${e.id}/activate`, undefined, key);
   }
-  const standing = engagementStanding(platform);
+  const standing = engagementStanding(s.platform);
   const refs = Array.from({ length: 1024 }, (_, i) => (i % 2 === 0 ? workers[i % 10] : `unknown_worker_${i}`));
   const reads: number[] = [];
   let hits = 0;
@@ -143,9 +169,16 @@ export default async function engagementsBench(): Promise<BenchResult[]> {
     reads.push(N / ((performance.now() - t0) / 1000));
   }
   if (hits === 0) throw new Error('standing reads found no current engagement');
+  return reads;
+}
 
-  await gw.close(0);
-  await stopPlatform(platform);
+export default async function engagementsBench(): Promise<BenchResult[]> {
+  const { stopPlatform } = await import('../../kernel/index.ts');
+  const s = await startServer();
+  const { rows, notes } = await httpRounds(s);
+  const reads = await standingReads(s);
+  await s.gw.close(0);
+  await stopPlatform(s.platform);
   const spread = (xs: number[]) => `rounds ${xs.map((x) => Math.round(x)).join(', ')}`;
   const pin = loadPinning();
   return [

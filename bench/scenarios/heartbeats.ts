@@ -144,6 +144,11 @@ function frameTemplate(packr: { pack(v: unknown): Buffer }, base: number) {
   };
 }
 
+/** The WebSocket upgrade of the heartbeat socket, with the API key. */
+const upgradeRequest = (key: string) =>
+  `GET ${SOCKET_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n` +
+  `sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nservice-api-key: ${key}\r\n\r\n`;
+
 async function wsLoad(spec: WsSpec) {
   const { Packr } = await import('msgpackr');
   const packr = new Packr({ useRecords: false });
@@ -171,12 +176,7 @@ async function wsLoad(spec: WsSpec) {
       sockets.push(s);
       let upgraded = false;
       let buf: Buffer = Buffer.alloc(0);
-      s.on('connect', () =>
-        s.write(
-          `GET ${SOCKET_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n` +
-            `sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nservice-api-key: ${spec.key}\r\n\r\n`,
-        ),
-      );
+      s.on('connect', () => s.write(upgradeRequest(spec.key)));
       s.on('error', (e) => (stopped ? undefined : reject(e)));
       s.on('data', (chunk: Buffer) => {
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
