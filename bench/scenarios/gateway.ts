@@ -88,10 +88,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   let seq = 0;
   const next = (): Buffer | string => (spec.uniqueKey ? `${fixed}idempotency-key: bench-${process.pid}-${seq++}\r\n${tail}` : staticReq);
 
-  let counting = false;
-  let done = 0;
-  let non2xx = 0;
-  const statuses: Record<string, number> = {};
+  const tally: Tally = { counting: false, done: 0, non2xx: 0, statuses: {} };
   let stopped = false;
   const sockets: Socket[] = [];
 
@@ -110,35 +107,7 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
       s.on('error', (e) => (stopped ? undefined : reject(e)));
       s.on('data', (chunk: Buffer) => {
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-        let completed = 0;
-        let at = 0;
-        // Frame responses on bytes (no string conversion): status at +9, Content-Length header.
-        for (;;) {
-          const end = buf.indexOf(CRLF2, at);
-          if (end < 0) break;
-          let len = 0;
-          let cl = buf.indexOf(CL_UWS, at);
-          if (cl < 0 || cl > end) cl = buf.indexOf(CL_LOWER, at);
-          if (cl >= 0 && cl < end) {
-            for (let i = cl + CL_UWS.length; i < end; i++) {
-              const c = buf[i];
-              if (c < 48 || c > 57) break;
-              len = len * 10 + (c - 48);
-            }
-          }
-          if (buf.length < end + 4 + len) break;
-          if (counting) {
-            done++;
-            const status = buf[at + 9];
-            if (status !== 50 /* '2' */) {
-              non2xx++;
-              const code = buf.toString('latin1', at + 9, at + 12);
-              statuses[code] = (statuses[code] ?? 0) + 1;
-            } else statuses['2xx'] = (statuses['2xx'] ?? 0) + 1;
-          }
-          at = end + 4 + len;
-          completed++;
-        }
+        const { completed, at } = takeResponses(buf, tally);
         buf = at >= buf.length ? EMPTY_BUF : buf.subarray(at);
         if (completed && !stopped) {
           if (spec.uniqueKey) {
@@ -154,16 +123,61 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
 
   await Promise.all(Array.from({ length: spec.connections }, open));
   await new Promise((r) => setTimeout(r, spec.warmup * 1000));
-  counting = true;
+  tally.counting = true;
   const cpu0 = cpuSeconds(spec.serverPid);
   const t0 = process.hrtime.bigint();
   await new Promise((r) => setTimeout(r, spec.seconds * 1000));
-  counting = false;
+  tally.counting = false;
   const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
   const serverCpu = cpuSeconds(spec.serverPid) - cpu0;
   stopped = true;
   for (const s of sockets) s.destroy();
+  const { done, non2xx, statuses } = tally;
   return { requests: done, seconds: elapsed, rps: done / elapsed, serverCpu, perCpuSecond: serverCpu > 0 ? done / serverCpu : 0, non2xx, statuses };
+}
+
+/** What the load counts: responses while `counting` (after the warm-up), and their statuses. */
+interface Tally {
+  counting: boolean;
+  done: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * The whole responses at the front of `buf`, framed on bytes with no string made (status at +9,
+ * the Content-Length header), each counted in `tally` while it counts: how many, and where the
+ * rest begins.
+ */
+function takeResponses(buf: Buffer, tally: Tally): { completed: number; at: number } {
+  let completed = 0;
+  let at = 0;
+  for (;;) {
+    const end = buf.indexOf(CRLF2, at);
+    if (end < 0) break;
+    let len = 0;
+    let cl = buf.indexOf(CL_UWS, at);
+    if (cl < 0 || cl > end) cl = buf.indexOf(CL_LOWER, at);
+    if (cl >= 0 && cl < end) {
+      for (let i = cl + CL_UWS.length; i < end; i++) {
+        const c = buf[i];
+        if (c < 48 || c > 57) break;
+        len = len * 10 + (c - 48);
+      }
+    }
+    if (buf.length < end + 4 + len) break;
+    if (tally.counting) {
+      tally.done++;
+      if (buf[at + 9] !== 50 /* '2' */) {
+        tally.non2xx++;
+        const code = buf.toString('latin1', at + 9, at + 12);
+        tally.statuses[code] = (tally.statuses[code] ?? 0) + 1;
+      } else tally.statuses['2xx'] = (tally.statuses['2xx'] ?? 0) + 1;
+    }
+    at = end + 4 + len;
+    completed++;
+  }
+  return { completed, at };
 }
 
 /** utime + stime of a process, in seconds (Linux /proc; clock ticks of 1/100 s). */
