@@ -20,7 +20,15 @@ export const ASK_PROTOCOL = 2;
 /** The first protocol with batches. */
 export const BATCHED_ASKS = 2;
 
-const packr = new Packr({ structuredClone: true, useRecords: false, useBigIntExtension: true } as ConstructorParameters<typeof Packr>[0]);
+type PackrOptions = ConstructorParameters<typeof Packr>[0];
+const packr = new Packr({ structuredClone: true, useRecords: false, useBigIntExtension: true } as PackrOptions);
+/**
+ * Writes without structured clone's reference tracking (a map entry per object written, most of
+ * a small ask's packing time): for a tree it writes the bytes `packr` writes, the same types being
+ * on, so either side reads the other unchanged. A value with a cycle overflows its stack and is
+ * written by `packr`; one object held twice reads back as two equal copies.
+ */
+const treePackr = new Packr({ moreTypes: true, useRecords: false, useBigIntExtension: true } as PackrOptions);
 
 export interface RemoteRequest {
   kind: string;
@@ -34,7 +42,14 @@ export type RemoteReply =
   | { t: 'fault'; message: string }
   | { t: 'moved' };
 
-export const encode = (v: RemoteRequest | RemoteReply): Uint8Array => packr.pack(v);
+export function encode(v: RemoteRequest | RemoteReply): Uint8Array {
+  try {
+    return treePackr.pack(v);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return packr.pack(v);
+  }
+}
 export const decodeRequest = (b: Uint8Array): RemoteRequest => packr.unpack(b) as RemoteRequest;
 export const decodeReply = (b: Uint8Array): RemoteReply => packr.unpack(b) as RemoteReply;
 
