@@ -69,8 +69,9 @@ export function renderCatalogue(catalogue: EventCatalogue): string {
   const lines: string[] = [
     '# Event catalogue',
     '',
-    'Generated from the areas\' `events` declarations (`actors/*/index.ts`) by',
-    '`npm run events` (scripts/write-docs.ts); `test/delivery/catalogue.test.ts` fails when',
+    'Generated from the areas\' public event tables (`events.json` beside each area\'s `events.ts`,',
+    'read by the kernel\'s `publicEventTable`) by `npm run events` (scripts/write-docs.ts);',
+    '`test/delivery/catalogue.test.ts` fails when',
     'this file is stale. Every event is sent in the envelope of spec 6 (`id`, `type`, `schema_version`,',
     '`org_id`, `sequence`, `occurred_at`, `request_id`, `livemode`, `mocked`, `source`, `data`); `data` is',
     'the record (API view) of the producing actor as it stood right after the event. `sequence` counts per',
