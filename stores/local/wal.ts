@@ -1,8 +1,8 @@
 /**
  * The write-ahead log of the local family (DESIGN "Stores", STYLE "An acknowledgement is a
- * promise"). Each committed write transaction's writes (database, key, value or removal) are one
- * record appended to a segment file and made durable with one fdatasync; an acknowledgement waits
- * for that, not for LMDB's own flush. LMDB commits with overlapping sync: its B-tree pages reach
+ * promise"). Each write transaction's writes (database, key, value or removal) are one record
+ * appended to a segment file while LMDB commits the transaction, and made durable with one
+ * fdatasync; an acknowledgement waits for that and the commit, not for LMDB's own flush. LMDB commits with overlapping sync: its B-tree pages reach
  * the disk after the commit, and after a power cut it opens at its last flushed transaction
  * (lmdb-js keeps the previous snapshot until a flush completes). The log holds every transaction
  * since then, so a start replays the records LMDB does not have (their sequence numbers above the

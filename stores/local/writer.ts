@@ -14,10 +14,10 @@ interface Batch {
  * a transaction is waiting to start run together inside it, in the order they were queued, and
  * each caller's promise settles once that transaction is committed and its writes are in the
  * write-ahead log on disk (wal.ts): durable through a power cut. Under load a transaction waits
- * for the previous one to be logged and gathers every write that arrived meanwhile, and one
- * fdatasync of the log serves every transaction logged before it began, never one per request. LMDB flushes
- * its own pages after its commits (overlapping sync); the log keeps each transaction until LMDB
- * has flushed it. Reads of this process see a transaction once its log record is on disk.
+ * for the previous one to be committed and logged and gathers every write that arrived
+ * meanwhile; its log record is written while LMDB commits it, and one fdatasync of the log serves
+ * every record written before it began, never one per request. LMDB flushes its own pages after
+ * its commits (overlapping sync); the log keeps each transaction until LMDB has flushed it. Reads of this process see a transaction once its log record is on disk.
  *
  * A closure reads what the transaction holds so far (its own and earlier closures' writes), so a
  * check and the write it guards are one atomic step. A closure checks before it writes: LMDB's
@@ -116,32 +116,38 @@ export class Writer {
   private start(): Batch {
     const batch: Batch = { work: [], done: undefined as unknown as Promise<void> };
     let seq = 0;
-    let writes: LoggedWrite[] = [];
+    let logged: Promise<void> | undefined;
     const txn = () => this.env.transaction(() => {
       // From here on new work waits for the next transaction.
       if (this.open === batch) this.open = undefined;
       if (this.broken) return; // writes nothing; its callers fail below
+      const writes: LoggedWrite[] = [];
       this.writes = writes;
       try {
         for (const w of batch.work) w();
       } finally {
         this.writes = undefined;
       }
-      if (writes.length) this.state.put('applied', (seq = ++this.seq));
+      if (!writes.length) return;
+      this.state.put('applied', (seq = ++this.seq));
+      // The log record is written while LMDB commits, not after: an answer waits for both, so the
+      // two overlap. A record whose commit then fails is replayed at the next start, as a
+      // transaction committed just before a kill -9 is: its callers were told the write failed
+      // (a retryable 503), and a retry with the same Idempotency-Key finds it made.
+      logged = this.wal.append(seq, writes);
+      logged.catch(() => undefined); // awaited below, after the commit
     });
-    // One transaction at a time, begun once the one before is logged: what arrives meanwhile waits
-    // in this batch and shares its commit, so under load LMDB and the log sync once per batch of
-    // requests rather than once per transaction LMDB could start (each sync costs the same).
+    // One transaction at a time, begun once the one before is committed and logged: what arrives
+    // meanwhile waits in this batch and shares its commit, so under load LMDB and the log sync once
+    // per batch of requests rather than once per transaction LMDB could start.
     const committed = this.last.then(txn, txn);
-    const logged = Promise.resolve(committed).then(() => {
+    const done = Promise.resolve(committed).then(() => {
       if (!seq) return;
-      const done = this.wal.append(seq, writes);
-      writes = [];
       // the log keeps this transaction until LMDB's own flush has it
       void Promise.resolve((this.env as unknown as { flushed: Promise<unknown> }).flushed).then(() => this.wal.flushedThrough(seq)).catch(() => undefined);
-      return done;
+      return logged;
     });
-    batch.done = logged.then(
+    batch.done = done.then(
       () => {
         // reads from here on see this commit (LMDB keeps a read snapshot between resets)
         this.env.resetReadTxn();
