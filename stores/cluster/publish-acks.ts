@@ -4,11 +4,17 @@
  * nats.js's own `js.publish` goes through `nc.request`, which makes a request object, a timer and,
  * however the request ends, an Error with its stack trace: per journal append, the largest single
  * share of a cluster node's CPU when commands travel through three nodes. Here a publish costs a
- * map entry, a headers object and one promise; deadlines are swept by one timer.
+ * map entry and one promise; deadlines are swept by one timer.
  *
  * Publishes are written together once per event-loop turn, with the connection's other sends of
  * the turn (turn-outbox.ts): appends made from separate promise continuations would each become
- * a socket write of their own.
+ * a socket write of their own. The turn's publishes are written as protocol frames (`HPUB` with
+ * the expectation header, NATS client protocol) into one buffer handed to the client's outbound
+ * queue (`Frames`): nats.js's publish() checks both subjects against a pattern, builds its
+ * protocol line as a string, encodes it and queues three pieces per message, which cost more than
+ * the message's share of the socket write. The client's checks that matter here are kept: a closed
+ * or draining connection refuses, a message over the server's max_payload is refused alone, and
+ * the client's message counts include these. A client without that queue gets nc.publish().
  *
  * The errors keep the names nats.js gives them (TimeoutError, NoRespondersError,
  * ClosedConnectionError, JetStreamApiError with the server's error code), so a store fault is
@@ -71,12 +77,28 @@ class Expectation {
   private readonly bytes: Buffer;
 
   constructor(lastSubjectSequence: number) {
-    this.bytes = Buffer.from(`NATS/1.0\r\n${EXPECTED_LAST_SUBJECT_SEQUENCE}: ${lastSubjectSequence}\r\n\r\n`, 'latin1');
+    this.bytes = Buffer.from(expectationOf(lastSubjectSequence), 'latin1');
   }
 
   encode(): Uint8Array {
     return this.bytes;
   }
+}
+
+const expectationOf = (lastSubjectSequence: number): string => `NATS/1.0\r\n${EXPECTED_LAST_SUBJECT_SEQUENCE}: ${lastSubjectSequence}\r\n\r\n`;
+
+/** What of nats.js's protocol handler the frames are written through (nc.protocol; nats-core 3). */
+interface Frames {
+  sendCommand(frames: Uint8Array): void;
+  outMsgs: number;
+  outBytes: number;
+  noMorePublishing?: boolean;
+  info?: { max_payload?: number };
+}
+
+function framesOf(nc: NatsConnection): Frames | undefined {
+  const p = (nc as unknown as { protocol?: Partial<Frames> }).protocol;
+  return p !== undefined && typeof p.sendCommand === 'function' && typeof p.outMsgs === 'number' && typeof p.outBytes === 'number' ? (p as Frames) : undefined;
 }
 
 /** An error named as nats.js names it, so isStoreFault and the callers' checks read it alike. */
@@ -151,18 +173,65 @@ export class PublishAcks {
   private readonly flush = (): void => {
     const batch = this.outbox;
     this.outbox = [];
+    const frames = framesOf(this.nc);
+    if (frames === undefined) return this.publishEach(batch);
+    if (this.nc.isClosed()) return this.failEach(batch, named('ClosedConnectionError', 'closed connection'));
+    if (frames.noMorePublishing) return this.failEach(batch, named('DrainingConnectionError', 'connection draining'));
+    const max = frames.info?.max_payload ?? Infinity;
+    const prefix = `${this.inbox}.`;
+    const lines: string[] = [];
+    const payloads: Uint8Array[] = [];
+    let size = 0;
+    let bytes = 0;
+    for (const o of batch) {
+      const header = o.expectedLastSubjectSequence === undefined ? undefined : expectationOf(o.expectedLastSubjectSequence);
+      const total = (header?.length ?? 0) + o.data.length;
+      if (total > max) {
+        this.failEach([o], named('InvalidArgumentError', `'payload' max_payload size exceeded`));
+        continue;
+      }
+      const line = header === undefined ? `PUB ${o.subject} ${prefix}${o.token} ${total}\r\n` : `HPUB ${o.subject} ${prefix}${o.token} ${header.length} ${total}\r\n${header}`;
+      lines.push(line);
+      payloads.push(o.data);
+      // a subject is ASCII (names.ts); three bytes a character bound any other
+      size += line.length * 3 + o.data.length + 2;
+      bytes += total;
+    }
+    if (lines.length === 0) return;
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = 0; i < lines.length; i++) {
+      at += out.write(lines[i], at, 'utf8');
+      out.set(payloads[i], at);
+      at += payloads[i].length;
+      out[at++] = 0x0d;
+      out[at++] = 0x0a;
+    }
+    frames.outMsgs += lines.length;
+    frames.outBytes += bytes;
+    frames.sendCommand(out.subarray(0, at));
+  };
+
+  /** The turn's publishes through nats.js's publish(), one by one. */
+  private publishEach(batch: Outgoing[]): void {
     const prefix = `${this.inbox}.`;
     for (const o of batch) {
       try {
         const h = o.expectedLastSubjectSequence === undefined ? undefined : (new Expectation(o.expectedLastSubjectSequence) as unknown as MsgHdrs);
         this.nc.publish(o.subject, o.data, { reply: prefix + o.token, headers: h });
       } catch (e) {
-        const w = this.waiting.get(o.token);
-        this.waiting.delete(o.token);
-        w?.reject(e as Error);
+        this.failEach([o], e as Error);
       }
     }
-  };
+  }
+
+  private failEach(batch: Outgoing[], err: Error): void {
+    for (const o of batch) {
+      const w = this.waiting.get(o.token);
+      this.waiting.delete(o.token);
+      w?.reject(err);
+    }
+  }
 
   /** Publishes waiting for their acknowledgement (tests). */
   get size(): number {

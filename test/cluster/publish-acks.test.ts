@@ -74,6 +74,49 @@ it('a publish whose acknowledgement never comes fails at its deadline, on the sw
   expect(isStoreFault(err)).toBe(true);
 });
 
+it("a turn's publishes are stored whole and in order, each with its header, and counted in the client's messages; one over max_payload is refused alone", async () => {
+  const { acks, nc, prefix } = await setup();
+  const before = nc.stats().outMsgs;
+  const max = nc.info!.max_payload;
+  const big = new Uint8Array(max + 1);
+  const sent = [
+    acks.publish(`${prefix}.f`, bytes('one'), 0),
+    acks.publish(`${prefix}.g`, bytes('two \r\n PUB x 3\r\n')),
+    acks.publish(`${prefix}.f`, big, 1).catch((e: Error) => e),
+    acks.publish(`${prefix}.h`, bytes(''), 0),
+  ];
+  const [a, b, refused, c] = await Promise.all(sent);
+  expect([a, b, c]).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }]);
+  expect(refused).toMatchObject({ name: 'InvalidArgumentError' });
+  expect(nc.stats().outMsgs - before).toBe(3);
+  const jsm = await jetstreamManager(nc);
+  const stream = `${prefix.slice(0, -2)}_s`;
+  const stored = await Promise.all([1, 2, 3].map((seq) => jsm.streams.getMessage(stream, { seq })));
+  expect(stored.map((m) => [m!.subject, new TextDecoder().decode(m!.data)])).toEqual([
+    [`${prefix}.f`, 'one'],
+    [`${prefix}.g`, 'two \r\n PUB x 3\r\n'],
+    [`${prefix}.h`, ''],
+  ]);
+  // the header was the expectation: a second append expecting nothing before it is refused
+  expect(await acks.publish(`${prefix}.h`, bytes('stale'), 0).catch((e: Error) => e)).toMatchObject({ code: 10071 });
+});
+
+it('through a client without the frame queue, publishes go one by one through publish() and read the same', async () => {
+  const { nc, prefix, clock } = await setup();
+  const bare = new Proxy(nc, {
+    get: (target, key) => {
+      if (key === 'protocol') return undefined;
+      const v = Reflect.get(target, key) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const acks = new PublishAcks(bare, () => clock.now, 5_000);
+  const first = await acks.publish(`${prefix}.x`, bytes('1'), 0);
+  expect(first).toEqual({ seq: 1 });
+  expect(await acks.publish(`${prefix}.x`, bytes('2'), 0).catch((e: Error) => e)).toMatchObject({ name: 'JetStreamApiError', code: 10071 });
+  expect(await acks.publish(`${prefix}.x`, bytes('2'), first.seq)).toEqual({ seq: 2 });
+});
+
 describe("an acknowledgement's sequence is read from its bytes in the server's usual form; any other form is left to the JSON reading", () => {
   const ack = (s: string) => new TextEncoder().encode(s);
   it.each([
