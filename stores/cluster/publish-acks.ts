@@ -207,9 +207,13 @@ export class PublishAcks {
       out[at++] = 0x0d;
       out[at++] = 0x0a;
     }
+    try {
+      frames.sendCommand(out.subarray(0, at));
+    } catch (e) {
+      return this.failEach(batch, e as Error);
+    }
     frames.outMsgs += lines.length;
     frames.outBytes += bytes;
-    frames.sendCommand(out.subarray(0, at));
   };
 
   /** The turn's publishes through nats.js's publish(), one by one. */
