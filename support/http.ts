@@ -17,6 +17,7 @@ import { type Area, createPlatform, type Platform, stopPlatform } from '../kerne
 import { ManualClock } from '../runtime/index.ts';
 import type { Stores } from '../stores/index.ts';
 import { testStores } from './stores.ts';
+import { jsonCall } from './node-http.ts';
 
 export interface HttpResponse<T = any> {
   status: number;
@@ -125,8 +126,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       password: 'violet-harmattan-7-kettle',
       ...overrides,
     };
-    const r = await request<any>('POST', '/v1/registrations', { body: input, key: null });
-    if (r.status !== 200) throw new Error(`harness registration failed: ${r.status} ${r.text}`);
+    // on a connection of its own that ends with the answer: a keep-alive one fetch left idle would
+    // hold a graceful close (test/gateway/graceful.test.ts) until fetch drops it
+    const r = await jsonCall(gateway.port, 'POST', '/v1/registrations', {}, input, { agent: false, timeoutMs: 30_000 });
+    if (r.status !== 200) throw new Error(`harness registration failed: ${r.status} ${JSON.stringify(r.body)}`);
     return { org: r.body.organisation.id, key: r.body.api_key.key, keyId: r.body.api_key.id, session: r.body.session.token, email: input.email, password: input.password, body: r.body };
   }
 
