@@ -65,27 +65,40 @@ const WORK_ORDER_WINDOW_MS = 6 * 3_600_000;
 // ---------------------------------------------------------------------------------------------
 // A node (child process)
 
-async function serveNode(index: number, namespace: string): Promise<void> {
-  const { areas } = await import('../../actors/index.ts');
-  const { startGateway } = await import('../../gateway/index.ts');
-  const { SystemClock } = await import('../../runtime/index.ts');
-  const { ClusterNode } = await import('../../runtime/cluster/index.ts');
-  const { createPlatform, MEMBERSHIP, newId, stopPlatform } = await import('../../kernel/index.ts');
-  const { createClusterStores } = await import('../../stores/index.ts');
-  const { natsUrl, redisUrl } = await import('../../support/stores.ts');
-  const { WorkOrder, WORK_ORDER_PREFIX, Assignment, assignmentIdOf, ACTIVE_WEIGHTS, allocation } = await import('../../actors/allocation/index.ts');
-  const { PASSPORT_KIND, PASSPORT_ENDED } = await import('../../actors/identity/index.ts');
-  const { profiledStart } = await import('../profile.ts');
+/** The node's modules, imported only in the child so the parent stays light. */
+async function nodeModules() {
+  const [actors, gateway, runtime, cluster, kernel, stores, support, alloc, identity, profile] = await Promise.all([
+    import('../../actors/index.ts'),
+    import('../../gateway/index.ts'),
+    import('../../runtime/index.ts'),
+    import('../../runtime/cluster/index.ts'),
+    import('../../kernel/index.ts'),
+    import('../../stores/index.ts'),
+    import('../../support/stores.ts'),
+    import('../../actors/allocation/index.ts'),
+    import('../../actors/identity/index.ts'),
+    import('../profile.ts'),
+  ]);
+  return { actors, gateway, runtime, cluster, kernel, stores, support, alloc, identity, profile };
+}
+type NodeModules = Awaited<ReturnType<typeof nodeModules>>;
 
-  const clock = new SystemClock();
-  const stores = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redisUrl(), now: () => clock.now(), namespace, ephemeral: index === 0 });
-  const platform = await createPlatform({ areas, stores, clock, config: {} });
-  const node = new ClusterNode({ stores, nodeId: `bench-${index + 1}`, log: () => {} });
+/** One cluster node's platform on the namespace, with the gateway on the first. */
+async function startNodePlatform(m: NodeModules, index: number, namespace: string) {
+  const clock = new m.runtime.SystemClock();
+  const stores = await m.stores.createClusterStores({ natsUrl: m.support.natsUrl(), redisUrl: m.support.redisUrl(), now: () => clock.now(), namespace, ephemeral: index === 0 });
+  const platform = await m.kernel.createPlatform({ areas: m.actors.areas, stores, clock, config: {} });
+  const node = new m.cluster.ClusterNode({ stores, nodeId: `bench-${index + 1}`, log: () => {} });
   await node.start(platform.system);
-  platform.services.provide(MEMBERSHIP, node);
-  const gw = index === 0 ? await startGateway(platform, { host: '127.0.0.1', port: 0 }) : undefined;
+  platform.services.provide(m.kernel.MEMBERSHIP, node);
+  const gw = index === 0 ? await m.gateway.startGateway(platform, { host: '127.0.0.1', port: 0 }) : undefined;
+  return { m, index, clock, platform, node, gw };
+}
+type NodeContext = Awaited<ReturnType<typeof startNodePlatform>>;
 
-  const woFacts = (now: number) => ({
+/** A work order's facts at `now`, cascade and candidates aside. */
+function workOrderFacts(m: NodeModules, now: number) {
+  return {
     location: { latitude: 6.4541, longitude: 3.3947, radius_metres: 300 },
     search_radius_metres: 5000,
     occupation_code: null,
@@ -95,19 +108,23 @@ async function serveNode(index: number, namespace: string): Promise<void> {
     headcount: 1,
     offer_timeout_seconds: 86_400,
     cascade_width: CASCADE,
-    weight_set: { version: ACTIVE_WEIGHTS.set.version, content_hash: ACTIVE_WEIGHTS.hash },
+    weight_set: { version: m.alloc.ACTIVE_WEIGHTS.set.version, content_hash: m.alloc.ACTIVE_WEIGHTS.hash },
     livemode: false,
-  });
-  const parallel = async (n: number, width: number, f: (i: number) => Promise<unknown>): Promise<void> => {
-    let next = 0;
-    await Promise.all(Array.from({ length: width }, async () => {
-      while (next < n) await f(next++);
-    }));
   };
+}
 
-  let watching: { workers: Set<string>; off: () => void; stopProfile: () => Promise<void> } | undefined;
-  // Withdrawals come a commit per work order: they are told to the parent once per turn of the
-  // event loop, per worker, with the count and the time of the last.
+async function parallel(n: number, width: number, f: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await f(next++);
+  }));
+}
+
+/**
+ * What the node tells the parent. Withdrawals come a commit per work order: they are told once per
+ * turn of the event loop, per worker, with the count and the time of the last.
+ */
+function parentTeller(): (s: Seen) => void {
   const withdrawn = new Map<string, { n: number; at: number }>();
   let flushing = false;
   const flush = () => {
@@ -115,74 +132,95 @@ async function serveNode(index: number, namespace: string): Promise<void> {
     for (const [worker, w] of withdrawn) process.send!({ seen: 'withdrawn', worker, n: w.n, at: w.at } satisfies Seen);
     withdrawn.clear();
   };
-  const tell = (s: Seen) => {
+  return (s: Seen) => {
     if (s.seen !== 'withdrawn') return void process.send!(s);
     const w = withdrawn.get(s.worker);
     if (w) (w.n += s.n), (w.at = s.at);
     else withdrawn.set(s.worker, { n: s.n, at: s.at });
     if (!flushing) (flushing = true), setImmediate(flush);
   };
+}
+
+/**
+ * Opens the asked work orders, each to its owner; a retryable refusal (a remote ask timed out on a
+ * loaded machine) is retried: the open is idempotent by id.
+ */
+async function openWorkOrders({ m, clock, platform }: NodeContext, ask: Extract<Ask, { op: 'open' }>): Promise<void> {
+  const facts = workOrderFacts(m, clock.now());
+  const blocks = ask.pool.length / CASCADE;
+  await parallel(ask.to - ask.from, 4, async (i) => {
+    const j = ask.from + i;
+    const b = j % blocks;
+    const candidates = Array.from({ length: CASCADE }, (_, k) => ({ worker_id: ask.pool[b * CASCADE + ((k + j) % CASCADE)], rank: k + 1, score: 1 - k / 100 }));
+    const id = m.kernel.newId(m.alloc.WORK_ORDER_PREFIX);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await platform.system.ask(m.alloc.WorkOrder, id, 'open', { ...facts, candidates, excluded_count: 0 }, { org: ask.org, principal: 'bench' });
+        return;
+      } catch (e) {
+        if (attempt >= 5 || (e as { status?: number }).status !== 503) throw e;
+      }
+    }
+  });
+}
+
+/** An unstarted assignment for each worker to be revoked, from an accepted offer of its own work order. */
+async function assignWorkers({ m, clock, platform }: NodeContext, ask: Extract<Ask, { op: 'assign' }>): Promise<void> {
+  const { system } = platform;
+  const { WorkOrder, Assignment, WORK_ORDER_PREFIX, assignmentIdOf, allocation } = m.alloc;
+  for (const w of ask.workers) {
+    const s = (await system.ask(WorkOrder, m.kernel.newId(WORK_ORDER_PREFIX), 'open', { ...workOrderFacts(m, clock.now()), cascade_width: 1, candidates: [{ worker_id: w, rank: 1, score: 1 }], excluded_count: 0 }, { org: ask.org, principal: 'bench' })) as { id: string };
+    const state = await system.state<{ offers: { id: string }[]; location: { latitude: number; longitude: number; radius_metres: number } }>(WorkOrder, s.id, ask.org);
+    const offer = state.offers[0].id;
+    await system.ask(WorkOrder, s.id, 'accept', { offer_id: offer, passport_live: true, engagement_current: true }, { org: ask.org, principal: 'bench' });
+    await system.ask(Assignment, assignmentIdOf(offer), 'create', { work_order_id: s.id, offer_id: offer, worker_id: w, location: state.location, start_digest: 'sha256:x', completion_digest: 'sha256:y', policy_version: allocation(platform).policy.pack.version, livemode: false }, { org: ask.org, principal: 'bench' });
+  }
+}
+
+/** Tells the parent each commit that moves a watched worker's removal on; returns what stops it. */
+function watchRemovals({ m, platform }: NodeContext, workers: Set<string>, tell: (s: Seen) => void): () => void {
+  const { WorkOrder, Assignment } = m.alloc;
+  return platform.system.onCommit((c) => {
+    if (c.kind === m.identity.PASSPORT_KIND) {
+      const worker = (c.state as { subject_ref: string }).subject_ref;
+      if (workers.has(worker) && c.events.some((e) => e.type === m.identity.PASSPORT_ENDED)) tell({ seen: 'ended', worker, n: 1, at: wallNow() });
+    } else if (c.kind === WorkOrder.kind) {
+      for (const e of c.events) {
+        if (e.type !== 'offer.withdrawn') continue;
+        const d = e.data as { worker_id: string; reason: string };
+        if (d.reason === 'identity_revoked' && workers.has(d.worker_id)) tell({ seen: 'withdrawn', worker: d.worker_id, n: 1, at: wallNow() });
+      }
+    } else if (c.kind === Assignment.kind) {
+      for (const e of c.events) {
+        const worker = (e.data as { worker_id?: string }).worker_id;
+        if (e.type === 'assignment.cancelled' && worker !== undefined && workers.has(worker)) tell({ seen: 'cancelled', worker, n: 1, at: wallNow() });
+      }
+    }
+  });
+}
+
+async function serveNode(index: number, namespace: string): Promise<void> {
+  const ctx = await startNodePlatform(await nodeModules(), index, namespace);
+  const { m, node, gw, platform } = ctx;
+  const tell = parentTeller();
+  let watching: { off: () => void; stopProfile: () => Promise<void> } | undefined;
 
   const handle = async (ask: Ask): Promise<unknown> => {
     switch (ask.op) {
       case 'owned':
         return { held: node.leases.heldShards().length, shards: node.shards };
-      case 'open': {
-        // Each open travels to the work order's owner; a retryable refusal (a remote ask timed out
-        // on a loaded machine) is retried: the open is idempotent by id.
-        const facts = woFacts(clock.now());
-        const blocks = ask.pool.length / CASCADE;
-        await parallel(ask.to - ask.from, 4, async (i) => {
-          const j = ask.from + i;
-          const b = j % blocks;
-          const candidates = Array.from({ length: CASCADE }, (_, k) => ({ worker_id: ask.pool[b * CASCADE + ((k + j) % CASCADE)], rank: k + 1, score: 1 - k / 100 }));
-          const id = newId(WORK_ORDER_PREFIX);
-          for (let attempt = 0; ; attempt++) {
-            try {
-              await platform.system.ask(WorkOrder, id, 'open', { ...facts, candidates, excluded_count: 0 }, { org: ask.org, principal: 'bench' });
-              return;
-            } catch (e) {
-              if (attempt >= 5 || (e as { status?: number }).status !== 503) throw e;
-            }
-          }
-        });
+      case 'open':
+        await openWorkOrders(ctx, ask);
         return null;
-      }
-      case 'assign': {
-        // an unstarted assignment for each worker to be revoked, from an accepted offer of its own work order
-        const { system } = platform;
-        for (const w of ask.workers) {
-          const s = (await system.ask(WorkOrder, newId(WORK_ORDER_PREFIX), 'open', { ...woFacts(clock.now()), cascade_width: 1, candidates: [{ worker_id: w, rank: 1, score: 1 }], excluded_count: 0 }, { org: ask.org, principal: 'bench' })) as { id: string };
-          const state = await system.state<{ offers: { id: string }[]; location: { latitude: number; longitude: number; radius_metres: number } }>(WorkOrder, s.id, ask.org);
-          const offer = state.offers[0].id;
-          await system.ask(WorkOrder, s.id, 'accept', { offer_id: offer, passport_live: true, engagement_current: true }, { org: ask.org, principal: 'bench' });
-          await system.ask(Assignment, assignmentIdOf(offer), 'create', { work_order_id: s.id, offer_id: offer, worker_id: w, location: state.location, start_digest: 'sha256:x', completion_digest: 'sha256:y', policy_version: allocation(platform).policy.pack.version, livemode: false }, { org: ask.org, principal: 'bench' });
-        }
+      case 'assign':
+        await assignWorkers(ctx, ask);
         return null;
-      }
       case 'settle':
         await platform.system.settle();
         return null;
       case 'watch': {
-        const workers = new Set(ask.workers);
-        const off = platform.system.onCommit((c) => {
-          if (c.kind === PASSPORT_KIND) {
-            const worker = (c.state as { subject_ref: string }).subject_ref;
-            if (workers.has(worker) && c.events.some((e) => e.type === PASSPORT_ENDED)) tell({ seen: 'ended', worker, n: 1, at: wallNow() });
-          } else if (c.kind === WorkOrder.kind) {
-            for (const e of c.events) {
-              if (e.type !== 'offer.withdrawn') continue;
-              const d = e.data as { worker_id: string; reason: string };
-              if (d.reason === 'identity_revoked' && workers.has(d.worker_id)) tell({ seen: 'withdrawn', worker: d.worker_id, n: 1, at: wallNow() });
-            }
-          } else if (c.kind === Assignment.kind) {
-            for (const e of c.events) {
-              const worker = (e.data as { worker_id?: string }).worker_id;
-              if (e.type === 'assignment.cancelled' && worker !== undefined && workers.has(worker)) tell({ seen: 'cancelled', worker, n: 1, at: wallNow() });
-            }
-          }
-        });
-        watching = { workers, off, stopProfile: await profiledStart(`cascade-removal-cluster-node-${index + 1}`) };
+        const off = watchRemovals(ctx, new Set(ask.workers), tell);
+        watching = { off, stopProfile: await m.profile.profiledStart(`cascade-removal-cluster-node-${index + 1}`) };
         return null;
       }
       case 'unwatch':
@@ -193,16 +231,16 @@ async function serveNode(index: number, namespace: string): Promise<void> {
       case 'stop':
         await gw?.close(0);
         await node.stop().catch(() => {});
-        await stopPlatform(platform).catch(() => {});
+        await m.kernel.stopPlatform(platform).catch(() => {});
         setImmediate(() => process.exit(0));
         return null;
     }
   };
 
-  process.on('message', (m: { id: number; ask: Ask }) => {
-    handle(m.ask).then(
-      (value) => process.send!({ id: m.id, value }),
-      (e: Error) => process.send!({ id: m.id, error: e.stack ?? String(e) }),
+  process.on('message', (msg: { id: number; ask: Ask }) => {
+    handle(msg.ask).then(
+      (value) => process.send!({ id: msg.id, value }),
+      (e: Error) => process.send!({ id: msg.id, error: e.stack ?? String(e) }),
     );
   });
   process.send!({ ready: true, port: gw?.port });

@@ -66,27 +66,25 @@ interface Measured {
   rttP50: number;
 }
 
-async function measure(): Promise<Measured> {
-  const policy = activePolicy().pack;
-  const clock = new SystemClock();
-  const rnd = rng(7);
-  const now = Date.now();
+type Policy = ReturnType<typeof activePolicy>['pack'];
+type Codec = { packr: Packr; unpackr: Unpackr };
 
-  // memory per record: the whole cluster's workers on one node
+/** Memory per record: the whole cluster's workers on one node's replica. */
+function measureMemory(policy: Policy, clock: SystemClock, rnd: () => number, now: number) {
   gc?.();
   const before = process.memoryUsage().heapUsed;
   const replica = new SupplyReplica(policy, clock, new SubjectNumbers(), () => {});
   for (let i = 0; i < WORKERS; i++) replica.apply(update(i, rnd, now));
   gc?.();
-  const heapPerRecord = (process.memoryUsage().heapUsed - before) / WORKERS;
+  return { replica, heapPerRecord: (process.memoryUsage().heapUsed - before) / WORKERS };
+}
 
-  // CPU per update applied (a move of a worker already held), and the codec per update
+/** CPU per update applied (a move of a worker already held), and the codec per update. */
+function measureApplyAndCodec(replica: SupplyReplica, { packr, unpackr }: Codec, rnd: () => number, now: number) {
   const moves = Array.from({ length: 100_000 }, (_, k) => update(k % WORKERS, rnd, now + 1 + k));
   let t = performance.now();
   for (const u of moves) replica.apply(u);
   const applyMicros = ((performance.now() - t) * 1000) / moves.length;
-  const packr = new Packr({ useRecords: false });
-  const unpackr = new Unpackr({ useRecords: false });
   const wire = moves.slice(0, 2000).map((u) => [u.org, u.workerId, Object.values(u.committed!), Object.values(u.report!)]);
   t = performance.now();
   let bytes = 0;
@@ -96,10 +94,11 @@ async function measure(): Promise<Measured> {
     unpackr.unpack(data);
   }
   const codecMicros = ((performance.now() - t) * 1000) / (20 * wire.length);
+  return { applyMicros, codecMicros, bytesPerUpdate: bytes / wire.length };
+}
 
-  // the replica over NATS: node 1 publishes at the heartbeat rate, node 2 applies
-  const ncs: NatsConnection[] = await Promise.all([0, 1, 2].map(() => connect({ servers: natsUrl(), noAsyncTraces: true })));
-  const ns = `bench_sc_${process.pid}`;
+/** The replica over NATS: node 1 publishes at the heartbeat rate, node 2 applies. */
+async function measureReplication(ncs: NatsConnection[], ns: string, policy: Policy, clock: SystemClock, rnd: () => number) {
   const delays: number[] = [];
   const far = new SupplyReplica(policy, clock, new SubjectNumbers(), (r) => {
     if (r.report) delays.push(Date.now() - r.report.at);
@@ -128,8 +127,11 @@ async function measure(): Promise<Measured> {
   await new Promise((r) => setTimeout(r, 500));
   busA.stop();
   busB.stop();
+  return { delayP50: pct(delays, 50), delayP99: pct(delays, 99), received: busB.counters.received, sent: busA.counters.sent };
+}
 
-  // fan-out: two remote owners, each with a third of the workers, and the local third
+/** Three maps of a third of the workers each (the owners), and one of them all (the local read). */
+function supplyMaps(policy: Policy) {
   const third = Math.floor(WORKERS / 3);
   const maps = [0, 1, 2].map(() => new SupplyMap(policy.supply.h3_resolution, policy.supply.region_resolution));
   const whole = new SupplyMap(policy.supply.h3_resolution, policy.supply.region_resolution);
@@ -141,6 +143,12 @@ async function measure(): Promise<Measured> {
     maps[Math.min(2, Math.floor(i / third))].apply(ORG, `w${i}`, f);
     whole.apply(ORG, `w${i}`, f);
   }
+  return { maps, whole, points: Array.from({ length: QUERIES }, () => [6.4 + prnd() * 0.3, 3.2 + prnd() * 0.4] as const) };
+}
+
+/** Fan-out: two remote owners, each with a third of the workers, and the local third; against one local map of all. */
+async function measureFanOut(ncs: NatsConnection[], ns: string, policy: Policy, { packr, unpackr }: Codec) {
+  const { maps, whole, points } = supplyMaps(policy);
   const subject = (n: number) => `${ns}.region.${n}`;
   for (const n of [1, 2]) {
     ncs[n].subscribe(subject(n), {
@@ -151,7 +159,6 @@ async function measure(): Promise<Measured> {
     });
     await ncs[n].flush();
   }
-  const points = Array.from({ length: QUERIES }, () => [6.4 + prnd() * 0.3, 3.2 + prnd() * 0.4] as const);
   const local: number[] = [];
   for (const [lat, lng] of points) {
     const q = performance.now();
@@ -173,22 +180,23 @@ async function measure(): Promise<Measured> {
     await ncs[0].request(subject(1), packr.pack([lat, lng]), { timeout: 5000 });
     rtt.push(performance.now() - q);
   }
+  return { localP50: pct(local, 50), localP99: pct(local, 99), fanP50: pct(fan, 50), fanP99: pct(fan, 99), rttP50: pct(rtt, 50) };
+}
+
+async function measure(): Promise<Measured> {
+  const policy = activePolicy().pack;
+  const clock = new SystemClock();
+  const rnd = rng(7);
+  const now = Date.now();
+  const codec = { packr: new Packr({ useRecords: false }), unpackr: new Unpackr({ useRecords: false }) };
+  const { replica, heapPerRecord } = measureMemory(policy, clock, rnd, now);
+  const applied = measureApplyAndCodec(replica, codec, rnd, now);
+  const ncs: NatsConnection[] = await Promise.all([0, 1, 2].map(() => connect({ servers: natsUrl(), noAsyncTraces: true })));
+  const ns = `bench_sc_${process.pid}`;
+  const replication = await measureReplication(ncs, ns, policy, clock, rnd);
+  const fanOut = await measureFanOut(ncs, ns, policy, codec);
   await Promise.all(ncs.map((nc) => nc.close()));
-  return {
-    heapPerRecord,
-    applyMicros,
-    codecMicros,
-    bytesPerUpdate: bytes / wire.length,
-    delayP50: pct(delays, 50),
-    delayP99: pct(delays, 99),
-    received: busB.counters.received,
-    sent: busA.counters.sent,
-    localP50: pct(local, 50),
-    localP99: pct(local, 99),
-    fanP50: pct(fan, 50),
-    fanP99: pct(fan, 99),
-    rttP50: pct(rtt, 50),
-  };
+  return { heapPerRecord, ...applied, ...replication, ...fanOut };
 }
 
 export default async function run(): Promise<BenchResult[]> {
