@@ -13,7 +13,7 @@
  * revoked
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, type Realm } from '../../kernel/index.ts';
+import { assertNever, conflict, type Realm, recordHead } from '../../kernel/index.ts';
 
 export type ApiKeyStatus = 'none' | 'active' | 'revoked';
 
@@ -68,10 +68,7 @@ function apiKeyView(s: ApiKeyState): ApiKeyView {
   let v = views.get(s);
   if (!v) {
     v = Object.freeze({
-      id: s.id,
-      object: 'api_key' as const,
-      livemode: s.realm === 'live',
-      mocked: false as const,
+      ...recordHead('api_key', s.id, s.realm === 'live', false as const),
       name: s.name,
       realm: s.realm,
       // Scope lists are frozen and shared (canonicalScopes); one decoded from a snapshot is copied.

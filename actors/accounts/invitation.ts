@@ -15,7 +15,7 @@
  * accepted  accept   -                          409 conflict          accepted
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
 
 /** The statuses an invitation is shown in (its view and the schema of it). */
 export const INVITATION_STATUSES = ['pending', 'accepted'] as const;
@@ -104,10 +104,7 @@ export const Invitation = defineActor({
     }
   },
   view: (s: InvitationState): InvitationView => ({
-    id: s.id,
-    object: 'invitation',
-    livemode: false,
-    mocked: false,
+    ...recordHead('invitation', s.id, false, false),
     email: s.email,
     name: s.name,
     status: s.status === 'accepted' ? 'accepted' : 'pending',

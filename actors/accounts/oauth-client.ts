@@ -12,7 +12,7 @@
  * revoked
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, type Realm } from '../../kernel/index.ts';
+import { assertNever, conflict, type Realm, recordHead } from '../../kernel/index.ts';
 
 export type OAuthClientStatus = 'none' | 'active' | 'revoked';
 
@@ -82,10 +82,7 @@ export const OAuthClient = defineActor({
     }
   },
   view: (s: OAuthClientState): OAuthClientView => ({
-    id: s.id,
-    object: 'oauth_client',
-    livemode: s.realm === 'live',
-    mocked: false,
+    ...recordHead('oauth_client', s.id, s.realm === 'live', false),
     name: s.name,
     scopes: s.scopes,
     revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),

@@ -13,7 +13,7 @@
  * decided  decide   -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { APPEAL_PREFIX } from './ids.ts';
 
 export const APPEAL_STATUSES = ['open', 'decided'] as const;
@@ -69,10 +69,8 @@ export const Appeal = defineActor({
   },
   evolve(s: AppealState, e: AppealEvent, meta): AppealState {
     switch (e.type) {
-      case 'appeal.filed': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'open', created_at: meta.at };
-      }
+      case 'appeal.filed':
+        return { ...s, ...factsOf(e), status: 'open', created_at: meta.at };
       case 'appeal.decided':
         return { ...s, status: 'decided', decision: e.decision };
       default:
@@ -80,10 +78,7 @@ export const Appeal = defineActor({
     }
   },
   view: (s: AppealState) => ({
-    id: s.id,
-    object: 'appeal',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('appeal', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     ground: s.ground,
     verification_id: s.verification_id,

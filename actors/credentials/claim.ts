@@ -22,7 +22,7 @@
  * any              supersede  superseded by another claim                 409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
 import { addMonths, dateMs } from './dates.ts';
 import { CLAIM_PREFIX } from './ids.ts';
 import type { EvidenceClass, Method } from './policy.ts';
@@ -222,10 +222,7 @@ export const Claim = defineActor({
     }
   },
   view: (s: ClaimState) => ({
-    id: s.id,
-    object: 'competence_claim',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('competence_claim', s.id, s.livemode, s.mocked),
     subject_ref: s.subject_ref,
     claim_code: s.claim_code,
     framework_version: s.framework_version,

@@ -11,7 +11,7 @@
  * revoked  revoke   -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { DISCLOSURE_PREFIX } from './ids.ts';
 
 export const DISCLOSURE_STATUSES = ['active', 'revoked'] as const;
@@ -59,10 +59,8 @@ export const Disclosure = defineActor({
   },
   evolve(s: DisclosureState, e: DisclosureEvent, meta): DisclosureState {
     switch (e.type) {
-      case 'disclosure.created': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'active', created_at: meta.at };
-      }
+      case 'disclosure.created':
+        return { ...s, ...factsOf(e), status: 'active', created_at: meta.at };
       case 'disclosure.revoked':
         return { ...s, status: 'revoked', revoked_at: meta.at, revoked_by: e.revoked_by };
       default:
@@ -70,10 +68,7 @@ export const Disclosure = defineActor({
     }
   },
   view: (s: DisclosureState) => ({
-    id: s.id,
-    object: 'disclosure',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('disclosure', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     wallet_id: s.wallet_id,
     claim_ids: s.claim_ids,

@@ -20,7 +20,7 @@
  * any       create   -                          - (already analysed)                                            (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever } from '../../kernel/index.ts';
+import { assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { DOCUMENT_ANALYSIS_PREFIX } from './ids.ts';
 import type { Factor, FactorScore } from './providers/document-analyser.ts';
 
@@ -82,10 +82,8 @@ export const DocumentAnalysis = defineActor({
   },
   evolve(s: AnalysisState, e: AnalysisEvent, meta): AnalysisState {
     switch (e.type) {
-      case 'document_analysis.completed': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, created_at: meta.at };
-      }
+      case 'document_analysis.completed':
+        return { ...s, ...factsOf(e), created_at: meta.at };
       case 'document_analysis.forgery_confirmed':
         return { ...s, escalated: true };
       default:
@@ -93,10 +91,7 @@ export const DocumentAnalysis = defineActor({
     }
   },
   view: (s: AnalysisState) => ({
-    id: s.id,
-    object: 'document_analysis',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('document_analysis', s.id, s.livemode, s.mocked),
     subject_ref: s.subject_ref,
     credential_kind: s.credential_kind,
     document_fingerprint: s.document_fingerprint,

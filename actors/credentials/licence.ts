@@ -21,7 +21,7 @@
  * other    expire   -                                                    -                 (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever } from '../../kernel/index.ts';
+import { assertNever, recordHead } from '../../kernel/index.ts';
 import { dateMs } from './dates.ts';
 import { LICENCE_PREFIX, licenceIdOf } from './ids.ts';
 import type { LicenceConfirmed } from './verification.ts';
@@ -142,10 +142,7 @@ export const Licence = defineActor({
     }
   },
   view: (s: LicenceState) => ({
-    id: s.id,
-    object: 'licence',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('licence', s.id, s.livemode, s.mocked),
     subject_ref: s.subject_ref,
     occupation_code: s.occupation_code,
     issuer_id: s.issuer_id,

@@ -10,6 +10,7 @@
  * completed  create   -          -                       completed
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { factsOf, recordHead } from '../../kernel/index.ts';
 import { REATTESTATION_PREFIX } from './ids.ts';
 import type { EvidenceClass } from './policy.ts';
 
@@ -49,14 +50,10 @@ export const Reattestation = defineActor({
     },
   },
   evolve(s: ReattestationState, e: ReattestationEvent, meta): ReattestationState {
-    const { type: _t, ...rest } = e;
-    return { ...s, ...rest, created_at: meta.at };
+    return { ...s, ...factsOf(e), created_at: meta.at };
   },
   view: (s: ReattestationState) => ({
-    id: s.id,
-    object: 'reattestation',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('reattestation', s.id, s.livemode, false),
     status: 'completed',
     subject_ref: s.subject_ref,
     claim_id: s.claim_id,

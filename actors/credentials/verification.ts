@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, type MoneyValue } from '../../kernel/index.ts';
+import { ApiError, assertNever, type MoneyValue, recordHead } from '../../kernel/index.ts';
 import type { IssueClaim } from './claim.ts';
 import { addMonths, dateOf } from './dates.ts';
 import { claimIdOfVerification, VERIFICATION_PREFIX } from './ids.ts';
@@ -260,10 +260,7 @@ export const Verification = defineActor({
     }
   },
   view: (s: VerificationState) => ({
-    id: s.id,
-    object: 'credential_verification',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('credential_verification', s.id, s.livemode, s.mocked),
     outcome: s.outcome,
     subject_ref: s.subject_ref,
     ...(s.identity_assurance === 'verified' ? { passport_id: s.passport_id } : {}),

@@ -10,6 +10,7 @@
  * active   create   -          -               active
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { recordHead } from '../../kernel/index.ts';
 import { WALLET_PREFIX } from './ids.ts';
 
 export interface CreateWallet {
@@ -40,10 +41,7 @@ export const Wallet = defineActor({
     return { ...s, subject_ref: e.subject_ref, claim_ids: e.claim_ids, livemode: e.livemode, created_at: meta.at };
   },
   view: (s: WalletState) => ({
-    id: s.id,
-    object: 'wallet',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('wallet', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     claim_ids: s.claim_ids,
     created_at: iso(s.created_at),

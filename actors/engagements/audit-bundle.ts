@@ -11,7 +11,7 @@
  * assembled  assemble  -          -                         assembled
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever } from '../../kernel/index.ts';
+import { assertNever, recordHead } from '../../kernel/index.ts';
 import { AUDIT_BUNDLE_PREFIX } from './ids.ts';
 
 export interface BundleState {
@@ -45,10 +45,7 @@ export const AuditBundle = defineActor({
     }
   },
   view: (s: BundleState) => ({
-    id: s.id,
-    object: 'audit_bundle',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('audit_bundle', s.id, s.livemode, false),
     engagement_id: s.engagement_id,
     assembled_at: new Date(s.assembled_at).toISOString(),
     bundle_hash: s.bundle_hash,

@@ -41,7 +41,7 @@
  * journal alone (standing.ts, in a cluster) needs nothing else.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
 import type { ClassificationRecord } from './classify.ts';
 import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { dateOf, endOfDate, ENGAGEMENT_PREFIX, envelopeId } from './ids.ts';
@@ -411,10 +411,7 @@ function parties(s: EngagementState, status: EngagementStatus): Parties {
 export function engagementView(s: EngagementState, asOf: string | null) {
   const k: Classification | null = s.classification?.classification ?? null;
   return {
-    id: s.id,
-    object: 'engagement' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('engagement', s.id, s.livemode, false),
     status: s.status,
     engaging_party_ref: s.engaging_party_ref,
     worker_ref: s.worker_ref,

@@ -20,7 +20,7 @@
  * An unexecuted instrument binds no one (spec 3): only instrument.executed moves an engagement.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, filterLists } from '../../kernel/index.ts';
+import { ApiError, assertNever, filterLists, recordHead } from '../../kernel/index.ts';
 import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { INSTRUMENT_PREFIX } from './ids.ts';
 import { type AssentRecord, draftHash, type Seal, type SealedFields } from './seal.ts';
@@ -174,10 +174,7 @@ export const Instrument = defineActor({
 /** The Instrument record of spec 2.6. */
 export function instrumentView(s: InstrumentState) {
   return {
-    id: s.id,
-    object: 'instrument' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('instrument', s.id, s.livemode, false),
     engagement_id: s.engagement_id,
     status: s.status,
     template_code: s.template_code,

@@ -14,7 +14,7 @@
  * resolved  resolve  -                  409 conflict                 resolved
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, recordHead } from '../../kernel/index.ts';
 import { REMEDIATION_CASE_PREFIX } from './ids.ts';
 
 export const CASE_SOURCES = ['dispute', 'reconcile'] as const;
@@ -72,10 +72,7 @@ export const RemediationCase = defineActor({
     }
   },
   view: (s: CaseState) => ({
-    id: s.id,
-    object: 'remediation_case',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remediation_case', s.id, s.livemode, false),
     engagement_id: s.engagement_id,
     status: s.status,
     source: s.source,

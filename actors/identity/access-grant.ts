@@ -12,7 +12,7 @@
  * other    revoke   -                   409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { ACCESS_GRANT_PREFIX } from './ids.ts';
 
 export interface GrantFacts {
@@ -52,10 +52,8 @@ export const AccessGrant = defineActor({
   },
   evolve(s: GrantState, e: GrantEvent, meta): GrantState {
     switch (e.type) {
-      case 'access_grant.granted': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'active', created_at: meta.at };
-      }
+      case 'access_grant.granted':
+        return { ...s, ...factsOf(e), status: 'active', created_at: meta.at };
       case 'access_grant.revoked':
         return { ...s, status: 'revoked' };
       case 'access_grant.expired':
@@ -65,10 +63,7 @@ export const AccessGrant = defineActor({
     }
   },
   view: (s: GrantState) => ({
-    id: s.id,
-    object: 'access_grant',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('access_grant', s.id, s.livemode, false),
     status: s.status,
     subject_ref: s.subject_ref,
     grantee: s.grantee,

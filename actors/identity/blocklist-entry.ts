@@ -17,7 +17,7 @@
  * any       propose  (again)    -                             (unchanged)
  */
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, recordHead } from '../../kernel/index.ts';
 import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
 import type { BlockScope } from './verification.ts';
 
@@ -137,10 +137,7 @@ export const BlocklistEntry = defineActor({
     }
   },
   view: (s: BlocklistState) => ({
-    id: s.id,
-    object: 'blocklist_entry',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('blocklist_entry', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     passport_id: s.passport_id,
     status: s.status,

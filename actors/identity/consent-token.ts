@@ -14,7 +14,7 @@
  * other    expire   -                    -                           (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { CONSENT_PREFIX, passportIdOf } from './ids.ts';
 import type { CheckKind } from './policy.ts';
 
@@ -90,10 +90,8 @@ export const ConsentToken = defineActor({
   },
   evolve(s: ConsentState, e: ConsentEvent, meta): ConsentState {
     switch (e.type) {
-      case 'consent_token.created': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'active', created_at: meta.at };
-      }
+      case 'consent_token.created':
+        return { ...s, ...factsOf(e), status: 'active', created_at: meta.at };
       case 'consent_token.withdrawn':
         return { ...s, status: 'withdrawn', withdrawn_at: meta.at };
       case 'consent_token.expired':
@@ -103,10 +101,7 @@ export const ConsentToken = defineActor({
     }
   },
   view: (s: ConsentState) => ({
-    id: s.id,
-    object: 'consent_token',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('consent_token', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     purpose: s.purpose,
     checks: s.checks,

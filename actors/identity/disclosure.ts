@@ -16,7 +16,7 @@
  * other    expire   -                   -                      (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { DISCLOSURE_PREFIX } from './ids.ts';
 
 export const DISCLOSURE_STATUSES = ['active', 'revoked', 'expired'] as const;
@@ -73,10 +73,8 @@ export const Disclosure = defineActor({
   },
   evolve(s: DisclosureState, e: DisclosureEvent, meta): DisclosureState {
     switch (e.type) {
-      case 'disclosure.made': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'active', created_at: meta.at };
-      }
+      case 'disclosure.made':
+        return { ...s, ...factsOf(e), status: 'active', created_at: meta.at };
       case 'disclosure.revoked':
         return { ...s, status: 'revoked', revoked_at: meta.at };
       case 'disclosure.expired':
@@ -86,10 +84,7 @@ export const Disclosure = defineActor({
     }
   },
   view: (s: DisclosureState) => ({
-    id: s.id,
-    object: 'disclosure',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('disclosure', s.id, s.livemode, false),
     status: s.status,
     subject_ref: s.subject_ref,
     consent_token_id: s.consent_token_id,

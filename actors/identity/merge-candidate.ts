@@ -14,7 +14,7 @@
  * other      find, merged, reopen             -                              (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, derivedId } from '../../kernel/index.ts';
+import { assertNever, derivedId, recordHead } from '../../kernel/index.ts';
 import { MERGE_CANDIDATE_PREFIX, passportIdOf } from './ids.ts';
 
 export const CANDIDATE_STATUSES = ['open', 'merged'] as const;
@@ -75,10 +75,7 @@ export const MergeCandidate = defineActor({
     }
   },
   view: (s: CandidateState) => ({
-    id: s.id,
-    object: 'merge_candidate',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('merge_candidate', s.id, s.livemode, false),
     subject_refs: s.subject_refs,
     passport_ids: s.subject_refs.map((r) => passportIdOf(s.org, r)),
     matched_on: s.matched_on,

@@ -12,7 +12,7 @@
  * reversed  reverse  -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { MERGE_PREFIX } from './ids.ts';
 
 export interface MergeFacts {
@@ -53,10 +53,8 @@ export const Merge = defineActor({
   },
   evolve(s: MergeState, e: MergeEvent, meta): MergeState {
     switch (e.type) {
-      case 'merge.made': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'merged', made_at: meta.at };
-      }
+      case 'merge.made':
+        return { ...s, ...factsOf(e), status: 'merged', made_at: meta.at };
       case 'merge.reversed':
         return { ...s, status: 'reversed', reversed: { by: e.by, at: iso(meta.at), reason: e.reason } };
       default:
@@ -64,10 +62,7 @@ export const Merge = defineActor({
     }
   },
   view: (s: MergeState) => ({
-    id: s.id,
-    object: 'merge',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('merge', s.id, s.livemode, false),
     status: s.status,
     survivor_passport_id: s.survivor_passport_id,
     superseded_passport_id: s.superseded_passport_id,

@@ -28,7 +28,7 @@
  * journal feed without the state (gate.ts).
  */
 import { BoundedMap, defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
 import { PASSPORT_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, levelRank, policyVersion } from './policy.ts';
 
@@ -205,10 +205,7 @@ export const Passport = defineActor({
     }
   },
   view: (s: PassportState) => ({
-    id: s.id,
-    object: 'passport',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('passport', s.id, s.livemode, s.mocked),
     subject_ref: s.subject_ref,
     live: isLive(s),
     status: isLive(s) ? 'live' : s.holds.some((h) => h.kind === 'merged') ? 'superseded' : 'ended',

@@ -5,7 +5,7 @@
  * made from a resolved verification, a passport read, and the evidence bundle behind a
  * verification (every source it consulted and what each said, identifiers masked).
  */
-import { ApiError, type Caller, type Platform } from '../../kernel/index.ts';
+import { ApiError, type Caller, type Platform, recordHead } from '../../kernel/index.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { passportIdOf, verificationIdOfBundle } from './ids.ts';
 import { markIssuedHere, Passport, type PassportState } from './passport.ts';
@@ -61,10 +61,7 @@ export async function evidenceBundle(platform: Platform, caller: Caller, bundleI
   if (!s.results.length) throw new ApiError('not_found', `Verification ${id} queried no source (it was blocked), so it has no evidence bundle.`);
   const vault = await identityService(platform).vault.get(caller.org, id);
   return {
-    id: bundleId,
-    object: 'evidence_bundle',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('evidence_bundle', bundleId, s.livemode, s.mocked),
     verification_id: s.id,
     subject_ref: s.subject_ref,
     assurance_reached: s.assurance_reached,

@@ -17,7 +17,7 @@
  * other     fulfil, erase, complete               409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
 import { passportIdOf, SUBJECT_REQUEST_PREFIX } from './ids.ts';
 import type { SubjectRequestKind } from './policy.ts';
 
@@ -95,10 +95,8 @@ export const SubjectRequest = defineActor({
   },
   evolve(s: SubjectRequestState, e: SubjectRequestEvent, meta): SubjectRequestState {
     switch (e.type) {
-      case 'subject_request.received': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'received', created_at: meta.at };
-      }
+      case 'subject_request.received':
+        return { ...s, ...factsOf(e), status: 'received', created_at: meta.at };
       case 'subject_request.fulfilled':
         return { ...s, status: 'completed', response: e.response, completed_at: meta.at };
       case 'subject_request.erasure_carried_out':
@@ -114,10 +112,7 @@ export const SubjectRequest = defineActor({
     }
   },
   view: (s: SubjectRequestState) => ({
-    id: s.id,
-    object: 'subject_request',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('subject_request', s.id, s.livemode, false),
     subject_ref: s.subject_ref,
     kind: s.kind,
     detail: s.detail,

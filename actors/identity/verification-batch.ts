@@ -11,7 +11,7 @@
  * completed  record   -          - (the same record)           completed
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever } from '../../kernel/index.ts';
+import { assertNever, recordHead } from '../../kernel/index.ts';
 import { BATCH_PREFIX } from './ids.ts';
 
 export interface BatchItemResult {
@@ -53,10 +53,7 @@ export const VerificationBatch = defineActor({
   view: (s: BatchState) => {
     const count = (o: string) => s.items.filter((i) => i.outcome === o).length;
     return {
-      id: s.id,
-      object: 'verification_batch',
-      livemode: s.livemode,
-      mocked: false,
+      ...recordHead('verification_batch', s.id, s.livemode, false),
       status: 'completed',
       item_count: s.items.length,
       summary: { resolved: count('resolved'), pending: count('pending'), unresolved: count('unresolved'), blocked: count('blocked'), refused: s.items.filter((i) => i.error).length },

@@ -27,7 +27,7 @@
  * (passport.ts reacts to verification.resolved; its operations also ask at once).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
 import { type Evaluation, evaluate, reachedBy, type SourceResult } from './evidence.ts';
 import { evidenceBundleIdOf, passportIdOf, VERIFICATION_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, policyVersion } from './policy.ts';
@@ -234,10 +234,7 @@ export const Verification = defineActor({
     }
   },
   view: (s: VerificationState) => ({
-    id: s.id,
-    object: 'identity_verification',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('identity_verification', s.id, s.livemode, s.mocked),
     outcome: s.outcome,
     origin: s.origin,
     subject_ref: s.subject_ref,

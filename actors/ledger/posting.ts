@@ -14,7 +14,7 @@
  * recorded   record   -                                                        (none: already posted)   recorded
  */
 import { defineActor, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId, errorEntry, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, errorEntry, recordHead, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { chartEntry } from './starting-chart.ts';
 
 export const POSTING_PREFIX = 'ledger_posting_';
@@ -149,10 +149,7 @@ function postingReaction(): Reaction {
 
 export function postingView(s: PostingState) {
   return {
-    id: s.id,
-    object: 'ledger_posting' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('ledger_posting', s.id, s.livemode, false),
     lines: s.lines.map((l) => ({
       account_code: l.account_code,
       debit: { amount: l.debit, currency: s.currency },

@@ -3,6 +3,7 @@
  * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
  */
 import { type ActorSystem, iso } from '../../runtime/index.ts';
+import { recordHead } from '../../kernel/index.ts';
 import { Chart, chartIdFor, type ChartState } from './chart.ts';
 import { Posting, type PostingState } from './posting.ts';
 
@@ -34,10 +35,7 @@ export async function accountViews(system: ActorSystem, org: string, livemode: b
   const chart = await chartOf(system, org, livemode);
   const balances = await balancesByCode(system, org);
   return chart.accounts.map((a) => ({
-    id: a.id,
-    object: 'ledger_account' as const,
-    livemode: chart.livemode,
-    mocked: false,
+    ...recordHead('ledger_account', a.id, chart.livemode, false),
     code: a.code,
     kind: a.kind,
     currency: a.currency,

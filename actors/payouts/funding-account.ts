@@ -12,7 +12,7 @@
  * close_reservation   (reaction) instruction final            funding.reservation_closed            balance - settled
  */
 import { defineActor, iso, type Reaction } from '../../runtime/index.ts';
-import { ApiError } from '../../kernel/index.ts';
+import { ApiError, recordHead } from '../../kernel/index.ts';
 import { FUNDING_ACCOUNT_PREFIX, fundingAccountIdOf } from './ids.ts';
 
 export interface FundingState {
@@ -84,10 +84,7 @@ export const FundingAccount = defineActor({
   },
   reactions: [closeReaction],
   view: (s: FundingState) => ({
-    id: s.id,
-    object: 'funding_account' as const,
-    livemode: s.livemode,
-    mocked: true,
+    ...recordHead('funding_account', s.id, s.livemode, true),
     balance: { amount: s.balance, currency: s.currency },
     reserved: { amount: reservedOf(s), currency: s.currency },
     available: { amount: availableOf(s), currency: s.currency },

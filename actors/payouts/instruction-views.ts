@@ -4,7 +4,7 @@
  * "next_action").
  */
 import { iso } from '../../runtime/index.ts';
-import { nextAction, type NextAction } from '../../kernel/index.ts';
+import { type NextAction, nextAction, recordHead } from '../../kernel/index.ts';
 import type { FundingCheck, InstructionState } from './instruction-state.ts';
 
 const money = (amount: number, currency: string) => ({ amount, currency });
@@ -59,10 +59,7 @@ export function instructionNextAction(s: InstructionState): NextAction | null {
 
 export function instructionView(s: InstructionState) {
   return {
-    id: s.id,
-    object: 'payout_instruction' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('payout_instruction', s.id, s.livemode, false),
     status: s.status,
     source: s.source,
     run_id: s.run_id,

@@ -4,7 +4,7 @@
  * name enquiry made before paying. The account number is shown by its last four digits only.
  */
 import { iso } from '../../runtime/index.ts';
-import { nextAction, type NextAction } from '../../kernel/index.ts';
+import { type NextAction, nextAction, recordHead } from '../../kernel/index.ts';
 import { validationIdOf } from './ids.ts';
 import { type Attempt, currentAttempt, type PayoutState } from './payout-state.ts';
 
@@ -23,10 +23,7 @@ export function payoutNextAction(s: Pick<PayoutState, 'status' | 'held_reason' |
 export function payoutView(s: PayoutState) {
   const a = currentAttempt(s);
   return {
-    id: s.id,
-    object: 'payout' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('payout', s.id, s.livemode, s.mocked),
     instruction_id: s.instruction_id,
     line: s.line,
     payslip_id: s.payslip_id,
@@ -54,10 +51,7 @@ export function payoutView(s: PayoutState) {
 
 export function attemptView(s: PayoutState, a: Attempt) {
   return {
-    id: a.id,
-    object: 'payout_attempt' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('payout_attempt', a.id, s.livemode, s.mocked),
     payout_id: s.id,
     n: a.n,
     rail_id: a.rail_id,
@@ -75,10 +69,7 @@ export function attemptView(s: PayoutState, a: Attempt) {
 export function validationView(s: PayoutState) {
   const v = s.validation!;
   return {
-    id: validationIdOf(s.id),
-    object: 'account_validation' as const,
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('account_validation', validationIdOf(s.id), s.livemode, s.mocked),
     payout_id: s.id,
     instruction_id: s.instruction_id,
     bank_code: s.account?.bank_code ?? null,

@@ -14,6 +14,7 @@
  * statement shows returned is first recorded as the payout's reversal, then matched.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
+import { factsOf, recordHead } from '../../kernel/index.ts';
 import { RECONCILIATION_PREFIX } from './ids.ts';
 
 export interface ReconciliationException {
@@ -52,8 +53,7 @@ export const Reconciliation = defineActor({
     },
   },
   evolve: (s: ReconciliationState, e: { type: 'reconciliation.completed' } & CreateReconciliation, meta): ReconciliationState => {
-    const { type: _t, ...rest } = e;
-    return { ...s, ...rest, created_at: meta.at };
+    return { ...s, ...factsOf(e), created_at: meta.at };
   },
   indexes: (s: ReconciliationState): IndexEntry[] => [
     { list: 'all', sortKey: sortKeyTime(s.created_at) },
@@ -65,10 +65,7 @@ export const Reconciliation = defineActor({
 
 export function reconciliationView(s: ReconciliationState) {
   return {
-    id: s.id,
-    object: 'payout_reconciliation' as const,
-    livemode: s.livemode,
-    mocked: true,
+    ...recordHead('payout_reconciliation', s.id, s.livemode, true),
     settlement_id: s.settlement_id,
     instruction_id: s.instruction_id,
     rail_id: s.rail_id,

@@ -9,7 +9,7 @@
  * create   already made                       - (the same plan)   made
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { fieldError, oneShotRecord, type OneShotState } from '../../kernel/index.ts';
+import { fieldError, oneShotRecord, type OneShotState, recordHead } from '../../kernel/index.ts';
 import { ROUTE_PLAN_PREFIX } from './ids.ts';
 
 export interface CreatePlan {
@@ -38,10 +38,7 @@ export const RoutePlan = defineActor({
     lists: (s) => [`instruction:${s.instruction_id}`],
   }),
   view: (s: RoutePlanState) => ({
-    id: s.id,
-    object: 'route_plan' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('route_plan', s.id, s.livemode, false),
     instruction_id: s.instruction_id,
     primary_rail_id: s.primary_rail_id,
     fallback_rail_ids: s.fallback_rail_ids,

@@ -10,7 +10,7 @@
  * made    create   -                   -                   (the same record)
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { oneShotRecord, type OneShotState } from '../../kernel/index.ts';
+import { oneShotRecord, type OneShotState, recordHead } from '../../kernel/index.ts';
 import { SETTLEMENT_PREFIX } from './ids.ts';
 
 export interface RailTotal {
@@ -52,10 +52,7 @@ export const Settlement = defineActor({
 
 export function settlementView(s: SettlementState) {
   return {
-    id: s.id,
-    object: 'payout_settlement' as const,
-    livemode: s.livemode,
-    mocked: true,
+    ...recordHead('payout_settlement', s.id, s.livemode, true),
     instruction_id: s.instruction_id,
     run_id: s.run_id,
     instruction_status: s.instruction_status,

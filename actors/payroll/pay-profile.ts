@@ -20,7 +20,7 @@
  * computes with the State in force on 1 January of its tax year (stateOnFirstOfJanuary).
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, errorEntry, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, recordHead, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
 import { ngn } from './naira.ts';
@@ -183,10 +183,7 @@ export const PayProfile = defineActor({
 export function payProfileView(s: PayProfileState) {
   const i = s.inputs;
   return {
-    id: s.id,
-    object: 'pay_profile' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('pay_profile', s.id, s.livemode, false),
     payee_ref: s.payee_ref,
     name: s.name,
     monthly_basic: ngn(i.monthly_basic),

@@ -10,7 +10,7 @@
  * exists   update   merged dates valid                   roster_entry.updated   exists
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, errorEntry, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, recordHead, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 
 export interface RosterEntryState {
@@ -96,10 +96,7 @@ export const RosterEntry = defineActor({
     }
   },
   view: (s: RosterEntryState) => ({
-    id: s.id,
-    object: 'roster_entry' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('roster_entry', s.id, s.livemode, false),
     payee_ref: s.payee_ref,
     pay_profile_id: s.pay_profile_id,
     starts_on: s.starts_on,

@@ -13,7 +13,7 @@
  * created  add_delivery  channel already in the broadcast   409 conflict             created
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
 import { BROADCAST_PREFIX } from './ids.ts';
 import type { MoneyAmount } from './taxonomy.ts';
 
@@ -92,10 +92,7 @@ export function broadcastView(s: BroadcastState, deliveries: Array<{ id: string;
           : 'failed';
   }
   return {
-    id: s.id,
-    object: 'broadcast' as const,
-    livemode: s.livemode,
-    mocked: true,
+    ...recordHead('broadcast', s.id, s.livemode, true),
     requisition_id: s.requisition_id,
     requisition_version: s.requisition_version,
     period: s.period,

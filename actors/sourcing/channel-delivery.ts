@@ -26,7 +26,7 @@
  * otherwise   create, attempt, record_attempt, attempt_lost (stale or repeated)     -                unchanged
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, attemptTimers, conflict, filterLists } from '../../kernel/index.ts';
+import { assertNever, attemptTimers, conflict, filterLists, recordHead } from '../../kernel/index.ts';
 import { DELIVERY_PREFIX } from './ids.ts';
 
 export const DELIVERY_STATUSES = ['in_flight', 'retrying', 'delivered', 'failed'] as const;
@@ -177,10 +177,7 @@ export const ChannelDelivery = defineActor({
 export function deliveryView(s: DeliveryState) {
   const seed = s.seed!;
   return {
-    id: s.id,
-    object: 'sourcing_delivery' as const,
-    livemode: seed.livemode,
-    mocked: true,
+    ...recordHead('sourcing_delivery', s.id, seed.livemode, true),
     broadcast_id: seed.broadcast_id,
     requisition_id: seed.requisition_id,
     requisition_version: seed.requisition_version,

@@ -9,7 +9,7 @@
  * (none)  record   -          sourcing_import.recorded  completed | rejected
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../kernel/index.ts';
 import { IMPORT_PREFIX } from './ids.ts';
 
 export type ImportKind = 'leads' | 'requisitions';
@@ -29,10 +29,7 @@ export const SourcingImport = defineActor({
   prefix: IMPORT_PREFIX,
   ...oneShotRecord('sourcing_import.recorded', (): ImportFacts => ({ livemode: false, kind: 'leads', status: 'rejected', validation: emptyReport(), rows: [] })),
   view: (s: ImportState) => ({
-    id: s.id,
-    object: 'sourcing_import' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('sourcing_import', s.id, s.livemode, false),
     kind: s.kind,
     status: s.status,
     validation: s.validation,

@@ -15,7 +15,7 @@
  * promoted  receive  (a channel delivering the same lead again)              -               promoted
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict } from '../../kernel/index.ts';
+import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
 import { LEAD_PREFIX } from './ids.ts';
 import type { Candidate, LeadScreening } from './lead-screening.ts';
 
@@ -95,10 +95,7 @@ export const Lead = defineActor({
   view: (s: LeadState) => {
     const d = s.seed!;
     return {
-      id: s.id,
-      object: 'lead' as const,
-      livemode: d.livemode,
-      mocked: false,
+      ...recordHead('lead', s.id, d.livemode, false),
       status: s.status,
       requisition_id: d.requisition_id,
       requisition_version: d.requisition_version,

@@ -34,7 +34,7 @@
  * (GET ?version=). Leads keep the version of the broadcast they answered.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, conflict, errorEntry } from '../../kernel/index.ts';
+import { ApiError, assertNever, conflict, errorEntry, recordHead } from '../../kernel/index.ts';
 import type { ScreeningFinding } from './fair-hiring.ts';
 import { REQUISITION_PREFIX } from './ids.ts';
 import { blocksPublish, type Compensation, type EmploymentType, type Location } from './taxonomy.ts';
@@ -352,10 +352,7 @@ export function requisitionView(s: RequisitionState, version?: number) {
   const c = v.content;
   const latest = v === current(s);
   return {
-    id: s.id,
-    object: 'requisition' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('requisition', s.id, s.livemode, false),
     status: s.status,
     version: v.version,
     latest_version: current(s).version,

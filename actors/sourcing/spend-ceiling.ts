@@ -14,7 +14,7 @@
  * reserve  otherwise                                              spend_ceiling.reserved    the ceiling
  */
 import { defineActor, type IndexEntry, iso } from '../../runtime/index.ts';
-import { assertNever, conflict, formatMinor } from '../../kernel/index.ts';
+import { assertNever, conflict, formatMinor, recordHead } from '../../kernel/index.ts';
 import { SPEND_CEILING_PREFIX } from './ids.ts';
 
 /** Spend is declared in naira (kobo); a budget or ceiling in another currency is refused (docs/gaps.md#sourcing). */
@@ -73,10 +73,7 @@ export const SpendCeiling = defineActor({
     }
   },
   view: (s: CeilingState) => ({
-    id: s.id,
-    object: 'spend_ceiling' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('spend_ceiling', s.id, s.livemode, false),
     period: s.period,
     ceiling: s.ceiling === null ? null : { amount: s.ceiling, currency: SPEND_CURRENCY },
     committed: { amount: s.committed, currency: SPEND_CURRENCY },

@@ -37,7 +37,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, contentHash, errorEntry, fieldError, nextAction, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, assertNever, contentHash, errorEntry, fieldError, nextAction, recordHead, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const ASSIGNMENT_PREFIX = 'match_assignment_';
@@ -274,10 +274,7 @@ export const Assignment = defineActor({
     }
   },
   view: (s: AssignmentState) => ({
-    id: s.id,
-    object: 'assignment',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('assignment', s.id, s.livemode, false),
     status: s.status,
     work_order_id: s.work_order_id,
     offer_id: s.offer_id,
@@ -312,10 +309,7 @@ export const Assignment = defineActor({
 });
 
 export const exceptionView = (s: AssignmentState) => ({
-  id: s.exception!.id,
-  object: 'assignment_exception',
-  livemode: s.livemode,
-  mocked: false,
+  ...recordHead('assignment_exception', s.exception!.id, s.livemode, false),
   assignment_id: s.id,
   worker_id: s.worker_id,
   step: s.exception!.step,

@@ -15,7 +15,7 @@
  * (none)   revoke   -          409 conflict                 (none)
  */
 import { defineActor, iso, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
-import { assertNever, conflict } from '../../../kernel/index.ts';
+import { assertNever, conflict, recordHead } from '../../../kernel/index.ts';
 
 export const DEVICE_CREDENTIAL_PREFIX = 'match_device_credential_';
 
@@ -46,10 +46,7 @@ type DeviceCredentialEvent =
   | { type: 'device_credential.revoked'; worker_id: string };
 
 export const deviceCredentialView = (s: DeviceCredentialState) => ({
-  id: s.id,
-  object: 'device_credential' as const,
-  livemode: s.livemode,
-  mocked: false as const,
+  ...recordHead('device_credential', s.id, s.livemode, false as const),
   worker_id: s.worker_id,
   name: s.name,
   status: s.status === 'revoked' ? ('revoked' as const) : ('active' as const),

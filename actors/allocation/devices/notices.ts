@@ -17,6 +17,7 @@
  * any other assignment event                     assignment.changed           assignment (its status after it)
  */
 import { iso } from '../../../runtime/index.ts';
+import { recordHead } from '../../../kernel/index.ts';
 import type { StoredEvent } from '../../../stores/index.ts';
 import type { AssignmentState, AssignmentStatus } from '../assignments/assignment.ts';
 import type { OfferStatus, WorkOrderEvent, WorkOrderState } from '../work-orders/work-order.ts';
@@ -125,10 +126,7 @@ export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | un
   const held = s.offers.find((o) => o.id === ev.offer_id);
   const made = ev.type === 'offer.made' ? ev : undefined;
   const offer: OfferNotice = {
-    id: ev.offer_id,
-    object: 'offer',
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('offer', ev.offer_id, s.livemode, false),
     work_order_id: s.id,
     worker_id: ev.worker_id,
     status,

@@ -20,7 +20,7 @@
  * sources that fired on this flag; when given, only those count towards suspension.
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, errorEntry, type ValidationEntry, validationError, filterLists } from '../../../kernel/index.ts';
+import { ApiError, assertNever, errorEntry, filterLists, recordHead, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import type { SignalSource } from './validation.ts';
 import { INTEGRITY_FLAG_PREFIX, type WireSignal } from './worker.ts';
 
@@ -131,10 +131,7 @@ export const IntegrityFlag = defineActor({
     }
   },
   view: (s: FlagState) => ({
-    id: s.id,
-    object: 'integrity_flag',
-    livemode: s.livemode,
-    mocked: s.mocked,
+    ...recordHead('integrity_flag', s.id, s.livemode, s.mocked),
     worker_id: s.worker_id,
     status: s.status,
     signals: s.signals,

@@ -31,7 +31,7 @@
  * closed  expire_offers, withdraw_worker                               -                                              (same)
  */
 import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, nextAction } from '../../../kernel/index.ts';
+import { ApiError, assertNever, nextAction, recordHead } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const WORK_ORDER_PREFIX = 'match_work_order_';
@@ -275,10 +275,7 @@ function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): Work
 }
 
 export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
-  id: o.id,
-  object: 'offer',
-  livemode: s.livemode,
-  mocked: false,
+  ...recordHead('offer', o.id, s.livemode, false),
   work_order_id: s.id,
   worker_id: o.worker_id,
   status: o.status,
@@ -401,10 +398,7 @@ export const WorkOrder = defineActor({
   evolve: (s: WorkOrderState, e: WorkOrderEvent, meta) => evolveWorkOrder(s, e, meta.at),
   view: (s: WorkOrderState) => {
     return {
-      id: s.id,
-      object: 'work_order',
-      livemode: s.livemode,
-      mocked: false,
+      ...recordHead('work_order', s.id, s.livemode, false),
       status: s.status,
       location: s.location,
       search_radius_metres: s.search_radius_metres,

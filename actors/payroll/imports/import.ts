@@ -9,7 +9,7 @@
  * (none)   record   -          payroll.import.recorded     completed | rejected
  */
 import { defineActor, iso } from '../../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../../kernel/index.ts';
 
 export type ImportStatus = 'completed' | 'rejected';
 
@@ -29,10 +29,7 @@ export const PayrollImport = defineActor({
   prefix: 'payroll_import_',
   ...oneShotRecord('payroll.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'json', validation: emptyReport(), rows: [], employer_configured: false })),
   view: (s: ImportState) => ({
-    id: s.id,
-    object: 'payroll_import' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('payroll_import', s.id, s.livemode, false),
     status: s.status,
     format: s.format,
     validation: s.validation,

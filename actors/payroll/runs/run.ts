@@ -30,7 +30,7 @@
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, nextAction, type NextAction, filterLists } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, filterLists, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
 import type { EmployerInputs, PayComponent, PayItemCode, RulePackReference } from '../engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
@@ -330,10 +330,7 @@ export function runView(s: RunState) {
   const open = { p0: 0, p1: 0, p2: 0, p3: 0 };
   for (const f of s.findings) if (f.status === 'open') open[f.severity]++;
   return {
-    id: s.id,
-    object: 'payroll_run' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('payroll_run', s.id, s.livemode, false),
     status: s.status,
     run_type: s.run_type,
     period: s.period,
@@ -401,10 +398,7 @@ function settingsView(s: RunState) {
 
 export function findingView(s: Pick<RunState, 'id' | 'livemode'>, f: Finding) {
   return {
-    id: f.id,
-    object: 'payroll_finding' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('payroll_finding', f.id, s.livemode, false),
     run_id: s.id,
     severity: f.severity,
     code: f.code,

@@ -20,7 +20,7 @@
  * remitted   remit       another receipt                             409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type TimerWish } from '../../../runtime/index.ts';
-import { assertNever, conflict, derivedId, type MoneyValue } from '../../../kernel/index.ts';
+import { assertNever, conflict, derivedId, type MoneyValue, recordHead } from '../../../kernel/index.ts';
 import { authorityById, type Levy } from './authorities.ts';
 import { calendarEntryId, dueDateOf, lateAt } from './calendar.ts';
 
@@ -147,10 +147,7 @@ export const Obligation = defineActor({
 export function obligationView(s: ObligationState) {
   const a = authorityById(s.authority_id);
   return {
-    id: s.id,
-    object: 'remittance_obligation' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance_obligation', s.id, s.livemode, false),
     authority_id: s.authority_id,
     authority_name: a?.name ?? null,
     levy: s.levy,

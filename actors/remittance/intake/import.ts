@@ -9,7 +9,7 @@
  * (none)   record   -          remittance.import.recorded  completed | rejected
  */
 import { defineActor, iso } from '../../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, type ValidationReport } from '../../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../../kernel/index.ts';
 
 export const IMPORT_PREFIX = 'remit_authority_rail_import_';
 export type ImportStatus = 'completed' | 'rejected';
@@ -31,10 +31,7 @@ export const RemittanceImport = defineActor({
   prefix: IMPORT_PREFIX,
   ...oneShotRecord('remittance.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'csv', row_count: 0, period: '', validation: emptyReport(), instruction_set_id: null })),
   view: (s: ImportState) => ({
-    id: s.id,
-    object: 'remittance_import' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance_import', s.id, s.livemode, false),
     status: s.status,
     format: s.format,
     period: s.period,

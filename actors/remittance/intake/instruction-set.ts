@@ -24,7 +24,7 @@
  * otherwise           any                   -                                                409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type TimerWish } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, derivedId, fieldError, type MoneyValue, nextAction, type NextAction, filterLists } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, derivedId, fieldError, filterLists, type MoneyValue, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
 import { OVERRIDE_REASON_CODES, type OverrideReasonCode } from './reason-codes.ts';
@@ -217,10 +217,7 @@ const due = (s: SetState, levy: Levy, d: string | null) => ({ due_date: d, calen
 export function instructionsView(s: SetState) {
   const r = s.resolved;
   return {
-    id: s.instructions_id ?? s.id,
-    object: 'instruction_set' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('instruction_set', s.instructions_id ?? s.id, s.livemode, false),
     run_id: s.run_id,
     period: s.period,
     paye: s.lines.paye.map((p, i) => ({
@@ -242,10 +239,7 @@ export function instructionsView(s: SetState) {
 export function setView(s: SetState) {
   const open = s.discrepancies.filter((d) => d.status === 'open').length;
   return {
-    id: s.id,
-    object: 'ingested_instruction_set' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('ingested_instruction_set', s.id, s.livemode, false),
     status: s.status,
     source: s.source,
     period: s.period,
@@ -277,10 +271,7 @@ function setNextAction(s: SetState, open: number): NextAction | null {
 
 export function discrepancyView(s: Pick<SetState, 'id' | 'livemode'>, d: Discrepancy) {
   return {
-    id: d.id,
-    object: 'remittance_discrepancy' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance_discrepancy', d.id, s.livemode, false),
     instruction_set_id: s.id,
     code: d.code,
     line: d.line,

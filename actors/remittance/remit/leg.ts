@@ -28,7 +28,7 @@
  *
  * An outcome of an earlier attempt than the leg's current one changes nothing.
  */
-import { ApiError, nextAction, type NextAction } from '../../../kernel/index.ts';
+import { ApiError, factsOf, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../../runtime/index.ts';
 import { attemptInstructionId, attemptRef, LEG_PREFIX, legOfInstruction } from './ids.ts';
 
@@ -208,10 +208,8 @@ export const Leg = defineActor({
   evolve(s: LegState, e: Ev, meta): LegState {
     const at = meta.at;
     switch (e.type) {
-      case 'leg.created': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'pending', created_at: at };
-      }
+      case 'leg.created':
+        return { ...s, ...factsOf(e), status: 'pending', created_at: at };
       case 'leg.attempt_started':
         return { ...s, status: 'pending', failure_reason: null, due_at: at + s.drive_ms, attempts: [...s.attempts, { n: e.n, instruction_id: e.instruction_id, instruction_ref: e.instruction_ref, status: 'submitting', final: false, failure_reason: null, started_at: at, finished_at: null }] };
       case 'leg.attempt_resumed':
@@ -255,10 +253,7 @@ const money = (amount: number, currency: string) => ({ amount, currency });
 
 export function legView(s: LegState) {
   return {
-    id: s.id,
-    object: 'remittance_leg' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance_leg', s.id, s.livemode, false),
     remittance_id: s.remittance_id,
     instruction_set_id: s.instruction_set_id,
     period: s.period,

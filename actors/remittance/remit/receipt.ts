@@ -12,6 +12,7 @@
  * (exists)      record    -                                                  - (the same record)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
+import { recordHead } from '../../../kernel/index.ts';
 import { RECEIPT_PREFIX } from './ids.ts';
 
 export type ReceiptStatus = 'vaulted' | 'quarantined';
@@ -90,10 +91,7 @@ export const Receipt = defineActor({
 export function receiptView(s: ReceiptState) {
   const p = s.parsed;
   return {
-    id: s.id,
-    object: 'remittance_receipt' as const,
-    livemode: s.livemode,
-    mocked: s.source === 'authority_sandbox',
+    ...recordHead('remittance_receipt', s.id, s.livemode, s.source === 'authority_sandbox'),
     status: s.status,
     leg_id: s.leg_id,
     remittance_id: s.remittance_id,

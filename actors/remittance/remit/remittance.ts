@@ -18,7 +18,7 @@
  *                                                                                             [+ remittance.completed] [completed]
  * others            approve, execute  -                                                       refused (409 conflict)
  */
-import { ApiError } from '../../../kernel/index.ts';
+import { ApiError, factsOf, recordHead } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../../runtime/index.ts';
 import { REMITTANCE_PREFIX } from './ids.ts';
 import type { LegPlan } from './leg.ts';
@@ -110,10 +110,8 @@ export const Remittance = defineActor({
   },
   evolve(s: RemittanceState, e: Ev, meta): RemittanceState {
     switch (e.type) {
-      case 'remittance.created': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'pending_approval', created_at: meta.at };
-      }
+      case 'remittance.created':
+        return { ...s, ...factsOf(e), status: 'pending_approval', created_at: meta.at };
       case 'remittance.approved':
         return { ...s, status: 'approved', approved_by: e.approved_by, approved_with: e.approved_with, maker_checker_threshold: e.threshold, approved_at: meta.at };
       case 'remittance.executing':
@@ -136,10 +134,7 @@ const money = (amount: number, currency: string) => ({ amount, currency });
 
 export function remittanceView(s: RemittanceState) {
   return {
-    id: s.id,
-    object: 'remittance' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance', s.id, s.livemode, false),
     status: s.status,
     instruction_set_id: s.instruction_set_id,
     run_id: s.run_id,

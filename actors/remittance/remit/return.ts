@@ -17,7 +17,7 @@
  *   rejected        filed           the authority rejected it (reasons kept)              return.rejected     rejected
  * others            approve, filed  -                                                     refused (409 conflict)
  */
-import { ApiError } from '../../../kernel/index.ts';
+import { ApiError, factsOf, recordHead } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
 import { RETURN_PREFIX } from './ids.ts';
 
@@ -114,10 +114,8 @@ export const Return = defineActor({
   },
   evolve(s: ReturnState, e: Ev, meta): ReturnState {
     switch (e.type) {
-      case 'return.prepared': {
-        const { type: _t, ...rest } = e;
-        return { ...s, ...rest, status: 'pending_approval', created_at: meta.at };
-      }
+      case 'return.prepared':
+        return { ...s, ...factsOf(e), status: 'pending_approval', created_at: meta.at };
       case 'return.approved':
         return { ...s, status: 'approved', approved_by: e.approved_by, approved_at: meta.at };
       case 'return.submitted':
@@ -138,10 +136,7 @@ const money = (amount: number, currency: string) => ({ amount, currency });
 export function returnView(s: ReturnState) {
   const m = (n: number) => money(n, s.currency);
   return {
-    id: s.id,
-    object: 'remittance_return' as const,
-    livemode: s.livemode,
-    mocked: false,
+    ...recordHead('remittance_return', s.id, s.livemode, false),
     status: s.status,
     form: s.form,
     levy: s.levy,
