@@ -4,7 +4,7 @@
  * Scopes: only named ones, never a wildcard, never more than the issuer holds.
  */
 import { ApiError, type Caller, createDedupe, createdId, errorEntry, keyValue, type ListEnvelope, listPage, type Platform, type Realm, type ValidationEntry, validationError } from '../../kernel/index.ts';
-import { ApiKey, type ApiKeyState, type ApiKeyView } from './api-key.ts';
+import { ApiKey, type ApiKeyView } from './api-key.ts';
 import { putCredential, removeCredential } from './credential-records.ts';
 import { personBehind } from './persons.ts';
 import { revokedKeysOf } from './revoked-keys.ts';
@@ -58,7 +58,7 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
   const id = createdId(caller, ApiKey.prefix);
   const person = await personBehind(platform, caller);
   const expires_at = k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString();
-  const view = (await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person, expires_at }, { ...caller, dedupeId: createDedupe(caller) })) as ApiKeyView;
+  const view = await platform.system.ask(ApiKey, id, 'issue', { name: k.name, realm: k.realm, scopes: k.scopes, person, expires_at }, { ...caller, dedupeId: createDedupe(caller) });
   const kv = keyValue(platform);
   const undelivered = await kv.get<string>(digestKey(id));
   if (undelivered !== undefined && undelivered !== d) await removeCredential(kv, undelivered);
@@ -75,11 +75,11 @@ export async function issueKey(platform: Platform, caller: Caller, k: IssueKey):
  * key (revoked-keys.ts), on this node as soon as it is answered.
  */
 export async function revokeKey(platform: Platform, caller: Caller, id: string): Promise<ApiKeyView> {
-  await platform.system.state<ApiKeyState>(ApiKey, id, caller.org); // 404 / 403 organisation_mismatch first
+  await platform.system.state(ApiKey, id, caller.org); // 404 / 403 organisation_mismatch first
   const kv = keyValue(platform);
   const d = await kv.get<string>(digestKey(id));
   if (d) await removeCredential(kv, d);
-  const view = (await platform.system.ask(ApiKey, id, 'revoke', undefined, caller)) as ApiKeyView;
+  const view = await platform.system.ask(ApiKey, id, 'revoke', undefined, caller);
   revokedKeysOf(platform)?.add(id);
   return view;
 }

@@ -14,8 +14,8 @@
  */
 import { ApiError, type Caller, conflict, createDedupe, createdId, fieldError, keyValue, type ListEnvelope, listPage, newId, type Platform } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
-import { Invitation, type InvitationState, type InvitationView } from './invitation.ts';
-import { Organisation, type OrganisationDetail, type OrganisationState } from './organisation.ts';
+import { Invitation, type InvitationView } from './invitation.ts';
+import { Organisation, type OrganisationDetail } from './organisation.ts';
 import { personBehind } from './persons.ts';
 import { digest, hashPassword, newSecret, passwordWeakness } from './secrets.ts';
 import { emailKey, normaliseEmail, openSession, type EmailEntry, type SessionView } from './sessions.ts';
@@ -52,7 +52,7 @@ export async function invite(platform: Platform, caller: Caller, input: { email:
   const id = createdId(caller, Invitation.prefix);
   const invitedBy = await personBehind(platform, caller);
   const expires = platform.clock.now() + INVITATION_TTL_MS;
-  const view = (await platform.system.ask(Invitation, id, 'issue', { email, name: input.name, invited_by: invitedBy, expires_at: expires }, { ...caller, dedupeId: createDedupe(caller) })) as InvitationView;
+  const view = await platform.system.ask(Invitation, id, 'issue', { email, name: input.name, invited_by: invitedBy, expires_at: expires }, { ...caller, dedupeId: createDedupe(caller) });
   if (view.status !== 'pending') throw conflict('This invitation was already accepted.');
   const token = newSecret(INVITATION_TOKEN_PREFIX);
   const d = digest(token);
@@ -74,10 +74,10 @@ export async function acceptInvitation(platform: Platform, input: { token: strin
   const d = digest(input.token);
   const entry = input.token.length <= 512 ? await kv.get<TokenEntry>(tokenKey(d)) : undefined;
   if (!entry) throw invalid();
-  const inv = await platform.system.state<InvitationState>(Invitation, entry.id, entry.org);
+  const inv = await platform.system.state(Invitation, entry.id, entry.org);
   if (inv.status !== 'pending') throw invalid();
   if (platform.clock.now() >= inv.expires_at) throw invalid('it expired');
-  const org = await platform.system.state<OrganisationState>(Organisation, entry.org, entry.org);
+  const org = await platform.system.state(Organisation, entry.org, entry.org);
   const name = input.name ?? inv.name;
   const weak = passwordWeakness(input.password, { email: inv.email, name, organisation: org.name });
   if (weak) throw fieldError('/password', 'weak_password', weak);
@@ -90,7 +90,7 @@ export async function acceptInvitation(platform: Platform, input: { token: strin
     const accountId = newId(Account.prefix);
     const caller: Caller = { org: entry.org, livemode: false, requestId, principal: accountId };
     // The account first: until the invitation accepts and the email points at it, nobody can sign in to it.
-    const account = (await platform.system.ask(Account, accountId, 'register', { email: inv.email, name, password }, caller)) as AccountDetail;
+    const account = await platform.system.ask(Account, accountId, 'register', { email: inv.email, name, password }, caller);
     await platform.system.ask(Invitation, inv.id, 'accept', { account: accountId }, caller);
     await kv.set(ek, { account: accountId, org: entry.org } satisfies EmailEntry);
     linked = true;

@@ -70,13 +70,13 @@ export async function issueClient(platform: Platform, input: { org: string; name
   const secret = newSecret('cs_test_');
   const d = digest(secret);
   const id = newId(OAuthClient.prefix);
-  const view = (await platform.system.ask(OAuthClient, id, 'issue', { name: input.name, realm: 'test', scopes }, { org: input.org, principal: 'operator' })) as OAuthClientView;
+  const view = await platform.system.ask(OAuthClient, id, 'issue', { name: input.name, realm: 'test', scopes }, { org: input.org, principal: 'operator' });
   await keyValue(platform).set(clientKey(id), { org: input.org, digest: d, realm: 'test', scopes } satisfies ClientEntry);
   return { ...view, client_secret: secret };
 }
 
 export async function revokeClient(platform: Platform, org: string, id: string): Promise<OAuthClientView> {
   await keyValue(platform).delete(clientKey(id));
-  return (await platform.system.ask(OAuthClient, id, 'revoke', undefined, { org, principal: 'operator' })) as OAuthClientView;
+  return await platform.system.ask(OAuthClient, id, 'revoke', undefined, { org, principal: 'operator' });
 }
 

@@ -16,14 +16,14 @@
  */
 import { isApiError, isIdOf, notFound, type Caller, type Platform } from '../../kernel/index.ts';
 import { Account, type AccountDetail } from './account.ts';
-import { ApiKey, type ApiKeyState } from './api-key.ts';
+import { ApiKey } from './api-key.ts';
 
 export async function personBehind(platform: Platform, caller: Pick<Caller, 'org' | 'principal'>): Promise<string | null> {
   const id = caller.principal;
   if (!id) return null;
   if (!isIdOf(id, ApiKey.prefix)) return id;
   try {
-    const key = await platform.system.state<ApiKeyState>(ApiKey, id, caller.org);
+    const key = await platform.system.state(ApiKey, id, caller.org);
     return key.person ?? id;
   } catch (e) {
     if (isApiError(e) && e.code === 'not_found') return id;

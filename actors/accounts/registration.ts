@@ -45,10 +45,10 @@ export async function register(platform: Platform, input: RegistrationInput, req
   try {
     const org = newId(Organisation.prefix);
     const accountId = newId(Account.prefix);
-    const organisation = (await platform.system.ask(Organisation, org, 'register', { name: input.organisation_name }, { org, requestId })) as OrganisationDetail;
+    const organisation = await platform.system.ask(Organisation, org, 'register', { name: input.organisation_name }, { org, requestId });
     // The new person acts from here on, as they will on the session endpoints.
     const caller: Caller = { org, livemode: false, requestId, principal: accountId };
-    const account = (await platform.system.ask(Account, accountId, 'register', { email: normaliseEmail(input.email), name: input.name, password }, caller)) as AccountDetail;
+    const account = await platform.system.ask(Account, accountId, 'register', { email: normaliseEmail(input.email), name: input.name, password }, caller);
     const key = await issueKey(platform, caller, { name: 'First sandbox key', realm: 'test', scopes: [...ALL_SCOPES] });
     await kv.set(ek, { account: accountId, org } satisfies EmailEntry);
     const session = await openSession(platform, accountId, org);

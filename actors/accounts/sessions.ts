@@ -6,7 +6,7 @@
  */
 import { ApiError, keyValue, newId, type Platform, type Principal } from '../../kernel/index.ts';
 import { iso } from '../../runtime/index.ts';
-import { Account, type AccountState } from './account.ts';
+import { Account } from './account.ts';
 import { putCredential } from './credential-records.ts';
 import { decoyHash, digest, newSecret, verifyPassword } from './secrets.ts';
 import { assertSignInAllowed, clearFailedSignIns, noteFailedSignIn } from './sign-in-throttle.ts';
@@ -42,7 +42,7 @@ export async function signIn(platform: Platform, email: string, password: string
   const failedBefore = await assertSignInAllowed(platform, who);
   const entry = await keyValue(platform).get<EmailEntry | { pending: true }>(emailKey(email));
   const known = entry && 'account' in entry ? entry : undefined;
-  const state = known ? await platform.system.state<AccountState>(Account, known.account, known.org) : undefined;
+  const state = known ? await platform.system.state(Account, known.account, known.org) : undefined;
   const hash = state?.password ?? (await decoyHash());
   const ok = await verifyPassword(password, hash);
   if (!known || !state?.password || !ok) {

@@ -125,7 +125,7 @@ export async function decideVerification(platform: Platform, caller: Caller, id:
     const ms = dateMs(body.evidence_date);
     refuseIf(Number.isNaN(ms) ? [errorEntry('/evidence_date', 'invalid_date', 'evidence_date must be a date (YYYY-MM-DD).')] : ms > platform.clock.now() ? [errorEntry('/evidence_date', 'in_future', 'evidence_date cannot be after today.')] : []);
   }
-  const view = (await platform.system.ask(Verification, id, op, body, caller)) as { outcome: string };
+  const view = await platform.system.ask(Verification, id, op, body, caller);
   if (view.outcome === 'verified') await followOn(platform, caller.org, id);
   return view;
 }

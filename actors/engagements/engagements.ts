@@ -67,7 +67,7 @@ export async function paper(p: Platform, c: Caller, engagementId: string, body: 
     instrument = await draftInstrument(p, c, engagementId, newInstrumentId, dedupeId, body as DraftBody);
   }
   await p.system.ask(Instrument, instrument.id, 'submit', undefined, c);
-  const view = (await p.system.ask(Engagement, engagementId, 'paper', { instrument_id: instrument.id, template_code: instrument.template_code }, c)) as object;
+  const view = await p.system.ask(Engagement, engagementId, 'paper', { instrument_id: instrument.id, template_code: instrument.template_code }, c);
   // the answer carries the instrument papered (drafted by this call or given), as it now awaits assent
   return { ...view, papered_instrument: instrumentView(await instrumentState(p, c.org, instrument.id)) };
 }

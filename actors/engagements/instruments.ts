@@ -124,7 +124,7 @@ export async function executeInstrument(p: Platform, c: Caller, engagementId: st
   const seal = (await p.system.ask(SealChain, sealChainId(c.org), 'seal', { instrument_id: s.id, engagement_id: s.engagement_id, document: sealedDocument(s), expires_at: s.expires_at }, c)) as Seal;
   // The instrument's answer is its view after the commit (nothing is read again); the engagement
   // moves by reaction to instrument.executed, or sooner through engagementNow.
-  return (await p.system.ask(Instrument, s.id, 'execute', { seal }, c)) as InstrumentView;
+  return await p.system.ask(Instrument, s.id, 'execute', { seal }, c);
 }
 
 /** supersede: draft a variation of an executed instrument; both records are kept and linked (spec 1 rule 4, 3 Instrument). */

@@ -27,8 +27,8 @@ export function passportsOf(platform: Platform, org: string, s: { worker_ref: st
   return { worker: { live: w !== null, passport_id: w }, engaging_party: { live: e !== null, passport_id: e } };
 }
 
-export const engagementState = (p: Platform, org: string, id: string) => p.system.state<EngagementState>(Engagement, id, org);
-export const instrumentState = (p: Platform, org: string, id: string) => p.system.state<InstrumentState>(Instrument, id, org);
+export const engagementState = (p: Platform, org: string, id: string) => p.system.state(Engagement, id, org);
+export const instrumentState = (p: Platform, org: string, id: string) => p.system.state(Instrument, id, org);
 
 type ExecutedMove = { instrument_id: string; executed_at: string; supersedes: string | null };
 

@@ -43,21 +43,21 @@ export async function passportOf(platform: Platform, org: string, subject: strin
 
 /** POST /v1/identity/passports: only a resolved verification makes one; an existing passport is answered as it stands. */
 export async function passportFromVerification(platform: Platform, caller: Caller, verificationId: string): Promise<unknown> {
-  const s = await platform.system.state<VerificationState>(Verification, verificationId, caller.org);
+  const s = await platform.system.state(Verification, verificationId, caller.org);
   if (s.outcome !== 'resolved') throw new ApiError('conflict', `Verification ${verificationId} is ${s.outcome}; a passport is made only from a resolved verification.`);
   await issuePassport(platform, s, caller);
   return platform.system.get(Passport, passportIdOf(caller.org, s.subject_ref), caller.org);
 }
 
 export async function getPassport(platform: Platform, caller: Caller, id: string): Promise<unknown> {
-  const s = await platform.system.state<PassportState>(Passport, id, caller.org);
+  const s = await platform.system.state(Passport, id, caller.org);
   if (!s.issued) throw new ApiError('not_found', `No passport with id ${id}.`);
   return Passport.view(s);
 }
 
 export async function evidenceBundle(platform: Platform, caller: Caller, bundleId: string): Promise<unknown> {
   const id = verificationIdOfBundle(bundleId);
-  const s = await platform.system.state<VerificationState>(Verification, id, caller.org);
+  const s = await platform.system.state(Verification, id, caller.org);
   if (!s.results.length) throw new ApiError('not_found', `Verification ${id} queried no source (it was blocked), so it has no evidence bundle.`);
   const vault = await identityService(platform).vault.get(caller.org, id);
   return {

@@ -12,13 +12,13 @@ const PAGE = 100;
 /** The organisation's chart, opened with the starting accounts on first touch. */
 export async function chartOf(system: ActorSystem, org: string, livemode: boolean): Promise<ChartState> {
   await system.ask(Chart, chartIdFor(org), 'open', { livemode }, { org, dedupeId: 'open', lane: 'system' });
-  return system.state<ChartState>(Chart, chartIdFor(org), org);
+  return system.state(Chart, chartIdFor(org), org);
 }
 
 /** Every posting of the organisation, newest first (raw states). */
 export async function* allPostings(system: ActorSystem, org: string): AsyncGenerator<PostingState> {
   for await (const ids of system.eachIds(Posting, org, 'all', 'desc', PAGE)) {
-    for (const id of ids) yield await system.state<PostingState>(Posting, id, org);
+    for (const id of ids) yield await system.state(Posting, id, org);
   }
 }
 

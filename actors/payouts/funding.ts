@@ -8,7 +8,7 @@
  * executed when a deposit makes it fit (fundsArrived), with no further call (docs/gaps.md#payouts).
  */
 import { ApiError, type Caller, fieldError, isApiError, type Platform } from '../../kernel/index.ts';
-import { availableOf, FundingAccount, type FundingState } from './funding-account.ts';
+import { availableOf, FundingAccount } from './funding-account.ts';
 import { fundingAccountIdOf } from './ids.ts';
 import { isRunLinkInstruction } from './run-link.ts';
 import { type FundingCheck, fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
@@ -17,7 +17,7 @@ import { ACTIVE_POLICY } from './policy.ts';
 /** What the organisation's funding account holds available in a realm (0 while it has none). */
 export async function available(platform: Platform, org: string, livemode: boolean): Promise<number> {
   try {
-    return availableOf(await platform.system.state<FundingState>(FundingAccount, fundingAccountIdOf(org, livemode), org));
+    return availableOf(await platform.system.state(FundingAccount, fundingAccountIdOf(org, livemode), org));
   } catch (e) {
     if (isApiError(e) && e.code === 'not_found') return 0;
     throw e;
@@ -31,7 +31,7 @@ async function computeFunding(platform: Platform, org: string, s: InstructionSta
 }
 
 export async function fundingCheck(platform: Platform, caller: Caller, id: string): Promise<ReturnType<typeof fundingCheckView>> {
-  const s = await platform.system.state<InstructionState>(PayoutInstruction, id, caller.org);
+  const s = await platform.system.state(PayoutInstruction, id, caller.org);
   const check = await computeFunding(platform, caller.org, s);
   await platform.system.ask(PayoutInstruction, id, 'record_funding_check', check, caller);
   return fundingCheckView(s, check);
@@ -40,7 +40,7 @@ export async function fundingCheck(platform: Platform, caller: Caller, id: strin
 /** Reserves the total, then executes; a shortfall is recorded and answered 409. */
 export async function execute(platform: Platform, caller: Caller, id: string): Promise<unknown> {
   const { system } = platform;
-  const s = await system.state<InstructionState>(PayoutInstruction, id, caller.org);
+  const s = await system.state(PayoutInstruction, id, caller.org);
   if (s.status === 'executing' || s.status === 'settled' || s.status === 'partially_settled') return PayoutInstruction.view(s);
   if (s.status !== 'planned' || s.route_plan_id === null) return system.ask(PayoutInstruction, id, 'execute', { check: { sufficient: false, required_amount: s.total, available_amount: 0, shortfall: s.total, checked_at: 0 } }, caller); // the actor refuses with the reason
   const check = await computeFunding(platform, caller.org, s);
@@ -88,7 +88,7 @@ export async function fundsArrived(platform: Platform, org: string, livemode: bo
   const caller: Caller = { org, livemode, principal: 'system' };
   for await (const ids of platform.system.eachIds(PayoutInstruction, org, 'status:funding_pending', 'asc')) {
     for (const id of ids) {
-      const s = await platform.system.state<InstructionState>(PayoutInstruction, id, org);
+      const s = await platform.system.state(PayoutInstruction, id, org);
       if (s.status !== 'funding_pending' || s.livemode !== livemode || !isRunLinkInstruction(org, s)) continue;
       const check = await fundingCheck(platform, caller, id);
       if (!check.sufficient || s.route_plan_id === null) continue;

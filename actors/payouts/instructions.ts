@@ -8,11 +8,11 @@
 import { ApiError, type Caller, isApiError, keyValue, type Platform } from '../../kernel/index.ts';
 import type { SignedPayoutInstruction } from '../payroll/index.ts';
 import { documentKey, judge } from './intake.ts';
-import { fundingCheckView, type InstructionState, PayoutInstruction } from './instruction.ts';
+import { fundingCheckView, PayoutInstruction } from './instruction.ts';
 import { RoutePlan } from './route-plan.ts';
 import { payoutsService } from './service.ts';
 
-const instructionState = (platform: Platform, org: string, id: string) => platform.system.state<InstructionState>(PayoutInstruction, id, org);
+const instructionState = (platform: Platform, org: string, id: string) => platform.system.state(PayoutInstruction, id, org);
 
 /**
  * POST /v1/payouts/instructions, and the run link and remittance legs submitting theirs. The same

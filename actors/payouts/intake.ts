@@ -82,7 +82,7 @@ async function runFindings(platform: Platform, org: string, doc: InstructionDocu
   if (!runId) return [{ line: null, code: 'run_missing', detail: 'A run instruction names no run_id.' }];
   let run: RunState;
   try {
-    run = await platform.system.state<RunState>(Run, runId, org);
+    run = await platform.system.state(Run, runId, org);
   } catch {
     return [{ line: null, code: 'run_unknown', detail: `The run ${runId} the instruction names does not exist in this organisation.` }];
   }

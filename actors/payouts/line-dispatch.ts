@@ -13,7 +13,7 @@ import { nubanInstitution } from './nuban.ts';
 import { type CreatePayout, Payout, type PayoutTiming } from './payout.ts';
 import { ACTIVE_POLICY, railPolicy, type RailPolicy, type Timing } from './policy.ts';
 import type { RailCalls } from './rail-calls.ts';
-import { RoutePlan, type RoutePlanState } from './route-plan.ts';
+import { RoutePlan } from './route-plan.ts';
 import type { InstructionDocuments } from './submission.ts';
 
 const NO_RAILS: string[] = [];
@@ -42,10 +42,10 @@ export class LineDispatch {
     this.dispatching.add(id);
     try {
       const { system } = this.platform;
-      const s = known ?? (await system.state<InstructionState>(PayoutInstruction, id, org));
+      const s = known ?? (await system.state(PayoutInstruction, id, org));
       if (s.status !== 'executing' || s.dispatched >= s.line_count) return;
       const doc = await this.documents.get(org, id);
-      const plan = await system.state<RoutePlanState>(RoutePlan, s.route_plan_id!, org);
+      const plan = await system.state(RoutePlan, s.route_plan_id!, org);
       const order = [plan.primary_rail_id, ...plan.fallback_rail_ids];
       const policies = order.map((r) => railPolicy(r)!);
       const t = payoutTiming(this.timing);

@@ -83,7 +83,7 @@ export class OutcomeReports {
    * re-read of all of them at each reminder would make a large instruction quadratic).
    */
   async tally(org: string, id: string): Promise<void> {
-    const s = await this.platform.system.state<InstructionState>(PayoutInstruction, id, org);
+    const s = await this.platform.system.state(PayoutInstruction, id, org);
     if (s.status !== 'executing') {
       this.tallied.delete(id);
       return;
@@ -107,7 +107,7 @@ export class OutcomeReports {
     const overdue: Array<{ id: string; attempt_id: string }> = [];
     const now = this.platform.clock.now();
     for (let k = 0; k < open.length; k += 500) {
-      const states = await Promise.all(open.slice(k, k + 500).map((line) => this.platform.system.state<PayoutState>(Payout, payoutIdOf(id, line), org).catch(() => undefined)));
+      const states = await Promise.all(open.slice(k, k + 500).map((line) => this.platform.system.state(Payout, payoutIdOf(id, line), org).catch(() => undefined)));
       for (const p of states) {
         if (!p) continue;
         if (FINAL.has(p.status)) outcomes.push(outcomeOf(p));

@@ -5,11 +5,11 @@
  */
 import { ApiError, type Caller, isIdOf, listEnvelope, type ListEnvelope, parseListQuery, type Platform } from '../../kernel/index.ts';
 import { ACCOUNT_VALIDATION_PREFIX, payoutIdOfValidation } from './ids.ts';
-import { attemptView, Payout, type PayoutState, validationView } from './payout.ts';
+import { attemptView, Payout, validationView } from './payout.ts';
 
 type PageQuery = { limit?: number; starting_after?: string } | undefined;
 
-const payoutState = (platform: Platform, org: string, id: string) => platform.system.state<PayoutState>(Payout, id, org);
+const payoutState = (platform: Platform, org: string, id: string) => platform.system.state(Payout, id, org);
 
 /** GET .../payouts/{payout_id}/attempts: first first; the payout is read before the query is. */
 export async function attemptsOf(platform: Platform, org: string, payoutId: string, query: PageQuery): Promise<ListEnvelope<unknown>> {

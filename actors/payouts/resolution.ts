@@ -13,13 +13,13 @@ import { payoutsService } from './service.ts';
 export async function* payoutsOf(platform: Platform, org: string, instructionId: string, status?: string): AsyncGenerator<PayoutState[]> {
   const list = status ? `instruction:${instructionId}:status:${status}` : `instruction:${instructionId}`;
   for await (const ids of platform.system.eachIds(Payout, org, list)) {
-    yield await Promise.all(ids.map((pid) => platform.system.state<PayoutState>(Payout, pid, org)));
+    yield await Promise.all(ids.map((pid) => platform.system.state(Payout, pid, org)));
   }
 }
 
 /** POST /v1/payouts/payouts/{id}/resolve: ask the rail now (409 unless the payout waits for an answer). */
 export async function resolvePayout(platform: Platform, caller: Caller, payoutId: string): Promise<unknown> {
-  const s = await platform.system.state<PayoutState>(Payout, payoutId, caller.org);
+  const s = await platform.system.state(Payout, payoutId, caller.org);
   const a = s.attempts[s.attempts.length - 1];
   if (!a || (s.status !== 'unknown' && s.status !== 'pending')) throw new ApiError('conflict', `Payout ${payoutId} is ${s.status}; only an unknown or pending payout is resolved by asking its rail.`, { status: s.status });
   await payoutsService(platform).calls.query(caller.org, payoutId, a.id, a.rail_id);

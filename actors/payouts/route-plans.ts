@@ -25,7 +25,7 @@ export interface RailHealth {
 export async function makePlan(platform: Platform, caller: Caller, instructionId: string, body: PlanBody, planId: string): Promise<unknown> {
   const { system } = platform;
   const svc = payoutsService(platform);
-  const s = await system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
+  const s = await system.state(PayoutInstruction, instructionId, caller.org);
   if (s.status === 'quarantined') throw new ApiError('conflict', `Payout instruction ${s.id} is quarantined (${s.quarantine_reason}); it is never planned or executed.`);
   if (s.route_plan_id) throw new ApiError('conflict', `Payout instruction ${s.id} already has route plan ${s.route_plan_id}; a plan is fixed when it is made.`);
   if (s.status !== 'received' && s.status !== 'funding_pending') throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; only an instruction not yet executed can be planned.`);

@@ -14,7 +14,7 @@ import { payoutInstructionFor, Run } from '../payroll/index.ts';
 import { execute } from './funding.ts';
 import { ROUTE_PLAN_PREFIX, runInstructionIdOf, runLinkIdOf } from './ids.ts';
 import { accountOf, parseDocument } from './intake.ts';
-import { instructionNextAction, PayoutInstruction, type InstructionState } from './instruction.ts';
+import { instructionNextAction, PayoutInstruction } from './instruction.ts';
 import { submitInstruction } from './instructions.ts';
 import { ACTIVE_POLICY } from './policy.ts';
 import { RunLink, type RunLinkState, type RunOutcome } from './run-link.ts';
@@ -24,7 +24,7 @@ const SYSTEM = 'system';
 const NO_ACCOUNT_NOTE = 'No line of the run\u2019s signed instruction carries a bank account; set bank_account on the pay profiles and pay them by a later run.';
 
 export async function linkRun(platform: Platform, org: string, linkId: string): Promise<void> {
-  const link = await platform.system.state<RunLinkState>(RunLink, linkId, org);
+  const link = await platform.system.state(RunLink, linkId, org);
   if (link.status === 'requested') await submitRun(platform, org, linkId, link);
   else if (link.status === 'outcome_due' && link.outcome) await deliverOutcome(platform, org, linkId, link, link.outcome);
 }
@@ -43,7 +43,7 @@ async function submitRun(platform: Platform, org: string, linkId: string, link: 
     await system.ask(RunLink, linkId, 'submitted', { instruction_id: null, note: NO_ACCOUNT_NOTE }, opts);
     return;
   }
-  const run = await system.state<{ livemode: boolean }>(Run, link.run_id, org);
+  const run = await system.state(Run, link.run_id, org);
   const caller: Caller = { org, livemode: run.livemode, principal: SYSTEM };
   const id = runInstructionIdOf(org, link.run_id);
   await submitInstruction(platform, caller, env, id, `run_link:${link.run_id}`);
@@ -53,7 +53,7 @@ async function submitRun(platform: Platform, org: string, linkId: string, link: 
 
 /** Plans the run's instruction and, when the policy pays runs by reaction, executes it (a shortfall waits for funds). */
 async function payRun(platform: Platform, caller: Caller, id: string): Promise<void> {
-  const s = await platform.system.state<InstructionState>(PayoutInstruction, id, caller.org);
+  const s = await platform.system.state(PayoutInstruction, id, caller.org);
   if (s.status === 'quarantined' || s.status === 'failed') return; // kept as evidence; its record says why
   if (s.route_plan_id === null) await makePlan(platform, caller, id, {}, derivedId(ROUTE_PLAN_PREFIX, [id, 'plan']));
   if (ACTIVE_POLICY.pack.run_instructions.execution !== 'on_run_execution') return;
@@ -86,11 +86,11 @@ async function deliverOutcome(platform: Platform, org: string, linkId: string, l
  */
 export async function runPayoutWait(platform: Platform, org: string, runId: string): Promise<NextAction | null> {
   try {
-    return instructionNextAction(await platform.system.state<InstructionState>(PayoutInstruction, runInstructionIdOf(org, runId), org));
+    return instructionNextAction(await platform.system.state(PayoutInstruction, runInstructionIdOf(org, runId), org));
   } catch (e) {
     if (!isApiError(e) || e.code !== 'not_found') throw e;
   }
-  const link = await platform.system.state<RunLinkState>(RunLink, runLinkIdOf(org, runId), org).catch((e) => {
+  const link = await platform.system.state(RunLink, runLinkIdOf(org, runId), org).catch((e) => {
     if (isApiError(e) && e.code === 'not_found') return null;
     throw e;
   });

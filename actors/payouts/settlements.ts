@@ -12,8 +12,8 @@ import { Payout, type PayoutState } from './payout.ts';
 import type { Rail, StatementEntry } from './providers/index.ts';
 import { payoutsService } from './service.ts';
 import { countPayouts, reconcileRail, settledTransfersOf, settlementStatus } from './reconcile.ts';
-import { exceptionView, Reconciliation, type ReconciliationState } from './reconciliation.ts';
-import { Settlement, type SettlementState, type settlementView } from './settlement.ts';
+import { exceptionView, Reconciliation } from './reconciliation.ts';
+import { Settlement, type settlementView } from './settlement.ts';
 
 const SYSTEM = 'system';
 const PAGE = 500;
@@ -51,7 +51,7 @@ export async function settle(platform: Platform, caller: Caller, instructionId: 
 
 /** The instruction, if every payout of it is final after execution (else 409). */
 async function settleable(platform: Platform, caller: Caller, instructionId: string): Promise<InstructionState> {
-  const s = await platform.system.state<InstructionState>(PayoutInstruction, instructionId, caller.org);
+  const s = await platform.system.state(PayoutInstruction, instructionId, caller.org);
   if (s.status !== 'settled' && s.status !== 'partially_settled' && !(s.status === 'failed' && s.executed_at !== null)) {
     throw new ApiError('conflict', `Payout instruction ${s.id} is ${s.status}; a settlement is made once every payout of an executed instruction is final.`, { status: s.status });
   }
@@ -67,7 +67,7 @@ async function payoutsByLine(platform: Platform, org: string, s: InstructionStat
   const ours = new Map<string, PayoutState>();
   for (let from = 1; from <= s.line_count; from += PAGE) {
     const lines = Array.from({ length: Math.min(PAGE, s.line_count - from + 1) }, (_, k) => from + k);
-    const states = await Promise.all(lines.map((line) => platform.system.state<PayoutState>(Payout, payoutIdOf(s.id, line), org).catch((e: unknown) => {
+    const states = await Promise.all(lines.map((line) => platform.system.state(Payout, payoutIdOf(s.id, line), org).catch((e: unknown) => {
       if (isApiError(e) && e.code === 'not_found') return undefined;
       throw e;
     })));
@@ -106,7 +106,7 @@ async function recordReversals(platform: Platform, org: string, statements: read
       const p = ours.get(e.payout_id)!;
       if (e.status !== 'reversed' || p.status !== 'settled' || p.attempts[p.attempts.length - 1].id !== e.reference) continue;
       await system.ask(Payout, p.id, 'record_reversal', { attempt_id: e.reference, code: e.code, detail: `The payee's bank returned the credit (${rail.id} statement, code ${e.code}).` }, { org, principal: SYSTEM, lane: 'system', dedupeId: `reversal:${e.reference}` });
-      ours.set(p.id, await system.state<PayoutState>(Payout, p.id, org));
+      ours.set(p.id, await system.state(Payout, p.id, org));
       reversedNow++;
     }
   }
@@ -129,12 +129,12 @@ async function recordReconciliations(platform: Platform, caller: Caller, s: Inst
 
 /** GET .../settlements/{settlement_id}/receipt: totals per rail and the digest that covers them. */
 export async function settlementReceipt(platform: Platform, org: string, id: string): Promise<unknown> {
-  const s = await platform.system.state<SettlementState>(Settlement, id, org);
+  const s = await platform.system.state(Settlement, id, org);
   const v = Settlement.view(s) as ReturnType<typeof settlementView>;
   return { object: 'payout_settlement_receipt', livemode: s.livemode, mocked: true, settlement_id: s.id, instruction_id: s.instruction_id, run_id: s.run_id, settled_count: s.settled_count, settled_amount: v.settled_amount, by_rail: v.by_rail, digest: s.receipt_digest, issued_at: v.created_at };
 }
 
-const reconciliationState = (platform: Platform, org: string, id: string) => platform.system.state<ReconciliationState>(Reconciliation, id, org);
+const reconciliationState = (platform: Platform, org: string, id: string) => platform.system.state(Reconciliation, id, org);
 
 export async function reconciliationOf(platform: Platform, org: string, id: string): Promise<unknown> {
   return Reconciliation.view(await reconciliationState(platform, org, id));

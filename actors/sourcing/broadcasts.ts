@@ -10,8 +10,8 @@
 import { iso } from '../../runtime/index.ts';
 import { type Caller, conflict, createDedupe, createdId, derivedId, errorEntry, idOf, notFound, type Platform, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { variantFor } from './artefacts.ts';
-import { Broadcast, type BroadcastState, broadcastView } from './broadcast.ts';
-import { ChannelDelivery, type DeliveryState } from './channel-delivery.ts';
+import { Broadcast, broadcastView } from './broadcast.ts';
+import { ChannelDelivery } from './channel-delivery.ts';
 import { BROADCAST_PREFIX, DELIVERY_PREFIX, SPEND_CEILING_PREFIX } from './ids.ts';
 import { current, Requisition, type RequisitionState } from './requisition.ts';
 import { requisitionId } from './requisitions.ts';
@@ -53,7 +53,7 @@ export async function createBroadcast(platform: Platform, caller: Caller, reqId:
   const svc = sourcing(platform);
   const entries = [...checkChannels(svc, body.channel_ids), ...checkSpend(body.budget, '/budget')];
   if (entries.length) throw validationError(entries, Math.max(1, body.channel_ids.length));
-  const s = await platform.system.state<RequisitionState>(Requisition, requisitionId(reqId), caller.org);
+  const s = await platform.system.state(Requisition, requisitionId(reqId), caller.org);
   published(s);
   const version = current(s).version;
   const id = createdId(caller, BROADCAST_PREFIX);
@@ -67,7 +67,7 @@ export async function createBroadcast(platform: Platform, caller: Caller, reqId:
 }
 
 export async function getBroadcast(platform: Platform, caller: Caller, id: string) {
-  const b = await platform.system.state<BroadcastState>(Broadcast, broadcastId(id), caller.org);
+  const b = await platform.system.state(Broadcast, broadcastId(id), caller.org);
   const deliveries = (await Promise.all(b.deliveries.map((d) => platform.system.get(ChannelDelivery, d.delivery_id, caller.org)))) as Array<{ id: string; status: string }>;
   return broadcastView(b, deliveries);
 }
@@ -77,8 +77,8 @@ export async function addDelivery(platform: Platform, caller: Caller, body: { br
   const svc = sourcing(platform);
   const entries = [...checkChannels(svc, [body.channel_id]).map((e) => ({ ...e, field: '/channel_id' })), ...checkSpend(body.budget, '/budget')];
   if (entries.length) throw validationError(entries, 1);
-  const b = await platform.system.state<BroadcastState>(Broadcast, broadcastId(body.broadcast_id), caller.org);
-  const s = await platform.system.state<RequisitionState>(Requisition, b.requisition_id, caller.org);
+  const b = await platform.system.state(Broadcast, broadcastId(body.broadcast_id), caller.org);
+  const s = await platform.system.state(Requisition, b.requisition_id, caller.org);
   published(s);
   const existing = b.deliveries.find((d) => d.channel_id === body.channel_id);
   if (existing) throw conflict(`Broadcast ${b.id} already has delivery ${existing.delivery_id} to ${body.channel_id}; retry it instead.`);
@@ -89,7 +89,7 @@ export async function addDelivery(platform: Platform, caller: Caller, body: { br
 }
 
 export async function retryDelivery(platform: Platform, caller: Caller, broadcast: string, delivery: string) {
-  const d = await platform.system.state<DeliveryState>(ChannelDelivery, deliveryId(delivery), caller.org);
+  const d = await platform.system.state(ChannelDelivery, deliveryId(delivery), caller.org);
   if (d.seed?.broadcast_id !== broadcastId(broadcast)) throw notFound(`delivery of broadcast ${broadcast}`, d.id);
   return platform.system.ask(ChannelDelivery, d.id, 'retry', {}, caller);
 }

@@ -6,11 +6,11 @@
  * (same channel, same external_ref) is one lead.
  */
 import { type Caller, conflict, createDedupe, createdId, derivedId, idOf, notFound, type Platform } from '../../kernel/index.ts';
-import { ChannelDelivery, type DeliveryState } from './channel-delivery.ts';
+import { ChannelDelivery } from './channel-delivery.ts';
 import { LEAD_PREFIX, SUBJECT_PREFIX } from './ids.ts';
 import { Lead, type LeadSeed } from './lead.ts';
 import { type Candidate, screenLead } from './lead-screening.ts';
-import { current, Requisition, type RequisitionState } from './requisition.ts';
+import { current, Requisition } from './requisition.ts';
 import { requisitionId } from './requisitions.ts';
 import { deliveryId } from './broadcasts.ts';
 
@@ -26,13 +26,13 @@ export const leadId = (id: string) => idOf(id, LEAD_PREFIX, 'lead');
 
 /** The seed of a lead: its version, broadcast and screening (shared with imports). */
 export async function leadSeed(platform: Platform, caller: Caller, body: LeadBody): Promise<LeadSeed> {
-  const s = await platform.system.state<RequisitionState>(Requisition, requisitionId(body.requisition_id), caller.org);
+  const s = await platform.system.state(Requisition, requisitionId(body.requisition_id), caller.org);
   if (s.published_at === null) throw conflict(`Requisition ${s.id} has never been published; it has no leads.`);
   let version: number;
   let broadcast: string | null = null;
   let channel = body.channel_id ?? null;
   if (body.delivery_id !== undefined) {
-    const d = await platform.system.state<DeliveryState>(ChannelDelivery, deliveryId(body.delivery_id), caller.org);
+    const d = await platform.system.state(ChannelDelivery, deliveryId(body.delivery_id), caller.org);
     if (d.seed?.requisition_id !== s.id) throw notFound(`delivery of requisition ${s.id}`, d.id);
     if (channel !== null && channel !== d.seed.channel_id) throw conflict(`Delivery ${d.id} went to ${d.seed.channel_id}, not ${channel}.`);
     version = d.seed.requisition_version;

@@ -141,7 +141,7 @@ export async function createRequisition(platform: Platform, caller: Caller, body
   return platform.system.ask(Requisition, id, 'create', { ...prepared, livemode: caller.livemode }, { ...caller, dedupeId: createDedupe(caller) });
 }
 
-const stateOf = (platform: Platform, caller: Caller, id: string) => platform.system.state<RequisitionState>(Requisition, requisitionId(id), caller.org);
+const stateOf = (platform: Platform, caller: Caller, id: string) => platform.system.state(Requisition, requisitionId(id), caller.org);
 
 export async function editRequisition(platform: Platform, caller: Caller, id: string, patch: RequisitionBody) {
   const s = await stateOf(platform, caller, id);

@@ -10,7 +10,7 @@ import { workerPage } from '../lists.ts';
 import { workerActorId } from '../supply/worker.ts';
 import { stepFacts } from './proof.ts';
 import { allocationService } from '../supply/service.ts';
-import { WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
+import { WorkOrder, workOrderIdOfOffer } from '../work-orders/work-order.ts';
 
 const policyOf = (platform: Platform) => allocationService(platform).policy;
 export const assignmentIdOf = (offerId: string) => derivedId(ASSIGNMENT_PREFIX, [offerId]);
@@ -23,7 +23,7 @@ function passcode(digits: number): string {
 
 /** POST /v1/allocation/assignments {offer_id}: one assignment per accepted offer; the passcodes in this answer only. */
 export async function createAssignment(platform: Platform, caller: Caller, offerId: string, dedupeId: string | undefined): Promise<unknown> {
-  const wo = await platform.system.state<WorkOrderState>(WorkOrder, workOrderIdOfOffer(offerId), caller.org).catch((e: unknown) => {
+  const wo = await platform.system.state(WorkOrder, workOrderIdOfOffer(offerId), caller.org).catch((e: unknown) => {
     if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No offer ${offerId}.`);
     throw e;
   });
@@ -31,7 +31,7 @@ export async function createAssignment(platform: Platform, caller: Caller, offer
   if (!offer) throw new ApiError('not_found', `No offer ${offerId}.`);
   if (offer.status !== 'accepted') throw new ApiError('conflict', `Offer ${offerId} is ${offer.status}; an assignment is made from an accepted offer.`);
   const id = assignmentIdOf(offerId);
-  const existing = await platform.system.state<AssignmentState>(Assignment, id, caller.org).catch(() => undefined);
+  const existing = await platform.system.state(Assignment, id, caller.org).catch(() => undefined);
   if (existing) {
     await noteAssignment(platform, caller, wo.id, offerId, id); // a create stopped between its two steps is finished here
     throw new ApiError('conflict', `Offer ${offerId} already has assignment ${id}; its passcodes were shown when it was made.`);
@@ -65,7 +65,7 @@ function noteAssignment(platform: Platform, caller: Caller, workOrderId: string,
 }
 
 export async function assignmentStep(platform: Platform, caller: Caller, id: string, step: 'arrive' | 'complete', passcodeGiven: string, dedupeId: string | undefined): Promise<unknown> {
-  const s = await platform.system.state<AssignmentState>(Assignment, id, caller.org);
+  const s = await platform.system.state(Assignment, id, caller.org);
   const policy = policyOf(platform).pack;
   const facts = await stepFacts(platform, s, step === 'arrive' ? 'start' : 'completion', passcodeGiven, policy);
   const payload = step === 'arrive' ? { passcode: passcodeGiven, facts } : { passcode: passcodeGiven, facts, min_dwell_seconds: policy.assignment?.min_dwell_seconds ?? 0, max_gap_seconds: policy.assignment?.max_telemetry_gap_seconds ?? Infinity };
@@ -78,13 +78,13 @@ export async function assignmentCommand(platform: Platform, caller: Caller, id: 
 }
 
 export async function proofOf(platform: Platform, org: string, id: string): Promise<unknown> {
-  const s = await platform.system.state<AssignmentState>(Assignment, id, org);
+  const s = await platform.system.state(Assignment, id, org);
   if (!s.seal) throw new ApiError('conflict', `Assignment ${id} is ${s.status}; its proof is sealed when it completes (or its exception is upheld).`);
   return { object: 'proof_bundle', livemode: s.livemode, mocked: false, ...proofBody(s), seal: s.seal };
 }
 
 export async function exceptionOf(platform: Platform, org: string, assignmentId: string): Promise<unknown> {
-  const s = await platform.system.state<AssignmentState>(Assignment, assignmentId, org);
+  const s = await platform.system.state(Assignment, assignmentId, org);
   if (!s.exception) throw new ApiError('not_found', `No exception on assignment ${assignmentId}.`);
   return exceptionView(s);
 }

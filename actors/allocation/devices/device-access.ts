@@ -12,9 +12,9 @@
  * (withDeviceSockets). docs/gaps.md#allocation records the rules.
  */
 import { ApiError, idOf, type Platform, type Principal, type RouteDef, type RouteRequest, type SocketDef } from '../../../kernel/index.ts';
-import { Assignment, ASSIGNMENT_PREFIX, type AssignmentState } from '../assignments/assignment.ts';
+import { Assignment, ASSIGNMENT_PREFIX } from '../assignments/assignment.ts';
 import { DEVICE_REVOCATIONS, type DeviceRevocations } from './device-revocations.ts';
-import { OFFER_PREFIX, WorkOrder, workOrderIdOfOffer, type WorkOrderState } from '../work-orders/work-order.ts';
+import { OFFER_PREFIX, WorkOrder, workOrderIdOfOffer } from '../work-orders/work-order.ts';
 
 type WorkerOf = (req: RouteRequest) => string | undefined | Promise<string | undefined>;
 
@@ -26,7 +26,7 @@ const fromBatch: WorkerOf = (req) => {
 };
 const fromOffer: WorkerOf = async (req) => {
   const offerId = idOf(req.params.offer_id!, OFFER_PREFIX, 'offer');
-  const wo = await req.platform.system.state<WorkOrderState>(WorkOrder, workOrderIdOfOffer(offerId), req.org).catch((e: unknown) => {
+  const wo = await req.platform.system.state(WorkOrder, workOrderIdOfOffer(offerId), req.org).catch((e: unknown) => {
     if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No offer ${offerId}.`);
     throw e;
   });
@@ -35,7 +35,7 @@ const fromOffer: WorkerOf = async (req) => {
   return o.worker_id;
 };
 const fromAssignment: WorkerOf = async (req) =>
-  (await req.platform.system.state<AssignmentState>(Assignment, idOf(req.params.assignment_id!, ASSIGNMENT_PREFIX, 'assignment'), req.org)).worker_id;
+  (await req.platform.system.state(Assignment, idOf(req.params.assignment_id!, ASSIGNMENT_PREFIX, 'assignment'), req.org)).worker_id;
 
 /** A list's worker_id filter; a device that gives none lists its own worker's. */
 const fromQuery: WorkerOf = (req) => {

@@ -8,7 +8,7 @@
  */
 import { dropDeviceSecret, storeDeviceSecret } from '../../accounts/index.ts';
 import { ApiError, type Caller, createDedupe, createdId, keyValue, type ListEnvelope, listPage, type Platform } from '../../../kernel/index.ts';
-import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX, type DeviceCredentialState, deviceCredentialView } from './device-credential.ts';
+import { DeviceCredential, DEVICE_CREDENTIAL_PREFIX, deviceCredentialView } from './device-credential.ts';
 import { WORKER_ID } from '../supply/heartbeat.ts';
 
 /** What a device does is allocation's reads and writes; every other module refuses it by scope (spec 5.6). */
@@ -41,7 +41,7 @@ export async function issueDeviceCredential(platform: Platform, caller: Caller, 
 }
 
 export async function revokeDeviceCredential(platform: Platform, caller: Caller, id: string): Promise<unknown> {
-  await platform.system.state<DeviceCredentialState>(DeviceCredential, id, caller.org); // 404 / 403 organisation_mismatch first
+  await platform.system.state(DeviceCredential, id, caller.org); // 404 / 403 organisation_mismatch first
   const kv = keyValue(platform);
   const digest = await kv.get<string>(digestKey(id));
   if (digest) await dropDeviceSecret(kv, digest);

@@ -78,7 +78,7 @@ export class DeviceFeed {
   /** The worker's inbox as it stands (its backlog); an inbox never written to has nothing. */
   async inbox(org: string, worker: string): Promise<Pick<InboxState, 'sequence' | 'notices'>> {
     try {
-      return await this.platform.system.state<InboxState>(DeviceInbox, inboxIdOf(org, worker), org);
+      return await this.platform.system.state(DeviceInbox, inboxIdOf(org, worker), org);
     } catch (e) {
       if ((e as { code?: string }).code === 'not_found') return { sequence: 0, notices: [] };
       throw e;

@@ -100,7 +100,7 @@ export class AllocationService {
   private catchUp(lw: LiveWorker): LiveWorker | Promise<LiveWorker> {
     const r = this.replica.at(lw.key);
     if (!r?.committed || r.committed.version <= (lw.state.version ?? 0)) return lw;
-    return this.platform.system.state<WorkerState>(Worker, lw.id, lw.org).then((s) => (this.live.mirror(lw.org, lw.workerId, s), lw));
+    return this.platform.system.state(Worker, lw.id, lw.org).then((s) => (this.live.mirror(lw.org, lw.workerId, s), lw));
   }
 
   /**

@@ -198,7 +198,7 @@ export class SupplyFeed {
         const named = (event.data as { worker_id?: unknown }).worker_id;
         const workerId = typeof named === 'string' ? named : this.workerIds.get(id);
         if (workerId !== undefined) this.worker(event.org, workerId, id);
-        else this.track(this.platform.system.state<WorkerState>(Worker, id, event.org).then((s) => this.worker(event.org, s.worker_id, id)));
+        else this.track(this.platform.system.state(Worker, id, event.org).then((s) => this.worker(event.org, s.worker_id, id)));
       }
     }
   }
@@ -356,7 +356,7 @@ export class SupplyFeed {
   private async workOrderView(org: string, id: string): Promise<unknown> {
     let st: WorkOrderState;
     try {
-      st = await this.platform.system.state<WorkOrderState>(WorkOrder, id, org);
+      st = await this.platform.system.state(WorkOrder, id, org);
     } catch (e) {
       if (e instanceof ApiError && (e.code === 'not_found' || e.code === 'organisation_mismatch')) return undefined;
       throw e;

@@ -10,7 +10,7 @@
  * while it waited is applied. docs/gaps.md#allocation says why it is lazy.
  */
 import { isApiError, notFound, type Platform, readings } from '../../../kernel/index.ts';
-import { IntegrityFlag, type FlagState } from './integrity-flag.ts';
+import { IntegrityFlag } from './integrity-flag.ts';
 import { Worker, workerActorId, type WorkerState } from './worker.ts';
 
 const isCode = (e: unknown, ...codes: string[]) => isApiError(e) && codes.includes(e.code);
@@ -25,12 +25,12 @@ export class WorkerDirectory {
   async state(org: string, workerId: string): Promise<WorkerState> {
     const id = workerActorId(org, workerId);
     try {
-      return await this.platform.system.state<WorkerState>(Worker, id, org);
+      return await this.platform.system.state(Worker, id, org);
     } catch (e) {
       if (!isCode(e, 'not_found')) throw e;
     }
     if (!(await this.adopt(org, workerId))) throw notFound('worker', workerId);
-    return this.platform.system.state<WorkerState>(Worker, id, org);
+    return this.platform.system.state(Worker, id, org);
   }
 
   /** The actor id, once a record of the old scheme (if any) is adopted: call before a command that creates. */
@@ -59,7 +59,7 @@ export class WorkerDirectory {
     const store = readings(this.platform);
     let legacy: WorkerState;
     try {
-      legacy = await system.state<WorkerState>(Worker, workerId, org);
+      legacy = await system.state(Worker, workerId, org);
     } catch (e) {
       // none, or another organisation's: that one is theirs to adopt
       if (isCode(e, 'not_found', 'organisation_mismatch')) return false;
@@ -76,7 +76,7 @@ export class WorkerDirectory {
     if (copied.length) await store.append(id, copied);
     // a decision reaching the new id before the adoption was refused there (404): apply it now
     if (legacy.open_flag_id !== null) {
-      const flag = await system.state<FlagState>(IntegrityFlag, legacy.open_flag_id, org).catch((e: unknown) => {
+      const flag = await system.state(IntegrityFlag, legacy.open_flag_id, org).catch((e: unknown) => {
         if (isCode(e, 'not_found')) return undefined; // not raised yet: its reaction still comes
         throw e;
       });

@@ -10,7 +10,7 @@ import type { Presence } from './presence.ts';
 import { allocationService, type AllocationService } from './service.ts';
 import type { ExclusionReason, Neighbour } from './supply-map.ts';
 import type { SupplyRecord } from './supply-replica.ts';
-import { Worker, type ExternalExclusion, type WorkerState } from './worker.ts';
+import { Worker, type ExternalExclusion } from './worker.ts';
 
 export interface SupplyState {
   object: 'supply_state';
@@ -109,7 +109,7 @@ async function actorId(s: AllocationService, org: string, workerId: string): Pro
  */
 async function readOwnWrite(s: AllocationService, org: string, workerId: string, id: string): Promise<void> {
   if (!s.bus) return;
-  s.mirror(org, workerId, await s.platform.system.state<WorkerState>(Worker, id, org));
+  s.mirror(org, workerId, await s.platform.system.state(Worker, id, org));
 }
 
 /** How far back a worker's recent readings are read (the card of a person watching the worker). */

@@ -86,7 +86,7 @@ export async function workOrderStep(platform: Platform, caller: Caller, id: stri
 
 /** GET .../ranking: the ranking as it stands now around the work order, every factor shown. */
 export async function rankingOf(platform: Platform, org: string, id: string): Promise<unknown> {
-  const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);
+  const s = await platform.system.state(WorkOrder, id, org);
   const weights = weightsVersion(s.weight_set.version) ?? ACTIVE_WEIGHTS;
   const { ranked, excluded } = rankAround(platform, org, s, weights.set);
   return {
@@ -103,7 +103,7 @@ export async function rankingOf(platform: Platform, org: string, id: string): Pr
 }
 
 async function offerState(platform: Platform, org: string, offerId: string) {
-  const s = await platform.system.state<WorkOrderState>(WorkOrder, workOrderIdOfOffer(offerId), org).catch((e: unknown) => {
+  const s = await platform.system.state(WorkOrder, workOrderIdOfOffer(offerId), org).catch((e: unknown) => {
     if (e instanceof ApiError && e.code === 'not_found') throw new ApiError('not_found', `No offer ${offerId}.`);
     throw e;
   });
@@ -133,7 +133,7 @@ export async function declineOffer(platform: Platform, caller: Caller, offerId: 
 }
 
 export async function offersOf(platform: Platform, org: string, id: string): Promise<unknown> {
-  const s = await platform.system.state<WorkOrderState>(WorkOrder, id, org);
+  const s = await platform.system.state(WorkOrder, id, org);
   return { object: 'list', data: [...s.offers].reverse().map((o) => offerView(s, o)), has_more: false };
 }
 

@@ -18,7 +18,7 @@ export async function payslipParts(p: Platform, c: Caller, id: string): Promise<
   if (!at) throw notFound('payslip', id);
   let s: RunState;
   try {
-    s = await p.system.state<RunState>(Run, at.runId, c.org);
+    s = await p.system.state(Run, at.runId, c.org);
   } catch (e) {
     if (e instanceof ApiError && e.code === 'not_found') throw notFound('payslip', id);
     throw e;

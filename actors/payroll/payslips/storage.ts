@@ -1,7 +1,7 @@
 /** Writing and reading a run's payslips (kept in PayslipBatch actors, batch.ts, in payslip order). */
 import type { Caller } from '../../../kernel/index.ts';
 import type { ActorSystem } from '../../../runtime/index.ts';
-import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH, type BatchState } from './batch.ts';
+import { batchId, calculationToken, PayslipBatch, PAYSLIPS_PER_BATCH } from './batch.ts';
 import { correctionDeltas, type PayslipRecord } from './record.ts';
 import { fromColumns, recordAt, toColumns } from './columns.ts';
 import { Run, type RunState } from '../runs/run.ts';
@@ -21,7 +21,7 @@ export async function writeBatches(system: ActorSystem, runId: string, records: 
   return ids;
 }
 
-const batch = (system: ActorSystem, s: RunState, id: string) => system.state<BatchState>(PayslipBatch, id, s.org);
+const batch = (system: ActorSystem, s: RunState, id: string) => system.state(PayslipBatch, id, s.org);
 
 /** Every payslip of the run's current calculation, in order. */
 export async function loadPayslips(system: ActorSystem, s: RunState): Promise<PayslipRecord[]> {
@@ -51,7 +51,7 @@ export async function loadPayslip(system: ActorSystem, s: RunState, n: number): 
 /** The corrected run's payslips, for a correction run; [] otherwise. */
 export async function correctedPayslips(system: ActorSystem, s: Pick<RunState, 'org' | 'corrects_run_id'>): Promise<PayslipRecord[]> {
   if (!s.corrects_run_id) return [];
-  return loadPayslips(system, await system.state<RunState>(Run, s.corrects_run_id, s.org));
+  return loadPayslips(system, await system.state(Run, s.corrects_run_id, s.org));
 }
 
 /** What the instruction set and payout are built from: the payslips, or a correction's deltas. */

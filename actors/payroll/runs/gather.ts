@@ -21,7 +21,7 @@ import type { ActorSystem } from '../../../runtime/index.ts';
 import { isApiError } from '../../../kernel/index.ts';
 import { fullYearToDate, type EmployerInputs, type PayeeInputs, type PayItem, type PayslipOptions, type YearToDate } from '../engine/index.ts';
 import { DEFAULT_EMPLOYER, Employer, employerIdFor, type EmployerSettings } from '../employer.ts';
-import { PayProfile, stateOnFirstOfJanuary, type PayProfileState } from '../pay-profile.ts';
+import { PayProfile, stateOnFirstOfJanuary } from '../pay-profile.ts';
 import type { PayeeRef, PayslipRecord } from '../payslips/record.ts';
 import { loadPayslips } from '../payslips/storage.ts';
 import { RosterEntry, monthsEmployed, type RosterEntryState } from '../roster-entry.ts';
@@ -46,7 +46,7 @@ export interface Gathered {
 /** The settings as configured, and whether anyone configured them (a run on defaults raises a finding). */
 export async function employerSettings(system: ActorSystem, org: string): Promise<EmployerSettings & { configured: boolean }> {
   try {
-    return { ...(await system.state<EmployerSettings>(Employer, employerIdFor(org), org)), configured: true };
+    return { ...(await system.state(Employer, employerIdFor(org), org)), configured: true };
   } catch (e) {
     if (isApiError(e) && e.code === 'not_found') return { ...DEFAULT_EMPLOYER, configured: false };
     throw e;
@@ -125,7 +125,7 @@ async function rosterEntries(system: ActorSystem, s: RunState, chosen: Set<strin
   const entries: PaidEntry[] = [];
   const found = new Set<string>();
   for await (const ids of system.eachIds(RosterEntry, s.org, 'all', 'asc', PAGE)) {
-    const batch = await Promise.all(ids.map((id) => system.state<RosterEntryState>(RosterEntry, id, s.org)));
+    const batch = await Promise.all(ids.map((id) => system.state(RosterEntry, id, s.org)));
     for (const e of batch) {
       if (chosen !== null && !chosen.has(e.payee_ref)) continue;
       const employed = e.starts_on <= last && (e.ends_on === null || e.ends_on >= first);
@@ -162,7 +162,7 @@ async function payeesOf(system: ActorSystem, s: RunState, corrected: readonly Pa
   const period = s.period;
   const taxYear = Number(period.slice(0, 4));
   const month = Number(period.slice(5, 7));
-  const profiles = await Promise.all(entries.map(({ e }) => system.state<PayProfileState>(PayProfile, e.pay_profile_id, s.org)));
+  const profiles = await Promise.all(entries.map(({ e }) => system.state(PayProfile, e.pay_profile_id, s.org)));
   const payees: GatheredPayee[] = [];
   entries.forEach(({ e, incomeMonth }, i) => {
     const p = profiles[i];
@@ -207,7 +207,7 @@ export async function yearToDate(system: ActorSystem, org: string, period: strin
     for await (const ids of system.eachIds(Run, org, `period:${year}-${pad(m)}`, 'asc', PAGE)) {
       for (const id of ids) {
         if (m === month && except.includes(id)) continue;
-        const r = await system.state<RunState>(Run, id, org);
+        const r = await system.state(Run, id, org);
         if (EXECUTED.has(r.status)) runs.push(r);
       }
     }

@@ -34,7 +34,7 @@ export function glExportCsv(s: RunState, payslips: readonly PayslipRecord[], exp
 export async function glExportOf(p: Platform, s: RunState, exportId: string): Promise<string> {
   let reversal: PostingRequest | undefined;
   if (s.corrects_run_id && s.reversal_posting_id) {
-    const target = await p.system.state<RunState>(Run, s.corrects_run_id, s.org);
+    const target = await p.system.state(Run, s.corrects_run_id, s.org);
     const old = buildPosting(target.id, target.period, target.livemode, await loadPayslips(p.system, target));
     if (old && target.ledger_posting_id) reversal = reversalOf(old, target.ledger_posting_id, '');
   }

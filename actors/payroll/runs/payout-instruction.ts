@@ -96,7 +96,7 @@ export function signedInstruction(run: RunState, payslips: readonly PayslipRecor
 
 /** The signed payout instruction of an executed run, as the payouts area receives it. */
 export async function payoutInstructionFor(system: ActorSystem, org: string, runId: string): Promise<SignedPayoutInstruction | undefined> {
-  const run = await system.state<RunState>(Run, runId, org);
+  const run = await system.state(Run, runId, org);
   return run.payout ? signedInstruction(run, await remittanceBasis(system, run)) : undefined;
 }
 

@@ -27,7 +27,7 @@ import { EXECUTED, Run, totalsView, type NewFinding, type RunItem, type RunSetti
 // A run as the payroll operations read it (spec 4.8), and the rule pack it pinned (spec 9).
 
 export async function runState(p: Platform, c: Caller, runId: string): Promise<RunState> {
-  return p.system.state<RunState>(Run, idOf(runId, RUN_PREFIX, 'payroll run'), c.org);
+  return p.system.state(Run, idOf(runId, RUN_PREFIX, 'payroll run'), c.org);
 }
 
 export function pinnedPack(s: RunState): RulePack {

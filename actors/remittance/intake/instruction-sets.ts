@@ -9,9 +9,9 @@
  * reminders; every command they send is idempotent.
  */
 import { ApiError, type Caller, errorEntry, idOf, listEnvelope, type MoneyValue, parseListQuery, type Platform, type ValidationEntry, validationError } from '../../../kernel/index.ts';
-import { Run, type RunState } from '../../payroll/index.ts';
+import { Run } from '../../payroll/index.ts';
 import { addObligationLine, isDate, type Levy } from '../authorities/index.ts';
-import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, setView, type IngestedInstructionSetView, type Receive, type SetState } from './instruction-set.ts';
+import { DISCREPANCY_PREFIX, discrepancyView, IngestedInstructionSet, SET_PREFIX, setIdOfDiscrepancy, setView, type IngestedInstructionSetView, type Receive } from './instruction-set.ts';
 import { intakeService, type IntakeSteps } from './service.ts';
 import { validateLines, type Lines, type RunFacts } from './validate.ts';
 
@@ -62,7 +62,7 @@ export async function submitInstructionSet(platform: Platform, caller: Caller, b
 const sum = (xs: readonly MoneyValue[]) => xs.reduce((a, x) => a + x.amount, 0);
 const ngn = (amount: number): MoneyValue => ({ amount, currency: 'NGN' });
 
-const setState = (platform: Platform, org: string, id: string) => platform.system.state<SetState>(IngestedInstructionSet, id, org);
+const setState = (platform: Platform, org: string, id: string) => platform.system.state(IngestedInstructionSet, id, org);
 
 /** GET .../totals: the set's sums by section, its declared total, and (for a run) the run's figures it must equal to the minor unit. */
 export async function setTotals(platform: Platform, org: string, id: string) {
@@ -72,7 +72,7 @@ export async function setTotals(platform: Platform, org: string, id: string) {
   let run: { run_id: string; total_deductions: MoneyValue; employer_contributions: MoneyValue; total: MoneyValue } | null = null;
   if (s.run_id) {
     try {
-      const r = await platform.system.state<RunState>(Run, s.run_id, org);
+      const r = await platform.system.state(Run, s.run_id, org);
       run = { run_id: r.id, total_deductions: ngn(r.totals.total_deductions), employer_contributions: ngn(r.totals.employer_contributions), total: ngn(r.totals.total_deductions + r.totals.employer_contributions) };
     } catch (err) {
       if (!(err instanceof ApiError) || (err.code !== 'not_found' && err.code !== 'organisation_mismatch')) throw err;
@@ -135,7 +135,7 @@ export function rejectInstructionSet(platform: Platform, caller: Caller & { dedu
 
 /** The accepted set (spec 2.10) a remittance is made from; conflict when it is not accepted. */
 export async function acceptedInstructionSet(platform: Platform, caller: Caller, id: string): Promise<IngestedInstructionSetView> {
-  const s = await platform.system.state<SetState>(IngestedInstructionSet, id, caller.org);
+  const s = await platform.system.state(IngestedInstructionSet, id, caller.org);
   if (s.status !== 'accepted') throw new ApiError('conflict', `Instruction set ${s.id} is ${s.status}; only an accepted set is remitted (nothing is committed until accepted).`, { reason: 'instruction_set_not_accepted' });
   return setView(s);
 }
@@ -144,7 +144,7 @@ export async function acceptedInstructionSet(platform: Platform, caller: Caller,
 export async function instructionSetsFor(platform: Platform, caller: Caller, period: string): Promise<IngestedInstructionSetView[]> {
   const out: IngestedInstructionSetView[] = [];
   for await (const ids of platform.system.eachIds(IngestedInstructionSet, caller.org, `period:${period}`, 'asc')) {
-    const states = await Promise.all(ids.map((id) => platform.system.state<SetState>(IngestedInstructionSet, id, caller.org)));
+    const states = await Promise.all(ids.map((id) => platform.system.state(IngestedInstructionSet, id, caller.org)));
     for (const s of states) if (s.livemode === caller.livemode) out.push(setView(s));
   }
   return out;
@@ -172,7 +172,7 @@ async function validateSet(platform: Platform, org: string, id: string): Promise
 
 async function runFacts(platform: Platform, org: string, runId: string): Promise<RunFacts> {
   try {
-    const r = await platform.system.state<RunState>(Run, runId, org);
+    const r = await platform.system.state(Run, runId, org);
     return { found: true, run_id: runId, status: r.status, period: r.period, pay_date: r.pay_date, livemode: r.livemode, total_deductions: r.totals.total_deductions, employer_contributions: r.totals.employer_contributions, currency: 'NGN' };
   } catch (err) {
     if (err instanceof ApiError && (err.code === 'not_found' || err.code === 'organisation_mismatch')) return { found: false, run_id: runId };

@@ -44,7 +44,7 @@ export function remitInstructionCheck(p: Platform): RemitInstructionCheck {
       const legId = typeof doc.leg_id === 'string' ? doc.leg_id : '';
       let leg: LegState;
       try {
-        leg = await p.system.state<LegState>(Leg, legId, org);
+        leg = await p.system.state(Leg, legId, org);
       } catch (e) {
         if (isApiError(e)) return f('leg_unknown', `The remittance leg ${legId || '(none)'} the instruction names does not exist in this organisation.`);
         throw e;

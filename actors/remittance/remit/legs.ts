@@ -12,14 +12,14 @@ import { Remittance } from './remittance.ts';
 
 /** A leg named under its remittance: another remittance's leg is not found here. */
 async function legOf(p: Platform, org: string, remittanceId: string, legId: string): Promise<LegState> {
-  const s = await p.system.state<LegState>(Leg, legId, org);
+  const s = await p.system.state(Leg, legId, org);
   if (s.remittance_id !== remittanceId) throw new ApiError('not_found', `Remittance ${remittanceId} has no leg ${s.id}.`);
   return s;
 }
 
 /** GET .../legs: the remittance is read first, so an unknown remittance answers not_found, not an empty list. */
 export async function listLegs(p: Platform, org: string, remittanceId: string, query: { status?: string; limit?: number; starting_after?: string }): Promise<ListEnvelope<unknown>> {
-  const s = await p.system.state<{ id: string }>(Remittance, remittanceId, org);
+  const s = await p.system.state(Remittance, remittanceId, org);
   return listPage(p.system, Leg, org, query.status ? `remittance:${s.id}:status:${query.status}` : `remittance:${s.id}`, query, 'asc');
 }
 
@@ -38,7 +38,7 @@ export async function retryLeg(p: Platform, c: Caller & { dedupeId?: string }, r
  */
 export async function payLeg(p: Platform, org: string, legId: string): Promise<void> {
   const { system } = p;
-  const leg = await system.state<LegState>(Leg, legId, org);
+  const leg = await system.state(Leg, legId, org);
   const attempt = leg.attempts[leg.attempts.length - 1];
   if (leg.status !== 'pending' || !attempt) return;
   const caller: Caller = { org, livemode: leg.livemode, principal: 'system' };

@@ -84,13 +84,13 @@ export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, i
   const { system } = p;
   let existing: ReceiptState | undefined;
   try {
-    existing = await system.state<ReceiptState>(Receipt, id, c.org); // the same create again (Idempotency-Key, or the sandbox's receipt asked twice)
+    existing = await system.state(Receipt, id, c.org); // the same create again (Idempotency-Key, or the sandbox's receipt asked twice)
   } catch (e) {
     if (!isApiError(e) || e.code !== 'not_found') throw e;
   }
   if (existing) {
     // Finish what a node that died after recording it may have left undone.
-    const leg = await system.state<LegState>(Leg, existing.leg_id, c.org);
+    const leg = await system.state(Leg, existing.leg_id, c.org);
     if (existing.status === 'quarantined' || leg.status === 'paid' || leg.receipt_id === existing.id) await applyToLeg(p, c, leg, existing);
     return Receipt.view(existing);
   }
@@ -99,7 +99,7 @@ export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, i
   }
   const text = body.document ?? JSON.stringify(body.fields);
   const parsed = body.document !== undefined ? parseDocument(body.document) : parseFields(body.fields!);
-  const leg = await system.state<LegState>(Leg, body.leg_id, c.org);
+  const leg = await system.state(Leg, body.leg_id, c.org);
   // A node that stopped after the leg took this receipt left the record unwritten: finish it.
   const resumes = leg.status === 'completed' && leg.receipt_id === id;
   if (leg.status === 'completed' && !resumes) throw new ApiError('conflict', `Remittance leg ${leg.id} is completed: receipt ${leg.receipt_id} is vaulted for it.`, { status: leg.status });
@@ -114,7 +114,7 @@ export async function recordReceipt(p: Platform, c: Caller, body: ReceiptBody, i
     leg_id: leg.id, remittance_id: leg.remittance_id, period: leg.period, levy: leg.levy, authority_id: leg.authority_id, livemode: leg.livemode,
     source: source ?? (body.document !== undefined ? 'document' : 'fields'), parsed, findings, document_hash, document_bytes: Buffer.byteLength(text),
   }, c));
-  await applyToLeg(p, c, leg, await system.state<ReceiptState>(Receipt, id, c.org));
+  await applyToLeg(p, c, leg, await system.state(Receipt, id, c.org));
   return view;
 }
 
@@ -137,7 +137,7 @@ async function applyToLeg(p: Platform, c: Caller, leg: LegState, r: ReceiptState
 
 /** The authority's receipt of a paid leg, asked of its gateway (the sandbox) and recorded as any receipt is. */
 export async function fetchAuthorityReceipt(p: Platform, org: string, legId: string, authority: AuthorityGateway): Promise<void> {
-  const leg = await p.system.state<LegState>(Leg, legId, org);
+  const leg = await p.system.state(Leg, legId, org);
   const paid = leg.attempts.find((a) => a.status === 'settled');
   if (leg.status !== 'paid' || !paid || leg.paid_at === null || !leg.ask_receipt) return;
   const document = authority.receiptFor({

@@ -10,9 +10,9 @@ import { type Caller, conflict, type Platform } from '../../../kernel/index.ts';
 import { personBehind } from '../../accounts/index.ts';
 import { employerSettings } from '../../payroll/index.ts';
 import { legIdOf, remittanceIdOf, scheduleIdOf } from './ids.ts';
-import { Leg, type LegState } from './leg.ts';
+import { Leg } from './leg.ts';
 import { planLegs } from './plan-legs.ts';
-import { Remittance, type RemittanceState } from './remittance.ts';
+import { Remittance } from './remittance.ts';
 import { Return } from './return.ts';
 import { monthlySchedule, runPayslips } from './schedules.ts';
 import { remitService } from './service.ts';
@@ -38,14 +38,14 @@ export async function createRemittance(p: Platform, c: Caller & { dedupeId?: str
 }
 
 export async function approveRemittance(p: Platform, c: Caller, id: string): Promise<unknown> {
-  await p.system.state<RemittanceState>(Remittance, id, c.org);
+  await p.system.state(Remittance, id, c.org);
   const settings = await employerSettings(p.system, c.org);
   return p.system.ask(Remittance, id, 'approve', { threshold: settings.maker_checker_threshold, person: await personBehind(p, c) }, c);
 }
 
 export async function executeRemittance(p: Platform, c: Caller, id: string): Promise<unknown> {
   await p.system.ask(Remittance, id, 'execute', {}, c);
-  const r = await p.system.state<RemittanceState>(Remittance, id, c.org);
+  const r = await p.system.state(Remittance, id, c.org);
   const payslips = await runPayslips(p, c, r.run_id);
   const person = await personBehind(p, c);
   // Each leg runs on its own: one that cannot start holds back no other (spec 3).
@@ -55,7 +55,7 @@ export async function executeRemittance(p: Platform, c: Caller, id: string): Pro
       ...plan, remittance_id: r.id, instruction_set_id: r.instruction_set_id, run_id: r.run_id, period: r.period, currency: r.currency, livemode: r.livemode, return_id, drive_ms: DRIVE_MS,
       ask_receipt: remitService(p).autoReceipts,
     }, c);
-    const leg = await p.system.state<LegState>(Leg, l.leg_id, c.org);
+    const leg = await p.system.state(Leg, l.leg_id, c.org);
     await p.system.ask(Return, return_id, 'prepare', monthlySchedule(leg, payslips, person), c);
   }));
   return p.system.get(Remittance, id, c.org);

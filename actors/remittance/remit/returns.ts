@@ -10,12 +10,12 @@ import { employerSettings } from '../../payroll/index.ts';
 import { annualReturnIdOf } from './ids.ts';
 import { Leg, type LegState } from './leg.ts';
 import { REMIT_AUTHORITY } from './service-key.ts';
-import { Receipt, type ReceiptState } from './receipt.ts';
+import { Receipt } from './receipt.ts';
 import { Return, type ReturnState } from './return.ts';
 import { annualReturn } from './schedules.ts';
 
 export async function approveReturn(p: Platform, c: Caller, id: string): Promise<unknown> {
-  await p.system.state<ReturnState>(Return, id, c.org);
+  await p.system.state(Return, id, c.org);
   const settings = await employerSettings(p.system, c.org);
   return p.system.ask(Return, id, 'approve', { threshold: settings.maker_checker_threshold, person: await personBehind(p, c) }, c);
 }
@@ -24,16 +24,16 @@ export async function approveReturn(p: Platform, c: Caller, id: string): Promise
 async function receipted(p: Platform, c: Caller, r: ReturnState): Promise<number> {
   let sum = 0;
   for (const legId of r.leg_ids) {
-    const leg = await p.system.state<LegState>(Leg, legId, c.org);
+    const leg = await p.system.state(Leg, legId, c.org);
     if (leg.status !== 'completed' || !leg.receipt_id) throw conflict(`Return ${r.id} covers leg ${leg.id}, which is ${leg.status}: a return is submitted once the payment it covers is receipted.`);
-    const receipt = await p.system.state<ReceiptState>(Receipt, leg.receipt_id, c.org);
+    const receipt = await p.system.state(Receipt, leg.receipt_id, c.org);
     sum += receipt.parsed.amount ?? 0;
   }
   return sum;
 }
 
 export async function submitReturn(p: Platform, c: Caller, id: string): Promise<unknown> {
-  const r = await p.system.state<ReturnState>(Return, id, c.org);
+  const r = await p.system.state(Return, id, c.org);
   if (r.status !== 'approved' && r.status !== 'rejected') return p.system.ask(Return, id, 'filed', { accepted: false, acknowledgement_no: null, reasons: [] }, c); // the actor refuses with the reason
   const authority = p.services.require(REMIT_AUTHORITY);
   const answer = authority.file({
@@ -52,9 +52,9 @@ export async function prepareAnnualReturn(p: Platform, c: Caller, december: LegS
     const period = `${year}-${String(m).padStart(2, '0')}`;
     for await (const ids of p.system.eachIds(Return, c.org, `period:${period}`)) {
       for (const id of ids) {
-        const s = await p.system.state<ReturnState>(Return, id, c.org);
+        const s = await p.system.state(Return, id, c.org);
         if (s.form !== 'paye_monthly_schedule' || s.authority_id !== december.authority_id || s.livemode !== december.livemode) continue;
-        const legs = await Promise.all(s.leg_ids.map((l) => p.system.state<LegState>(Leg, l, c.org)));
+        const legs = await Promise.all(s.leg_ids.map((l) => p.system.state(Leg, l, c.org)));
         if (legs.every((l) => l.status === 'completed')) schedules.push(s);
       }
     }
