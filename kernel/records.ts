@@ -1,7 +1,7 @@
 /**
  * The stores as an area sees them (docs/architecture.md "Adding an area"): the key-value records,
  * the ordered lists, the heartbeat readings and an actor's own events, each through one accessor.
- * An area never reads `platform.stores` itself (test/architecture/file-roles.test.ts): which family
+ * An area never reads `platform.stores` itself (test/architecture/area-boundaries.test.ts): which family
  * serves the platform (memory, local or cluster), how a stream is named in the journal and what
  * else the stores hold are the runtime's and the stores' business, so an area written on these
  * reads the same in every mode.

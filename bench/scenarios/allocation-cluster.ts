@@ -32,8 +32,8 @@ const WORK_ORDERS = Number(process.env.BENCH_WORK_ORDERS ?? 10_000);
 const REVOCATIONS = Number(process.env.BENCH_REVOCATIONS ?? 10);
 /**
  * Revocations made first and not counted: on fresh node processes the first one runs the withdrawal
- * path for the first time (in two runs it took 516 and 359 ms, the nine after it 227-325 ms). Its
- * time is printed beside the figure.
+ * path for the first time, before the code it runs is compiled, and is slower than those after it.
+ * Its time is printed beside the figure.
  */
 const WARM_REVOCATIONS = Number(process.env.BENCH_WARM_REVOCATIONS ?? 1);
 const CASCADE = 20;
