@@ -14,6 +14,14 @@ import { defineConfig } from 'vitest/config';
  *
  * When NATS or Redis is unreachable the cluster project is left out with a notice; under CI=true
  * it stays in, so its tests fail rather than being skipped.
+ *
+ * Files are not isolated from one another (isolate: false): a worker loads the platform's modules
+ * once and runs file after file on them, where a fresh process per file would load them again for
+ * each, which costs more than most files' tests (docs/architecture.md "The test suite's time").
+ * What a file opens it closes: each starts its own platform over its own stores (support/stores.ts
+ * gives every store set a directory or namespace of its own, and support/setup.ts closes what a
+ * file left open), and a test that swaps a shared module's state (the root log, a console spy)
+ * puts it back.
  */
 const BROWSER = 'test/console/**/*.browser.test.ts';
 const natsUrl = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -53,6 +61,7 @@ export default defineConfig(async () => {
       testTimeout: 30_000,
       hookTimeout: 30_000,
       pool: 'forks',
+      isolate: false,
       reporters: ['default'],
       setupFiles: ['support/setup.ts'],
       projects: [
