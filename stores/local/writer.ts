@@ -2,7 +2,7 @@ import { asBinary, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../types.ts';
 import type { LoggedWrite, WriteAheadLog } from './wal.ts';
 
-/** Writers in the transaction before from which the next one waits COMMIT_DELAY_MS more to begin. */
+/** Writers (queued closures) in the transaction before from which the next one waits COMMIT_DELAY_MS more to begin. */
 const COMMIT_SIBLINGS = 16;
 const COMMIT_DELAY_MS = 4;
 
@@ -21,7 +21,8 @@ interface Batch {
  * for the previous one to be committed and logged and gathers every write that arrived
  * meanwhile; its log record is written while LMDB commits it, and one fdatasync of the log serves
  * every record written before it began, never one per request. LMDB flushes its own pages after
- * its commits (overlapping sync); the log keeps each transaction until LMDB has flushed it. Reads of this process see a transaction once its log record is on disk.
+ * its commits (overlapping sync); the log keeps each transaction until LMDB has flushed it. Reads
+ * of this process see a transaction once its log record is on disk.
  *
  * A closure reads what the transaction holds so far (its own and earlier closures' writes), so a
  * check and the write it guards are one atomic step. A closure checks before it writes: LMDB's
@@ -148,7 +149,7 @@ export class Writer {
     // One transaction at a time, begun once the one before is committed and logged: what arrives
     // meanwhile waits in this batch and shares its commit, so under load LMDB and the log sync once
     // per batch of requests rather than once per transaction LMDB could start.
-    // Under load (the batch before held at least COMMIT_SIBLINGS writes) a transaction waits
+    // Under load (the batch before held at least COMMIT_SIBLINGS writers) a transaction waits
     // COMMIT_DELAY_MS more before it begins, as PostgreSQL's commit_delay does with its
     // commit_siblings: the requests arriving meanwhile share its commit, and a commit's cost is
     // mostly per transaction, not per write. A lone write never waits.
