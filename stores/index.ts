@@ -7,6 +7,7 @@ import { StoreSetupError, type Now, type Stores } from './types.ts';
 export type * from './types.ts';
 export { firstAfter, StoreSetupError, StoreUnavailableError, VersionConflictError } from './types.ts';
 export { isStoreFault } from './faults.ts';
+export { packTree } from './cluster/codec.ts';
 export { createMemoryStores, type MemoryStoreOptions } from './memory/index.ts';
 export { createLocalStores, DataDirectoryError, DATA_FORMAT, type LocalStoreOptions, type LocalStores, type LocalDatabaseName } from './local/index.ts';
 export { createClusterStores, dropNamespace, type ClusterStoreOptions, type ClusterStores } from './cluster/index.ts';

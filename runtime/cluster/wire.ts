@@ -6,6 +6,7 @@
  */
 import { Packr } from 'msgpackr';
 import { ApiError, assertNever, type ErrorCode } from '../../kernel/base/index.ts';
+import { packTree } from '../../stores/index.ts';
 import type { RemoteCall } from '../system.ts';
 
 /**
@@ -42,14 +43,7 @@ export type RemoteReply =
   | { t: 'fault'; message: string }
   | { t: 'moved' };
 
-export function encode(v: RemoteRequest | RemoteReply): Uint8Array {
-  try {
-    return treePackr.pack(v);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    return packr.pack(v);
-  }
-}
+export const encode = (v: RemoteRequest | RemoteReply): Uint8Array => packTree(treePackr, packr, v);
 export const decodeRequest = (b: Uint8Array): RemoteRequest => packr.unpack(b) as RemoteRequest;
 export const decodeReply = (b: Uint8Array): RemoteReply => packr.unpack(b) as RemoteReply;
 
