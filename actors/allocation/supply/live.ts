@@ -6,6 +6,7 @@
  * it is read again when the supply replica has heard of a newer version (service.ts). Rebuilt from
  * the actor and the ReadingStore after a restart.
  */
+import { isApiError } from '../../../kernel/index.ts';
 import type { Clock } from '../../../runtime/index.ts';
 import type { ReadingStore } from '../../../stores/index.ts';
 import type { Presence } from './presence.ts';
@@ -84,7 +85,7 @@ export class LiveWorkers {
   private async load(org: string, workerId: string): Promise<LiveWorker> {
     const k = key(org, workerId);
     this.dirty.delete(k);
-    let state = await this.workers.state(org, workerId);
+    let state = await this.firstState(org, workerId, k);
     const again = this.byKey.get(k);
     if (again) return again;
     const h = this.policy.heartbeat;
@@ -111,6 +112,23 @@ export class LiveWorkers {
     };
     this.byKey.set(k, lw);
     return lw;
+  }
+
+  /**
+   * The worker's state for a new entry. A read that found no worker while a commit of that worker
+   * was mirrored (its creation, as setting availability makes it) reads again: every caller sharing
+   * this load, the creating request among them, must see the worker it was told exists (spec 4.7:
+   * the answer already shows the change). In a cluster the read and the creation travel to the
+   * owner separately, so the read may be answered first.
+   */
+  private async firstState(org: string, workerId: string, k: string): Promise<WorkerState> {
+    for (;;) {
+      try {
+        return await this.workers.state(org, workerId);
+      } catch (e) {
+        if (!isApiError(e) || e.code !== 'not_found' || !this.dirty.delete(k)) throw e;
+      }
+    }
   }
 
   /** Takes a worker's committed state (newer versions only); returns the entry when one is held. */
