@@ -10,7 +10,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
-import { DataDirectoryError, type StoredEvent } from '../../stores/index.ts';
+import { DataDirectoryError, StoreUnavailableError, VersionConflictError, type StoredEvent } from '../../stores/index.ts';
 import { WriteAheadLog, WAL_DIR } from '../../stores/local/wal.ts';
 import { localTestStores, tempDir } from '../../support/stores.ts';
 
@@ -68,6 +68,52 @@ describe.runIf(process.env.TEST_STORES === 'local')('local write-ahead log (DESI
       // and it goes on from there: versions and positions continue
       await s.journal.append('thing.a', 3, [ev(4)]);
       expect((await s.journal.readFeed(4, 100)).map((e) => [e.position, e.stream, e.event.version])).toEqual([[5, 'thing.a', 4]]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a transaction whose LMDB commit fails after its log record was written is refused to its callers and to every later write, and is written again at the next start', async () => {
+    const dir = fresh();
+    const clock = new ManualClock();
+    let s = localTestStores(clock, { dir });
+    await s.journal.append('thing.a', 0, [ev(1)]);
+    await s.flushed?.();
+    await s.close();
+    const earlier = fresh();
+    cpSync(join(dir, 'lmdb'), earlier, { recursive: true });
+
+    s = localTestStores(clock, { dir });
+    // LMDB's asynchronous transaction, made to fail once its writes are made and logged: lmdb-js
+    // gives each environment a class of its own, shared by its databases (the journal's among them)
+    const proto = Object.getPrototypeOf((s.journal as unknown as { events: object }).events) as { transaction: (cb: () => unknown) => Promise<unknown> };
+    const transaction = proto.transaction;
+    try {
+      proto.transaction = function (this: unknown, cb: () => unknown) {
+        return transaction.call(this, cb).then(() => Promise.reject(new Error('disk failed while committing')));
+      };
+      const refused = s.journal.append('thing.a', 1, [ev(2)]);
+      await expect(refused).rejects.toThrow(/disk failed while committing/);
+      proto.transaction = transaction;
+      // the writer takes no more writes: a later one could build on the lost one
+      await expect(s.journal.append('thing.b', 0, [ev(1)])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(s.flushed!()).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      proto.transaction = transaction;
+      await s.close();
+    }
+    // LMDB kept nothing of it (as a failed commit leaves it); the log kept the record
+    rmSync(join(dir, 'lmdb'), { recursive: true });
+    cpSync(earlier, join(dir, 'lmdb'), { recursive: true });
+
+    s = localTestStores(clock, { dir });
+    try {
+      expect((await s.journal.read('thing.a', 0)).map((e) => e.version)).toEqual([1, 2]);
+      expect((await s.journal.read('thing.b', 0))).toEqual([]);
+      // a retry of the refused write finds it made, and writes go on after it
+      await expect(s.journal.append('thing.a', 1, [ev(2)])).rejects.toBeInstanceOf(VersionConflictError);
+      await s.journal.append('thing.a', 2, [ev(3)]);
+      expect((await s.journal.readFeed(0, 100)).map((e) => [e.position, e.event.version])).toEqual([[1, 1], [2, 2], [3, 3]]);
     } finally {
       await s.close();
     }
