@@ -108,6 +108,9 @@ export function markCreatedHere(deliveryId: string): void {
   createdHere.set(deliveryId, true);
 }
 const seqKey = (n: number) => n.toString().padStart(15, '0');
+const NO_LISTS: IndexEntry[] = [];
+/** A delivery's lists by its seed (see `indexes`); a seed is the delivery's own, made with its creation. */
+const listsBySeed = new WeakMap<DeliverySeed, IndexEntry[]>();
 
 export const WebhookDelivery = defineActor({
   kind: 'webhook_delivery',
@@ -190,11 +193,18 @@ export const WebhookDelivery = defineActor({
   ],
   timers: (s: DeliveryState): TimerWish[] => attemptTimers(s, ATTEMPT_WATCHDOG_MS),
   indexes(s: DeliveryState): IndexEntry[] {
-    if (!s.seed) return [];
-    return [
-      { list: 'all', sortKey: `${sortKeyTime(s.created_at)}.${s.seed.endpoint_id}.${seqKey(s.seed.sequence)}` },
-      { list: endpointList(s.seed.endpoint_id), sortKey: seqKey(s.seed.sequence) },
-    ];
+    if (!s.seed) return NO_LISTS;
+    // The lists follow the seed and the creation time alone, which no later event changes: the
+    // runtime asks for them before and after every commit, and gets the same entries back.
+    let lists = listsBySeed.get(s.seed);
+    if (lists === undefined) {
+      lists = [
+        { list: 'all', sortKey: `${sortKeyTime(s.created_at)}.${s.seed.endpoint_id}.${seqKey(s.seed.sequence)}` },
+        { list: endpointList(s.seed.endpoint_id), sortKey: seqKey(s.seed.sequence) },
+      ];
+      listsBySeed.set(s.seed, lists);
+    }
+    return lists;
   },
 });
 

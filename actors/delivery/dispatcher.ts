@@ -23,14 +23,13 @@
  * watchdog reminder, which after a restart counts the attempt as a timeout and puts it back on the
  * retry ladder. Nothing is failed by a shutdown.
  */
-import { setMaxListeners } from 'node:events';
 import { logOf, type Platform } from '../../kernel/index.ts';
 import { allowsPrivateNetworks } from './address-policy.ts';
 import { ATTEMPT_WATCHDOG_MS, type AttemptOutcome, type DeliveryState, WebhookDelivery } from './delivery.ts';
 import { activeSecrets, WebhookEndpoint, type EndpointState } from './endpoint.ts';
 import { FairQueue, type FairLimits } from './fair-queue.ts';
 import { dnsServers, HostResolver, WEBHOOK_RESOLVER } from './resolve.ts';
-import { ABANDONED, post, RECEIVER_TIMEOUT_MS } from './sender.ts';
+import { ABANDONED, type Abandonable, post, RECEIVER_TIMEOUT_MS } from './sender.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
 
 export interface AttemptJob {
@@ -86,15 +85,17 @@ export interface AttemptTallies {
   abandoned: number;
 }
 
-interface Queued {
-  job: AttemptJob;
-  done: () => void;
-}
-
 export class AttemptDispatcher {
-  private readonly queue: FairQueue<Queued>;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
+  private readonly queue: FairQueue<AttemptJob>;
+  /** Attempts submitted and not yet ended (queued, or sent and not yet reported). */
+  private pending = 0;
+  /**
+   * While any is pending, one promise the actor system tracks (settle() waits for it), resolved
+   * when the last ends: one for a run of attempts rather than one per attempt.
+   */
+  private busy: { done: Promise<void>; end: () => void } | undefined;
+  /** Attempts sent and not yet answered, given up by stop(). */
+  private readonly live = new Set<Abandonable>();
   private readonly resolver: HostResolver;
   private stopped = false;
   /** Attempts left to the watchdog since the last log line, and when that line was written. */
@@ -106,8 +107,6 @@ export class AttemptDispatcher {
 
   constructor(private readonly platform: Platform, private readonly opts: DispatcherOptions = dispatcherOptions(platform.config)) {
     this.allowPrivate = allowsPrivateNetworks(platform.config);
-    // every attempt in flight listens for the stop, up to the total cap at once: not a leak
-    setMaxListeners(0, this.abort.signal);
     this.queue = new FairQueue(opts);
     // Half the attempt's budget: what is left still lets the receiver answer.
     this.resolver = new HostResolver({ servers: opts.dnsServers, budgetMs: Math.floor(opts.timeoutMs / 2), perOrganisation: opts.lookupsPerOrganisation, now: () => platform.clock.now() });
@@ -115,11 +114,22 @@ export class AttemptDispatcher {
 
   submit(job: AttemptJob): void {
     if (this.stopped) return;
-    const p = new Promise<void>((done) => this.queue.push(job.org, job.endpointId, { job, done }));
-    this.inFlight.add(p);
-    void p.then(() => this.inFlight.delete(p));
-    void this.platform.system.track(p);
+    if (this.pending++ === 0) {
+      let end!: () => void;
+      const done = new Promise<void>((r) => (end = r));
+      this.busy = { done, end };
+      void this.platform.system.track(done);
+    }
+    this.queue.push(job.org, job.endpointId, job);
     this.pump();
+  }
+
+  /** An attempt submitted has ended, reported or not. */
+  private ended(): void {
+    if (--this.pending > 0) return;
+    const busy = this.busy;
+    this.busy = undefined;
+    busy?.end();
   }
 
   /** Takes no more attempts, drops the queued ones and abandons those in flight (see the header). */
@@ -128,15 +138,15 @@ export class AttemptDispatcher {
     this.stopped = true;
     const queued = this.queue.drain();
     const running = this.queue.running;
-    for (const q of queued) q.done();
+    for (let i = 0; i < queued.length; i++) this.ended();
     this.tallies.abandoned += queued.length;
-    this.abort.abort();
+    for (const a of [...this.live]) a.abandon();
     this.resolver.cancel();
     if (queued.length + running > 0) logOf('delivery').info('stopping: webhook attempts left to their watchdog reminders, retried after a restart', { queued: queued.length, in_flight: running });
   }
 
   get idle(): boolean {
-    return this.inFlight.size === 0;
+    return this.pending === 0;
   }
 
   /** Attempts waiting their turn and in flight, and DNS queries sent (the metrics read them). */
@@ -146,23 +156,23 @@ export class AttemptDispatcher {
 
   /** Resolves when every attempt submitted so far has finished and reported. */
   async finished(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.busy) await this.busy.done;
   }
 
   private pump(): void {
     for (let s = this.queue.next(); s !== undefined; s = this.queue.next()) {
-      const { org, endpoint, job: q } = s;
+      const { org, endpoint, job } = s;
       const stopping = this.stopped || this.platform.system.stopping;
-      if (stopping || !this.answerable(q.job)) {
+      if (stopping || !this.answerable(job)) {
         if (stopping) this.tallies.abandoned++;
         else this.leftToWatchdog();
         this.queue.done(org, endpoint);
-        q.done();
+        this.ended();
         continue;
       }
-      void this.attempt(q.job).finally(() => {
+      void this.attempt(job).finally(() => {
         this.queue.done(org, endpoint);
-        q.done();
+        this.ended();
         this.pump();
       });
     }
@@ -202,7 +212,7 @@ export class AttemptDispatcher {
       // Spec 6.2-6.3: every attempt signs its own timestamp, with each active secret.
       const header = signatureHeader(activeSecrets(endpoint, now).map((s) => s.secret), Math.floor(now / 1000), body);
       const resolve = this.platform.services.get(WEBHOOK_RESOLVER) ?? this.resolver.resolve;
-      const result = await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve, org: job.org, signal: this.abort.signal });
+      const result = this.stopped ? ABANDONED : await post(endpoint.url, body, { [SIGNATURE_HEADER]: header }, { timeoutMs: this.opts.timeoutMs, allowPrivate: this.allowPrivate, resolve, org: job.org, live: this.live });
       if (result === ABANDONED) {
         this.tallies.abandoned++;
         return;

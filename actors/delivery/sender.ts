@@ -20,6 +20,10 @@ export const RECEIVER_TIMEOUT_MS = 5_000;
 export type SendResult = { status: number; fault: null } | { status: null; fault: Fault; refused?: string };
 /** The attempt was given up before its outcome (the process is stopping): nothing is known of it. */
 export const ABANDONED = 'abandoned';
+/** An attempt under way, as its owner holds it (SendOptions.live). */
+export interface Abandonable {
+  abandon(): void;
+}
 
 export interface SendOptions {
   timeoutMs: number;
@@ -30,6 +34,11 @@ export interface SendOptions {
   org?: string;
   /** Aborted: the attempt is given up at once and answers ABANDONED. */
   signal?: AbortSignal;
+  /**
+   * Holds the attempt while it is under way, so its owner can give it up (abandon(): it answers
+   * ABANDONED), as `signal` does, without a listener added to and taken off a signal per attempt.
+   */
+  live?: Set<Abandonable>;
   /** Extra trust anchors for https receivers (tests only); the system's otherwise. */
   ca?: SecureContextOptions['ca'];
 }
@@ -121,7 +130,7 @@ export function post(url: string, body: string | Buffer, headers: Record<string,
  * One attempt from resolution to its status, under one time limit. A class rather than closures:
  * an attempt is made per delivery, and its methods are shared.
  */
-class Attempt implements Answer {
+class Attempt implements Answer, Abandonable {
   private done = false;
   private exchange: { abandon(): void } | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -135,6 +144,7 @@ class Attempt implements Answer {
     // The time limit covers the resolution before the attempt too.
     this.timer = setTimeout(timedOut, opts.timeoutMs, this);
     opts.signal?.addEventListener('abort', this, { once: true });
+    opts.live?.add(this);
     const { origin } = route;
     if (origin.literal) this.send(origin.host);
     else checkedAddresses(origin.host, opts.allowPrivate, opts.resolve, opts.org).then((all) => this.send(pinned(all).address), (err: NodeJS.ErrnoException) => this.finish(failure(err)));
@@ -142,6 +152,10 @@ class Attempt implements Answer {
 
   /** The abort signal's listener: the process is stopping, the attempt is given up unjudged. */
   handleEvent(): void {
+    this.abandon();
+  }
+
+  abandon(): void {
     this.finish(ABANDONED);
     this.exchange?.abandon();
   }
@@ -170,6 +184,7 @@ class Attempt implements Answer {
     this.done = true;
     clearTimeout(this.timer);
     this.opts.signal?.removeEventListener('abort', this);
+    this.opts.live?.delete(this);
     this.resolve(r);
   }
 }
