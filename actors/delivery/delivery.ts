@@ -109,8 +109,8 @@ export function markCreatedHere(deliveryId: string): void {
 }
 const seqKey = (n: number) => n.toString().padStart(15, '0');
 const NO_LISTS: IndexEntry[] = [];
-/** A delivery's lists by its seed (see `indexes`); a seed is the delivery's own, made with its creation. */
-const listsBySeed = new WeakMap<DeliverySeed, IndexEntry[]>();
+/** The lists `indexes` made last, and for which seed and creation time (a seed is its delivery's own). */
+const lastLists: { seed: DeliverySeed | null; createdAt: number; lists: IndexEntry[] } = { seed: null, createdAt: 0, lists: NO_LISTS };
 
 export const WebhookDelivery = defineActor({
   kind: 'webhook_delivery',
@@ -194,17 +194,17 @@ export const WebhookDelivery = defineActor({
   timers: (s: DeliveryState): TimerWish[] => attemptTimers(s, ATTEMPT_WATCHDOG_MS),
   indexes(s: DeliveryState): IndexEntry[] {
     if (!s.seed) return NO_LISTS;
-    // The lists follow the seed and the creation time alone, which no later event changes: the
-    // runtime asks for them before and after every commit, and gets the same entries back.
-    let lists = listsBySeed.get(s.seed);
-    if (lists === undefined) {
-      lists = [
+    // The lists follow the seed and the creation time alone, which no later event changes, and
+    // the runtime asks for them before and after each commit: the last answer is given again.
+    if (s.seed !== lastLists.seed || s.created_at !== lastLists.createdAt) {
+      lastLists.seed = s.seed;
+      lastLists.createdAt = s.created_at;
+      lastLists.lists = [
         { list: 'all', sortKey: `${sortKeyTime(s.created_at)}.${s.seed.endpoint_id}.${seqKey(s.seed.sequence)}` },
         { list: endpointList(s.seed.endpoint_id), sortKey: seqKey(s.seed.sequence) },
       ];
-      listsBySeed.set(s.seed, lists);
     }
-    return lists;
+    return lastLists.lists;
   },
 });
 

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolve } from '../../actors/delivery/resolve.ts';
-import { post, RECEIVER_TIMEOUT_MS, type SendOptions } from '../../actors/delivery/sender.ts';
+import { type Abandonable, ABANDONED, post, RECEIVER_TIMEOUT_MS, type SendOptions } from '../../actors/delivery/sender.ts';
 
 interface Seen {
   method: string;
@@ -145,5 +145,29 @@ describe('an attempt reaches only a checked public address (spec 4.11, docs/gaps
 
   it('a name that does not resolve is still a DNS failure', async () => {
     expect(await post('http://no-such-host.example.test/in', Buffer.from('{}'), {}, strict)).toEqual({ status: null, fault: 'DNS failure' });
+  });
+  it('an attempt its owner holds (SendOptions.live) is held until it ends; abandon() gives it up at once, unjudged (a stopping process)', async () => {
+    let arrived: () => void = () => {};
+    const reached = new Promise<void>((r) => (arrived = r));
+    const hanging = http.createServer((req) => {
+      req.resume();
+      arrived(); // never answered
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    try {
+      const live = new Set<Abandonable>();
+      const answered = await post(`http://127.0.0.1:${port}/in`, Buffer.from('{}'), {}, { ...local, live });
+      expect(answered).toEqual({ status: 200, fault: null });
+      expect(live.size).toBe(0);
+      const pending = post(`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/in`, Buffer.from('{}'), {}, { ...local, live });
+      await reached;
+      expect(live.size).toBe(1);
+      for (const a of [...live]) a.abandon();
+      expect(await pending).toBe(ABANDONED);
+      expect(live.size).toBe(0);
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise<void>((r) => hanging.close(() => r()));
+    }
   });
 });
