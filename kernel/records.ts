@@ -7,7 +7,7 @@
  * reads the same in every mode.
  */
 import type { FeedEntry, IndexStore, KeyValueStore, ReadingStore, StoredEvent } from '../stores/index.ts';
-import { type AnyActorDef, DerivedRecords, streamKey } from '../runtime/index.ts';
+import { type AnyActorDef, DerivedRecords, type IndexEntry, streamKey } from '../runtime/index.ts';
 import type { Platform } from './area.ts';
 
 /** Records under a key, with expiry and compare-and-set (credentials, digests, cursors). */
@@ -30,4 +30,4 @@ export const actorEvents = (platform: Platform, def: AnyActorDef, id: string): P
 export const journalFeed = (platform: Platform, after: number, limit: number): Promise<FeedEntry[]> => platform.stores.journal.readFeed(after, limit);
 
 /** Write-once records derived from the journal, under a name of their own (the delivery area's audit entries and public events). */
-export const derivedRecords = <T>(platform: Platform, kind: string): DerivedRecords<T> => new DerivedRecords<T>(platform.stores, kind);
+export const derivedRecords = <T>(platform: Platform, kind: string, listsOf: (record: T) => IndexEntry[]): DerivedRecords<T> => new DerivedRecords<T>(platform.stores, kind, listsOf);

@@ -271,11 +271,15 @@ function copyReminders(local: LocalStores, cluster: ClusterStores): Promise<numb
   return inFlight(local.entries('reminders'), ({ value }) => cluster.reminders.put(value as Reminder));
 }
 
-/** Each member's place (list, id -> sort key) is one put, applied 500 at a time. */
+/**
+ * Each member (list, sort key, id) is one put, applied 500 at a time. Members, not places: the
+ * local family keeps no place for what the runtime and the derived records write (stores/types.ts
+ * IndexStore keepsNoPlaces).
+ */
 async function copyLists(local: LocalStores, cluster: ClusterStores, unnamed: { n: number }): Promise<number> {
   let n = 0;
-  await inFlight(chunks(named(local, 'index-places', unnamed), () => true), (chunk) => {
-    const ops = chunk.map(({ parts: [list, id], value }): IndexOp => ({ op: 'put', list, id, sortKey: value as string, fresh: true }));
+  await inFlight(chunks(named(local, 'index-members', unnamed), () => true), (chunk) => {
+    const ops = chunk.map(({ parts: [list, sortKey, id] }): IndexOp => ({ op: 'put', list, id, sortKey, fresh: true }));
     n += ops.length;
     return cluster.indexes.apply(ops);
   });

@@ -6,7 +6,7 @@
  * nothing, and the whole set can be rebuilt by reading the feed from the start.
  */
 import { ApiError } from '../kernel/base/index.ts';
-import type { IndexOp, Stores } from '../stores/index.ts';
+import type { IndexOp, PageOptions, Stores } from '../stores/index.ts';
 import type { IndexEntry } from './actor.ts';
 import { listName } from './effects.ts';
 
@@ -22,6 +22,8 @@ export class DerivedRecords<T> {
     private readonly stores: Stores,
     /** Names the records in keys and lists, e.g. audit_entry. */
     private readonly kind: string,
+    /** The lists a record is on: a page after a record finds its sort key here (IndexStore keepsNoPlaces). */
+    private readonly listsOf: (record: T) => IndexEntry[],
   ) {}
 
   private key(id: string): string {
@@ -37,8 +39,9 @@ export class DerivedRecords<T> {
     if (batch.length === 0) return;
     const ops: IndexOp[] = [];
     await Promise.all(batch.map((d) => this.stores.kv.set(this.key(d.id), { org: d.org, record: d.record })));
-    // write-once: an id's sort keys never change, so its puts are fresh (stores/types.ts IndexOp)
-    for (const d of batch) for (const e of d.lists) ops.push({ op: 'put', list: this.list(d.org, e.list), id: d.id, sortKey: e.sortKey, fresh: true });
+    // write-once: an id's sort keys never change, so its puts are fresh and leave no other place
+    // (stores/types.ts IndexOp); written again after a crash, a put finds itself
+    for (const d of batch) for (const e of d.lists) ops.push({ op: 'put', list: this.list(d.org, e.list), id: d.id, sortKey: e.sortKey, fresh: true, from: null });
     await this.stores.indexes.apply(ops);
   }
 
@@ -56,11 +59,27 @@ export class DerivedRecords<T> {
    * to Redis, and a Redis emptied between them keeps the place alone until the feed is read again.
    */
   async page<V>(org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }, view: (id: string, r: T) => V): Promise<{ data: V[]; has_more: boolean }> {
-    const page = await this.stores.indexes.page(this.list(org, list), opts);
+    const options = await this.pageOptions(org, list, opts);
+    // after a record of another organisation or not on the list: no member of it (IndexStore.page)
+    if (options === undefined) return { data: [], has_more: false };
+    const page = await this.stores.indexes.page(this.list(org, list), options);
     const found = await Promise.all(page.ids.map((id) => this.get(id, org)));
     const data: V[] = [];
     for (let i = 0; i < page.ids.length; i++) if (found[i] !== undefined) data.push(view(page.ids[i], found[i]!));
     return { data, has_more: page.hasMore };
+  }
+
+  /** With a store that keeps no places, the sort key `after` holds in the list, read from its record. */
+  private async pageOptions(org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<PageOptions | undefined> {
+    if (opts.after === undefined || !this.stores.indexes.keepsNoPlaces) return opts;
+    let record: T | undefined;
+    try {
+      record = await this.get(opts.after, org);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 'organisation_mismatch')) throw e;
+    }
+    const afterSortKey = record === undefined ? undefined : this.listsOf(record).find((e) => e.list === list)?.sortKey;
+    return afterSortKey === undefined ? undefined : { ...opts, afterSortKey };
   }
 
 }

@@ -9,9 +9,16 @@ import { newId } from '../kernel/base/index.ts';
 
 /** Joined into one flat string: the index keeps the name as long as the list lives (see stores/memory/indexes.ts composite). */
 export const listName = (org: string, kind: string, list: string) => [org, kind, list].join('/');
+/** The kind of a list named by listName (organisation ids and kinds hold no slash). */
+export const kindOfList = (name: string): string => name.slice(name.indexOf('/') + 1, name.indexOf('/', name.indexOf('/') + 1));
 
-/** `freshPuts`: a record that did not exist before takes its first lists as fresh puts (not after a takeover, where an earlier owner may have written some). */
-export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean, freshPuts = true): IndexOp[] {
+/**
+ * `known`: the stores hold exactly the lists of `before` (a commit's own changes, written with its
+ * events or after them in order). A record that did not exist before then takes its first lists
+ * as fresh puts, and every op names the sort key it leaves (IndexOp `from`). Not after a takeover
+ * or in a rebuild, where an earlier owner or an older declaration may have written others.
+ */
+export function indexOps(def: AnyActorDef, id: string, org: string, before: unknown, after: unknown, existedBefore: boolean, known = true): IndexOp[] {
   if (!def.indexes) return [];
   const prev: IndexEntry[] = existedBefore ? def.indexes(before) : [];
   const next: IndexEntry[] = def.indexes(after);
@@ -19,10 +26,15 @@ export function indexOps(def: AnyActorDef, id: string, org: string, before: unkn
   let ops: IndexOp[] | undefined;
   for (const e of next) {
     const p = prev.find((x) => x.list === e.list);
-    // a record's first lists are fresh (stores/types.ts IndexOp): it has no place in them yet
-    if (p?.sortKey !== e.sortKey) (ops ??= []).push({ op: 'put', list: listName(org, def.kind, e.list), id, sortKey: e.sortKey, fresh: freshPuts && !existedBefore });
+    if (p?.sortKey === e.sortKey) continue;
+    const list = listName(org, def.kind, e.list);
+    (ops ??= []).push(known ? { op: 'put', list, id, sortKey: e.sortKey, fresh: !existedBefore, from: p?.sortKey ?? null } : { op: 'put', list, id, sortKey: e.sortKey, fresh: false });
   }
-  for (const e of prev) if (!next.some((x) => x.list === e.list)) (ops ??= []).push({ op: 'remove', list: listName(org, def.kind, e.list), id });
+  for (const e of prev) {
+    if (next.some((x) => x.list === e.list)) continue;
+    const list = listName(org, def.kind, e.list);
+    (ops ??= []).push(known ? { op: 'remove', list, id, from: e.sortKey } : { op: 'remove', list, id });
+  }
   return ops ?? NO_OPS;
 }
 

@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Stores } from '../stores/index.ts';
 import type { AnyActorDef } from './actor.ts';
 import type { DerivedWatch } from './derived-watch.ts';
+import { kindOfList } from './effects.ts';
 import { rebuildIndexes } from './reindex.ts';
 
 /** Where the prints of the declarations the lists were built with are kept. */
@@ -65,6 +66,12 @@ export async function followDeclarations(kinds: readonly AnyActorDef[], stores: 
       // the prints to the node that builds
       if (!(await derived.check(true))) return [];
     } else {
+      // A store that keeps no places (stores/types.ts IndexStore) cannot find where a member stood
+      // under the old declaration: the kinds' lists are dropped and built whole.
+      if (stores.indexes.keepsNoPlaces && stores.indexes.dropLists) {
+        const kinds = new Set(changed.map((d) => d.kind));
+        await stores.indexes.dropLists((list) => kinds.has(kindOfList(list)));
+      }
       await rebuildIndexes(changed, stores.journal, stores.indexes);
     }
     log(`lists of ${changed.map((d) => d.kind).join(', ')} built again from the journal: their declarations changed (${Math.round(performance.now() - t0)} ms)`);

@@ -19,6 +19,7 @@ import { busy, Cells, exists, mailOf, type Cell } from './cells.ts';
 import type { Clock } from './clock.ts';
 import { Commits, type Committed } from './commits.ts';
 import { listName } from './effects.ts';
+import { listPage } from './list-page.ts';
 import { ApiError, logOf, newId, shownId } from '../kernel/base/index.ts';
 import { DerivedWatch } from './derived-watch.ts';
 import { followDeclarations } from './index-declarations.ts';
@@ -230,7 +231,8 @@ export class ActorSystem {
 
   /** One page of the ids on a kind's list, in the list's order (for reads that need states, not views). */
   listIds(ref: KindRef, org: string, list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage> {
-    return this.stores.indexes.page(listName(org, this.kind(ref).kind, list), opts);
+    const def = this.kind(ref);
+    return listPage(this.stores.indexes, def, org, list, opts, (id) => this.state(def, id, org));
   }
 
   /** Every id on a kind's list, a page at a time, in the list's order. */

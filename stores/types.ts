@@ -210,22 +210,45 @@ export type IndexOp =
    * `fresh`: the id holds no place in this list under another sort key (a new record's first
    * lists, a write-once record's): a store may skip looking for one. Put again with the same
    * sort key it changes nothing, fresh or not.
+   *
+   * `from`: the sort key the id holds in this list before the op (null: none), named by a writer
+   * that knows it as surely as the store (the runtime, whose list changes commit with the events
+   * they follow from). A store with `keepsNoPlaces` then neither reads nor keeps the id's place,
+   * and a page after the id names its sort key (`afterSortKey`).
    */
-  | { op: 'put'; list: string; id: string; sortKey: string; fresh?: boolean }
-  | { op: 'remove'; list: string; id: string };
+  | { op: 'put'; list: string; id: string; sortKey: string; fresh?: boolean; from?: string | null }
+  | { op: 'remove'; list: string; id: string; from?: string };
 
 export interface IndexPage {
   ids: string[];
   hasMore: boolean;
 }
 
+export interface PageOptions {
+  after?: string;
+  /** The sort key `after` holds in the list, where the caller knows it (IndexOp `from`). */
+  afterSortKey?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
 export interface IndexStore {
+  /**
+   * True when a list written with ops that name `from` keeps no place per id (list, id -> sort
+   * key): every page after one of its ids must then name the id's `afterSortKey`, and a list
+   * built again whose sort keys may have changed is dropped first (dropLists). On a disk, a place
+   * is a write at a random key on every create and move, the costliest kind of write there.
+   */
+  readonly keepsNoPlaces?: boolean;
   apply(ops: IndexOp[]): Promise<void>;
   /**
    * A page of ids in sort-key order (ties by id). `after` is the id of the last member of the
-   * previous page; an id that is not in the list gives an empty page (spec 4 preamble).
+   * previous page; an id that is not in the list (at `afterSortKey`, when named) gives an empty
+   * page (spec 4 preamble).
    */
-  page(list: string, opts: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<IndexPage>;
+  page(list: string, opts: PageOptions): Promise<IndexPage>;
+  /** With keepsNoPlaces: removes every member of the lists `which` names; returns how many. */
+  dropLists?(which: (list: string) => boolean): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@ import type { StoredEvent } from '../../stores/index.ts';
 import { auditEntryId, auditLists, type AuditFacts } from './audit-entry.ts';
 import type { CatalogueEntry, EventCatalogue } from './catalogue.ts';
 import { envelope } from './envelope.ts';
-import { publicEventLists, type PublicEventRecord, type StoredPublicEvent } from './public-event.ts';
+import { publicEventLists, storedPublicEventLists, type PublicEventRecord, type StoredPublicEvent } from './public-event.ts';
 
 /** Where the projection writes: audit entries and public events, write-once records derived from the journal. */
 export interface ProjectedRecords {
@@ -18,7 +18,10 @@ export interface ProjectedRecords {
   events: DerivedRecords<StoredPublicEvent>;
 }
 
-export const projectedRecords = (platform: Platform): ProjectedRecords => ({ audit: derivedRecords(platform, 'audit_entry'), events: derivedRecords(platform, 'public_event') });
+export const projectedRecords = (platform: Platform): ProjectedRecords => ({
+  audit: derivedRecords<AuditFacts>(platform, 'audit_entry', auditLists),
+  events: derivedRecords<StoredPublicEvent>(platform, 'public_event', storedPublicEventLists),
+});
 
 /** An event to be published once its sequence is known. */
 export interface Publishable {

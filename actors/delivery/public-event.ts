@@ -34,3 +34,7 @@ export const streamList = (stream: string) => `stream:${stream}`;
 const sequenceKey = (n: number) => n.toString().padStart(15, '0');
 
 export const publicEventLists = (r: PublicEventRecord): IndexEntry[] => [{ list: streamList(r.stream), sortKey: sequenceKey(r.sequence) }];
+
+/** The lists of a record as stored, the earlier form's sequence read from its envelope. */
+export const storedPublicEventLists = (r: StoredPublicEvent): IndexEntry[] =>
+  'body' in r ? publicEventLists(r) : [{ list: streamList(r.stream), sortKey: sequenceKey(r.envelope.sequence) }];

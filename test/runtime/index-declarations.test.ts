@@ -62,6 +62,38 @@ it('a list newly declared on a kind holds the records created before it, from th
   expect(logs.filter((m) => m.includes('built again'))).toHaveLength(1);
 });
 
+/** Counter whose list `all` is ordered by total, largest first, where it was by creation. */
+const CounterByTotal: AnyActorDef = {
+  ...Counter,
+  indexes: (s: CounterState) => [{ list: 'all', sortKey: String(1_000_000 - s.total).padStart(7, '0') }, { list: `status:${s.status}`, sortKey: String(s.createdAt) }],
+};
+
+it('a list whose sort key is declared anew holds each record once, in the new order, resumable after an id; later moves keep it so', async () => {
+  const clock = new ManualClock();
+  stores = await testStores(clock);
+  const logs: string[] = [];
+  system = await startWith(Counter, clock, logs);
+  for (const [id, n] of [['ctr_a', 1], ['ctr_b', 3], ['ctr_c', 2]] as const) {
+    await system.ask(Counter, id, 'open', {}, { org: 'org_a' });
+    await clock.advance(1_000);
+    await system.ask(Counter, id, 'add', { n }, { org: 'org_a' });
+  }
+  await system.settle();
+  expect((await system.listIds(Counter, 'org_a', 'all', { limit: 10, order: 'asc' })).ids).toEqual(['ctr_a', 'ctr_b', 'ctr_c']);
+  await system.stop();
+
+  system = await startWith(CounterByTotal, clock, logs);
+  expect(logs.filter((m) => m.includes('built again'))).toHaveLength(1);
+  const all = async (after?: string) => (await system!.listIds(CounterByTotal, 'org_a', 'all', { after, limit: 10, order: 'asc' })).ids;
+  expect(await all()).toEqual(['ctr_b', 'ctr_c', 'ctr_a']);
+  expect(await all('ctr_c')).toEqual(['ctr_a']);
+  await system.ask(CounterByTotal, 'ctr_a', 'add', { n: 5 }, { org: 'org_a' });
+  await system.settle();
+  expect(await all()).toEqual(['ctr_a', 'ctr_b', 'ctr_c']);
+  expect(await all('ctr_a')).toEqual(['ctr_b', 'ctr_c']);
+  expect((await system.listIds(CounterByTotal, 'org_a', 'status:open', { limit: 10, order: 'asc' })).ids).toEqual(['ctr_a', 'ctr_b', 'ctr_c']);
+});
+
 it('a declaration prints alike read through another loader (white space and a bundler\'s renamed identifiers), and otherwise when its lists change', () => {
   const a = { ...Counter, indexes: (s: CounterState) => [{ list: 'all', sortKey: String(s.createdAt) }] } as AnyActorDef;
   // eslint-disable-next-line prettier/prettier

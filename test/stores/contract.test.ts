@@ -335,6 +335,32 @@ describe(`indexes (${storeFamily()})`, () => {
   });
 });
 
+describe(`indexes, ops that name the sort key they leave (${storeFamily()})`, () => {
+  // the runtime's list changes name `from` (stores/types.ts IndexOp); a store may then keep no place
+  const put = (id: string, sortKey: string, from: string | null) => ({ op: 'put' as const, list: 'k', id, sortKey, fresh: from === null, from });
+  const remove = (id: string, from: string) => ({ op: 'remove' as const, list: 'k', id, from });
+  /** A page after `after`, naming its sort key where the store keeps no places (runtime/list-page.ts does so). */
+  const after = (id: string, sortKey: string, order: 'asc' | 'desc' = 'asc') => stores.indexes.page('k', { after: id, afterSortKey: stores.indexes.keepsNoPlaces ? sortKey : undefined, limit: 10, order });
+
+  it('apply - a put from nowhere places, a put from its sort key moves, a remove from it drops; pages after an id by its sort key (spec 4 preamble)', async () => {
+    await stores.indexes.apply([put('a', '1', null), put('b', '2', null), put('c', '3', null), put('d', '4', null)]);
+    await stores.indexes.apply([put('a', '9', '1'), remove('b', '2'), put('c', '3', '3')]);
+    expect(await stores.indexes.page('k', { limit: 10, order: 'asc' })).toEqual({ ids: ['c', 'd', 'a'], hasMore: false });
+    expect(await after('c', '3')).toEqual({ ids: ['d', 'a'], hasMore: false });
+    expect(await after('a', '9', 'desc')).toEqual({ ids: ['d', 'c'], hasMore: false });
+    expect(await after('b', '2')).toEqual({ ids: [], hasMore: false }); // removed
+    // a sort key where the id is not: no member of it, so an empty page
+    if (stores.indexes.keepsNoPlaces) expect(await stores.indexes.page('k', { after: 'a', afterSortKey: '1', limit: 10, order: 'asc' })).toEqual({ ids: [], hasMore: false });
+  });
+
+  it.runIf(process.env.TEST_STORES === 'local')('dropLists - a store that keeps no places drops the named lists whole, members of every sort key', async () => {
+    await stores.indexes.apply([put('a', '1', null), { op: 'put', list: 'kept', id: 'a', sortKey: '1' }]);
+    expect(await stores.indexes.dropLists!((list) => list === 'k')).toBe(1);
+    expect((await stores.indexes.page('k', { limit: 10, order: 'asc' })).ids).toEqual([]);
+    expect((await stores.indexes.page('kept', { limit: 10, order: 'asc' })).ids).toEqual(['a']);
+  });
+});
+
 describe(`readings (${storeFamily()})`, () => {
   it('range - inclusive bounds, ordered by recorded time across batches', async () => {
     const t = clock.now();
