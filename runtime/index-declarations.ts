@@ -12,7 +12,11 @@
  * before a closing brace, the numbers a bundler appends to a renamed identifier, a property
  * written out in full where its shorthand would do), so the same code run by
  * `npm start` (one esbuild bundle) and through tsx prints alike; an edit that changes only a
- * comment inside the function rebuilds once, harmlessly.
+ * comment inside the function rebuilds once, harmlessly. The print is of the declaration's own
+ * text: an edit to a helper it calls (a sort key's format) changes no print, so it is made with an
+ * edit of the declarations that use it. Over the local stores this matters twice: a list there
+ * keeps no place per id (stores/types.ts IndexStore keepsNoPlaces), and a move removes a member
+ * where the state before it says the member stands.
  */
 import { createHash } from 'node:crypto';
 import type { Stores } from '../stores/index.ts';
