@@ -7,7 +7,7 @@ export { IngestedInstructionSet, SET_PREFIX, DISCREPANCY_PREFIX, runSetIdOf, set
 export { RemittanceImport, IMPORT_PREFIX } from './import.ts';
 export { acceptedInstructionSet, INTAKE_STEPS, instructionSetsFor } from './instruction-sets.ts';
 export { INTAKE, IntakeService, intakeService } from './service.ts';
-export { OVERRIDE_REASON_CODES, DISCREPANCY_CODES, WARNING_CODES, type OverrideReasonCode, type DiscrepancyCode } from './reason-codes.ts';
+export { REASON_CODES, type OverrideReasonCode, type DiscrepancyCode } from './reason-codes.ts';
 export { CSV_COLUMNS, MAX_CSV_ROWS } from './csv.ts';
 export { routes as intakeRoutes } from './routes.ts';
 export { events as intakeEvents } from './events.ts';

@@ -27,7 +27,7 @@ import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type Tim
 import { ApiError, assertNever, conflict, derivedId, fieldError, filterLists, type MoneyValue, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
-import { OVERRIDE_REASON_CODES, type OverrideReasonCode } from './reason-codes.ts';
+import { type OverrideReasonCode, REASON_CODES } from './reason-codes.ts';
 import type { Discrepancy, Lines, Resolved, Source, Validation } from './validate.ts';
 
 export const SET_PREFIX = 'remit_authority_rail_instruction_';
@@ -144,8 +144,8 @@ export const IngestedInstructionSet = defineActor({
       if (!d) throw new ApiError('not_found', `No discrepancy with id ${cmd.discrepancy_id} on instruction set ${s.id}.`);
       if (s.status !== 'pending_acceptance') throw refuse(s, 'discrepancies are overridden only while it is pending acceptance');
       if (d.status !== 'open') throw conflict(`Discrepancy ${d.id} is already overridden.`);
-      if (!Object.hasOwn(OVERRIDE_REASON_CODES, cmd.reason_code)) {
-        throw fieldError('/reason_code', 'unknown_reason_code', `Use one of: ${Object.keys(OVERRIDE_REASON_CODES).join(', ')}.`, `reason_code ${cmd.reason_code} is not a published override reason code (GET /v1/remittance/reason_codes).`);
+      if (!Object.hasOwn(REASON_CODES.override, cmd.reason_code)) {
+        throw fieldError('/reason_code', 'unknown_reason_code', `Use one of: ${Object.keys(REASON_CODES.override).join(', ')}.`, `reason_code ${cmd.reason_code} is not a published override reason code (GET /v1/remittance/reason_codes).`);
       }
       const note = cmd.note?.trim() ? cmd.note.trim() : null;
       if (cmd.reason_code === 'other' && note === null) {

@@ -9,7 +9,7 @@
  */
 import { errorEntry, type MoneyValue, type ValidationEntry, type ValidationReport } from '../../../kernel/index.ts';
 import { AUTHORITIES, authorityById, dueDateOf, levyAuthority, payeAuthorityFor, pensionAdministrator, type Authority, type Levy, type LevyCode } from '../authorities/index.ts';
-import { DISCREPANCY_CODES, type DiscrepancyCode, WARNING_CODES, type WarningCode } from './reason-codes.ts';
+import { type DiscrepancyCode, REASON_CODES, type WarningCode } from './reason-codes.ts';
 
 export type Source = 'run' | 'external_api' | 'external_file';
 
@@ -106,7 +106,7 @@ class LineChecks {
   }
 
   warn(code: WarningCode, detail: string): void {
-    this.lineEntries.push({ index: this.index, severity: 'warning', code, detail: `${detail} (${WARNING_CODES[code]})` });
+    this.lineEntries.push({ index: this.index, severity: 'warning', code, detail: `${detail} (${REASON_CODES.warning[code]})` });
   }
 
   /** Closes the current line: its outcome is its worst entry. */
@@ -222,5 +222,3 @@ function checkTotalsLine(c: LineChecks, total: MoneyValue, period: string, run: 
   }
   c.done('totals', null);
 }
-
-export { DISCREPANCY_CODES };
