@@ -39,26 +39,33 @@ interface Booked extends Omit<Transfer, 'narration'> {
   answered: SendAnswer['outcome'];
 }
 
-export const SANDBOX_TEST_ACCOUNTS: Record<RailKind, TestAccount[]> = {
+/** The accounts that behave alike on every rail (the table above: serials 90, 92, 98). */
+const EVERY_RAIL: TestAccount[] = [
+  { serial_ends_with: '90', behaviour: 'name enquiry returns "A. N. Other" (a line naming another account holder is not paid)' },
+  { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
+  { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
+];
+
+/** Each rail's own accounts. */
+const RAIL_ONLY: Record<RailKind, TestAccount[]> = {
   instant_interbank: [
-    { serial_ends_with: '90', behaviour: 'name enquiry returns "A. N. Other" (a line naming another account holder is not paid)' },
     { serial_ends_with: '91', behaviour: 'refused 91 beneficiary bank not available (final for this rail)' },
-    { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
     { serial_ends_with: '93', behaviour: 'times out; the status query later reports 00 settled' },
     { serial_ends_with: '94', behaviour: 'times out; the status query later reports 91 failed' },
     { serial_ends_with: '95', behaviour: 'slow: 09 in progress, then 00 settled' },
-    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
   ],
-  batch_transfer: [
-    { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
-    { serial_ends_with: '96', behaviour: 'refused 91 returned item' },
-    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
-  ],
-  wallet: [
-    { serial_ends_with: '92', behaviour: 'refused 07 invalid account (every rail)' },
-    { serial_ends_with: '97', behaviour: 'refused 61 transfer limit exceeded' },
-    { serial_ends_with: '98', behaviour: 'settles (00), then the payee\u2019s bank returns the credit (statement: reversed RV)' },
-  ],
+  batch_transfer: [{ serial_ends_with: '96', behaviour: 'refused 91 returned item' }],
+  wallet: [{ serial_ends_with: '97', behaviour: 'refused 61 transfer limit exceeded' }],
+};
+
+const bySerial = (a: TestAccount, b: TestAccount) => a.serial_ends_with.localeCompare(b.serial_ends_with);
+const testAccountsOf = (kind: RailKind): TestAccount[] => [...EVERY_RAIL, ...RAIL_ONLY[kind]].sort(bySerial);
+
+/** Each rail's test accounts in serial order, as GET /v1/payouts/rails shows them. */
+export const SANDBOX_TEST_ACCOUNTS: Record<RailKind, TestAccount[]> = {
+  instant_interbank: testAccountsOf('instant_interbank'),
+  batch_transfer: testAccountsOf('batch_transfer'),
+  wallet: testAccountsOf('wallet'),
 };
 
 const ALL_SETTLE: TestAccount = { serial_ends_with: 'any other', behaviour: 'settles at once (00)' };
