@@ -23,22 +23,6 @@ export type ConsentStatus = (typeof CONSENT_STATUSES)[number];
 export const COLLECTED_CHANNELS = ['api', 'self_serve', 'assisted', 'whatsapp'] as const;
 export type CollectedChannel = (typeof COLLECTED_CHANNELS)[number];
 
-export interface ConsentState {
-  id: string;
-  org: string;
-  livemode: boolean;
-  subject_ref: string;
-  purpose: string;
-  checks: CheckKind[];
-  status: ConsentStatus;
-  wording_version: string;
-  collected_channel: CollectedChannel;
-  collected_at: number;
-  expires_at: number;
-  withdrawn_at: number | null;
-  created_at: number;
-}
-
 export interface CreateConsent {
   subject_ref: string;
   purpose: string;
@@ -48,6 +32,15 @@ export interface CreateConsent {
   collected_at: number;
   expires_at: number;
   livemode: boolean;
+}
+
+/** The facts of its creation (factsOf), and what the token became. */
+export interface ConsentState extends CreateConsent {
+  id: string;
+  org: string;
+  status: ConsentStatus;
+  withdrawn_at: number | null;
+  created_at: number;
 }
 
 export type ConsentEvent =

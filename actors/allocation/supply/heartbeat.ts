@@ -4,7 +4,7 @@
  * validation_failed naming every failing value (index = the reading's position from 1); rule
  * refusals (spec 2.8 reasons) are per reading and live in validation.ts.
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { ApiError, CALLER_REF, callerRef, enumOf, errorEntry, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 
 export const AVAILABILITY_STATES = ['available', 'unavailable'] as const;
@@ -13,11 +13,28 @@ export type AvailabilityState = (typeof AVAILABILITY_STATES)[number];
 export const CONNECTIVITY = ['offline', 'poor', 'fair', 'good'] as const;
 export type Connectivity = (typeof CONNECTIVITY)[number];
 
-export interface Position {
-  latitude: number;
-  longitude: number;
-  accuracy_metres: number;
-}
+// The batch as it arrives, for the OpenAPI document; parseBatch is the check both transports run.
+export const GeoPointSchema = Type.Object({
+  latitude: Type.Number({ minimum: -90, maximum: 90 }),
+  longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  accuracy_metres: Type.Number({ minimum: 0 }),
+});
+export const HeartbeatSchema = Type.Object({
+  recorded_at: Type.String({ format: 'date-time' }),
+  position: Type.Optional(Type.Union([GeoPointSchema, Type.Null()])),
+  connectivity: enumOf(CONNECTIVITY),
+  availability: Type.Optional(enumOf(AVAILABILITY_STATES)),
+  battery_percent: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()])),
+  mock_location_detected: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  device_integrity_attested: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+});
+export const HeartbeatBatchSchema = Type.Object({
+  worker_id: callerRef('The worker (a subject_ref).'),
+  readings: Type.Array(HeartbeatSchema, { minItems: 1 }),
+});
+
+/** A reading's position: the wire's GeoPoint, checked. */
+export type Position = Static<typeof GeoPointSchema>;
 
 /** One reading after the structural check; `index` counts from 1 in submission order. */
 export interface Reading {
@@ -39,26 +56,6 @@ export interface HeartbeatBatch {
 /** A subject_ref: the kernel's one rule for caller references (kernel/caller-ref.ts), so it can sit in a path. */
 export const WORKER_ID = CALLER_REF;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-// Schemas for the OpenAPI document; parseBatch is the check both transports run.
-export const GeoPointSchema = Type.Object({
-  latitude: Type.Number({ minimum: -90, maximum: 90 }),
-  longitude: Type.Number({ minimum: -180, maximum: 180 }),
-  accuracy_metres: Type.Number({ minimum: 0 }),
-});
-export const HeartbeatSchema = Type.Object({
-  recorded_at: Type.String({ format: 'date-time' }),
-  position: Type.Optional(Type.Union([GeoPointSchema, Type.Null()])),
-  connectivity: enumOf(CONNECTIVITY),
-  availability: Type.Optional(enumOf(AVAILABILITY_STATES)),
-  battery_percent: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()])),
-  mock_location_detected: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  device_integrity_attested: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-});
-export const HeartbeatBatchSchema = Type.Object({
-  worker_id: callerRef('The worker (a subject_ref).'),
-  readings: Type.Array(HeartbeatSchema, { minItems: 1 }),
-});
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
