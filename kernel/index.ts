@@ -29,7 +29,7 @@ export { CURRENCIES, CURRENCY_DATA_PUBLISHED, MONEY_MARK, Money, assertMoney, cu
 export type { Currency, MoneyValue } from './money.ts';
 export { MEMBERSHIP } from './membership.ts';
 export type { Membership } from './membership.ts';
-export { idOf, isIdOf } from './path-ids.ts';
+export { idOf, isIdOf, pathRecordId, retrieval } from './path-ids.ts';
 export { NodeReadModel, perNodeReadersCaughtUp, platformFeed } from './journal-feeds.ts';
 export type { ReadModelHandlers } from './journal-feeds.ts';
 export { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from './json-bounds.ts';

@@ -4,13 +4,14 @@
  * docs/gaps.md#payroll.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ApiError, callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, route, type RouteDef, type RouteRequest, filteredList } from '../../kernel/index.ts';
-import { RUN_PREFIX, PAY_PROFILE_PREFIX, ROSTER_ENTRY_PREFIX, IMPORT_PREFIX } from './payroll-ids.ts';
+import { ApiError, type Caller, callerOf, enumOf, idOf, listEnvelope, listPage, ListQuery, listQueryWith, Money, notFound, parseListQuery, pathRecordId, type Platform, retrieval, route, type RouteDef, type RouteRequest, filteredList } from '../../kernel/index.ts';
+import type { AnyActorDef } from '../../runtime/index.ts';
+import { RUN_PREFIX } from './payroll-ids.ts';
 import { PayrollImport, runImport } from './imports/index.ts';
 import { PayProfile } from './pay-profile.ts';
 import { updatePayProfile } from './pay-profiles.ts';
 import { explainPayslip, getPayslip, issuePayslip, payslipDocument, payslipPage, replayPayslip } from './payslips/payslips.ts';
-import { RosterEntry } from './roster-entry.ts';
+import { RosterEntry, type RosterPatch } from './roster-entry.ts';
 import { updateRosterEntry } from './roster-entries.ts';
 import * as S from './schemas.ts';
 import { employerSettingsView } from './employer.ts';
@@ -77,6 +78,25 @@ const ProfileFields = {
 const runAction = (path: string, summary: string, fn: (req: RouteRequest<any, any>) => Promise<unknown>, extra: Partial<RouteDef> = {}): RouteDef =>
   route({ method: 'POST', path, auth: 'key', module: M, idempotent: true, summary, ...extra, handler: fn } as RouteDef<TSchema, TSchema>);
 
+/**
+ * A payee's record the import makes (a pay profile, a roster entry): `GET path` retrieves it and
+ * `PATCH path` changes it through `update`, both reading the id that ends the path as a record of
+ * `kind` named `what`, and both answering the record.
+ */
+function payeeRecord(kind: AnyActorDef, what: string, o: {
+  path: string; response: TSchema; specGap: string; retrieve: string; change: string; body: TSchema;
+  update: (platform: Platform, caller: Caller, id: string, body: unknown) => Promise<unknown>;
+}): RouteDef[] {
+  const idIn = pathRecordId(o.path, kind, what);
+  return [
+    retrieval(kind, what, { path: o.path, response: o.response, auth: 'key', module: M, summary: o.retrieve, specGap: o.specGap }),
+    route({
+      method: 'PATCH', path: o.path, response: o.response, auth: 'key', module: M, idempotent: false, summary: o.change, specGap: o.specGap, body: o.body,
+      handler: (req) => o.update(req.platform, callerOf(req), idIn(req), req.body),
+    }),
+  ];
+}
+
 export const routes: RouteDef[] = [
   // ------------------------------------------------------------------ imports, profiles, roster
   route({
@@ -114,37 +134,28 @@ export const routes: RouteDef[] = [
       return configureEmployer(req.platform, callerOf(req), body);
     },
   }),
-  route({
-    method: 'GET', path: '/v1/payroll/imports/{import_id}', response: S.ImportSchema, auth: 'key', module: M, idempotent: false,
+  retrieval(PayrollImport, 'import', {
+    path: '/v1/payroll/imports/{import_id}', response: S.ImportSchema, auth: 'key', module: M,
     summary: 'Retrieve an import and its ValidationReport.', specGap: 'Import fields are not shown.',
-    handler: (req) => req.platform.system.get(PayrollImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
   }),
   route({
     method: 'GET', path: '/v1/pay_profiles', response: S.PayProfileListSchema, auth: 'key', module: M, idempotent: false, query: ListQuery,
     summary: 'List pay profiles in payee_ref order (limit, starting_after).', specGap: 'The list is not named by spec 4.8; it pages like every list (docs/gaps.md#payroll).',
     handler: (req) => listPage(req.platform.system, PayProfile, req.org, 'all', req.query as never, 'asc'),
   }),
-  route({
-    method: 'GET', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a pay profile (the account number is shown by its last four digits only).', specGap: 'Pay profile fields are not shown.',
-    handler: (req) => req.platform.system.get(PayProfile, idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.org),
-  }),
-  route({
-    method: 'PATCH', path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, auth: 'key', module: M, idempotent: false,
-    summary: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.', specGap: 'Pay profile fields are not shown.',
+  ...payeeRecord(PayProfile, 'pay profile', {
+    path: '/v1/pay_profiles/{pay_profile_id}', response: S.PayProfileSchema, specGap: 'Pay profile fields are not shown.',
+    retrieve: 'Retrieve a pay profile (the account number is shown by its last four digits only).',
+    change: 'Change a pay profile; later calculations use it, calculated payslips keep their recorded inputs.',
     body: Type.Object(ProfileFields, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => updatePayProfile(req.platform, callerOf(req), idOf(req.params.pay_profile_id, PAY_PROFILE_PREFIX, 'pay profile'), req.body as Record<string, unknown>),
+    update: (platform, caller, id, body) => updatePayProfile(platform, caller, id, body as Record<string, unknown>),
   }),
-  route({
-    method: 'GET', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a roster entry.', specGap: 'Roster entry fields are not shown.',
-    handler: (req) => req.platform.system.get(RosterEntry, idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.org),
-  }),
-  route({
-    method: 'PATCH', path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, auth: 'key', module: M, idempotent: false,
-    summary: 'Change the employment dates of a roster entry.', specGap: 'Roster entry fields are not shown.',
+  ...payeeRecord(RosterEntry, 'roster entry', {
+    path: '/v1/payroll/roster_entries/{roster_entry_id}', response: S.RosterEntrySchema, specGap: 'Roster entry fields are not shown.',
+    retrieve: 'Retrieve a roster entry.',
+    change: 'Change the employment dates of a roster entry.',
     body: Type.Object({ starts_on: Type.Optional(DATE), ends_on: Type.Optional(Type.Union([DATE, Type.Null()])) }, { additionalProperties: false, minProperties: 1 }),
-    handler: (req) => updateRosterEntry(req.platform, callerOf(req), idOf(req.params.roster_entry_id, ROSTER_ENTRY_PREFIX, 'roster entry'), req.body),
+    update: (platform, caller, id, body) => updateRosterEntry(platform, caller, id, body as RosterPatch),
   }),
 
   // ------------------------------------------------------------------ runs

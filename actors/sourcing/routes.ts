@@ -3,14 +3,15 @@
  * state takes an Idempotency-Key (spec 1 rule 9). Shapes the spec does not show are marked
  * specGap and listed in docs/gaps.md#sourcing.
  */
-import { Type } from '@sinclair/typebox';
-import { callerOf, enumOf, idOf, listPage, ListQuery, listQueryWith, Money, route, type RouteDef, filteredList } from '../../kernel/index.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { type Caller, callerOf, enumOf, listPage, ListQuery, listQueryWith, Money, type Platform, retrieval, route, type RouteDef, filteredList } from '../../kernel/index.ts';
 import { addDelivery, createBroadcast, getBroadcast, retryDelivery, setSpendCeiling } from './broadcasts.ts';
 import { ChannelDelivery, DELIVERY_STATUSES } from './channel-delivery.ts';
-import { CHANNEL_PREFIX, IMPORT_PREFIX, SPEND_CEILING_PREFIX } from './ids.ts';
+import type { AnyActorDef } from '../../runtime/index.ts';
+import { CHANNEL_PREFIX } from './ids.ts';
 import { runImport } from './imports.ts';
 import { Lead, LEAD_STATUSES } from './lead.ts';
-import { leadId, promoteLead, receiveLead } from './leads.ts';
+import { promoteLead, receiveLead } from './leads.ts';
 import { REQUISITION_STATUSES, Requisition } from './requisition.ts';
 import { adjudicateRequisition, artefacts, closeRequisition, confirmInferences, contestRequisition, createRequisition, editArtefacts, editRequisition, getRequisition, publishRequisition, quarantineRequisition } from './requisitions.ts';
 import { currentRulePack, getChannel, getTaxonomy, listChannels } from './reference-data.ts';
@@ -69,6 +70,27 @@ const Reason = Text(1000);
 const ChannelId = Type.String({ pattern: `^${CHANNEL_PREFIX}`, maxLength: 64 });
 
 const gap = (what: string) => `${what} (docs/gaps.md#sourcing).`;
+
+interface Creation {
+  path: string;
+  body: TSchema;
+  summary: string;
+  specGap: string;
+  /** The operation: it gets the caller and the checked body, and answers the record. */
+  make: (platform: Platform, caller: Caller, body: never) => Promise<unknown>;
+}
+
+/**
+ * A record of `kind` made by `POST create.path` (201, with an Idempotency-Key, spec 1 rule 9) and
+ * read back by `GET read.path`, whose path id names it (`what` in the 404).
+ */
+function createdRecord(kind: AnyActorDef, what: string, create: Creation, read: { path: string; summary: string; specGap: string }): RouteDef[] {
+  const { make, ...def } = create;
+  return [
+    route({ method: 'POST', ...def, auth: 'key', module: M, idempotent: true, status: 201, handler: (req) => make(req.platform, callerOf(req), req.body as never) }),
+    retrieval(kind, what, { ...read, auth: 'key', module: M }),
+  ];
+}
 const reqPath = '/v1/sourcing/requisitions/{requisition_id}';
 
 export const routes: RouteDef[] = [
@@ -185,18 +207,13 @@ export const routes: RouteDef[] = [
       return listPage(req.platform.system, ChannelDelivery, req.org, list, req.query, 'desc');
     },
   }),
-  route({
-    method: 'POST', path: '/v1/sourcing/deliveries', auth: 'key', module: M, idempotent: true, status: 201,
+  ...createdRecord(ChannelDelivery, 'delivery', {
+    path: '/v1/sourcing/deliveries', make: addDelivery,
     body: Type.Object({ broadcast_id: Type.String({ minLength: 1, maxLength: 255 }), channel_id: ChannelId, budget: Money({ minimum: 0 }) }, { additionalProperties: false }),
     summary: 'Send a broadcast\u2019s version to one more channel; its budget is reserved against the spend ceiling like a broadcast\u2019s.',
     specGap: gap('The delivery create body is not shown'),
-    handler: (req) => addDelivery(req.platform, callerOf(req), req.body as never),
-  }),
-  route({
-    method: 'GET', path: '/v1/sourcing/deliveries/{delivery_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a delivery with its attempts.',
-    specGap: gap('Not named by the spec; a read by id like every other record'),
-    handler: (req) => req.platform.system.get(ChannelDelivery, idOf(req.params.delivery_id, ChannelDelivery.prefix, 'delivery'), req.org),
+  }, {
+    path: '/v1/sourcing/deliveries/{delivery_id}', summary: 'Retrieve a delivery with its attempts.', specGap: gap('Not named by the spec; a read by id like every other record'),
   }),
 
   // ---------------------------------------------------------------- channels, spend ceilings
@@ -225,11 +242,9 @@ export const routes: RouteDef[] = [
     specGap: gap('Spend ceilings are named without a shape'),
     handler: (req) => listPage(req.platform.system, SpendCeiling, req.org, 'all', req.query, 'desc'),
   }),
-  route({
-    method: 'GET', path: '/v1/sourcing/spend_ceilings/{spend_ceiling_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a spend ceiling.',
-    specGap: gap('Spend ceilings are named without a shape'),
-    handler: (req) => req.platform.system.get(SpendCeiling, idOf(req.params.spend_ceiling_id, SPEND_CEILING_PREFIX, 'spend ceiling'), req.org),
+  retrieval(SpendCeiling, 'spend ceiling', {
+    path: '/v1/sourcing/spend_ceilings/{spend_ceiling_id}', auth: 'key', module: M,
+    summary: 'Retrieve a spend ceiling.', specGap: gap('Spend ceilings are named without a shape'),
   }),
 
   // ---------------------------------------------------------------- leads
@@ -261,11 +276,9 @@ export const routes: RouteDef[] = [
     specGap: gap('Not named by the spec; the list of the records POST /v1/sourcing/leads makes'),
     handler: (req) => listPage(req.platform.system, Lead, req.org, req.query.requisition_id ? `requisition:${req.query.requisition_id}` : req.query.status ? `status:${req.query.status}` : 'all', req.query, 'desc'),
   }),
-  route({
-    method: 'GET', path: '/v1/sourcing/leads/{lead_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve a lead with its screening.',
-    specGap: gap('Not named by the spec; a read by id like every other record'),
-    handler: (req) => req.platform.system.get(Lead, leadId(req.params.lead_id), req.org),
+  retrieval(Lead, 'lead', {
+    path: '/v1/sourcing/leads/{lead_id}', auth: 'key', module: M,
+    summary: 'Retrieve a lead with its screening.', specGap: gap('Not named by the spec; a read by id like every other record'),
   }),
   route({
     method: 'POST', path: '/v1/sourcing/leads/{lead_id}/promote', auth: 'key', module: M, idempotent: true,
@@ -276,19 +289,12 @@ export const routes: RouteDef[] = [
   }),
 
   // ---------------------------------------------------------------- imports, taxonomies
-  route({
-    method: 'POST', path: '/v1/sourcing/imports', auth: 'key', module: M, idempotent: true, status: 201,
+  ...createdRecord(SourcingImport, 'import', {
+    path: '/v1/sourcing/imports', make: runImport,
     body: Type.Object({ kind: enumOf(['leads', 'requisitions']), csv: Type.String({ minLength: 1, maxLength: 2_000_000 }) }, { additionalProperties: false }),
     summary: 'Import leads or requisitions from CSV; all or nothing, with a ValidationReport naming every failing field of every row.',
     specGap: gap('The import body and record are not shown'),
-    handler: (req) => runImport(req.platform, callerOf(req), req.body as never),
-  }),
-  route({
-    method: 'GET', path: '/v1/sourcing/imports/{import_id}', auth: 'key', module: M, idempotent: false,
-    summary: 'Retrieve an import and its ValidationReport.',
-    specGap: gap('Import fields are not shown'),
-    handler: (req) => req.platform.system.get(SourcingImport, idOf(req.params.import_id, IMPORT_PREFIX, 'import'), req.org),
-  }),
+  }, { path: '/v1/sourcing/imports/{import_id}', summary: 'Retrieve an import and its ValidationReport.', specGap: gap('Import fields are not shown') }),
   route({
     method: 'GET', path: '/v1/sourcing/taxonomies/{taxonomy_id}', auth: 'key', module: M, idempotent: false,
     summary: 'Retrieve the occupation taxonomy (versioned, content hash) that inference uses.',

@@ -64,3 +64,32 @@ describe('GET /v1/pay_profiles (docs/gaps.md#payroll)', () => {
     expect(patched.body.error.code).toBe('validation_failed');
   });
 });
+
+describe('a pay profile and a roster entry are read and changed by their path id (spec 4.8, 7; kernel/path-ids.ts)', () => {
+  it('GET and PATCH answer the record; an id of another form and an unknown one are not_found alike, another organisation\u2019s is organisation_mismatch', async () => {
+    const o = await h.register();
+    const other = await h.register();
+    const [mine] = (await importPayees(h, o.key, [row('r-01')], EMPLOYER)).rows;
+    const [theirs] = (await importPayees(h, other.key, [row('r-02')], EMPLOYER)).rows;
+    const records = [
+      { path: '/v1/pay_profiles', id: mine!.pay_profile_id, their: theirs!.pay_profile_id, object: 'pay_profile', patch: { nhf_contributing: true } },
+      { path: '/v1/payroll/roster_entries', id: mine!.roster_entry_id, their: theirs!.roster_entry_id, object: 'roster_entry', patch: { starts_on: '2026-02-01' } },
+    ];
+    for (const r of records) {
+      const got = await h.request('GET', `${r.path}/${r.id}`, { key: o.key });
+      expect(got.status, got.text).toBe(200);
+      expect(got.body).toMatchObject({ id: r.id, object: r.object });
+      const changed = await h.request('PATCH', `${r.path}/${r.id}`, { key: o.key, body: r.patch });
+      expect(changed.status, changed.text).toBe(200);
+      expect(changed.body).toMatchObject({ id: r.id, object: r.object, ...r.patch });
+      const unknown = `${r.id.slice(0, -4)}zzzz`;
+      const refusals = [{ id: 'run_enterprise_abc', code: 'not_found' }, { id: unknown, code: 'not_found' }, { id: r.their, code: 'organisation_mismatch' }];
+      for (const { id, code } of refusals) {
+        for (const method of ['GET', 'PATCH'] as const) {
+          const answer = await h.request(method, `${r.path}/${id}`, { key: o.key, body: method === 'PATCH' ? r.patch : undefined });
+          expect(answer.body.error?.code, `${method} ${r.path}/${id}`).toBe(code);
+        }
+      }
+    }
+  });
+});

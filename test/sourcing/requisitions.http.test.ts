@@ -207,6 +207,11 @@ describe('versions, broadcasts and leads (spec 3, 4.6, 9)', () => {
     // nothing was sent for the refused broadcast
     const deliveries = await h.request('GET', '/v1/sourcing/deliveries?limit=100', k);
     expect(deliveries.body.data).toHaveLength(2);
+    // each is read by its id; an id of another form is no delivery (spec 7, kernel/path-ids.ts)
+    const one = deliveries.body.data[0];
+    expect((await h.request('GET', `/v1/sourcing/deliveries/${one.id}`, k)).body).toMatchObject({ id: one.id, object: one.object });
+    const wrong = await h.request('GET', `/v1/sourcing/deliveries/${ceiling.body.id}`, k);
+    expect([wrong.status, wrong.body.error.code]).toEqual([404, 'not_found']);
   });
 
   it('a broadcast sent again with its Idempotency-Key is the same broadcast, its budget reserved once (spec 8)', async () => {
