@@ -1,7 +1,7 @@
 /**
  * The local family's commit delay (docs/architecture.md "What a write costs (local stores)"): when
- * the transaction before held the work of at least 16 writers, the next waits 4 ms before it
- * begins, as PostgreSQL's commit_delay with commit_siblings, so the requests arriving meanwhile
+ * the transaction before held the work of at least COMMIT_SIBLINGS writers, the next waits
+ * COMMIT_DELAY_MS before it begins (stores/local/writer.ts), as PostgreSQL's commit_delay with commit_siblings, so the requests arriving meanwhile
  * share its commit; a lone write never waits. The delay's timer is vitest's fake setTimeout, so
  * "waits" is a write that cannot settle until the timer is advanced, and "never waits" one that
  * settles with the timer never advanced. Local project only.
