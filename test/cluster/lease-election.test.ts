@@ -3,8 +3,11 @@
  * a three-server NATS cluster, two node processes on it with NATS_REPLICAS=3, keyed writes through
  * both gateways retried with the same Idempotency-Key, and the server leading the journal stream
  * killed -9. Every shard is owned by a live node again within JetStream's election plus a lease
- * period, and at every look after that for the rest of the window; writes come back within that
- * bound plus one journal read's timeout; no acknowledged write is lost or applied twice.
+ * period, and at every look after that for the rest of the window; writes come back within a lease
+ * period plus one journal read's timeout of the journal stream having a leader again; no
+ * acknowledged write is lost or applied twice. How long the servers take to elect that leader is
+ * theirs, not ours (on a loaded two-core machine it has taken from under a second to tens of
+ * seconds), so the write bounds run from it; it must still come within ELECTION_LIMIT_MS.
  * Processes, servers and leases run on wall time; every wait is bounded by a deadline.
  */
 import { appendFileSync, rmSync } from 'node:fs';
@@ -22,10 +25,13 @@ import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts'
 /** Every shard owned again after the kill: a JetStream election (a few seconds) plus a lease period (3 s), with room. */
 const LEASE_BOUND_MS = 10_000;
 /**
- * Writes back after the kill: the lease bound, plus one journal read an actor's activation sends
- * while the election is still on, which waits out its request timeout (5 s) before it is retried.
+ * Writes back after the journal stream has a leader again: the lease bound, plus one journal read
+ * an actor's activation sent while the election was still on, which waits out its request timeout
+ * (5 s) before it is retried.
  */
 const OUTAGE_BOUND_MS = LEASE_BOUND_MS + 5_000;
+/** The servers' own election of a journal leader: beyond this the cluster, not the platform, is broken. */
+const ELECTION_LIMIT_MS = 60_000;
 /** How long after the kill the shards are watched (the issue asks 60 s; this is what CI affords). */
 const WATCH_MS = Number(process.env.LEASE_ELECTION_WATCH_MS ?? 20_000);
 const TALLIES = 48;
@@ -121,6 +127,16 @@ async function leases(jsm: JetStreamManager): Promise<{ node: string; until: num
 }
 let lastReadError = '';
 
+/** Milliseconds from `killedAt` until the journal stream names a live leader, polled every 100 ms; Infinity past ELECTION_LIMIT_MS. */
+async function journalLeaderBack(jsm: JetStreamManager, killed: string, killedAt: number): Promise<number> {
+  while (performance.now() - killedAt < ELECTION_LIMIT_MS) {
+    const leader = await jsm.streams.info(`${namespace}_journal`).then((i) => i.cluster?.leader, () => undefined);
+    if (leader && leader !== killed) return performance.now() - killedAt;
+    await sleep(100);
+  }
+  return Infinity;
+}
+
 /** A line of the run's timeline, beside the nodes' logs. */
 const note = (line: string) => appendFileSync(`${logDir}/timeline.txt`, `${new Date().toISOString()} ${line}\n`);
 
@@ -172,6 +188,10 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
     await nats.kill(leader!);
     const killedAt = performance.now();
     note(`killed ${leader}`);
+    const elected = journalLeaderBack(jsm, leader!, killedAt).then((ms) => {
+      note(`${Math.round(ms)} ms: the journal stream has a leader again`);
+      return ms;
+    });
 
     let reowned = Infinity;
     let looks = 0;
@@ -190,6 +210,7 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
       } else note(`${Math.round(since)} ms: lease table unreadable: ${lastReadError.slice(0, 120)}`);
       await sleep(250);
     }
+    const election = await elected;
     await load.stop();
 
     for (const p of procs) expect({ node: p.id, alive: p.child.exitCode === null }).toEqual({ node: p.id, alive: true });
@@ -200,15 +221,16 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
     const outage = Math.max(...times.slice(1).map((t, i) => t - times[i]));
     const took = around.map((w) => w.acked! - w.began).sort((a, b) => a - b);
     const p99 = took[Math.floor(took.length * 0.99)];
-    const line = `leader ${leader} killed; write outage ${Math.round(outage)} ms; write p99 ${Math.round(p99)} ms, longest ${Math.round(took[took.length - 1])} ms; all shards owned again after ${Math.round(reowned)} ms; ${acked.length} acknowledged`;
+    const line = `leader ${leader} killed; journal leader again after ${Math.round(election)} ms; write outage ${Math.round(outage)} ms; write p99 ${Math.round(p99)} ms, longest ${Math.round(took[took.length - 1])} ms; all shards owned again after ${Math.round(reowned)} ms; ${acked.length} acknowledged`;
     note(line);
     console.log(`[lease-election] ${line}; logs in ${logDir}`);
     expect(around.length).toBeGreaterThan(50);
-    expect(outage).toBeLessThan(OUTAGE_BOUND_MS);
-    expect(p99).toBeLessThan(OUTAGE_BOUND_MS);
+    expect(election).toBeLessThan(ELECTION_LIMIT_MS);
+    expect(outage).toBeLessThan(election + OUTAGE_BOUND_MS);
+    expect(p99).toBeLessThan(election + OUTAGE_BOUND_MS);
     // One write may wait longer than the outage: its actor's activation reading the journal right
     // after the election (stores/cluster/journal.ts) may time out before it succeeds.
-    expect(took[took.length - 1]).toBeLessThan(2 * OUTAGE_BOUND_MS);
+    expect(took[took.length - 1]).toBeLessThan(election + 2 * OUTAGE_BOUND_MS);
     expect(reowned).toBeLessThan(LEASE_BOUND_MS);
     expect(looks).toBeGreaterThan(10);
     expect(late).toEqual([]);
@@ -231,5 +253,5 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
     expect(byStream.size).toBeGreaterThan(TALLIES - 1);
     for (const [stream, events] of byStream) expect({ stream, versions: events.map((e) => e.version) }).toEqual({ stream, versions: events.map((_, i) => i + 1) });
     keepLogs = process.env.LEASE_ELECTION_LOG_DIR !== undefined;
-  }, 120_000);
+  }, 150_000);
 });
