@@ -12,7 +12,7 @@ export { mounted, route } from './area.ts';
 export type { Area, Auth, Method, Platform, PublicEventDecl, RouteDef, RouteRequest, RouteResult, SocketConnection, SocketContext, SocketDef, SocketLimits } from './area.ts';
 export { publicEventTable } from './event-table.ts';
 export { factsOf } from './event-facts.ts';
-export { recordHead } from './record-head.ts';
+export { recordView } from './record-head.ts';
 export { attemptTimers } from './attempts.ts';
 export type { AttemptFacts, AttemptStatus } from './attempts.ts';
 export { canonicalJson, contentHash, sha256 } from './canonical.ts';

@@ -13,7 +13,7 @@
  * revoked
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, type Realm, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, type Realm, recordView } from '../../kernel/index.ts';
 
 export type ApiKeyStatus = 'none' | 'active' | 'revoked';
 
@@ -67,8 +67,7 @@ const views = new WeakMap<ApiKeyState, ApiKeyView>();
 function apiKeyView(s: ApiKeyState): ApiKeyView {
   let v = views.get(s);
   if (!v) {
-    v = Object.freeze({
-      ...recordHead('api_key', s.id, s.realm === 'live', false as const),
+    v = Object.freeze(recordView('api_key', s.id, s.realm === 'live', false as const, {
       name: s.name,
       realm: s.realm,
       // Scope lists are frozen and shared (canonicalScopes); one decoded from a snapshot is copied.
@@ -77,7 +76,7 @@ function apiKeyView(s: ApiKeyState): ApiKeyView {
       revoked_at: s.revoked_at,
       expires_at: s.expires_at ?? null,
       created_at: s.created_at,
-    });
+    }));
     views.set(s, v);
   }
   return v;

@@ -15,7 +15,7 @@
  * accepted  accept   -                          409 conflict          accepted
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, recordView } from '../../kernel/index.ts';
 
 /** The statuses an invitation is shown in (its view and the schema of it). */
 export const INVITATION_STATUSES = ['pending', 'accepted'] as const;
@@ -103,8 +103,7 @@ export const Invitation = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: InvitationState): InvitationView => ({
-    ...recordHead('invitation', s.id, false, false),
+  view: (s: InvitationState): InvitationView => (recordView('invitation', s.id, false, false, {
     email: s.email,
     name: s.name,
     status: s.status === 'accepted' ? 'accepted' : 'pending',
@@ -112,7 +111,7 @@ export const Invitation = defineActor({
     expires_at: iso(s.expires_at),
     accepted_at: s.accepted_at === null ? null : iso(s.accepted_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   // Newest first (ties by id).
   indexes: (s: InvitationState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(s.created_at) }]),
 });

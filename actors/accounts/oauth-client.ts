@@ -12,7 +12,7 @@
  * revoked
  */
 import { defineActor, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, type Realm, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, type Realm, recordView } from '../../kernel/index.ts';
 
 export type OAuthClientStatus = 'none' | 'active' | 'revoked';
 
@@ -81,12 +81,11 @@ export const OAuthClient = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: OAuthClientState): OAuthClientView => ({
-    ...recordHead('oauth_client', s.id, s.realm === 'live', false),
+  view: (s: OAuthClientState): OAuthClientView => (recordView('oauth_client', s.id, s.realm === 'live', false, {
     name: s.name,
     scopes: s.scopes,
     revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes: (s: OAuthClientState) => (s.status === 'none' ? [] : [{ list: 'all', sortKey: sortKeyTime(s.created_at) }]),
 });

@@ -13,7 +13,7 @@
  * decided  decide   -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { APPEAL_PREFIX } from './ids.ts';
 
 export const APPEAL_STATUSES = ['open', 'decided'] as const;
@@ -77,8 +77,7 @@ export const Appeal = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: AppealState) => ({
-    ...recordHead('appeal', s.id, s.livemode, false),
+  view: (s: AppealState) => (recordView('appeal', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     ground: s.ground,
     verification_id: s.verification_id,
@@ -87,7 +86,7 @@ export const Appeal = defineActor({
     status: s.status,
     decision: s.decision,
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: AppealState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     return [

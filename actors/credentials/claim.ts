@@ -22,7 +22,7 @@
  * any              supersede  superseded by another claim                 409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordView } from '../../kernel/index.ts';
 import { addMonths, dateMs } from './dates.ts';
 import { CLAIM_PREFIX } from './ids.ts';
 import type { EvidenceClass, Method } from './policy.ts';
@@ -221,8 +221,7 @@ export const Claim = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: ClaimState) => ({
-    ...recordHead('competence_claim', s.id, s.livemode, s.mocked),
+  view: (s: ClaimState) => (recordView('competence_claim', s.id, s.livemode, s.mocked, {
     subject_ref: s.subject_ref,
     claim_code: s.claim_code,
     framework_version: s.framework_version,
@@ -244,7 +243,7 @@ export const Claim = defineActor({
     lapse_detail: s.lapse_detail,
     lapsed_at: s.lapsed_at === null ? null : iso(s.lapsed_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers(s: ClaimState): TimerWish[] {
     switch (s.decay_state) {
       case 'current':

@@ -11,7 +11,7 @@
  * revoked  revoke   -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { DISCLOSURE_PREFIX } from './ids.ts';
 
 export const DISCLOSURE_STATUSES = ['active', 'revoked'] as const;
@@ -67,8 +67,7 @@ export const Disclosure = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: DisclosureState) => ({
-    ...recordHead('disclosure', s.id, s.livemode, false),
+  view: (s: DisclosureState) => (recordView('disclosure', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     wallet_id: s.wallet_id,
     claim_ids: s.claim_ids,
@@ -78,7 +77,7 @@ export const Disclosure = defineActor({
     status: s.status,
     revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: DisclosureState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     return [

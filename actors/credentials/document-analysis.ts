@@ -20,7 +20,7 @@
  * any       create   -                          - (already analysed)                                            (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { DOCUMENT_ANALYSIS_PREFIX } from './ids.ts';
 import type { Factor, FactorScore } from './providers/document-analyser.ts';
 
@@ -90,8 +90,7 @@ export const DocumentAnalysis = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: AnalysisState) => ({
-    ...recordHead('document_analysis', s.id, s.livemode, s.mocked),
+  view: (s: AnalysisState) => (recordView('document_analysis', s.id, s.livemode, s.mocked, {
     subject_ref: s.subject_ref,
     credential_kind: s.credential_kind,
     document_fingerprint: s.document_fingerprint,
@@ -101,7 +100,7 @@ export const DocumentAnalysis = defineActor({
     escalated_to_identity: s.escalated,
     policy_version: s.policy_version,
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: AnalysisState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     return [

@@ -21,7 +21,7 @@
  * other    expire   -                                                    -                 (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, recordHead } from '../../kernel/index.ts';
+import { assertNever, recordView } from '../../kernel/index.ts';
 import { dateMs } from './dates.ts';
 import { LICENCE_PREFIX, licenceIdOf } from './ids.ts';
 import type { LicenceConfirmed } from './verification.ts';
@@ -141,8 +141,7 @@ export const Licence = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: LicenceState) => ({
-    ...recordHead('licence', s.id, s.livemode, s.mocked),
+  view: (s: LicenceState) => (recordView('licence', s.id, s.livemode, s.mocked, {
     subject_ref: s.subject_ref,
     occupation_code: s.occupation_code,
     issuer_id: s.issuer_id,
@@ -155,7 +154,7 @@ export const Licence = defineActor({
     history: s.history,
     expired_at: s.expired_at === null ? null : iso(s.expired_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers: (s: LicenceState): TimerWish[] => (s.status === 'current' ? [{ name: 'expiry', dueAt: dateMs(s.expires_at), command: 'expire' }] : []),
   indexes(s: LicenceState): IndexEntry[] {
     const sortKey = sortKeyTime(s.created_at);

@@ -10,7 +10,7 @@
  * completed  create   -          -                       completed
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { factsOf, recordHead } from '../../kernel/index.ts';
+import { factsOf, recordView } from '../../kernel/index.ts';
 import { REATTESTATION_PREFIX } from './ids.ts';
 import type { EvidenceClass } from './policy.ts';
 
@@ -52,8 +52,7 @@ export const Reattestation = defineActor({
   evolve(s: ReattestationState, e: ReattestationEvent, meta): ReattestationState {
     return { ...s, ...factsOf(e), created_at: meta.at };
   },
-  view: (s: ReattestationState) => ({
-    ...recordHead('reattestation', s.id, s.livemode, false),
+  view: (s: ReattestationState) => (recordView('reattestation', s.id, s.livemode, false, {
     status: 'completed',
     subject_ref: s.subject_ref,
     claim_id: s.claim_id,
@@ -64,7 +63,7 @@ export const Reattestation = defineActor({
     attested_by: s.attested_by,
     note: s.note,
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: ReattestationState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     return [

@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, type MoneyValue, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, type MoneyValue, recordView } from '../../kernel/index.ts';
 import type { IssueClaim } from './claim.ts';
 import { addMonths, dateOf } from './dates.ts';
 import { claimIdOfVerification, VERIFICATION_PREFIX } from './ids.ts';
@@ -259,8 +259,7 @@ export const Verification = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: VerificationState) => ({
-    ...recordHead('credential_verification', s.id, s.livemode, s.mocked),
+  view: (s: VerificationState) => (recordView('credential_verification', s.id, s.livemode, s.mocked, {
     outcome: s.outcome,
     subject_ref: s.subject_ref,
     ...(s.identity_assurance === 'verified' ? { passport_id: s.passport_id } : {}),
@@ -282,7 +281,7 @@ export const Verification = defineActor({
     decided_by: s.decided_by,
     decided_at: s.decided_at === null ? null : iso(s.decided_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers(s: VerificationState): TimerWish[] {
     if (s.outcome !== 'pending') return [];
     const at = s.answer && s.answer_at !== null ? s.answer_at : s.service_level_due_at;

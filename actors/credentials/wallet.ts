@@ -10,7 +10,7 @@
  * active   create   -          -               active
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { recordHead } from '../../kernel/index.ts';
+import { recordView } from '../../kernel/index.ts';
 import { WALLET_PREFIX } from './ids.ts';
 
 export interface CreateWallet {
@@ -40,12 +40,11 @@ export const Wallet = defineActor({
   evolve(s: WalletState, e: WalletEvent, meta): WalletState {
     return { ...s, subject_ref: e.subject_ref, claim_ids: e.claim_ids, livemode: e.livemode, created_at: meta.at };
   },
-  view: (s: WalletState) => ({
-    ...recordHead('wallet', s.id, s.livemode, false),
+  view: (s: WalletState) => (recordView('wallet', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     claim_ids: s.claim_ids,
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: WalletState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     return [

@@ -11,7 +11,7 @@
  * assembled  assemble  -          -                         assembled
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, recordHead } from '../../kernel/index.ts';
+import { assertNever, recordView } from '../../kernel/index.ts';
 import { AUDIT_BUNDLE_PREFIX } from './ids.ts';
 
 export interface BundleState {
@@ -44,12 +44,11 @@ export const AuditBundle = defineActor({
         return assertNever(e.type);
     }
   },
-  view: (s: BundleState) => ({
-    ...recordHead('audit_bundle', s.id, s.livemode, false),
+  view: (s: BundleState) => (recordView('audit_bundle', s.id, s.livemode, false, {
     engagement_id: s.engagement_id,
     assembled_at: new Date(s.assembled_at).toISOString(),
     bundle_hash: s.bundle_hash,
     ...s.contents,
-  }),
+  })),
   indexes: (s: BundleState): IndexEntry[] => [{ list: `engagement:${s.engagement_id}`, sortKey: sortKeyTime(s.assembled_at) }],
 });

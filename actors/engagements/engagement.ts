@@ -41,7 +41,7 @@
  * journal alone (standing.ts, in a cluster) needs nothing else.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordView } from '../../kernel/index.ts';
 import type { ClassificationRecord } from './classify.ts';
 import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { dateOf, endOfDate, ENGAGEMENT_PREFIX, envelopeId } from './ids.ts';
@@ -410,8 +410,7 @@ function parties(s: EngagementState, status: EngagementStatus): Parties {
 /** The Engagement record of spec 2.6; `asOf` set when answered as at a past date. */
 export function engagementView(s: EngagementState, asOf: string | null) {
   const k: Classification | null = s.classification?.classification ?? null;
-  return {
-    ...recordHead('engagement', s.id, s.livemode, false),
+  return recordView('engagement', s.id, s.livemode, false, {
     status: s.status,
     engaging_party_ref: s.engaging_party_ref,
     worker_ref: s.worker_ref,
@@ -426,5 +425,5 @@ export function engagementView(s: EngagementState, asOf: string | null) {
     ends_on: s.ends_on,
     as_of: asOf,
     created_at: new Date(s.created_at).toISOString(),
-  };
+  });
 }

@@ -20,7 +20,7 @@
  * An unexecuted instrument binds no one (spec 3): only instrument.executed moves an engagement.
  */
 import { defineActor, type IndexEntry, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { ApiError, assertNever, filterLists, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, filterLists, recordView } from '../../kernel/index.ts';
 import { HOW_TO_GET_A_PASSPORT } from '../identity/index.ts';
 import { INSTRUMENT_PREFIX } from './ids.ts';
 import { type AssentRecord, draftHash, type Seal, type SealedFields } from './seal.ts';
@@ -173,8 +173,7 @@ export const Instrument = defineActor({
 
 /** The Instrument record of spec 2.6. */
 export function instrumentView(s: InstrumentState) {
-  return {
-    ...recordHead('instrument', s.id, s.livemode, false),
+  return recordView('instrument', s.id, s.livemode, false, {
     engagement_id: s.engagement_id,
     status: s.status,
     template_code: s.template_code,
@@ -188,5 +187,5 @@ export function instrumentView(s: InstrumentState) {
     expires_at: s.expires_at === null ? null : new Date(s.expires_at).toISOString(),
     executed_at: s.executed_at,
     created_at: new Date(s.created_at).toISOString(),
-  };
+  });
 }

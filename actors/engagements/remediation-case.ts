@@ -14,7 +14,7 @@
  * resolved  resolve  -                  409 conflict                 resolved
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, recordView } from '../../kernel/index.ts';
 import { REMEDIATION_CASE_PREFIX } from './ids.ts';
 
 export const CASE_SOURCES = ['dispute', 'reconcile'] as const;
@@ -71,8 +71,7 @@ export const RemediationCase = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: CaseState) => ({
-    ...recordHead('remediation_case', s.id, s.livemode, false),
+  view: (s: CaseState) => (recordView('remediation_case', s.id, s.livemode, false, {
     engagement_id: s.engagement_id,
     status: s.status,
     source: s.source,
@@ -81,7 +80,7 @@ export const RemediationCase = defineActor({
     dispute_id: s.dispute_id,
     resolution: s.resolution,
     opened_at: new Date(s.opened_at).toISOString(),
-  }),
+  })),
   indexes(s: CaseState): IndexEntry[] {
     const k = sortKeyTime(s.opened_at);
     return [

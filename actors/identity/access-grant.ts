@@ -12,7 +12,7 @@
  * other    revoke   -                   409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { ACCESS_GRANT_PREFIX } from './ids.ts';
 
 export interface GrantFacts {
@@ -62,8 +62,7 @@ export const AccessGrant = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: GrantState) => ({
-    ...recordHead('access_grant', s.id, s.livemode, false),
+  view: (s: GrantState) => (recordView('access_grant', s.id, s.livemode, false, {
     status: s.status,
     subject_ref: s.subject_ref,
     grantee: s.grantee,
@@ -71,7 +70,7 @@ export const AccessGrant = defineActor({
     consent_token_id: s.consent_token_id,
     expires_at: iso(s.expires_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers: (s: GrantState) => (s.status === 'active' ? [{ name: 'expiry', dueAt: s.expires_at, command: 'expire' }] : []),
   indexes: (s: GrantState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });

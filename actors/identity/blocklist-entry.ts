@@ -17,7 +17,7 @@
  * any       propose  (again)    -                             (unchanged)
  */
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, recordView } from '../../kernel/index.ts';
 import { BLOCKLIST_PREFIX, passportIdOf } from './ids.ts';
 import type { BlockScope } from './verification.ts';
 
@@ -136,8 +136,7 @@ export const BlocklistEntry = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: BlocklistState) => ({
-    ...recordHead('blocklist_entry', s.id, s.livemode, false),
+  view: (s: BlocklistState) => (recordView('blocklist_entry', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     passport_id: s.passport_id,
     status: s.status,
@@ -149,7 +148,7 @@ export const BlocklistEntry = defineActor({
     decision: s.decided,
     reversal: s.reversed,
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes(s: BlocklistState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     const lists: IndexEntry[] = [

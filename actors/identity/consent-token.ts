@@ -14,7 +14,7 @@
  * other    expire   -                    -                           (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { CONSENT_PREFIX, passportIdOf } from './ids.ts';
 import type { CheckKind } from './policy.ts';
 
@@ -93,8 +93,7 @@ export const ConsentToken = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: ConsentState) => ({
-    ...recordHead('consent_token', s.id, s.livemode, false),
+  view: (s: ConsentState) => (recordView('consent_token', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     purpose: s.purpose,
     checks: s.checks,
@@ -105,7 +104,7 @@ export const ConsentToken = defineActor({
     expires_at: iso(s.expires_at),
     withdrawn_at: s.withdrawn_at === null ? null : iso(s.withdrawn_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers: (s: ConsentState) => (s.status === 'active' ? [{ name: 'expiry', dueAt: s.expires_at, command: 'expire' }] : []),
   indexes(s: ConsentState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);

@@ -16,7 +16,7 @@
  * other    expire   -                   -                      (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { DISCLOSURE_PREFIX } from './ids.ts';
 
 export const DISCLOSURE_STATUSES = ['active', 'revoked', 'expired'] as const;
@@ -83,8 +83,7 @@ export const Disclosure = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: DisclosureState) => ({
-    ...recordHead('disclosure', s.id, s.livemode, false),
+  view: (s: DisclosureState) => (recordView('disclosure', s.id, s.livemode, false, {
     status: s.status,
     subject_ref: s.subject_ref,
     consent_token_id: s.consent_token_id,
@@ -94,7 +93,7 @@ export const Disclosure = defineActor({
     expires_at: iso(s.expires_at),
     revoked_at: s.revoked_at === null ? null : iso(s.revoked_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   timers: (s: DisclosureState) => (s.status === 'active' ? [{ name: 'expiry', dueAt: s.expires_at, command: 'expire' }] : []),
   indexes: (s: DisclosureState): IndexEntry[] => [
     { list: 'all', sortKey: sortKeyTime(s.created_at) },

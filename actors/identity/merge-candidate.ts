@@ -14,7 +14,7 @@
  * other      find, merged, reopen             -                              (unchanged)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, derivedId, recordHead } from '../../kernel/index.ts';
+import { assertNever, derivedId, recordView } from '../../kernel/index.ts';
 import { MERGE_CANDIDATE_PREFIX, passportIdOf } from './ids.ts';
 
 export const CANDIDATE_STATUSES = ['open', 'merged'] as const;
@@ -74,8 +74,7 @@ export const MergeCandidate = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: CandidateState) => ({
-    ...recordHead('merge_candidate', s.id, s.livemode, false),
+  view: (s: CandidateState) => (recordView('merge_candidate', s.id, s.livemode, false, {
     subject_refs: s.subject_refs,
     passport_ids: s.subject_refs.map((r) => passportIdOf(s.org, r)),
     matched_on: s.matched_on,
@@ -83,7 +82,7 @@ export const MergeCandidate = defineActor({
     status: s.status,
     merge_id: s.merge_id,
     found_at: iso(s.found_at),
-  }),
+  })),
   indexes: (s: CandidateState): IndexEntry[] => [
     { list: 'all', sortKey: sortKeyTime(s.found_at) },
     { list: `status:${s.status}`, sortKey: sortKeyTime(s.found_at) },

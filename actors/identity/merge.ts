@@ -12,7 +12,7 @@
  * reversed  reverse  -          409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { MERGE_PREFIX } from './ids.ts';
 
 export interface MergeFacts {
@@ -61,8 +61,7 @@ export const Merge = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: MergeState) => ({
-    ...recordHead('merge', s.id, s.livemode, false),
+  view: (s: MergeState) => (recordView('merge', s.id, s.livemode, false, {
     status: s.status,
     survivor_passport_id: s.survivor_passport_id,
     superseded_passport_id: s.superseded_passport_id,
@@ -71,6 +70,6 @@ export const Merge = defineActor({
     decided_by: s.decided_by,
     made_at: iso(s.made_at),
     reversal: s.reversed,
-  }),
+  })),
   indexes: (s: MergeState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.made_at) }],
 });

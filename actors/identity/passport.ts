@@ -28,7 +28,7 @@
  * journal feed without the state (gate.ts).
  */
 import { BoundedMap, defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordView } from '../../kernel/index.ts';
 import { PASSPORT_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, levelRank, policyVersion } from './policy.ts';
 
@@ -204,8 +204,7 @@ export const Passport = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: PassportState) => ({
-    ...recordHead('passport', s.id, s.livemode, s.mocked),
+  view: (s: PassportState) => (recordView('passport', s.id, s.livemode, s.mocked, {
     subject_ref: s.subject_ref,
     live: isLive(s),
     status: isLive(s) ? 'live' : s.holds.some((h) => h.kind === 'merged') ? 'superseded' : 'ended',
@@ -218,7 +217,7 @@ export const Passport = defineActor({
     policy_version: s.policy_version,
     issued_at: iso(s.issued_at),
     ended_at: s.ended_at === null ? null : iso(s.ended_at),
-  }),
+  })),
   indexes(s: PassportState): IndexEntry[] {
     if (!s.issued) return [];
     const k = sortKeyTime(s.issued_at);

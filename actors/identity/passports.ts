@@ -5,7 +5,7 @@
  * made from a resolved verification, a passport read, and the evidence bundle behind a
  * verification (every source it consulted and what each said, identifiers masked).
  */
-import { ApiError, type Caller, type Platform, recordHead } from '../../kernel/index.ts';
+import { ApiError, type Caller, type Platform, recordView } from '../../kernel/index.ts';
 import { BlocklistEntry } from './blocklist-entry.ts';
 import { passportIdOf, verificationIdOfBundle } from './ids.ts';
 import { markIssuedHere, Passport, type PassportState } from './passport.ts';
@@ -60,8 +60,7 @@ export async function evidenceBundle(platform: Platform, caller: Caller, bundleI
   const s = await platform.system.state(Verification, id, caller.org);
   if (!s.results.length) throw new ApiError('not_found', `Verification ${id} queried no source (it was blocked), so it has no evidence bundle.`);
   const vault = await identityService(platform).vault.get(caller.org, id);
-  return {
-    ...recordHead('evidence_bundle', bundleId, s.livemode, s.mocked),
+  return recordView('evidence_bundle', bundleId, s.livemode, s.mocked, {
     verification_id: s.id,
     subject_ref: s.subject_ref,
     assurance_reached: s.assurance_reached,
@@ -75,5 +74,5 @@ export async function evidenceBundle(platform: Platform, caller: Caller, bundleI
       answered_at: r.answered_at === null ? null : new Date(r.answered_at).toISOString(),
       identifier_shown: (isSourceCheck(r.check) ? vault?.masked[r.check] : undefined) ?? null,
     })),
-  };
+  });
 }

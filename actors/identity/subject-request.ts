@@ -17,7 +17,7 @@
  * other     fulfil, erase, complete               409 conflict
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, factsOf, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, factsOf, recordView } from '../../kernel/index.ts';
 import { passportIdOf, SUBJECT_REQUEST_PREFIX } from './ids.ts';
 import type { SubjectRequestKind } from './policy.ts';
 
@@ -111,8 +111,7 @@ export const SubjectRequest = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: SubjectRequestState) => ({
-    ...recordHead('subject_request', s.id, s.livemode, false),
+  view: (s: SubjectRequestState) => (recordView('subject_request', s.id, s.livemode, false, {
     subject_ref: s.subject_ref,
     kind: s.kind,
     detail: s.detail,
@@ -124,7 +123,7 @@ export const SubjectRequest = defineActor({
     policy_version: s.policy_version,
     created_at: iso(s.created_at),
     completed_at: s.completed_at === null ? null : iso(s.completed_at),
-  }),
+  })),
   timers: (s: SubjectRequestState) => (s.status === 'received' && !s.overdue ? [{ name: 'due', dueAt: s.due_at, command: 'overdue' }] : []),
   indexes: (s: SubjectRequestState): IndexEntry[] => [
     { list: 'all', sortKey: sortKeyTime(s.created_at) },

@@ -11,7 +11,7 @@
  * completed  record   -          - (the same record)           completed
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, recordHead } from '../../kernel/index.ts';
+import { assertNever, recordView } from '../../kernel/index.ts';
 import { BATCH_PREFIX } from './ids.ts';
 
 export interface BatchItemResult {
@@ -52,14 +52,13 @@ export const VerificationBatch = defineActor({
   },
   view: (s: BatchState) => {
     const count = (o: string) => s.items.filter((i) => i.outcome === o).length;
-    return {
-      ...recordHead('verification_batch', s.id, s.livemode, false),
+    return recordView('verification_batch', s.id, s.livemode, false, {
       status: 'completed',
       item_count: s.items.length,
       summary: { resolved: count('resolved'), pending: count('pending'), unresolved: count('unresolved'), blocked: count('blocked'), refused: s.items.filter((i) => i.error).length },
       items: s.items,
       created_at: iso(s.created_at),
-    };
+    });
   },
   indexes: (s: BatchState): IndexEntry[] => [{ list: 'all', sortKey: sortKeyTime(s.created_at) }],
 });

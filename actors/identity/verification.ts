@@ -27,7 +27,7 @@
  * (passport.ts reacts to verification.resolved; its operations also ask at once).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, recordView } from '../../kernel/index.ts';
 import { type Evaluation, evaluate, reachedBy, type SourceResult } from './evidence.ts';
 import { evidenceBundleIdOf, passportIdOf, VERIFICATION_PREFIX } from './ids.ts';
 import { ACTIVE_POLICY, type AssuranceLevel, policyVersion } from './policy.ts';
@@ -233,8 +233,7 @@ export const Verification = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: VerificationState) => ({
-    ...recordHead('identity_verification', s.id, s.livemode, s.mocked),
+  view: (s: VerificationState) => (recordView('identity_verification', s.id, s.livemode, s.mocked, {
     outcome: s.outcome,
     origin: s.origin,
     subject_ref: s.subject_ref,
@@ -253,7 +252,7 @@ export const Verification = defineActor({
     decision: s.decision,
     policy_version: s.policy_version,
     created_at: iso(s.created_at),
-  }),
+  })),
   timers: (s: VerificationState) => (s.outcome === 'pending' && s.next_collect_at !== null ? [{ name: 'collect', dueAt: s.next_collect_at, command: 'collect' }] : []),
   indexes(s: VerificationState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);

@@ -14,7 +14,7 @@
  * recorded   record   -                                                        (none: already posted)   recorded
  */
 import { defineActor, iso, type Reaction, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, derivedId, errorEntry, recordHead, type ValidationEntry, validationError } from '../../kernel/index.ts';
+import { ApiError, assertNever, derivedId, errorEntry, recordView, type ValidationEntry, validationError } from '../../kernel/index.ts';
 import { chartEntry } from './starting-chart.ts';
 
 export const POSTING_PREFIX = 'ledger_posting_';
@@ -148,8 +148,7 @@ function postingReaction(): Reaction {
 }
 
 export function postingView(s: PostingState) {
-  return {
-    ...recordHead('ledger_posting', s.id, s.livemode, false),
+  return recordView('ledger_posting', s.id, s.livemode, false, {
     lines: s.lines.map((l) => ({
       account_code: l.account_code,
       debit: { amount: l.debit, currency: s.currency },
@@ -159,5 +158,5 @@ export function postingView(s: PostingState) {
     memo: s.memo,
     source: s.source,
     created_at: iso(s.created_at),
-  };
+  });
 }

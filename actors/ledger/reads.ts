@@ -3,7 +3,7 @@
  * (spec 2.3): debits positive, credits negative, zero for an account never posted to.
  */
 import { type ActorSystem, iso } from '../../runtime/index.ts';
-import { recordHead } from '../../kernel/index.ts';
+import { recordView } from '../../kernel/index.ts';
 import { Chart, chartIdFor, type ChartState } from './chart.ts';
 import { Posting, type PostingState } from './posting.ts';
 
@@ -34,12 +34,11 @@ export async function balancesByCode(system: ActorSystem, org: string): Promise<
 export async function accountViews(system: ActorSystem, org: string, livemode: boolean) {
   const chart = await chartOf(system, org, livemode);
   const balances = await balancesByCode(system, org);
-  return chart.accounts.map((a) => ({
-    ...recordHead('ledger_account', a.id, chart.livemode, false),
+  return chart.accounts.map((a) => (recordView('ledger_account', a.id, chart.livemode, false, {
     code: a.code,
     kind: a.kind,
     currency: a.currency,
     balance: { amount: balances.get(a.code) ?? 0, currency: a.currency },
     created_at: iso(a.created_at),
-  }));
+  })));
 }

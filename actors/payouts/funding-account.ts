@@ -12,7 +12,7 @@
  * close_reservation   (reaction) instruction final            funding.reservation_closed            balance - settled
  */
 import { defineActor, iso, type Reaction } from '../../runtime/index.ts';
-import { ApiError, recordHead } from '../../kernel/index.ts';
+import { ApiError, recordView } from '../../kernel/index.ts';
 import { FUNDING_ACCOUNT_PREFIX, fundingAccountIdOf } from './ids.ts';
 
 export interface FundingState {
@@ -83,12 +83,11 @@ export const FundingAccount = defineActor({
     }
   },
   reactions: [closeReaction],
-  view: (s: FundingState) => ({
-    ...recordHead('funding_account', s.id, s.livemode, true),
+  view: (s: FundingState) => (recordView('funding_account', s.id, s.livemode, true, {
     balance: { amount: s.balance, currency: s.currency },
     reserved: { amount: reservedOf(s), currency: s.currency },
     available: { amount: availableOf(s), currency: s.currency },
     deposit_count: s.deposits,
     updated_at: s.updated_at ? iso(s.updated_at) : null,
-  }),
+  })),
 });

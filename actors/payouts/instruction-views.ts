@@ -4,10 +4,44 @@
  * "next_action").
  */
 import { iso } from '../../runtime/index.ts';
-import { type NextAction, nextAction, recordHead } from '../../kernel/index.ts';
+import { type NextAction, nextAction, recordView } from '../../kernel/index.ts';
 import type { FundingCheck, InstructionState } from './instruction-state.ts';
 
 const money = (amount: number, currency: string) => ({ amount, currency });
+
+export function instructionView(s: InstructionState) {
+  return recordView('payout_instruction', s.id, s.livemode, false, {
+    status: s.status,
+    source: s.source,
+    run_id: s.run_id,
+    remittance_id: s.remittance_id,
+    total: money(s.total, s.currency),
+    line_count: s.line_count,
+    idempotency_key: s.idempotency_key,
+    signature_verified: s.signature_verified,
+    quarantine_reason: s.quarantine_reason,
+    quarantine_findings: s.findings,
+    route_plan_id: s.route_plan_id,
+    key_id: s.key_id,
+    document_digest: s.document_digest,
+    progress: {
+      dispatched: s.dispatched,
+      settled: s.settled_count,
+      failed: s.failed_count,
+      held: s.held_count,
+      settled_amount: money(s.settled_amount, s.currency),
+      failed_amount: money(s.failed_amount, s.currency),
+      held_amount: money(s.held_amount, s.currency),
+      reversed: s.reversed_count ?? 0,
+      reversed_amount: money(s.reversed_amount ?? 0, s.currency),
+    },
+    failure_reason: s.failure_reason,
+    next_action: instructionNextAction(s),
+    created_at: iso(s.created_at),
+    executed_at: s.executed_at === null ? null : iso(s.executed_at),
+    finished_at: s.finished_at === null ? null : iso(s.finished_at),
+  });
+}
 
 export function fundingCheckView(s: Pick<InstructionState, 'id' | 'livemode' | 'currency'>, c: FundingCheck) {
   return {
@@ -55,39 +89,4 @@ export function instructionNextAction(s: InstructionState): NextAction | null {
     case 'failed':
       return null;
   }
-}
-
-export function instructionView(s: InstructionState) {
-  return {
-    ...recordHead('payout_instruction', s.id, s.livemode, false),
-    status: s.status,
-    source: s.source,
-    run_id: s.run_id,
-    remittance_id: s.remittance_id,
-    total: money(s.total, s.currency),
-    line_count: s.line_count,
-    idempotency_key: s.idempotency_key,
-    signature_verified: s.signature_verified,
-    quarantine_reason: s.quarantine_reason,
-    quarantine_findings: s.findings,
-    route_plan_id: s.route_plan_id,
-    key_id: s.key_id,
-    document_digest: s.document_digest,
-    progress: {
-      dispatched: s.dispatched,
-      settled: s.settled_count,
-      failed: s.failed_count,
-      held: s.held_count,
-      settled_amount: money(s.settled_amount, s.currency),
-      failed_amount: money(s.failed_amount, s.currency),
-      held_amount: money(s.held_amount, s.currency),
-      reversed: s.reversed_count ?? 0,
-      reversed_amount: money(s.reversed_amount ?? 0, s.currency),
-    },
-    failure_reason: s.failure_reason,
-    next_action: instructionNextAction(s),
-    created_at: iso(s.created_at),
-    executed_at: s.executed_at === null ? null : iso(s.executed_at),
-    finished_at: s.finished_at === null ? null : iso(s.finished_at),
-  };
 }

@@ -4,7 +4,7 @@
  * name enquiry made before paying. The account number is shown by its last four digits only.
  */
 import { iso } from '../../runtime/index.ts';
-import { type NextAction, nextAction, recordHead } from '../../kernel/index.ts';
+import { type NextAction, nextAction, recordView } from '../../kernel/index.ts';
 import { validationIdOf } from './ids.ts';
 import { type Attempt, currentAttempt, type PayoutState } from './payout-state.ts';
 
@@ -22,8 +22,7 @@ export function payoutNextAction(s: Pick<PayoutState, 'status' | 'held_reason' |
 
 export function payoutView(s: PayoutState) {
   const a = currentAttempt(s);
-  return {
-    ...recordHead('payout', s.id, s.livemode, s.mocked),
+  return recordView('payout', s.id, s.livemode, s.mocked, {
     instruction_id: s.instruction_id,
     line: s.line,
     payslip_id: s.payslip_id,
@@ -46,12 +45,11 @@ export function payoutView(s: PayoutState) {
     reversed_at: s.reversal ? iso(s.reversal.at) : null,
     next_action: payoutNextAction(s),
     reversal: s.reversal ? { by: s.reversal.by, attempt_id: s.reversal.attempt_id, code: s.reversal.code, detail: s.reversal.detail, reason: s.reversal.reason } : null,
-  };
+  });
 }
 
 export function attemptView(s: PayoutState, a: Attempt) {
-  return {
-    ...recordHead('payout_attempt', a.id, s.livemode, s.mocked),
+  return recordView('payout_attempt', a.id, s.livemode, s.mocked, {
     payout_id: s.id,
     n: a.n,
     rail_id: a.rail_id,
@@ -63,13 +61,12 @@ export function attemptView(s: PayoutState, a: Attempt) {
     status_queries: a.status_queries,
     sent_at: iso(a.sent_at),
     answered_at: a.answered_at === null ? null : iso(a.answered_at),
-  };
+  });
 }
 
 export function validationView(s: PayoutState) {
   const v = s.validation!;
-  return {
-    ...recordHead('account_validation', validationIdOf(s.id), s.livemode, s.mocked),
+  return recordView('account_validation', validationIdOf(s.id), s.livemode, s.mocked, {
     payout_id: s.id,
     instruction_id: s.instruction_id,
     bank_code: s.account?.bank_code ?? null,
@@ -80,5 +77,5 @@ export function validationView(s: PayoutState) {
     rail_id: v.rail_id,
     code: v.code,
     checked_at: iso(v.checked_at),
-  };
+  });
 }

@@ -14,7 +14,7 @@
  * statement shows returned is first recorded as the payout's reversal, then matched.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { factsOf, recordHead } from '../../kernel/index.ts';
+import { factsOf, recordView } from '../../kernel/index.ts';
 import { RECONCILIATION_PREFIX } from './ids.ts';
 
 export interface ReconciliationException {
@@ -64,8 +64,7 @@ export const Reconciliation = defineActor({
 });
 
 export function reconciliationView(s: ReconciliationState) {
-  return {
-    ...recordHead('payout_reconciliation', s.id, s.livemode, true),
+  return recordView('payout_reconciliation', s.id, s.livemode, true, {
     settlement_id: s.settlement_id,
     instruction_id: s.instruction_id,
     rail_id: s.rail_id,
@@ -74,7 +73,7 @@ export function reconciliationView(s: ReconciliationState) {
     exception_count: s.exceptions.length,
     status: s.exceptions.length === 0 ? 'matched' : 'exceptions',
     created_at: iso(s.created_at),
-  };
+  });
 }
 
 export function exceptionView(s: ReconciliationState, x: ReconciliationException) {

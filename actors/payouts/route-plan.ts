@@ -9,7 +9,7 @@
  * create   already made                       - (the same plan)   made
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { fieldError, oneShotRecord, type OneShotState, recordHead } from '../../kernel/index.ts';
+import { fieldError, oneShotRecord, type OneShotState, recordView } from '../../kernel/index.ts';
 import { ROUTE_PLAN_PREFIX } from './ids.ts';
 
 export interface CreatePlan {
@@ -37,8 +37,7 @@ export const RoutePlan = defineActor({
     },
     lists: (s) => [`instruction:${s.instruction_id}`],
   }),
-  view: (s: RoutePlanState) => ({
-    ...recordHead('route_plan', s.id, s.livemode, false),
+  view: (s: RoutePlanState) => (recordView('route_plan', s.id, s.livemode, false, {
     instruction_id: s.instruction_id,
     primary_rail_id: s.primary_rail_id,
     fallback_rail_ids: s.fallback_rail_ids,
@@ -46,5 +45,5 @@ export const RoutePlan = defineActor({
     max_attempts: s.max_attempts,
     policy_version: s.policy_version,
     created_at: iso(s.created_at),
-  }),
+  })),
 });

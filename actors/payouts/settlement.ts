@@ -10,7 +10,7 @@
  * made    create   -                   -                   (the same record)
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { oneShotRecord, type OneShotState, recordHead } from '../../kernel/index.ts';
+import { oneShotRecord, type OneShotState, recordView } from '../../kernel/index.ts';
 import { SETTLEMENT_PREFIX } from './ids.ts';
 
 export interface RailTotal {
@@ -51,8 +51,7 @@ export const Settlement = defineActor({
 });
 
 export function settlementView(s: SettlementState) {
-  return {
-    ...recordHead('payout_settlement', s.id, s.livemode, true),
+  return recordView('payout_settlement', s.id, s.livemode, true, {
     instruction_id: s.instruction_id,
     run_id: s.run_id,
     instruction_status: s.instruction_status,
@@ -66,5 +65,5 @@ export function settlementView(s: SettlementState) {
     exception_count: s.exception_count,
     status: s.exception_count === 0 ? 'reconciled' : 'exceptions_open',
     created_at: iso(s.created_at),
-  };
+  });
 }

@@ -20,7 +20,7 @@
  * computes with the State in force on 1 January of its tax year (stateOnFirstOfJanuary).
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, errorEntry, recordHead, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, recordView, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 import { validatePayee, type PayeeInputs } from './engine/index.ts';
 import { ngn } from './naira.ts';
@@ -182,8 +182,7 @@ export const PayProfile = defineActor({
 
 export function payProfileView(s: PayProfileState) {
   const i = s.inputs;
-  return {
-    ...recordHead('pay_profile', s.id, s.livemode, false),
+  return recordView('pay_profile', s.id, s.livemode, false, {
     payee_ref: s.payee_ref,
     name: s.name,
     monthly_basic: ngn(i.monthly_basic),
@@ -202,5 +201,5 @@ export function payProfileView(s: PayProfileState) {
     bank_account: s.bank_account ? { bank_code: s.bank_account.bank_code, account_number_last4: s.bank_account.account_number.slice(-4), account_name: s.bank_account.account_name ?? null } : null,
     created_at: iso(s.created_at),
     updated_at: iso(s.updated_at),
-  };
+  });
 }

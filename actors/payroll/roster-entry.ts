@@ -10,7 +10,7 @@
  * exists   update   merged dates valid                   roster_entry.updated   exists
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { assertNever, errorEntry, recordHead, type ValidationEntry } from '../../kernel/index.ts';
+import { assertNever, errorEntry, recordView, type ValidationEntry } from '../../kernel/index.ts';
 import { refuse } from './refuse.ts';
 
 export interface RosterEntryState {
@@ -95,15 +95,14 @@ export const RosterEntry = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: RosterEntryState) => ({
-    ...recordHead('roster_entry', s.id, s.livemode, false),
+  view: (s: RosterEntryState) => (recordView('roster_entry', s.id, s.livemode, false, {
     payee_ref: s.payee_ref,
     pay_profile_id: s.pay_profile_id,
     starts_on: s.starts_on,
     ends_on: s.ends_on,
     created_at: iso(s.created_at),
     updated_at: iso(s.updated_at),
-  }),
+  })),
   // The roster in payee order: a run reads it to find who is employed in its period.
   indexes: (s: RosterEntryState) => [{ list: 'all', sortKey: s.payee_ref }],
 });

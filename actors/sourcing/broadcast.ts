@@ -13,7 +13,7 @@
  * created  add_delivery  channel already in the broadcast   409 conflict             created
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, recordView } from '../../kernel/index.ts';
 import { BROADCAST_PREFIX } from './ids.ts';
 import type { MoneyAmount } from './taxonomy.ts';
 
@@ -91,8 +91,7 @@ export function broadcastView(s: BroadcastState, deliveries: Array<{ id: string;
           ? 'partially_delivered'
           : 'failed';
   }
-  return {
-    ...recordHead('broadcast', s.id, s.livemode, true),
+  return recordView('broadcast', s.id, s.livemode, true, {
     requisition_id: s.requisition_id,
     requisition_version: s.requisition_version,
     period: s.period,
@@ -101,5 +100,5 @@ export function broadcastView(s: BroadcastState, deliveries: Array<{ id: string;
     channel_ids: s.deliveries.map((d) => d.channel_id),
     deliveries: deliveries ?? s.deliveries.map((d) => ({ id: d.delivery_id, channel_id: d.channel_id })),
     created_at: iso(s.created_at),
-  };
+  });
 }

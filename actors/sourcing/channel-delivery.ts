@@ -26,7 +26,7 @@
  * otherwise   create, attempt, record_attempt, attempt_lost (stale or repeated)     -                unchanged
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime, type TimerWish } from '../../runtime/index.ts';
-import { assertNever, attemptTimers, conflict, filterLists, recordHead } from '../../kernel/index.ts';
+import { assertNever, attemptTimers, conflict, filterLists, recordView } from '../../kernel/index.ts';
 import { DELIVERY_PREFIX } from './ids.ts';
 
 export const DELIVERY_STATUSES = ['in_flight', 'retrying', 'delivered', 'failed'] as const;
@@ -176,8 +176,7 @@ export const ChannelDelivery = defineActor({
 
 export function deliveryView(s: DeliveryState) {
   const seed = s.seed!;
-  return {
-    ...recordHead('sourcing_delivery', s.id, seed.livemode, true),
+  return recordView('sourcing_delivery', s.id, seed.livemode, true, {
     broadcast_id: seed.broadcast_id,
     requisition_id: seed.requisition_id,
     requisition_version: seed.requisition_version,
@@ -192,5 +191,5 @@ export function deliveryView(s: DeliveryState) {
     delivered_at: s.delivered_at === null ? null : iso(s.delivered_at),
     failed_at: s.failed_at === null ? null : iso(s.failed_at),
     created_at: iso(s.created_at),
-  };
+  });
 }

@@ -9,7 +9,7 @@
  * (none)  record   -          sourcing_import.recorded  completed | rejected
  */
 import { defineActor, iso } from '../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordView, type ValidationReport } from '../../kernel/index.ts';
 import { IMPORT_PREFIX } from './ids.ts';
 
 export type ImportKind = 'leads' | 'requisitions';
@@ -28,12 +28,11 @@ export const SourcingImport = defineActor({
   kind: 'sourcing_import',
   prefix: IMPORT_PREFIX,
   ...oneShotRecord('sourcing_import.recorded', (): ImportFacts => ({ livemode: false, kind: 'leads', status: 'rejected', validation: emptyReport(), rows: [] })),
-  view: (s: ImportState) => ({
-    ...recordHead('sourcing_import', s.id, s.livemode, false),
+  view: (s: ImportState) => (recordView('sourcing_import', s.id, s.livemode, false, {
     kind: s.kind,
     status: s.status,
     validation: s.validation,
     rows: s.rows,
     created_at: iso(s.created_at),
-  }),
+  })),
 });

@@ -15,7 +15,7 @@
  * promoted  receive  (a channel delivering the same lead again)              -               promoted
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { assertNever, conflict, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, recordView } from '../../kernel/index.ts';
 import { LEAD_PREFIX } from './ids.ts';
 import type { Candidate, LeadScreening } from './lead-screening.ts';
 
@@ -94,8 +94,7 @@ export const Lead = defineActor({
   },
   view: (s: LeadState) => {
     const d = s.seed!;
-    return {
-      ...recordHead('lead', s.id, d.livemode, false),
+    return recordView('lead', s.id, d.livemode, false, {
       status: s.status,
       requisition_id: d.requisition_id,
       requisition_version: d.requisition_version,
@@ -108,7 +107,7 @@ export const Lead = defineActor({
       subject_ref: s.promotion?.subject_ref ?? null,
       promotion: s.promotion,
       created_at: iso(s.created_at),
-    };
+    });
   },
   indexes(s: LeadState): IndexEntry[] {
     if (!s.seed) return [];

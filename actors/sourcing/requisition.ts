@@ -34,7 +34,7 @@
  * (GET ?version=). Leads keep the version of the broadcast they answered.
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../runtime/index.ts';
-import { ApiError, assertNever, conflict, errorEntry, recordHead } from '../../kernel/index.ts';
+import { ApiError, assertNever, conflict, errorEntry, recordView } from '../../kernel/index.ts';
 import type { ScreeningFinding } from './fair-hiring.ts';
 import { REQUISITION_PREFIX } from './ids.ts';
 import { blocksPublish, type Compensation, type EmploymentType, type Location } from './taxonomy.ts';
@@ -351,8 +351,7 @@ export function requisitionView(s: RequisitionState, version?: number) {
   if (!v) throw new ApiError('not_found', `Requisition ${s.id} has no version ${version}; versions 1 to ${current(s).version}.`);
   const c = v.content;
   const latest = v === current(s);
-  return {
-    ...recordHead('requisition', s.id, s.livemode, false),
+  return recordView('requisition', s.id, s.livemode, false, {
     status: s.status,
     version: v.version,
     latest_version: current(s).version,
@@ -376,5 +375,5 @@ export function requisitionView(s: RequisitionState, version?: number) {
     published_at: s.published_at === null ? null : iso(s.published_at),
     closed_at: s.closed_at === null ? null : iso(s.closed_at),
     created_at: iso(s.created_at),
-  };
+  });
 }

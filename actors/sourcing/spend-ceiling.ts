@@ -14,7 +14,7 @@
  * reserve  otherwise                                              spend_ceiling.reserved    the ceiling
  */
 import { defineActor, type IndexEntry, iso } from '../../runtime/index.ts';
-import { assertNever, conflict, formatMinor, recordHead } from '../../kernel/index.ts';
+import { assertNever, conflict, formatMinor, recordView } from '../../kernel/index.ts';
 import { SPEND_CEILING_PREFIX } from './ids.ts';
 
 /** Spend is declared in naira (kobo); a budget or ceiling in another currency is refused (docs/gaps.md#sourcing). */
@@ -72,8 +72,7 @@ export const SpendCeiling = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: CeilingState) => ({
-    ...recordHead('spend_ceiling', s.id, s.livemode, false),
+  view: (s: CeilingState) => (recordView('spend_ceiling', s.id, s.livemode, false, {
     period: s.period,
     ceiling: s.ceiling === null ? null : { amount: s.ceiling, currency: SPEND_CURRENCY },
     committed: { amount: s.committed, currency: SPEND_CURRENCY },
@@ -82,6 +81,6 @@ export const SpendCeiling = defineActor({
     set_by: s.set_by,
     set_at: s.set_at === null ? null : iso(s.set_at),
     created_at: iso(s.created_at),
-  }),
+  })),
   indexes: (s: CeilingState): IndexEntry[] => [{ list: 'all', sortKey: s.period }],
 });

@@ -37,7 +37,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, contentHash, errorEntry, fieldError, nextAction, recordHead, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, assertNever, contentHash, errorEntry, fieldError, nextAction, recordView, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const ASSIGNMENT_PREFIX = 'match_assignment_';
@@ -273,8 +273,7 @@ export const Assignment = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: AssignmentState) => ({
-    ...recordHead('assignment', s.id, s.livemode, false),
+  view: (s: AssignmentState) => (recordView('assignment', s.id, s.livemode, false, {
     status: s.status,
     work_order_id: s.work_order_id,
     offer_id: s.offer_id,
@@ -293,7 +292,7 @@ export const Assignment = defineActor({
       ? nextAction('adjudicate_exception', `Signals disagreed at ${s.exception.step}; a person decides the exception: upheld seals the proof, dismissed closes the assignment without one.`,
         { method: 'POST', path: `/v1/allocation/exceptions/${s.exception.id}/adjudicate` }, { conflicting_signals: s.exception.conflicting_signals.map((x) => x.name) })
       : null,
-  }),
+  })),
   indexes(s: AssignmentState): IndexEntry[] {
     const k = sortKeyTime(s.created_at);
     const lists: IndexEntry[] = [
@@ -308,8 +307,7 @@ export const Assignment = defineActor({
   },
 });
 
-export const exceptionView = (s: AssignmentState) => ({
-  ...recordHead('assignment_exception', s.exception!.id, s.livemode, false),
+export const exceptionView = (s: AssignmentState) => (recordView('assignment_exception', s.exception!.id, s.livemode, false, {
   assignment_id: s.id,
   worker_id: s.worker_id,
   step: s.exception!.step,
@@ -317,4 +315,4 @@ export const exceptionView = (s: AssignmentState) => ({
   conflicting_signals: s.exception!.conflicting_signals,
   decision: s.exception!.decision,
   raised_at: iso(s.exception!.raised_at),
-});
+}));

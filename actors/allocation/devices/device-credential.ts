@@ -15,7 +15,7 @@
  * (none)   revoke   -          409 conflict                 (none)
  */
 import { defineActor, iso, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
-import { assertNever, conflict, recordHead } from '../../../kernel/index.ts';
+import { assertNever, conflict, recordView } from '../../../kernel/index.ts';
 
 export const DEVICE_CREDENTIAL_PREFIX = 'match_device_credential_';
 
@@ -45,14 +45,13 @@ type DeviceCredentialEvent =
   | { type: 'device_credential.issued'; worker_id: string; name: string | null; livemode: boolean; issued_by: string | null }
   | { type: 'device_credential.revoked'; worker_id: string };
 
-export const deviceCredentialView = (s: DeviceCredentialState) => ({
-  ...recordHead('device_credential', s.id, s.livemode, false as const),
+export const deviceCredentialView = (s: DeviceCredentialState) => (recordView('device_credential', s.id, s.livemode, false as const, {
   worker_id: s.worker_id,
   name: s.name,
   status: s.status === 'revoked' ? ('revoked' as const) : ('active' as const),
   created_at: s.created_at,
   revoked_at: s.revoked_at,
-});
+}));
 
 export const DeviceCredential = defineActor({
   kind: 'allocation_device_credential',

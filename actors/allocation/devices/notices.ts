@@ -17,7 +17,7 @@
  * any other assignment event                     assignment.changed           assignment (its status after it)
  */
 import { iso } from '../../../runtime/index.ts';
-import { recordHead } from '../../../kernel/index.ts';
+import { recordView } from '../../../kernel/index.ts';
 import type { StoredEvent } from '../../../stores/index.ts';
 import type { AssignmentState, AssignmentStatus } from '../assignments/assignment.ts';
 import type { OfferStatus, WorkOrderEvent, WorkOrderState } from '../work-orders/work-order.ts';
@@ -125,8 +125,7 @@ export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | un
   // The record's own offer gives rank, score and times; the event's figures where the record moved on.
   const held = s.offers.find((o) => o.id === ev.offer_id);
   const made = ev.type === 'offer.made' ? ev : undefined;
-  const offer: OfferNotice = {
-    ...recordHead('offer', ev.offer_id, s.livemode, false),
+  const offer: OfferNotice = recordView('offer', ev.offer_id, s.livemode, false, {
     work_order_id: s.id,
     worker_id: ev.worker_id,
     status,
@@ -136,7 +135,7 @@ export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | un
     expires_at: made ? iso(made.expires_at) : held ? iso(held.expires_at) : null,
     decided_at: made ? null : at,
     reason,
-  };
+  });
   const workOrder = { id: s.id, location: s.location, window: { starts_at: iso(s.window.starts_at), ends_at: iso(s.window.ends_at) }, occupation_code: s.occupation_code };
   return { org: e.org, worker_id: ev.worker_id, event_id: e.id, body: { type, occurred_at: at, offer, work_order: workOrder } };
 }

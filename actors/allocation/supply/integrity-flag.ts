@@ -20,7 +20,7 @@
  * sources that fired on this flag; when given, only those count towards suspension.
  */
 import { defineActor, type IndexEntry, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, errorEntry, filterLists, recordHead, type ValidationEntry, validationError } from '../../../kernel/index.ts';
+import { ApiError, assertNever, errorEntry, filterLists, recordView, type ValidationEntry, validationError } from '../../../kernel/index.ts';
 import type { SignalSource } from './validation.ts';
 import { INTEGRITY_FLAG_PREFIX, type WireSignal } from './worker.ts';
 
@@ -130,15 +130,14 @@ export const IntegrityFlag = defineActor({
         return assertNever(e);
     }
   },
-  view: (s: FlagState) => ({
-    ...recordHead('integrity_flag', s.id, s.livemode, s.mocked),
+  view: (s: FlagState) => (recordView('integrity_flag', s.id, s.livemode, s.mocked, {
     worker_id: s.worker_id,
     status: s.status,
     signals: s.signals,
     suspends: s.suspends,
     decision: s.decision,
     raised_at: new Date(s.raised_at).toISOString(),
-  }),
+  })),
   indexes(s: FlagState): IndexEntry[] {
     return filterLists({ worker: s.worker_id, status: s.status }, sortKeyTime(s.raised_at));
   },

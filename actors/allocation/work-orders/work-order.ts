@@ -31,7 +31,7 @@
  * closed  expire_offers, withdraw_worker                               -                                              (same)
  */
 import { BoundedMap, defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, nextAction, recordHead } from '../../../kernel/index.ts';
+import { ApiError, assertNever, nextAction, recordView } from '../../../kernel/index.ts';
 import { workerActorId } from '../supply/worker.ts';
 
 export const WORK_ORDER_PREFIX = 'match_work_order_';
@@ -274,8 +274,7 @@ function evolveWorkOrder(s: WorkOrderState, e: WorkOrderEvent, at: number): Work
   }
 }
 
-export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
-  ...recordHead('offer', o.id, s.livemode, false),
+export const offerView = (s: WorkOrderState, o: OfferRecord) => (recordView('offer', o.id, s.livemode, false, {
   work_order_id: s.id,
   worker_id: o.worker_id,
   status: o.status,
@@ -285,7 +284,7 @@ export const offerView = (s: WorkOrderState, o: OfferRecord) => ({
   expires_at: iso(o.expires_at),
   decided_at: o.decided_at === null ? null : iso(o.decided_at),
   reason: o.reason,
-});
+}));
 
 /**
  * What the work order waits for that it cannot do itself (docs/gaps.md "next_action"): an accepted
@@ -397,8 +396,7 @@ export const WorkOrder = defineActor({
   },
   evolve: (s: WorkOrderState, e: WorkOrderEvent, meta) => evolveWorkOrder(s, e, meta.at),
   view: (s: WorkOrderState) => {
-    return {
-      ...recordHead('work_order', s.id, s.livemode, false),
+    return recordView('work_order', s.id, s.livemode, false, {
       status: s.status,
       location: s.location,
       search_radius_metres: s.search_radius_metres,
@@ -417,7 +415,7 @@ export const WorkOrder = defineActor({
       next_action: workOrderNextAction(s),
       created_at: iso(s.created_at),
       closed_at: s.closed_at === null ? null : iso(s.closed_at),
-    };
+    });
   },
   modes: (s: WorkOrderState) => (s.livemode ? LIVE : TEST),
   timers(s: WorkOrderState) {

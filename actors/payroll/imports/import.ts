@@ -9,7 +9,7 @@
  * (none)   record   -          payroll.import.recorded     completed | rejected
  */
 import { defineActor, iso } from '../../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordView, type ValidationReport } from '../../../kernel/index.ts';
 
 export type ImportStatus = 'completed' | 'rejected';
 
@@ -28,8 +28,7 @@ export const PayrollImport = defineActor({
   kind: 'payroll_import',
   prefix: 'payroll_import_',
   ...oneShotRecord('payroll.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'json', validation: emptyReport(), rows: [], employer_configured: false })),
-  view: (s: ImportState) => ({
-    ...recordHead('payroll_import', s.id, s.livemode, false),
+  view: (s: ImportState) => (recordView('payroll_import', s.id, s.livemode, false, {
     status: s.status,
     format: s.format,
     validation: s.validation,
@@ -37,5 +36,5 @@ export const PayrollImport = defineActor({
     created: { pay_profiles: s.rows.length, roster_entries: s.rows.length },
     rows: s.rows,
     created_at: iso(s.created_at),
-  }),
+  })),
 });

@@ -30,7 +30,7 @@
  * [run.correction.reversed]: a correction run first reverses the corrected run's posting (reverses_id).
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, filterLists, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, filterLists, nextAction, type NextAction, recordView } from '../../../kernel/index.ts';
 import { postingIdFor, type PostingRequest } from '../../ledger/index.ts';
 import type { EmployerInputs, PayComponent, PayItemCode, RulePackReference } from '../engine/index.ts';
 import { FINDING_PREFIX, GL_EXPORT_PREFIX, payslipId } from '../payroll-ids.ts';
@@ -329,8 +329,7 @@ export function totalsView(t: RunTotalsData) {
 export function runView(s: RunState) {
   const open = { p0: 0, p1: 0, p2: 0, p3: 0 };
   for (const f of s.findings) if (f.status === 'open') open[f.severity]++;
-  return {
-    ...recordHead('payroll_run', s.id, s.livemode, false),
+  return recordView('payroll_run', s.id, s.livemode, false, {
     status: s.status,
     run_type: s.run_type,
     period: s.period,
@@ -354,7 +353,7 @@ export function runView(s: RunState) {
     ledger_posting_id: s.ledger_posting_id,
     reversal_posting_id: s.reversal_posting_id,
     next_action: runNextAction(s, open.p0),
-  };
+  });
 }
 
 /**
@@ -397,8 +396,7 @@ function settingsView(s: RunState) {
 }
 
 export function findingView(s: Pick<RunState, 'id' | 'livemode'>, f: Finding) {
-  return {
-    ...recordHead('payroll_finding', f.id, s.livemode, false),
+  return recordView('payroll_finding', f.id, s.livemode, false, {
     run_id: s.id,
     severity: f.severity,
     code: f.code,
@@ -408,5 +406,5 @@ export function findingView(s: Pick<RunState, 'id' | 'livemode'>, f: Finding) {
     status: f.status,
     raised_at: iso(f.raised_at),
     resolution: f.resolution && { reason: f.resolution.reason, resolved_by: f.resolution.resolved_by, resolved_at: iso(f.resolution.resolved_at) },
-  };
+  });
 }

@@ -20,7 +20,7 @@
  * remitted   remit       another receipt                             409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type TimerWish } from '../../../runtime/index.ts';
-import { assertNever, conflict, derivedId, type MoneyValue, recordHead } from '../../../kernel/index.ts';
+import { assertNever, conflict, derivedId, type MoneyValue, recordView } from '../../../kernel/index.ts';
 import { authorityById, type Levy } from './authorities.ts';
 import { calendarEntryId, dueDateOf, lateAt } from './calendar.ts';
 
@@ -146,8 +146,7 @@ export const Obligation = defineActor({
 
 export function obligationView(s: ObligationState) {
   const a = authorityById(s.authority_id);
-  return {
-    ...recordHead('remittance_obligation', s.id, s.livemode, false),
+  return recordView('remittance_obligation', s.id, s.livemode, false, {
     authority_id: s.authority_id,
     authority_name: a?.name ?? null,
     levy: s.levy,
@@ -162,7 +161,7 @@ export function obligationView(s: ObligationState) {
     remitted: s.remitted && { leg_id: s.remitted.leg_id, receipt_id: s.remitted.receipt_id, remitted_at: iso(s.remitted.remitted_at) },
     remittances: (s.remittances ?? []).map((r) => ({ leg_id: r.leg_id, receipt_id: r.receipt_id, remitted_at: iso(r.remitted_at), amount_covered: { amount: r.amount_then, currency: s.currency } })),
     created_at: iso(s.created_at),
-  };
+  });
 }
 
 export type ObligationView = ReturnType<typeof obligationView>;

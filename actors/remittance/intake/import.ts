@@ -9,7 +9,7 @@
  * (none)   record   -          remittance.import.recorded  completed | rejected
  */
 import { defineActor, iso } from '../../../runtime/index.ts';
-import { emptyReport, oneShotRecord, type OneShotState, recordHead, type ValidationReport } from '../../../kernel/index.ts';
+import { emptyReport, oneShotRecord, type OneShotState, recordView, type ValidationReport } from '../../../kernel/index.ts';
 
 export const IMPORT_PREFIX = 'remit_authority_rail_import_';
 export type ImportStatus = 'completed' | 'rejected';
@@ -30,8 +30,7 @@ export const RemittanceImport = defineActor({
   kind: 'remittance_import',
   prefix: IMPORT_PREFIX,
   ...oneShotRecord('remittance.import.recorded', (): ImportFacts => ({ livemode: false, status: 'rejected', format: 'csv', row_count: 0, period: '', validation: emptyReport(), instruction_set_id: null })),
-  view: (s: ImportState) => ({
-    ...recordHead('remittance_import', s.id, s.livemode, false),
+  view: (s: ImportState) => (recordView('remittance_import', s.id, s.livemode, false, {
     status: s.status,
     format: s.format,
     period: s.period,
@@ -39,5 +38,5 @@ export const RemittanceImport = defineActor({
     validation: s.validation,
     instruction_set_id: s.instruction_set_id,
     created_at: iso(s.created_at),
-  }),
+  })),
 });

@@ -24,7 +24,7 @@
  * otherwise           any                   -                                                409 conflict
  */
 import { defineActor, iso, sortKeyTime, type IndexEntry, type Reaction, type TimerWish } from '../../../runtime/index.ts';
-import { ApiError, assertNever, conflict, derivedId, fieldError, filterLists, type MoneyValue, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
+import { ApiError, assertNever, conflict, derivedId, fieldError, filterLists, type MoneyValue, nextAction, type NextAction, recordView } from '../../../kernel/index.ts';
 import type { InstructionSetData } from '../../payroll/index.ts';
 import { calendarEntryId, type Levy } from '../authorities/index.ts';
 import { type OverrideReasonCode, REASON_CODES } from './reason-codes.ts';
@@ -216,8 +216,7 @@ const due = (s: SetState, levy: Levy, d: string | null) => ({ due_date: d, calen
 /** The InstructionSet (spec 2.10) with each line's authority and due date (null where the levy does not apply). */
 export function instructionsView(s: SetState) {
   const r = s.resolved;
-  return {
-    ...recordHead('instruction_set', s.instructions_id ?? s.id, s.livemode, false),
+  return recordView('instruction_set', s.instructions_id ?? s.id, s.livemode, false, {
     run_id: s.run_id,
     period: s.period,
     paye: s.lines.paye.map((p, i) => ({
@@ -233,13 +232,12 @@ export function instructionsView(s: SetState) {
       code: l.code, authority_id: r?.levies[i]?.authority_id ?? null, authority_name: r?.levies[i]?.authority_name ?? null, amount: l.amount, ...due(s, l.code, r?.levies[i]?.due_date ?? null), reconciliation_reference: l.reconciliation_reference,
     })),
     totals: s.lines.totals,
-  };
+  });
 }
 
 export function setView(s: SetState) {
   const open = s.discrepancies.filter((d) => d.status === 'open').length;
-  return {
-    ...recordHead('ingested_instruction_set', s.id, s.livemode, false),
+  return recordView('ingested_instruction_set', s.id, s.livemode, false, {
     status: s.status,
     source: s.source,
     period: s.period,
@@ -258,7 +256,7 @@ export function setView(s: SetState) {
     rejection_reason: s.rejection_reason,
     obligations_recorded: s.obligations_recorded,
     next_action: setNextAction(s, open),
-  };
+  });
 }
 
 /** What the set waits for (docs/gaps.md "next_action"; spec 3: nothing is committed until accepted). */
@@ -270,8 +268,7 @@ function setNextAction(s: SetState, open: number): NextAction | null {
 }
 
 export function discrepancyView(s: Pick<SetState, 'id' | 'livemode'>, d: Discrepancy) {
-  return {
-    ...recordHead('remittance_discrepancy', d.id, s.livemode, false),
+  return recordView('remittance_discrepancy', d.id, s.livemode, false, {
     instruction_set_id: s.id,
     code: d.code,
     line: d.line,
@@ -280,7 +277,7 @@ export function discrepancyView(s: Pick<SetState, 'id' | 'livemode'>, d: Discrep
     actual: d.actual,
     status: d.status,
     override: d.override && { reason_code: d.override.reason_code, note: d.override.note, overridden_by: d.override.overridden_by, overridden_at: iso(d.override.overridden_at) },
-  };
+  });
 }
 
 export type IngestedInstructionSetView = ReturnType<typeof setView>;

@@ -28,7 +28,7 @@
  *
  * An outcome of an earlier attempt than the leg's current one changes nothing.
  */
-import { ApiError, factsOf, nextAction, type NextAction, recordHead } from '../../../kernel/index.ts';
+import { ApiError, factsOf, nextAction, type NextAction, recordView } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime, type TimerWish } from '../../../runtime/index.ts';
 import { attemptInstructionId, attemptRef, LEG_PREFIX, legOfInstruction } from './ids.ts';
 
@@ -252,8 +252,7 @@ export const Leg = defineActor({
 const money = (amount: number, currency: string) => ({ amount, currency });
 
 export function legView(s: LegState) {
-  return {
-    ...recordHead('remittance_leg', s.id, s.livemode, false),
+  return recordView('remittance_leg', s.id, s.livemode, false, {
     remittance_id: s.remittance_id,
     instruction_set_id: s.instruction_set_id,
     period: s.period,
@@ -282,7 +281,7 @@ export function legView(s: LegState) {
     paid_at: s.paid_at === null ? null : iso(s.paid_at),
     completed_at: s.completed_at === null ? null : iso(s.completed_at),
     next_action: legNextAction(s),
-  };
+  });
 }
 
 /**

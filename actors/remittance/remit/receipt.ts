@@ -12,7 +12,7 @@
  * (exists)      record    -                                                  - (the same record)
  */
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
-import { recordHead } from '../../../kernel/index.ts';
+import { recordView } from '../../../kernel/index.ts';
 import { RECEIPT_PREFIX } from './ids.ts';
 
 export type ReceiptStatus = 'vaulted' | 'quarantined';
@@ -90,8 +90,7 @@ export const Receipt = defineActor({
 
 export function receiptView(s: ReceiptState) {
   const p = s.parsed;
-  return {
-    ...recordHead('remittance_receipt', s.id, s.livemode, s.source === 'authority_sandbox'),
+  return recordView('remittance_receipt', s.id, s.livemode, s.source === 'authority_sandbox', {
     status: s.status,
     leg_id: s.leg_id,
     remittance_id: s.remittance_id,
@@ -108,5 +107,5 @@ export function receiptView(s: ReceiptState) {
     document_hash: s.document_hash,
     document_bytes: s.document_bytes,
     created_at: iso(s.created_at),
-  };
+  });
 }

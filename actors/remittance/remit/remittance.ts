@@ -18,7 +18,7 @@
  *                                                                                             [+ remittance.completed] [completed]
  * others            approve, execute  -                                                       refused (409 conflict)
  */
-import { ApiError, factsOf, recordHead } from '../../../kernel/index.ts';
+import { ApiError, factsOf, recordView } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, type Reaction, sortKeyTime } from '../../../runtime/index.ts';
 import { REMITTANCE_PREFIX } from './ids.ts';
 import type { LegPlan } from './leg.ts';
@@ -133,8 +133,7 @@ export const Remittance = defineActor({
 const money = (amount: number, currency: string) => ({ amount, currency });
 
 export function remittanceView(s: RemittanceState) {
-  return {
-    ...recordHead('remittance', s.id, s.livemode, false),
+  return recordView('remittance', s.id, s.livemode, false, {
     status: s.status,
     instruction_set_id: s.instruction_set_id,
     run_id: s.run_id,
@@ -150,5 +149,5 @@ export function remittanceView(s: RemittanceState) {
     approved_at: s.approved_at === null ? null : iso(s.approved_at),
     executed_at: s.executed_at === null ? null : iso(s.executed_at),
     completed_at: s.completed_at === null ? null : iso(s.completed_at),
-  };
+  });
 }

@@ -17,7 +17,7 @@
  *   rejected        filed           the authority rejected it (reasons kept)              return.rejected     rejected
  * others            approve, filed  -                                                     refused (409 conflict)
  */
-import { ApiError, factsOf, recordHead } from '../../../kernel/index.ts';
+import { ApiError, factsOf, recordView } from '../../../kernel/index.ts';
 import { defineActor, type IndexEntry, iso, sortKeyTime } from '../../../runtime/index.ts';
 import { RETURN_PREFIX } from './ids.ts';
 
@@ -135,8 +135,7 @@ const money = (amount: number, currency: string) => ({ amount, currency });
 
 export function returnView(s: ReturnState) {
   const m = (n: number) => money(n, s.currency);
-  return {
-    ...recordHead('remittance_return', s.id, s.livemode, false),
+  return recordView('remittance_return', s.id, s.livemode, false, {
     status: s.status,
     form: s.form,
     levy: s.levy,
@@ -164,5 +163,5 @@ export function returnView(s: ReturnState) {
     created_at: iso(s.created_at),
     approved_at: s.approved_at === null ? null : iso(s.approved_at),
     submitted_at: s.submitted_at === null ? null : iso(s.submitted_at),
-  };
+  });
 }
