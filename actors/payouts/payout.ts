@@ -135,7 +135,10 @@ export const Payout = defineActor({
   creates: ['create'],
   snapshotEvery: 50,
   initial: (id: string, org: string): PayoutState => ({
-    id, org, livemode: false, mocked: true, instruction_id: '', line: 0, payslip_id: null, payee_ref: '', amount: 0, currency: 'NGN', account: null, validation: null,
+    // every field a create folds in is named here (pay_profile_id too), so the create's spread of
+    // the command over this state overwrites fields rather than adding them: V8 builds a literal
+    // that adds fields to a spread source on a slow path, a new hidden class per payout
+    id, org, livemode: false, mocked: true, instruction_id: '', line: 0, payslip_id: null, pay_profile_id: null, payee_ref: '', amount: 0, currency: 'NGN', account: null, validation: null,
     rails: [], max_attempts: 1, timing: { answer_timeout_ms: {}, query_delays_ms: { first: 60_000, fast: 60_000, fast_tries: 3, slow: 3_600_000 }, not_found_is_failed_after_ms: 1_800_000 },
     status: 'sending', held_reason: null, failure_reason: null, attempts: [], next_query_at: null, created_at: 0, updated_at: 0, settled_at: null, failed_at: null,
   }),
