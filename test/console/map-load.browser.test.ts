@@ -22,7 +22,6 @@ let port = 0;
 let dir = '';
 let browser: Browser;
 let page: Page;
-const sent: number[] = [];
 const refused: string[] = [];
 
 describe.skipIf(!run)('supply map under a 2,000-device load', { timeout: 240_000 }, () => {
@@ -44,9 +43,18 @@ describe.skipIf(!run)('supply map under a 2,000-device load', { timeout: 240_000
     const key = ((await reg.json()) as { api_key: { key: string } }).api_key.key;
 
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // The page's own clock times each ask as it is sent: the test process hears of frames late
+    // and in bunches on a loaded machine, which would crowd asks into one second that the page spread out.
+    await page.addInitScript(() => {
+      const sends: number[] = ((window as unknown as { supplySends: number[] }).supplySends = []);
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
+        if (this.url.includes('/supply/stream')) sends.push(performance.now());
+        return send.call(this, data);
+      };
+    });
     page.on('websocket', (ws) => {
       if (!ws.url().includes('/supply/stream')) return;
-      ws.on('framesent', () => sent.push(Date.now()));
       ws.on('framereceived', (f) => String(f.payload).startsWith('{"error"') && refused.push(String(f.payload)));
     });
     await page.goto(`http://127.0.0.1:${port}/console`);
@@ -63,6 +71,7 @@ describe.skipIf(!run)('supply map under a 2,000-device load', { timeout: 240_000
     await page.screenshot({ path: join(OUTPUT, 'map-2000-devices.png') });
     expect(refused).toEqual([]);
     expect(await page.getAttribute('#map', 'data-feed-refusals')).toBeNull();
+    const sent = await page.evaluate(() => (window as unknown as { supplySends: number[] }).supplySends);
     let worst = 0;
     for (let i = 0, j = 0; i < sent.length; i++) {
       while (sent[i]! - sent[j]! >= 1000) j++;
