@@ -26,6 +26,13 @@ export const DEVICE_INBOX_PREFIX = 'match_device_inbox_';
 export const BACKLOG = 64;
 /** Offer acknowledgements remembered per worker (one per offer made; the backlog's worth and more). */
 const ACKNOWLEDGED_KEPT = 128;
+/**
+ * Events between two snapshots of an inbox. Its state is the backlog, so a snapshot weighs about
+ * BACKLOG notices while each event carries one: at the runtime's default a snapshot would add
+ * most of a notice's bytes again to every notice recorded. Every 8 x BACKLOG events it adds an
+ * eighth, and an inbox activating replays at most that many notices.
+ */
+const SNAPSHOT_EVERY = 8 * BACKLOG;
 
 /** The inbox of an organisation's worker (worker_id is the organisation's own reference, docs/gaps.md#allocation). */
 export const inboxIdOf = (org: string, workerId: string): string => derivedId(DEVICE_INBOX_PREFIX, [org, workerId]);
@@ -56,6 +63,7 @@ export const DeviceInbox = defineActor({
   kind: 'allocation_device_inbox',
   prefix: DEVICE_INBOX_PREFIX,
   creates: ['record', 'acknowledge'],
+  snapshotEvery: SNAPSHOT_EVERY,
   initial: (id: string, org: string): InboxState => ({ id, org, worker_id: '', sequence: 0, notices: [], acknowledged: [] }),
   decide: {
     record(s: InboxState, cmd: RecordCommand): InboxEvent[] {
@@ -81,6 +89,9 @@ export const DeviceInbox = defineActor({
         return assertNever(e);
     }
   },
+  // An inbox is the worker's in either mode and never mocked; its audit entries read that here
+  // rather than from a view of the whole backlog (ActorDef.modes).
+  modes: () => ({ livemode: false, mocked: false }),
   view: (s: InboxState) => ({
     object: 'device_inbox',
     worker_id: s.worker_id,
