@@ -28,9 +28,9 @@ export const BACKLOG = 64;
 const ACKNOWLEDGED_KEPT = 128;
 /**
  * Events between two snapshots of an inbox. Its state is the backlog, so a snapshot weighs about
- * BACKLOG notices while each event carries one: at the runtime's default a snapshot would add
- * most of a notice's bytes again to every notice recorded. Every 8 x BACKLOG events it adds an
- * eighth, and an inbox activating replays at most that many notices.
+ * BACKLOG notices while each event carries one: snapshots spaced a multiple of BACKLOG events
+ * apart keep their bytes a small share of what recording a notice writes, and an inbox
+ * activating replays at most that many notices.
  */
 const SNAPSHOT_EVERY = 8 * BACKLOG;
 
