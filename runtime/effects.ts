@@ -22,16 +22,20 @@ export function indexOps(def: AnyActorDef, id: string, org: string, before: unkn
   if (!def.indexes) return [];
   const prev: IndexEntry[] = existedBefore ? def.indexes(before) : [];
   const next: IndexEntry[] = def.indexes(after);
-  // A kind declares a handful of lists: linear scans, and nothing allocated when nothing changed.
+  // Most kinds declare a handful of lists: linear scans, and nothing allocated when nothing
+  // changed. A record on a list per party (a work order is on each offered worker's) is matched
+  // through maps instead, so a commit costs its lists, not their square.
+  const prevKeys = prev.length > SCANNED ? sortKeysByList(prev) : undefined;
+  const nextKeys = next.length > SCANNED ? sortKeysByList(next) : undefined;
   let ops: IndexOp[] | undefined;
   for (const e of next) {
-    const p = prev.find((x) => x.list === e.list);
-    if (p?.sortKey === e.sortKey) continue;
+    const from = prevKeys ? prevKeys.get(e.list) : prev.find((x) => x.list === e.list)?.sortKey;
+    if (from === e.sortKey) continue;
     const list = listName(org, def.kind, e.list);
-    (ops ??= []).push(known ? { op: 'put', list, id, sortKey: e.sortKey, fresh: !existedBefore, from: p?.sortKey ?? null } : { op: 'put', list, id, sortKey: e.sortKey, fresh: false });
+    (ops ??= []).push(known ? { op: 'put', list, id, sortKey: e.sortKey, fresh: !existedBefore, from: from ?? null } : { op: 'put', list, id, sortKey: e.sortKey, fresh: false });
   }
   for (const e of prev) {
-    if (next.some((x) => x.list === e.list)) continue;
+    if (nextKeys ? nextKeys.has(e.list) : next.some((x) => x.list === e.list)) continue;
     const list = listName(org, def.kind, e.list);
     (ops ??= []).push(known ? { op: 'remove', list, id, from: e.sortKey } : { op: 'remove', list, id });
   }
@@ -39,6 +43,16 @@ export function indexOps(def: AnyActorDef, id: string, org: string, before: unkn
 }
 
 const NO_OPS: IndexOp[] = [];
+
+/** Lists of one record matched by scanning; past this many, through a map. */
+const SCANNED = 8;
+
+/** Each list's sort key, the first entry's when a list is named twice (as a scan finds it). */
+function sortKeysByList(entries: IndexEntry[]): Map<string, IndexEntry['sortKey']> {
+  const m = new Map<string, IndexEntry['sortKey']>();
+  for (const e of entries) if (!m.has(e.list)) m.set(e.list, e.sortKey);
+  return m;
+}
 
 export interface TimerOps {
   put: Reminder[];

@@ -44,26 +44,30 @@ export type OfferStatus = (typeof OFFER_STATUSES)[number];
 export const GAP_REASONS = ['no_eligible_supply', 'every_offer_declined_or_expired', 'window_passed'] as const;
 export type GapReason = (typeof GAP_REASONS)[number];
 
-/** An offer's id names its work order: the work order's suffix, then the offer's number. */
 /**
- * The `pending_worker:` list of a worker (their actor id, derived by a digest): every commit of a
- * work order names the lists of its pending workers, so the names are kept rather than digested
- * again on each commit (a worker is pending in up to thousands of work orders).
+ * The `pending_worker:` and `offered_worker:` lists of a worker (named by their actor id, derived
+ * by a digest): every commit of a work order names the lists of its offered workers, so the names
+ * are kept rather than made again on each commit (a worker is offered in up to thousands of work
+ * orders).
  */
-const pendingLists = new BoundedMap<string, { org: string; list: string }>(200_000);
-export function pendingList(org: string, workerId: string): string {
+const workerLists = new BoundedMap<string, { org: string; pending: string; offered: string }>(200_000);
+function listsOf(org: string, workerId: string): { pending: string; offered: string } {
   // Keyed by the worker_id alone (the state's own string, its hash kept by V8): no key is built per
   // call. Two organisations sharing a worker_id take turns in the entry; the org check keeps them apart.
-  const hit = pendingLists.get(workerId);
-  if (hit !== undefined && hit.org === org) return hit.list;
-  const list = `pending_worker:${workerActorId(org, workerId)}`;
-  pendingLists.set(workerId, { org, list });
-  return list;
+  const hit = workerLists.get(workerId);
+  if (hit !== undefined && hit.org === org) return hit;
+  const actorId = workerActorId(org, workerId);
+  const made = { org, pending: `pending_worker:${actorId}`, offered: `offered_worker:${actorId}` };
+  workerLists.set(workerId, made);
+  return made;
 }
 
-/** The `offered_worker:` list of a worker: every work order that made them an offer, whatever became of it. */
-export const offeredList = (org: string, workerId: string): string => `offered_worker:${pendingList(org, workerId).slice('pending_worker:'.length)}`;
+export const pendingList = (org: string, workerId: string): string => listsOf(org, workerId).pending;
 
+/** The `offered_worker:` list of a worker: every work order that made them an offer, whatever became of it. */
+export const offeredList = (org: string, workerId: string): string => listsOf(org, workerId).offered;
+
+/** An offer's id names its work order: the work order's suffix, then the offer's number. */
 export const offerIdOf = (workOrderId: string, n: number) => `${OFFER_PREFIX}${workOrderId.slice(WORK_ORDER_PREFIX.length)}${n}`;
 const WO_SUFFIX = 22;
 export const workOrderIdOfOffer = (offerId: string) => `${WORK_ORDER_PREFIX}${offerId.slice(OFFER_PREFIX.length, OFFER_PREFIX.length + WO_SUFFIX)}`;
