@@ -70,7 +70,8 @@ export function timerOps(def: AnyActorDef, id: string, org: string, before: unkn
   const put: Reminder[] = [];
   for (const t of next) {
     const p = prev.find((x) => x.name === t.name);
-    if (p && p.dueAt === t.dueAt && p.command === t.command && JSON.stringify(p.payload) === JSON.stringify(t.payload)) continue;
+    // a payload is most often the same object (a kind's constant) and then needs no serialising
+    if (p && p.dueAt === t.dueAt && p.command === t.command && (p.payload === t.payload || JSON.stringify(p.payload) === JSON.stringify(t.payload))) continue;
     put.push({
       key: reminderKey(def.kind, id, t.name),
       kind: def.kind,
