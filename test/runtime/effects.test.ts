@@ -1,14 +1,16 @@
 /**
- * A commit writes only the list memberships that changed (runtime/effects.ts indexOps; DESIGN
- * "Stores": lists are functions of state). A record on a few lists is matched by scanning, one on
- * many (a work order on each offered worker's list) through maps; both must give the same ops.
+ * A commit writes only the list memberships and timers that changed (runtime/effects.ts; DESIGN
+ * "Stores": lists and durable timers are functions of state). A record on a few lists is matched
+ * by scanning, one on many (a work order on each offered worker's list) through maps; both must
+ * give the same ops.
  */
 import { expect, it } from 'vitest';
-import { indexOps } from '../../runtime/effects.ts';
-import { defineActor, type IndexEntry } from '../../runtime/index.ts';
+import { indexOps, timerOps } from '../../runtime/effects.ts';
+import { defineActor, type IndexEntry, type TimerWish } from '../../runtime/index.ts';
 
 interface Listed {
   lists: IndexEntry[];
+  timers?: TimerWish[];
 }
 
 const Listed = defineActor({
@@ -20,6 +22,7 @@ const Listed = defineActor({
   evolve: (_s: Listed, e: { type: 'listed.set'; lists: IndexEntry[] }): Listed => ({ lists: e.lists }),
   view: (s: Listed) => s,
   indexes: (s: Listed) => s.lists,
+  timers: (s: Listed) => s.timers ?? [],
 });
 
 const entries = (n: number, key: (i: number) => string, from = 0): IndexEntry[] => Array.from({ length: n }, (_, i) => ({ list: `l${from + i}`, sortKey: key(from + i) }));
@@ -56,4 +59,21 @@ it('indexOps - a list named twice counts with its first sort key, on many lists 
     const after = entries(size, (i) => `k${i}`);
     expect(ops(before, after)).toEqual([]);
   }
+});
+
+it('timerOps - a timer is written again only when its due time, command or payload changed, and cancelled when no longer wished (runtime/effects.ts)', () => {
+  const constant = { by_clock: true };
+  const wishes = (payload: unknown, dueAt = 1000): TimerWish[] => [
+    { name: 'window', dueAt, command: 'expire', payload },
+    { name: 'offers', dueAt: 2000, command: 'expire_offers', payload: constant },
+  ];
+  const timers = (before: TimerWish[], after: TimerWish[]) => timerOps(Listed, 'lst_1', 'org_a', { lists: [], timers: before }, { lists: [], timers: after }, true);
+  // the same object, and an equal one made again, keep the timer as it is
+  expect(timers(wishes(constant), wishes(constant))).toEqual({ put: [], cancel: [] });
+  expect(timers(wishes({ n: 1 }), wishes({ n: 1 }))).toEqual({ put: [], cancel: [] });
+  // another payload or due time writes it again, under a new generation
+  expect(timers(wishes({ n: 1 }), wishes({ n: 2 })).put.map((r) => [r.name, r.payload])).toEqual([['window', { n: 2 }]]);
+  expect(timers(wishes(constant), wishes(constant, 1500)).put.map((r) => [r.name, r.dueAt])).toEqual([['window', 1500]]);
+  // a timer no longer wished is cancelled by its key
+  expect(timers(wishes(constant), wishes(constant).slice(1))).toEqual({ put: [], cancel: ['test_listed.lst_1.window'] });
 });
