@@ -4,8 +4,7 @@
  * formed the same way. A subject's passport id is derived from the organisation and subject_ref,
  * so every part of the module (and a reaction) can name it without a lookup.
  */
-import { derivedId } from '../../kernel/index.ts';
-import { BoundedMap } from '../../runtime/index.ts';
+import { rememberedDerivedIds } from '../../kernel/index.ts';
 
 export const CONSENT_PREFIX = 'anchor_pro_consent_';
 export const VERIFICATION_PREFIX = 'anchor_pro_verification_';
@@ -19,13 +18,7 @@ export const SUBJECT_REQUEST_PREFIX = 'anchor_pro_subject_request_';
 export const ACCESS_GRANT_PREFIX = 'anchor_pro_access_grant_';
 export const BATCH_PREFIX = 'anchor_pro_verification_batch_';
 
-/** Remembered for the subjects seen lately: a derived id costs a SHA-256, and every list entry of a subject names it. */
-const passportIds = new BoundedMap<string, string>(65_536);
-export function passportIdOf(org: string, subjectRef: string): string {
-  const key = `${org}\u0000${subjectRef}`;
-  let id = passportIds.get(key);
-  if (id === undefined) passportIds.set(key, (id = derivedId(PASSPORT_PREFIX, [org, subjectRef])));
-  return id;
-}
+/** Remembered for the subjects seen lately: every list entry of a subject names its passport. */
+export const passportIdOf = rememberedDerivedIds(PASSPORT_PREFIX, 65_536);
 export const evidenceBundleIdOf = (verificationId: string): string => `${EVIDENCE_BUNDLE_PREFIX}${verificationId.slice(VERIFICATION_PREFIX.length)}`;
 export const verificationIdOfBundle = (bundleId: string): string => `${VERIFICATION_PREFIX}${bundleId.slice(EVIDENCE_BUNDLE_PREFIX.length)}`;

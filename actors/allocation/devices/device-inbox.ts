@@ -17,8 +17,8 @@
  * acknowledge  offer not acknowledged yet                  inbox.offer_acknowledged   (same sequence)
  * acknowledge  offer acknowledged before                   -                          (same)
  */
-import { BoundedMap, defineActor, iso } from '../../../runtime/index.ts';
-import { assertNever, derivedId } from '../../../kernel/index.ts';
+import { defineActor, iso } from '../../../runtime/index.ts';
+import { assertNever, rememberedDerivedIds } from '../../../kernel/index.ts';
 import type { Notice, NoticeBody } from './notices.ts';
 
 export const DEVICE_INBOX_PREFIX = 'match_device_inbox_';
@@ -35,19 +35,11 @@ const ACKNOWLEDGED_KEPT = 128;
 const SNAPSHOT_EVERY = 8 * BACKLOG;
 
 /**
- * Inbox ids of the workers noticed lately. An id is a digest (kernel derivedId), and a worker's
- * notices come in runs (each open offers to the same nearest workers; a cascade withdraws many
- * offers of one worker), so the same few ids are asked for again and again.
+ * The inbox of an organisation's worker (worker_id is the organisation's own reference,
+ * docs/gaps.md#allocation), remembered for the workers noticed lately: each open notices the same
+ * nearest workers, a cascade one worker many times.
  */
-const inboxIds = new BoundedMap<string, string>(20_000);
-
-/** The inbox of an organisation's worker (worker_id is the organisation's own reference, docs/gaps.md#allocation). */
-export function inboxIdOf(org: string, workerId: string): string {
-  const key = `${org}\u0000${workerId}`;
-  let id = inboxIds.get(key);
-  if (id === undefined) inboxIds.set(key, (id = derivedId(DEVICE_INBOX_PREFIX, [org, workerId])));
-  return id;
-}
+export const inboxIdOf = rememberedDerivedIds(DEVICE_INBOX_PREFIX, 20_000);
 
 export interface InboxState {
   id: string;
