@@ -130,7 +130,7 @@ async function httpRounds(s: Server): Promise<{ rows: Rows; notes: string[] }> {
       await platform.system.settle();
       return r;
     });
-    const { out: x, cpu: xCpu } = await profiled(`executions-round-${round_ + 1}`, () =>
+    const { out: x, cpu: xCpu } = await profiled(`executions-${platform.stores.durable ? 'local' : 'memory'}-round-${round_ + 1}`, () =>
       timedCpu(async () => {
         const r = await runLoad(spec({ list }));
         await platform.system.settle();
