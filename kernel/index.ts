@@ -6,7 +6,7 @@
  * composes areas. Areas import the kernel from here only.
  */
 export { ApiError, CATALOGUE, assertNever, conflict, derivedId, errorEntry, fieldError, flat, hasPrefix, isApiError, isRefusal, newId, notFound, outcomeUnknown, randomString, randomSuffix, timeOrderedId, validationError, validationReport } from './base/index.ts';
-export { rememberedDerivedIds } from './remembered-ids.ts';
+export { rememberedDerivedIds, rememberedIds } from './remembered-ids.ts';
 export type { DerivedForm, ErrorCode, Log, ValidationEntry, ValidationReport } from './base/index.ts';
 export { logOf } from './base/index.ts';
 export { mounted, route } from './area.ts';

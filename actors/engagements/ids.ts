@@ -1,5 +1,5 @@
 /** Id prefixes of the engagements area (spec 2.6 names the first three; the rest are ours, docs/gaps.md#engagements). */
-import { derivedId } from '../../kernel/index.ts';
+import { derivedId, rememberedIds } from '../../kernel/index.ts';
 
 export const ENGAGEMENT_PREFIX = 'rail_engagement_';
 export const INSTRUMENT_PREFIX = 'rail_instrument_';
@@ -12,20 +12,9 @@ export const AUDIT_BUNDLE_PREFIX = 'rail_audit_bundle_';
 export const SEAL_CHAIN_PREFIX = 'rail_seal_chain_';
 export const PARTY_PREFIX = 'rail_party_';
 
-/** Derived ids remembered by key: a derived id is a hash, and these are asked for on every execute and view. */
-function memory(max = 10_000): (key: string, derive: () => string) => string {
-  const known = new Map<string, string>();
-  return (key, derive) => {
-    let id = known.get(key);
-    if (id === undefined) {
-      if (known.size >= max) known.clear();
-      known.set(key, (id = derive()));
-    }
-    return id;
-  };
-}
-const chains = memory();
-const envelopes = memory();
+/** Asked for on every execute and view (kernel rememberedIds). */
+const chains = rememberedIds(10_000);
+const envelopes = rememberedIds(10_000);
 
 /** The organisation's one seal chain. */
 export const sealChainId = (org: string) => chains(org, () => derivedId(SEAL_CHAIN_PREFIX, ['seal_chain', org]));

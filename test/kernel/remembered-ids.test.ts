@@ -4,7 +4,7 @@
  * organisation sharing the reference (spec 5.5: nothing of one organisation names another's).
  */
 import { expect, it } from 'vitest';
-import { derivedId, rememberedDerivedIds } from '../../kernel/index.ts';
+import { derivedId, rememberedDerivedIds, rememberedIds } from '../../kernel/index.ts';
 
 it('rememberedDerivedIds - the same id as derivedId, asked again or after being forgotten, and apart per organisation (kernel/remembered-ids.ts)', () => {
   const idOf = rememberedDerivedIds('test_thing_', 2);
@@ -15,4 +15,16 @@ it('rememberedDerivedIds - the same id as derivedId, asked again or after being 
   expect(idOf('org_b', 'ref-1')).not.toBe(first);
   for (let i = 0; i < 10; i++) idOf('org_c', `ref-${i}`); // more than it keeps
   expect(idOf('org_a', 'ref-1')).toBe(first);
+});
+
+it('rememberedIds - derives once per key while it is remembered, and again once forgotten (kernel/remembered-ids.ts)', () => {
+  const idOf = rememberedIds(2);
+  let derived = 0;
+  const derive = (key: string) => () => (derived++, `id_${key}`);
+  expect(idOf('a', derive('a'))).toBe('id_a');
+  expect(idOf('a', derive('a'))).toBe('id_a');
+  expect(derived).toBe(1);
+  for (const k of ['b', 'c', 'd', 'e']) idOf(k, derive(k)); // more than it keeps
+  expect(idOf('a', derive('a'))).toBe('id_a');
+  expect(derived).toBe(6);
 });
