@@ -58,7 +58,7 @@ export async function startPlatform(o: PlatformOptions): Promise<ChaosPlatform> 
     stores = await createClusterStores({ natsUrl: allNats, redisUrl: redis.url, now: () => Date.now(), namespace, replicas, name: `chaos-bench-${o.name}` });
     const env = { REDIS_URL: redis.url, NATS_REPLICAS: String(replicas), ...o.env };
     // Each node talks to its own server first (its client learns the others from the server's INFO).
-    const groups = [0, 1, 2].map((i) => new NodeProcesses(namespace, o.main ?? 'support/chaos-node.ts', { nodeArgs: o.nodeArgs, env: { ...env, NATS_URL: nats.url(i % o.natsServers) } }));
+    const groups = [0, 1, 2].map((i) => new NodeProcesses(namespace, o.main ?? 'support/chaos-node.ts', { logDir: process.env.BENCH_CHAOS_LOG_DIR, nodeArgs: o.nodeArgs, env: { ...env, NATS_URL: nats.url(i % o.natsServers) } }));
     const procs = await Promise.all(['c1', 'c2', 'c3'].map((id, i) => groups[i].start(id)));
     nodes = new NodeProcesses(namespace, '');
     nodes.procs.push(...procs);

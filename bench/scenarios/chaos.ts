@@ -2,7 +2,8 @@
  * Chaos bench (DESIGN "Stores", "Sharding"; docs/cluster.md): faults under keyed load with
  * retries, each counted against zero or a bound: node-kill, node-down, redis-empty, redis-aof,
  * nats-leader and payout (bench/chaos/), each on a NATS and a Redis of its own, so the shared
- * servers are never touched. BENCH_CHAOS_ONLY=a,b runs those only. There is no baseline: these are counts of faults.
+ * servers are never touched. BENCH_CHAOS_ONLY=a,b runs those only; BENCH_CHAOS_LOG_DIR=DIR keeps each
+ * node's log there (`<node>.log`, overwritten by the next scenario's nodes of the same name). There is no baseline: these are counts of faults.
  */
 import { CHAOS_SCENARIOS } from '../chaos/index.ts';
 import type { BenchResult } from '../report.ts';

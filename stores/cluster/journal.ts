@@ -15,6 +15,7 @@
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pack, unpack } from './codec.ts';
+import { rideOut } from './election.ts';
 import { VersionConflictError, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
 import { FeedMessages } from './feed-messages.ts';
 import { isHashedSubject, nameOf, subjectOf } from './names.ts';
@@ -82,8 +83,14 @@ export class JetStreamJournal implements Journal {
     this.acks = new PublishAcks(nc);
   }
 
+  /**
+   * One message, ridden out as the buckets' reads are (election.ts): a get sent while the stream
+   * has no leader is never answered, so it is sent again after a short wait instead of waiting out
+   * the client's time-out. An actor activated during an election then loads as soon as the stream
+   * has a leader again, rather than failing its turn (and every command queued behind it) after it.
+   */
   private get(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
-    return this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query);
+    return rideOut('read', () => (this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query)));
   }
 
   static async ensureStream(jsm: JetStreamManager, names: JournalNames, replicas: number): Promise<void> {

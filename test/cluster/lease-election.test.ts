@@ -22,15 +22,16 @@ import { jsonCall, type JsonReply } from '../../support/node-http.ts';
 import { redisUrl, tempDir, testNamespace } from '../../support/stores.ts';
 import { NatsCluster } from '../../support/chaos/nats-cluster.ts';
 import { NodeProcesses, type Proc } from '../../support/chaos/node-processes.ts';
+import { READ_ATTEMPT_MS } from '../../stores/cluster/election.ts';
 
 /** Every shard owned again after the lease bucket's stream has a leader again: a lease period (3 s), with room. */
 const LEASE_BOUND_MS = 10_000;
 /**
- * Writes back after the journal stream has a leader again: the lease bound, plus one journal read
- * an actor's activation sent while the election was still on, which waits out its request timeout
- * (5 s) before it is retried.
+ * Writes back after the journal stream has a leader again: the lease bound, plus one unanswered
+ * attempt of a journal read an actor's activation sent while the election was still on, which is
+ * sent again after READ_ATTEMPT_MS (stores/cluster/election.ts), with room for its backoff.
  */
-const OUTAGE_BOUND_MS = LEASE_BOUND_MS + 5_000;
+const OUTAGE_BOUND_MS = LEASE_BOUND_MS + READ_ATTEMPT_MS + 1_000;
 /** The servers' own election of a journal leader: beyond this the cluster, not the platform, is broken. */
 const ELECTION_LIMIT_MS = 60_000;
 /** How long after the kill the shards are watched (the issue asks 60 s; this is what CI affords). */
@@ -184,7 +185,7 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
     if (!keepLogs) rmSync(logDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('the journal leader killed -9: every shard owned by a live node within 10 s of the lease bucket having a leader again and at every look after it, writes back within 15 s of the journal having one, no acknowledged write lost or applied twice', async () => {
+  it('the journal leader killed -9: every shard owned by a live node within 10 s of the lease bucket having a leader again and at every look after it, writes back within 12.5 s of the journal having one, no acknowledged write lost or applied twice', async () => {
     keepLogs = true;
     const load = drive(apiKey);
     await sleep(3000);
@@ -235,8 +236,8 @@ describe('leases survive a JetStream leader election (DESIGN "Sharding", docs/cl
     expect(election).toBeLessThan(ELECTION_LIMIT_MS);
     expect(outage).toBeLessThan(election + OUTAGE_BOUND_MS);
     expect(p99).toBeLessThan(election + OUTAGE_BOUND_MS);
-    // One write may wait longer than the outage: its actor's activation reading the journal right
-    // after the election (stores/cluster/journal.ts) may time out before it succeeds.
+    // One write may wait longer than the outage: its actor's activation, begun during the election,
+    // reads the journal once a leader answers a re-sent get (stores/cluster/election.ts).
     expect(took[took.length - 1]).toBeLessThan(election + 2 * OUTAGE_BOUND_MS);
     expect(leaseElection).toBeLessThan(ELECTION_LIMIT_MS);
     expect(reowned).toBeLessThan(leaseElection + LEASE_BOUND_MS);
