@@ -30,6 +30,9 @@ export interface GateFact {
 interface Applied {
   passes: boolean;
   version: number;
+  /** Whose record it is (kept so the model can be saved as facts: read-model-checkpoints.ts). */
+  org: string;
+  subject: string;
 }
 
 export abstract class GateReadModel {
@@ -42,7 +45,7 @@ export abstract class GateReadModel {
   constructor(platform: Platform, name: string, private readonly def: AnyActorDef) {
     this.numbers = subjectNumbers(platform);
     this.streamPrefix = streamKey(def, '');
-    this.follower = new NodeReadModel(platform, name, { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+    this.follower = new NodeReadModel(platform, name, { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e), kept: { save: () => this.save(), load: (d) => this.load(d) } });
   }
 
   /** The fact a commit on this node gives, from the state after it; undefined: nothing to apply. */
@@ -91,7 +94,20 @@ export abstract class GateReadModel {
     if (r) {
       r.passes = fact.passes;
       r.version = version;
-    } else this.records.set(id, { passes: fact.passes, version });
+    } else this.records.set(id, { passes: fact.passes, version, org: fact.org, subject: fact.subject });
     if (was !== fact.passes) this.changed(id, fact);
+  }
+
+  /** Each record's fact and version, flat: id, org, subject, passes, version. */
+  private save(): unknown[] {
+    const out: unknown[] = [];
+    for (const [id, r] of this.records) out.push(id, r.org, r.subject, r.passes, r.version);
+    return out;
+  }
+
+  /** Through apply(), as the feed's entries came: the area's gate keeps what it keeps per subject again. */
+  private load(data: unknown): void {
+    const a = data as unknown[];
+    for (let i = 0; i < a.length; i += 5) this.apply(a[i] as string, { org: a[i + 1] as string, subject: a[i + 2] as string, passes: a[i + 3] as boolean }, a[i + 4] as number);
   }
 }

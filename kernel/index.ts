@@ -33,6 +33,7 @@ export type { Membership } from './membership.ts';
 export { idOf, isIdOf, pathRecordId, retrieval } from './path-ids.ts';
 export { NodeReadModel, perNodeReadersCaughtUp, platformFeed } from './journal-feeds.ts';
 export type { ReadModelHandlers } from './journal-feeds.ts';
+export type { Checkpointed } from './read-model-checkpoints.ts';
 export { JSON_MAX_DEPTH, JSON_MAX_VALUES, jsonBoundsRefusal } from './json-bounds.ts';
 export { createPlatform, stopPlatform } from './platform.ts';
 export type { PlatformOptions } from './platform.ts';

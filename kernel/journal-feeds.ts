@@ -15,6 +15,7 @@ import { type Committed, FeedGroup, type FeedMember, FeedReader, type MemberHand
 import type { FeedEntry } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 import { logOf } from './base/index.ts';
+import { type Checkpointed, restoreReadModel } from './read-model-checkpoints.ts';
 
 /** The per-node readers of each platform (what this node keeps in memory from the journal) and their group. */
 const perNodeReaders = new WeakMap<Platform, FeedGroup>();
@@ -30,10 +31,14 @@ export async function perNodeReadersCaughtUp(platform: Platform): Promise<void> 
   await perNodeReaders.get(platform)?.caughtUp();
 }
 
-/** A per-node reader (`perNode`) is a member of its platform's group, whose batches hold PER_NODE_BATCH entries. */
-export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode: true }): FeedMember;
+/**
+ * A per-node reader (`perNode`) is a member of its platform's group, whose batches hold
+ * PER_NODE_BATCH entries; its model, when `kept`, takes back what it had read before the last stop
+ * (read-model-checkpoints.ts) and the member reads on from there.
+ */
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode: true; kept?: Checkpointed }): FeedMember;
 export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts?: { perNode?: false; batch?: number }): FeedReader;
-export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode?: boolean; batch?: number } = {}): FeedReader | FeedMember {
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode?: boolean; batch?: number; kept?: Checkpointed } = {}): FeedReader | FeedMember {
   const system = platform.system;
   const common = {
     stores: platform.stores,
@@ -50,6 +55,7 @@ export function platformFeed(platform: Platform, name: string, handle: MemberHan
   let group = perNodeReaders.get(platform);
   if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => (err === undefined ? logOf('per-node feed').info(msg) : logOf('per-node feed').error(msg, err)) })));
   const member = group.member(name, handle);
+  if (opts.kept) restoreReadModel(platform, name, opts.kept, member);
   system.feeds.add(name, () => (member.stopping ? undefined : member.cursor));
   return member;
 }
@@ -59,6 +65,8 @@ export interface ReadModelHandlers {
   onCommit(c: Committed): void;
   /** Entries of the journal feed (durable stores only): every commit since the journal began, this node's included. */
   onFeed(entries: FeedEntry[]): void;
+  /** What the model took from the feed, kept between a stop and a start where the stores allow (read-model-checkpoints.ts). */
+  kept?: Checkpointed;
 }
 
 export class NodeReadModel {
@@ -75,7 +83,7 @@ export class NodeReadModel {
     // ahead: the request that made a turn reads this model next (ActorSystem.onCommit)
     this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c), { ahead: true });
     if (this.platform.stores.durable) {
-      this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true });
+      this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true, kept: this.handlers.kept });
       this.feed.start();
     }
   }

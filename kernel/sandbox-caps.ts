@@ -78,7 +78,12 @@ export class SandboxCaps {
       const nodes = () => platform.services.get(MEMBERSHIP)?.liveCount?.() ?? 1;
       this.budget = new SandboxBudget(platform.stores.kv, platform.clock, () => this.policy.pack.records, (org) => this.recordsOf(org), nodes);
     }
-    this.follower = new NodeReadModel(platform, 'sandbox-records', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+    this.follower = new NodeReadModel(platform, 'sandbox-records', {
+      onCommit: (c) => this.onCommit(c),
+      onFeed: (e) => this.onFeed(e),
+      // the counts, and the records counted from their commit whose entry the feed has not read yet
+      kept: { save: () => ({ records: [...this.records], unread: [...this.unread] }), load: (d) => this.load(d as { records: [string, number][]; unread: string[] }) },
+    });
   }
 
   start(): void {
@@ -206,6 +211,11 @@ export class SandboxCaps {
       // over before them: kept a while, so that commit does not count it again
       this.fed.set(stream, true);
     }
+  }
+
+  private load(d: { records: [string, number][]; unread: string[] }): void {
+    for (const [org, n] of d.records) this.records.set(org, (this.records.get(org) ?? 0) + n);
+    for (const stream of d.unread) this.unread.add(stream);
   }
 
   /** A record made, counted once whether its commit or the feed told of it first. */

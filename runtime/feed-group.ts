@@ -22,6 +22,8 @@ export type FeedGroupOptions = Omit<FeedReaderOptions, 'handle' | 'perNode'>;
 export class FeedGroup {
   private readonly members = new Set<FeedMember>();
   private readonly reader: FeedReader;
+  /** A member has joined since the group was made. */
+  private begun = false;
 
   constructor(opts: FeedGroupOptions) {
     this.reader = new FeedReader({ ...opts, perNode: true, handle: (entries) => this.fanOut(entries) });
@@ -41,8 +43,16 @@ export class FeedGroup {
     return this.reader.idle;
   }
 
-  /** For FeedMember.start. */
+  /**
+   * For FeedMember.start. The first member to join sets where the group begins reading: its cursor
+   * is past 0 when it took back what it had read before a restart (kernel read-model-checkpoints),
+   * and a later member behind it sends the reader back as any late member does.
+   */
   join(m: FeedMember): void {
+    if (!this.begun) {
+      this.begun = true;
+      if (m.cursor > 0) this.reader.startAt(m.cursor);
+    }
     this.members.add(m);
     this.reader.rewind(m.cursor);
     this.reader.start();

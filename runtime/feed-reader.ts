@@ -127,6 +127,15 @@ export class FeedReader {
   }
 
   /**
+   * A per-node reader that has not read yet begins past `position` instead of at the feed's start
+   * (a FeedGroup whose members took back what they had read before: kernel read-model-checkpoints).
+   */
+  startAt(position: number): void {
+    if (!this.opts.perNode || this.cursor !== 0 || this.pass) throw new Error(`${this.opts.name}: only a per-node reader that has not read yet starts at a position`);
+    this.cursor = position;
+  }
+
+  /**
    * A per-node reader reads again from `position` when its cursor is past it (a FeedGroup's member
    * that starts behind the group). The batch in hand finishes first; the next one starts there.
    */

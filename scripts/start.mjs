@@ -12,6 +12,7 @@
  * Several processes may start at once (a cluster's nodes on one machine): each writes whole files
  * under names of its own and renames them into place, so none ever loads a half-written bundle.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -87,4 +88,7 @@ async function bundle(esbuild) {
 
 const esbuild = await import('esbuild');
 const entry = builtBundle(esbuild.version) ?? (await bundle(esbuild));
+// What this build is (kernel/read-model-checkpoints.ts: read models kept at a stop are taken back
+// only by the build that kept them): the bundle's text and the locked packages it leaves to Node.
+process.env.WORKFORCE_BUILD_ID = createHash('sha256').update(readFileSync(entry)).update(readFileSync(join(ROOT, 'package-lock.json'))).digest('hex').slice(0, 32);
 await import(pathToFileURL(entry).href);

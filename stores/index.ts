@@ -9,7 +9,7 @@ export { firstAfter, StoreSetupError, StoreUnavailableError, VersionConflictErro
 export { isStoreFault } from './faults.ts';
 export { packTree } from './cluster/codec.ts';
 export { createMemoryStores, type MemoryStoreOptions } from './memory/index.ts';
-export { createLocalStores, DataDirectoryError, DATA_FORMAT, type LocalStoreOptions, type LocalStores, type LocalDatabaseName } from './local/index.ts';
+export { createLocalStores, DataDirectoryError, DATA_FORMAT, READ_MODELS_FILE, type LocalStoreOptions, type LocalStores, type LocalDatabaseName } from './local/index.ts';
 export { createClusterStores, dropNamespace, type ClusterStoreOptions, type ClusterStores } from './cluster/index.ts';
 
 /** Where `npm start` keeps its records when DATA_DIR is not set. */

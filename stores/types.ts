@@ -281,6 +281,17 @@ export interface DerivedMarker {
   finish(token: string): Promise<boolean>;
 }
 
+/**
+ * The node's read models as they stood at a position of the journal (kernel/read-model-checkpoints.ts),
+ * one value replaced whole: a start reads the journal only past that position. Not a record: when
+ * it is missing, the start reads the whole journal instead.
+ */
+export interface ReadModelStore {
+  read(): Promise<Uint8Array | undefined>;
+  /** Replaces the value whole, on disk when it resolves. */
+  write(bytes: Uint8Array): Promise<void>;
+}
+
 export interface Stores {
   /** embedded: one process owns every shard (local or memory); cluster: NATS and Redis. */
   readonly mode: 'embedded' | 'cluster';
@@ -311,5 +322,7 @@ export interface Stores {
   indexes: IndexStore;
   readings: ReadingStore;
   derived?: DerivedMarker;
+  /** Where the node's read models are kept between a stop and the next start (local family only). */
+  readModels?: ReadModelStore;
   close(): Promise<void>;
 }

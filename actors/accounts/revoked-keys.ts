@@ -26,7 +26,11 @@ export class RevokedKeys {
   private readonly follower: NodeReadModel;
 
   constructor(private readonly platform: Platform) {
-    this.follower = new NodeReadModel(platform, 'accounts-revoked-keys', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+    this.follower = new NodeReadModel(platform, 'accounts-revoked-keys', {
+      onCommit: (c) => this.onCommit(c),
+      onFeed: (e) => this.onFeed(e),
+      kept: { save: () => [...this.ids], load: (ids) => (ids as string[]).forEach((id) => this.ids.add(id)) },
+    });
   }
 
   has(keyId: string): boolean {

@@ -107,6 +107,9 @@ interface Requirement {
 
 const NO_CLAIMS: readonly ClaimScore[] = Object.freeze([]);
 
+/** A subject's facts as a checkpoint keeps them (kernel read-model-checkpoints): in the order they were first read. */
+type SavedSubject = [org: string, subjectRef: string, claims: ClaimFact[], licences: LicenceFact[]];
+
 const CLAIM_STREAM = `${Claim.kind}.`;
 const LICENCE_STREAM = `${Licence.kind}.`;
 
@@ -128,7 +131,7 @@ export class EligibilityModel {
   ) {
     this.numbers = subjectNumbers(platform);
     for (const occupation of Object.keys(policy.pack.licensed_occupations)) this.licensedUntil.set(occupation, new NumberColumn());
-    this.follower = new NodeReadModel(platform, 'credentials-eligibility', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+    this.follower = new NodeReadModel(platform, 'credentials-eligibility', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e), kept: { save: () => this.save(), load: (d) => this.load(d as SavedSubject[]) } });
     for (const [occupation, f] of policy.frameworksByOccupation) {
       const codes = f.claims.map((c) => c.code);
       this.occupations.set(occupation, {
@@ -271,6 +274,38 @@ export class EligibilityModel {
     for (const { stream, event } of entries) {
       if (stream.startsWith(CLAIM_STREAM)) this.applyClaim(event.org, stream.slice(CLAIM_STREAM.length), event);
       else if (stream.startsWith(LICENCE_STREAM)) this.applyLicence(event.org, stream.slice(LICENCE_STREAM.length), event);
+    }
+  }
+
+  private save(): SavedSubject[] {
+    const out: SavedSubject[] = [];
+    for (const [org, subjects] of this.orgs) for (const [ref, s] of subjects) out.push([org, ref, [...s.claimById.values()], [...s.licenceById.values()]]);
+    return out;
+  }
+
+  /**
+   * Each subject's facts back in the order they were first read (a claim's list by code keeps that
+   * order, and the first lapsed one is the one a refusal names); each licensed occupation's column
+   * is worked out again under this process's policy.
+   */
+  private load(saved: SavedSubject[]): void {
+    for (const [org, ref, claims, licences] of saved) {
+      const s = this.subject(org, ref);
+      for (const f of claims) {
+        s.claimById.set(f.id, f);
+        const list = s.claims.get(f.code);
+        if (list) list.push(f);
+        else s.claims.set(f.code, [f]);
+        this.claimCount++;
+      }
+      for (const f of licences) {
+        s.licenceById.set(f.id, f);
+        const list = s.licences.get(f.occupation);
+        if (list) list.push(f);
+        else s.licences.set(f.occupation, [f]);
+        this.licenceCount++;
+      }
+      for (const occupation of s.licences.keys()) this.licenceChanged(org, ref, s, occupation);
     }
   }
 

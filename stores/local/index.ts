@@ -13,6 +13,7 @@ import { LocalIndexes } from './indexes.ts';
 import { LocalJournal } from './journal.ts';
 import { keyParts } from './keys.ts';
 import { LocalKeyValue } from './kv.ts';
+import { localReadModels } from './read-models.ts';
 import { LocalReadings } from './readings.ts';
 import { LocalReminders } from './reminders.ts';
 import { LocalSnapshots } from './snapshots.ts';
@@ -21,6 +22,7 @@ import { WriteAheadLog, type LoggedWrite } from './wal.ts';
 import { logWrites, Writer } from './writer.ts';
 
 export { DataDirectoryError, FORMAT as DATA_FORMAT } from './directory.ts';
+export { READ_MODELS_FILE } from './read-models.ts';
 
 export interface LocalStoreOptions {
   /** The data directory; created on first start. */
@@ -99,6 +101,7 @@ export function createLocalStores(opts: LocalStoreOptions): LocalStores {
     claims: new MemoryKeyValue(opts.now),
     indexes,
     readings: new LocalReadings(dbs.readings, writer, opts.now, opts.readingRetentionMs ?? 30 * 24 * 3600_000),
+    readModels: localReadModels(opts.dir),
     flushed: () => writer.flushed(),
     entries: (db) => dbs[db].getRange({}),
     keyParts,

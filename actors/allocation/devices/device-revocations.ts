@@ -19,7 +19,11 @@ export class DeviceRevocations {
   private readonly follower: NodeReadModel;
 
   constructor(platform: Platform) {
-    this.follower = new NodeReadModel(platform, 'allocation-device-revocations', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e) });
+    this.follower = new NodeReadModel(platform, 'allocation-device-revocations', {
+      onCommit: (c) => this.onCommit(c),
+      onFeed: (e) => this.onFeed(e),
+      kept: { save: () => [...this.revoked], load: (ids) => (ids as string[]).forEach((id) => this.revoked.add(id)) },
+    });
   }
 
   isRevoked(credentialId: string): boolean {
