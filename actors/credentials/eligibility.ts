@@ -110,6 +110,12 @@ const NO_CLAIMS: readonly ClaimScore[] = Object.freeze([]);
 /** A subject's facts as a checkpoint keeps them (kernel read-model-checkpoints): in the order they were first read. */
 type SavedSubject = [org: string, subjectRef: string, claims: ClaimFact[], licences: LicenceFact[]];
 
+function appendTo<V>(m: Map<string, V[]>, key: string, v: V): void {
+  const list = m.get(key);
+  if (list) list.push(v);
+  else m.set(key, [v]);
+}
+
 const CLAIM_STREAM = `${Claim.kind}.`;
 const LICENCE_STREAM = `${Licence.kind}.`;
 
@@ -291,22 +297,24 @@ export class EligibilityModel {
   private load(saved: SavedSubject[]): void {
     for (const [org, ref, claims, licences] of saved) {
       const s = this.subject(org, ref);
-      for (const f of claims) {
-        s.claimById.set(f.id, f);
-        const list = s.claims.get(f.code);
-        if (list) list.push(f);
-        else s.claims.set(f.code, [f]);
-        this.claimCount++;
-      }
-      for (const f of licences) {
-        s.licenceById.set(f.id, f);
-        const list = s.licences.get(f.occupation);
-        if (list) list.push(f);
-        else s.licences.set(f.occupation, [f]);
-        this.licenceCount++;
-      }
+      for (const f of claims) this.addClaim(s, f);
+      for (const f of licences) this.addLicence(s, f);
       for (const occupation of s.licences.keys()) this.licenceChanged(org, ref, s, occupation);
     }
+  }
+
+  /** A claim first read: by id, and last in its code's list. */
+  private addClaim(s: SubjectFacts, f: ClaimFact): void {
+    s.claimById.set(f.id, f);
+    appendTo(s.claims, f.code, f);
+    this.claimCount++;
+  }
+
+  /** A licence first read: by id, and last in its occupation's list. */
+  private addLicence(s: SubjectFacts, f: LicenceFact): void {
+    s.licenceById.set(f.id, f);
+    appendTo(s.licences, f.occupation, f);
+    this.licenceCount++;
   }
 
   private subject(org: string, subjectRef: string): SubjectFacts {
@@ -341,11 +349,7 @@ export class EligibilityModel {
         id, code: e.claim_code, level: e.level, rank: evidenceRank(e.evidence_class), evidenceMs: dateMs(e.evidence_date), lapsesAt: e.lapses_at,
         lapsed: e.decay_state === 'lapsed', superseded: false, version: ev.version,
       };
-      s.claimById.set(id, f);
-      const list = s.claims.get(f.code);
-      if (list) list.push(f);
-      else s.claims.set(f.code, [f]);
-      this.claimCount++;
+      this.addClaim(s, f);
       return;
     }
     const f = s.claimById.get(id);
@@ -364,11 +368,7 @@ export class EligibilityModel {
       case 'licence.recorded': {
         if (f) return;
         f = { id, kind: e.licence_kind, occupation: e.occupation_code, expiresMs: dateMs(e.expires_at), current: e.status === 'current', version: ev.version };
-        s.licenceById.set(id, f);
-        const list = s.licences.get(e.occupation_code);
-        if (list) list.push(f);
-        else s.licences.set(e.occupation_code, [f]);
-        this.licenceCount++;
+        this.addLicence(s, f);
         break;
       }
       case 'licence.renewed':
