@@ -45,7 +45,12 @@ export abstract class GateReadModel {
   constructor(platform: Platform, name: string, private readonly def: AnyActorDef) {
     this.numbers = subjectNumbers(platform);
     this.streamPrefix = streamKey(def, '');
-    this.follower = new NodeReadModel(platform, name, { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e), kept: { save: () => this.save(), load: (d) => this.load(d) } });
+    this.follower = new NodeReadModel(platform, name, {
+      onCommit: (c) => this.onCommit(c),
+      onFeed: (e) => this.onFeed(e),
+      kept: { save: () => this.save(), load: (d) => this.load(d) },
+      wants: (stream) => stream.startsWith(this.streamPrefix),
+    });
   }
 
   /** The fact a commit on this node gives, from the state after it; undefined: nothing to apply. */

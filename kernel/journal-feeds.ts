@@ -12,7 +12,7 @@
  *   disk, and in a cluster for commits made on other nodes.
  */
 import { type Committed, FeedGroup, type FeedMember, FeedReader, type MemberHandler } from '../runtime/index.ts';
-import type { FeedEntry } from '../stores/index.ts';
+import type { FeedEntry, FeedFilter } from '../stores/index.ts';
 import type { Platform } from './area.ts';
 import { logOf } from './base/index.ts';
 import { type Checkpointed, restoreReadModel } from './read-model-checkpoints.ts';
@@ -36,9 +36,9 @@ export async function perNodeReadersCaughtUp(platform: Platform): Promise<void> 
  * PER_NODE_BATCH entries; its model, when `kept`, takes back what it had read before the last stop
  * (read-model-checkpoints.ts) and the member reads on from there.
  */
-export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode: true; kept?: Checkpointed }): FeedMember;
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode: true; kept?: Checkpointed; wants?: FeedFilter }): FeedMember;
 export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts?: { perNode?: false; batch?: number }): FeedReader;
-export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode?: boolean; batch?: number; kept?: Checkpointed } = {}): FeedReader | FeedMember {
+export function platformFeed(platform: Platform, name: string, handle: MemberHandler, opts: { perNode?: boolean; batch?: number; kept?: Checkpointed; wants?: FeedFilter } = {}): FeedReader | FeedMember {
   const system = platform.system;
   const common = {
     stores: platform.stores,
@@ -54,7 +54,7 @@ export function platformFeed(platform: Platform, name: string, handle: MemberHan
   }
   let group = perNodeReaders.get(platform);
   if (!group) perNodeReaders.set(platform, (group = new FeedGroup({ ...common, name: 'per-node', batch: PER_NODE_BATCH, log: (msg, err) => (err === undefined ? logOf('per-node feed').info(msg) : logOf('per-node feed').error(msg, err)) })));
-  const member = group.member(name, handle);
+  const member = group.member(name, handle, opts.wants);
   if (opts.kept) restoreReadModel(platform, name, opts.kept, member);
   system.feeds.add(name, () => (member.stopping ? undefined : member.cursor));
   return member;
@@ -67,6 +67,8 @@ export interface ReadModelHandlers {
   onFeed(entries: FeedEntry[]): void;
   /** What the model took from the feed, kept between a stop and a start where the stores allow (read-model-checkpoints.ts). */
   kept?: Checkpointed;
+  /** The feed's records onFeed reads (runtime FeedGroup.member): false only for a record it ignores whole. */
+  wants?: FeedFilter;
 }
 
 export class NodeReadModel {
@@ -83,7 +85,7 @@ export class NodeReadModel {
     // ahead: the request that made a turn reads this model next (ActorSystem.onCommit)
     this.unsubscribe = this.platform.system.onCommit((c) => this.handlers.onCommit(c), { ahead: true });
     if (this.platform.stores.durable) {
-      this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true, kept: this.handlers.kept });
+      this.feed = platformFeed(this.platform, this.name, async (entries) => this.handlers.onFeed(entries), { perNode: true, kept: this.handlers.kept, wants: this.handlers.wants });
       this.feed.start();
     }
   }

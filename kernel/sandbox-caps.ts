@@ -83,6 +83,8 @@ export class SandboxCaps {
       onFeed: (e) => this.onFeed(e),
       // the counts, and the records counted from their commit whose entry the feed has not read yet
       kept: { save: () => ({ records: [...this.records], unread: [...this.unread] }), load: (d) => this.load(d as { records: [string, number][]; unread: string[] }) },
+      // a record counts from its first event: a later record of a stream is never read
+      wants: (_stream, from) => from === 1,
     });
   }
 

@@ -11,7 +11,7 @@
  * starts behind the group's reader (it joined late, or stopped and started again) sends the
  * reader back to its cursor: that stretch is read again and handed to the members behind only.
  */
-import { firstAfter, type FeedEntry } from '../stores/index.ts';
+import { firstAfter, type FeedEntry, type FeedFilter } from '../stores/index.ts';
 import { type FeedProgress, FeedReader, type FeedReaderOptions } from './feed-reader.ts';
 
 /** Handles one batch of a member, as a FeedReader's handler does; `reader.stopping` is the member's. */
@@ -24,14 +24,21 @@ export class FeedGroup {
   private readonly reader: FeedReader;
   /** A member has joined since the group was made. */
   private begun = false;
+  /** What the reader reads (refilter). */
+  private only: FeedFilter | undefined;
 
   constructor(opts: FeedGroupOptions) {
-    this.reader = new FeedReader({ ...opts, perNode: true, handle: (entries) => this.fanOut(entries) });
+    this.reader = new FeedReader({ ...opts, perNode: true, handle: (entries) => this.fanOut(entries), only: () => this.only });
   }
 
-  /** A new member, not yet started; `name` says whose handler failed in the group's log. */
-  member(name: string, handle: MemberHandler): FeedMember {
-    return new FeedMember(this, name, handle);
+  /**
+   * A new member, not yet started; `name` says whose handler failed in the group's log. `wants`
+   * says which records its handler reads: while every member says so, the group reads only the
+   * records one of them wants (a start over a large journal then reads the events of those alone).
+   * A member is still handed whatever the batch holds, and ignores what it does not read.
+   */
+  member(name: string, handle: MemberHandler, wants?: FeedFilter): FeedMember {
+    return new FeedMember(this, name, handle, wants);
   }
 
   /** Resolves once the feed has been read to its end (as of the call) for every running member. */
@@ -54,6 +61,7 @@ export class FeedGroup {
       if (m.cursor > 0) this.reader.startAt(m.cursor);
     }
     this.members.add(m);
+    this.refilter();
     this.reader.rewind(m.cursor);
     this.reader.start();
   }
@@ -61,7 +69,14 @@ export class FeedGroup {
   /** For FeedMember.stop: the reader stops with the last member (and keeps its cursor for the next). */
   async leave(m: FeedMember): Promise<void> {
     this.members.delete(m);
+    this.refilter();
     if (this.members.size === 0) await this.reader.stop();
+  }
+
+  /** The records some member reads, when every member says which it reads. */
+  private refilter(): void {
+    const wants = [...this.members].map((m) => m.wants);
+    this.only = wants.length && wants.every((w) => w !== undefined) ? (stream, from) => wants.some((w) => w!(stream, from)) : undefined;
   }
 
   /**
@@ -92,6 +107,8 @@ export class FeedMember {
     private readonly group: FeedGroup,
     readonly name: string,
     private readonly handle: MemberHandler,
+    /** The records its handler reads (FeedGroup.member); none: every record. */
+    readonly wants?: FeedFilter,
   ) {}
 
   /** True once stop() was called: a handler in the middle of a batch may end it early. */

@@ -13,7 +13,7 @@
  * from the store, since another node may have moved it. A dead holder's lease lapses after
  * `feedLeaseMs` (on the stores' clock); the others try to take it every `feedLeaseRenewMs`.
  */
-import type { FeedEntry, Stores } from '../stores/index.ts';
+import type { FeedEntry, FeedFilter, Stores } from '../stores/index.ts';
 import { newId } from '../kernel/base/index.ts';
 import type { Limits } from './limits.ts';
 
@@ -48,6 +48,8 @@ export interface FeedReaderOptions {
    * whose asks the stopping system refuses would retry forever, and the stop would wait on it.
    */
   halted?: () => boolean;
+  /** The records this reader's handler reads (Journal.readFeed `only`), asked before each batch; none: every record. */
+  only?: () => FeedFilter | undefined;
   /**
    * Every node reads the whole feed for itself (a read model each node keeps in memory, such as the
    * identity gate): no lease, and the cursor lives in memory only, from the feed's start after
@@ -198,7 +200,7 @@ export class FeedReader {
         this.cursor = Math.min(this.cursor, this.rewound);
         this.rewound = undefined;
       }
-      const read = await stores.journal.readFeed(this.cursor, batch);
+      const read = await stores.journal.readFeed(this.cursor, batch, this.opts.only?.());
       // a store hands back only positions past the cursor; one that did not would be handled
       // again and again, the cursor never moving
       const entries = read.length && read[0].position <= this.cursor ? read.filter((e) => e.position > this.cursor) : read;

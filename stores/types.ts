@@ -26,6 +26,13 @@ export interface StoredEvent {
   dedupe?: string;
 }
 
+/**
+ * The feed's records a reader reads (Journal.readFeed `only`), told by the stream and `from`, the
+ * lowest version the record may begin at (1 when it may hold the stream's first event, or when the
+ * store cannot tell): false only when the reader would ignore every event of the record.
+ */
+export type FeedFilter = (stream: string, from: number) => boolean;
+
 export interface FeedEntry {
   /** Global position of the entry across every stream; strictly increasing. */
   position: number;
@@ -120,8 +127,13 @@ export interface Journal {
   halt?(reason: Error): void;
   /** Events of one stream with version > afterVersion, in order. */
   read(stream: string, afterVersion: number): Promise<StoredEvent[]>;
-  /** Every stream's events in global order, after a feed position (0 = from the start). */
-  readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]>;
+  /**
+   * Every stream's events in global order, after a feed position (0 = from the start). A store
+   * that reads the feed's order before the events may leave out the records `only` refuses, and
+   * not read them at all, but never the last record it looked at, so the reader's cursor passes
+   * the ones left out; any other store returns every record.
+   */
+  readFeed(afterPosition: number, limit: number, only?: FeedFilter): Promise<FeedEntry[]>;
   /**
    * Every stream appended to since `wallMs` (the store's own receive time, wall clock), with the
    * organisation of its events, each at least once: a node taking shards over from a dead one finds

@@ -30,6 +30,7 @@ export class RevokedKeys {
       onCommit: (c) => this.onCommit(c),
       onFeed: (e) => this.onFeed(e),
       kept: { save: () => [...this.ids], load: (ids) => (ids as string[]).forEach((id) => this.ids.add(id)) },
+      wants: (stream) => stream.startsWith(STREAM),
     });
   }
 

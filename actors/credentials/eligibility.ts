@@ -137,7 +137,12 @@ export class EligibilityModel {
   ) {
     this.numbers = subjectNumbers(platform);
     for (const occupation of Object.keys(policy.pack.licensed_occupations)) this.licensedUntil.set(occupation, new NumberColumn());
-    this.follower = new NodeReadModel(platform, 'credentials-eligibility', { onCommit: (c) => this.onCommit(c), onFeed: (e) => this.onFeed(e), kept: { save: () => this.save(), load: (d) => this.load(d as SavedSubject[]) } });
+    this.follower = new NodeReadModel(platform, 'credentials-eligibility', {
+      onCommit: (c) => this.onCommit(c),
+      onFeed: (e) => this.onFeed(e),
+      kept: { save: () => this.save(), load: (d) => this.load(d as SavedSubject[]) },
+      wants: (stream) => stream.startsWith(CLAIM_STREAM) || stream.startsWith(LICENCE_STREAM),
+    });
     for (const [occupation, f] of policy.frameworksByOccupation) {
       const codes = f.claims.map((c) => c.code);
       this.occupations.set(occupation, {

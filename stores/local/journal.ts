@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import { appendConflict, firstAfter, type AppendItem, type FeedEntry, type Journal, type StoredEvent } from '../types.ts';
+import { appendConflict, firstAfter, type AppendItem, type FeedEntry, type FeedFilter, type Journal, type StoredEvent } from '../types.ts';
 import type { LocalIndexes } from './indexes.ts';
 import type { LocalReminders } from './reminders.ts';
 import { PAST, SEP, fixed, join } from './keys.ts';
@@ -103,7 +103,7 @@ export class LocalJournal implements Journal {
     return 0;
   }
 
-  async readFeed(afterPosition: number, limit: number): Promise<FeedEntry[]> {
+  async readFeed(afterPosition: number, limit: number, only?: FeedFilter): Promise<FeedEntry[]> {
     const recent = this.recent;
     if (recent.length && afterPosition >= recent[0].position - 1) {
       // committed and still in memory: from the first entry past afterPosition
@@ -113,23 +113,36 @@ export class LocalJournal implements Journal {
       // a position missing before the window's first (a failed transaction's, or one not yet
       // remembered) is looked for on disk, which holds every committed entry
       if (out.length === 0 || out[0].position === afterPosition + 1) return out;
-      return this.readFeedFromDisk(afterPosition, limit);
+      return this.readFeedFromDisk(afterPosition, limit, only);
     }
-    return this.readFeedFromDisk(afterPosition, limit);
+    return this.readFeedFromDisk(afterPosition, limit, only);
   }
 
-  private readFeedFromDisk(afterPosition: number, limit: number): FeedEntry[] {
+  /**
+   * From disk, a record's events read (a get at its key) and decoded only when `only` may want
+   * them: a start that rebuilds the read models reads the whole feed, most of whose records none
+   * of them reads (kernel read-model-checkpoints.ts, runtime/feed-group.ts).
+   */
+  private readFeedFromDisk(afterPosition: number, limit: number, only?: FeedFilter): FeedEntry[] {
     const out: FeedEntry[] = [];
     // an entry is a record's last position; the record before it ends before afterPosition + 1,
     // so the first entry at or past that holds the next event (each entry gives at least one)
-    for (const { key, value } of this.feed.getRange({ start: afterPosition + 1, limit })) {
+    const rows = this.feed.getRange({ start: afterPosition + 1, limit }).asArray;
+    for (let i = 0; i < rows.length; i++) {
+      const { key, value } = rows[i];
       const [stream, eventKey] = typeof value === 'string' ? [value.slice(0, value.lastIndexOf(SEP)), value] : (value as [string, string]);
+      if (only && i < rows.length - 1) {
+        // a record holds at most as many events as positions since the entry before it (a failed
+        // transaction's gap makes that more, never fewer): the lowest version it may begin at
+        const from = i === 0 ? 1 : Math.max(1, Number(eventKey.slice(-16)) - ((key as number) - (rows[i - 1].key as number)) + 1);
+        if (!only(stream, from)) continue;
+      }
       const record = this.events.get(eventKey) as StoredEvent | StoredEvent[] | undefined;
       if (record === undefined) continue;
       const held = Array.isArray(record) ? record : [record];
       const first = (key as number) - held.length + 1;
-      for (let i = 0; i < held.length && out.length < limit; i++) {
-        if (first + i > afterPosition) out.push({ position: first + i, stream, event: held[i] });
+      for (let j = 0; j < held.length && out.length < limit; j++) {
+        if (first + j > afterPosition) out.push({ position: first + j, stream, event: held[j] });
       }
       if (out.length >= limit) break;
     }

@@ -39,4 +39,33 @@ describe.runIf(process.env.TEST_STORES === 'local')('local journal across a rest
       await s.close();
     }
   });
+
+  it('the feed read from disk leaves out the records a reader refuses (`only`) but never the last one it looked at, and tells each record by its stream and the lowest version it may begin at', async () => {
+    const clock = new ManualClock();
+    const own = tempDir('wf-local-journal-only-');
+    let s = localTestStores(clock, { dir: own });
+    await s.journal.append('thing.a', 0, [ev(1), ev(2)]); // positions 1-2
+    await s.journal.append('other.b', 0, [ev(1)]); // 3
+    await s.journal.append('thing.a', 2, [ev(3)]); // 4
+    await s.journal.append('other.b', 1, [ev(2), ev(3)]); // 5-6
+    await s.journal.append('other.c', 0, [ev(1)]); // 7
+    await s.close();
+
+    s = localTestStores(clock, { dir: own });
+    try {
+      const asked: Array<[string, number]> = [];
+      const seen = (only: (stream: string, from: number) => boolean) => async (after: number, limit: number) =>
+        (await s.journal.readFeed(after, limit, (stream, from) => (asked.push([stream, from]), only(stream, from)))).map((e) => [e.position, e.stream, e.event.version]);
+      // every record but the last is asked about; the first one read may begin anywhere it knows of
+      expect(await seen((stream) => stream === 'thing.a')(0, 100)).toEqual([[1, 'thing.a', 1], [2, 'thing.a', 2], [4, 'thing.a', 3], [7, 'other.c', 1]]);
+      expect(asked).toEqual([['thing.a', 1], ['other.b', 1], ['thing.a', 3], ['other.b', 2]]);
+      expect(await seen((_stream, from) => from === 1)(0, 100)).toEqual([[1, 'thing.a', 1], [2, 'thing.a', 2], [3, 'other.b', 1], [7, 'other.c', 1]]);
+      // refusing all: the last record looked at still comes back, so a reader's cursor passes the rest
+      expect(await seen(() => false)(0, 3)).toEqual([[4, 'thing.a', 3]]);
+      expect(await seen(() => false)(4, 100)).toEqual([[7, 'other.c', 1]]);
+    } finally {
+      await s.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
 });

@@ -23,6 +23,7 @@ export class DeviceRevocations {
       onCommit: (c) => this.onCommit(c),
       onFeed: (e) => this.onFeed(e),
       kept: { save: () => [...this.revoked], load: (ids) => (ids as string[]).forEach((id) => this.revoked.add(id)) },
+      wants: (stream) => stream.startsWith(STREAM),
     });
   }
 
