@@ -127,45 +127,49 @@ function newDir(): string {
   return d;
 }
 
+/** A new directory that a platform of `build` populated and then stopped: what it answered before the stop. */
+async function populated(clock: ManualClock, build = 'build-1'): Promise<{ dir: string; w: World; before: ReturnType<typeof answers> }> {
+  const dir = newDir();
+  const h = await serve(dir, clock, build);
+  const w = await populate(h);
+  const before = answers(h.platform, w);
+  await h.close();
+  return { dir, w, before };
+}
+
+/** A start on `dir` that answers as `before` did, stopped again: where its readers read from, how many entries they were given, what its stop kept. */
+async function restart(dir: string, clock: ManualClock, build: string, world: { w: World; before: ReturnType<typeof answers> }, every = false) {
+  const s = await start(dir, clock, build, every);
+  // no settle(): createPlatform has taken the models back, or read the journal, before serving
+  expect(answers(s.platform, world.w)).toEqual(world.before);
+  await s.close();
+  return { from: Math.min(...s.readFrom), entries: s.got.entries, kept: kept(dir) };
+}
+
 describe.runIf(process.env.TEST_STORES === 'local')('read models kept between a stop and a start (docs/architecture.md "What a restart costs")', { timeout: 120_000 }, () => {
   it('a graceful stop keeps every read model; a start of the same build takes them back, reads the journal only past them, and holds what a start reading the whole journal holds', async () => {
-    const dir = newDir();
     const clock = new ManualClock();
-    const first = await serve(dir, clock, 'build-1');
-    const w = await populate(first);
-    const before = answers(first.platform, w);
+    const { dir, w, before } = await populated(clock);
     expect(before).toMatchObject({ live: [true, false], current: [true, false], licensed: [true, false] });
     expect(before.records).toBeGreaterThan(5);
-    await first.close();
     const stopped = kept(dir);
     expect(stopped.build).toBe('build-1');
     expect(Object.keys(stopped.models).sort()).toEqual(['accounts-revoked-keys', 'allocation-device-revocations', 'credentials-eligibility', 'engagements-standing', 'identity-gate', 'sandbox-records'].sort());
 
-    const again = await start(dir, clock, 'build-1');
-    // no settle(): createPlatform has taken the models back before serving
-    expect(answers(again.platform, w)).toEqual(before);
-    expect(again.readFrom.length).toBeGreaterThan(0);
-    expect(Math.min(...again.readFrom)).toBe(stopped.position);
-    await again.close();
-    const restored = kept(dir);
+    const again = await restart(dir, clock, 'build-1', { w, before });
+    expect(again.from).toBe(stopped.position);
 
     // another build takes nothing back: it reads the whole journal, and its models are the same
-    const whole = await start(dir, clock, 'build-2');
-    expect(Math.min(...whole.readFrom)).toBe(0);
-    expect(answers(whole.platform, w)).toEqual(before);
-    await whole.close();
-    const read = kept(dir);
-    expect(read.build).toBe('build-2');
-    expect(canonical(restored)).toEqual(canonical(read));
-    expect(canonical(restored)).toEqual(canonical(stopped));
+    const whole = await restart(dir, clock, 'build-2', { w, before });
+    expect(whole.from).toBe(0);
+    expect(whole.kept.build).toBe('build-2');
+    expect(canonical(again.kept)).toEqual(canonical(whole.kept));
+    expect(canonical(again.kept)).toEqual(canonical(stopped));
   });
 
   it('records committed after the last checkpoint, as a kill -9 leaves them, are read from the journal past it at the next start', async () => {
-    const dir = newDir();
     const clock = new ManualClock();
-    const first = await serve(dir, clock, 'build-1');
-    const w = await populate(first);
-    await first.close();
+    const { dir, w } = await populated(clock);
     const old = readFileSync(join(dir, FILE));
     const oldPosition = kept(dir).position;
 
@@ -194,44 +198,23 @@ describe.runIf(process.env.TEST_STORES === 'local')('read models kept between a 
   });
 
   it('a start reading the whole journal reads the events of the records some read model reads, and its models are those of a start reading every record', async () => {
-    const dir = newDir();
     const clock = new ManualClock();
-    const first = await serve(dir, clock, 'build-1');
-    const w = await populate(first);
-    const before = answers(first.platform, w);
-    await first.close();
+    const { dir, w, before } = await populated(clock);
 
-    const every = await start(dir, clock, 'build-2', true);
-    expect(answers(every.platform, w)).toEqual(before);
-    await every.close();
-    const fromEvery = kept(dir);
-
-    const some = await start(dir, clock, 'build-3');
-    expect(Math.min(...some.readFrom)).toBe(0);
-    expect(answers(some.platform, w)).toEqual(before);
-    await some.close();
-    expect(canonical(kept(dir))).toEqual(canonical(fromEvery));
+    const every = await restart(dir, clock, 'build-2', { w, before }, true);
+    const some = await restart(dir, clock, 'build-3', { w, before });
+    expect(some.from).toBe(0);
+    expect(canonical(some.kept)).toEqual(canonical(every.kept));
     // workers' later records (availability, presence), verifications, consents and the rest are not read
-    expect(some.got.entries).toBeLessThan(every.got.entries * 0.8);
+    expect(some.entries).toBeLessThan(every.entries * 0.8);
   });
 
   it('a checkpoint written from another journal is left, and the whole journal is read', async () => {
     const clock = new ManualClock();
-    const other = newDir();
-    const a = await serve(other, clock, 'build-1');
-    await populate(a);
-    await a.close();
-
-    const dir = newDir();
-    const b = await serve(dir, clock, 'build-1');
-    const w = await populate(b);
-    const before = answers(b.platform, w);
-    await b.close();
+    const other = (await populated(clock)).dir;
+    const { dir, w, before } = await populated(clock);
     writeFileSync(join(dir, FILE), readFileSync(join(other, FILE)));
 
-    const c = await start(dir, clock, 'build-1');
-    expect(Math.min(...c.readFrom)).toBe(0);
-    expect(answers(c.platform, w)).toEqual(before);
-    await c.close();
+    expect((await restart(dir, clock, 'build-1', { w, before })).from).toBe(0);
   });
 });
