@@ -28,9 +28,22 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const caps = new SandboxCaps(platform);
   platform.services.provide(SANDBOX_CAPS, caps);
   caps.start();
-  for (const area of opts.areas) await area.start?.(platform);
-  await system.start();
-  await perNodeReadersCaughtUp(platform);
+  const started: Area[] = [];
+  try {
+    for (const area of opts.areas) {
+      started.push(area);
+      await area.start?.(platform);
+    }
+    await system.start();
+    await perNodeReadersCaughtUp(platform);
+  } catch (e) {
+    // a start that failed part way stops what it began (feed readers, timers), so nothing of it
+    // goes on reading stores its caller closes next
+    await system.stop().catch(() => undefined);
+    for (const area of started.reverse()) await Promise.resolve(area.stop?.(platform)).catch(() => undefined);
+    await caps.stop().catch(() => undefined);
+    throw e;
+  }
   return platform;
 }
 

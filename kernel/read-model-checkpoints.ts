@@ -96,7 +96,13 @@ export function restoreReadModel(platform: Platform, name: string, model: Checkp
   const kept = c.taken.get(name);
   if (!kept) return;
   c.taken.delete(name);
-  model.load(kept.data);
+  try {
+    model.load(kept.data);
+  } catch (e) {
+    // half taken back, the model cannot read the journal again from its start without counting
+    // twice what it took: the start stops, and says how to start without the checkpoint
+    throw new Error(`the read model ${name} could not be taken back from its checkpoint (${(e as Error).message}); remove ${platform.stores.readModels?.location} and start again: the start then reads the whole journal`, { cause: e });
+  }
   member.cursor = kept.cursor;
 }
 

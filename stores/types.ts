@@ -299,6 +299,8 @@ export interface DerivedMarker {
  * it is missing, the start reads the whole journal instead.
  */
 export interface ReadModelStore {
+  /** Where it is kept, for an operator told to remove it. */
+  readonly location: string;
   read(): Promise<Uint8Array | undefined>;
   /** Replaces the value whole, on disk when it resolves. */
   write(bytes: Uint8Array): Promise<void>;

@@ -16,6 +16,7 @@ export const READ_MODELS_FILE = 'read-models.checkpoint';
 export function localReadModels(dir: string): ReadModelStore {
   const file = join(dir, READ_MODELS_FILE);
   return {
+    location: file,
     async read() {
       try {
         return readFileSync(file);

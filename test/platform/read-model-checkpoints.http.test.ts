@@ -9,7 +9,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { unpack } from 'msgpackr';
+import { pack, unpack } from 'msgpackr';
 import { afterAll, describe, expect, it } from 'vitest';
 import { credentialEligibility } from '../../actors/credentials/index.ts';
 import { engagementStanding } from '../../actors/engagements/index.ts';
@@ -207,6 +207,22 @@ describe.runIf(process.env.TEST_STORES === 'local')('read models kept between a 
     expect(canonical(some.kept)).toEqual(canonical(every.kept));
     // workers' later records (availability, presence), verifications, consents and the rest are not read
     expect(some.entries).toBeLessThan(every.entries * 0.8);
+  });
+
+  it('a checkpoint a model cannot take back stops the start, naming the file to remove; without it the start reads the whole journal', async () => {
+    const clock = new ManualClock();
+    const { dir, w, before } = await populated(clock);
+    const good = kept(dir);
+    const bad = { ...good, models: { ...good.models, 'credentials-eligibility': { cursor: good.position, data: [[w.org, w.licensed, 5, []]] } } };
+    writeFileSync(join(dir, FILE), pack(bad));
+    const { stores } = storesOn(dir, clock);
+    try {
+      await expect(createPlatform({ areas, stores, clock, config: { WORKFORCE_BUILD_ID: 'build-1' } })).rejects.toThrow(`remove ${join(dir, FILE)} and start again`);
+    } finally {
+      await stores.close();
+    }
+    rmSync(join(dir, FILE));
+    expect((await restart(dir, clock, 'build-1', { w, before })).from).toBe(0);
   });
 
   it('a checkpoint written from another journal is left, and the whole journal is read', async () => {
