@@ -27,9 +27,9 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   await loadReadModels(platform);
   const caps = new SandboxCaps(platform);
   platform.services.provide(SANDBOX_CAPS, caps);
-  caps.start();
   const started: Area[] = [];
   try {
+    caps.start();
     for (const area of opts.areas) {
       started.push(area);
       await area.start?.(platform);
@@ -40,7 +40,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
     // a start that failed part way stops what it began (feed readers, timers), so nothing of it
     // goes on reading stores its caller closes next
     await system.stop().catch(() => undefined);
-    for (const area of started.reverse()) await Promise.resolve(area.stop?.(platform)).catch(() => undefined);
+    for (const area of started.reverse()) await (async () => area.stop?.(platform))().catch(() => undefined);
     await caps.stop().catch(() => undefined);
     throw e;
   }
