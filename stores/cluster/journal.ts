@@ -83,14 +83,21 @@ export class JetStreamJournal implements Journal {
     this.acks = new PublishAcks(nc);
   }
 
-  /**
-   * One message, ridden out as the buckets' reads are (election.ts): a get sent while the stream
-   * has no leader is never answered, so it is sent again after a short wait instead of waiting out
-   * the client's time-out. An actor activated during an election then loads as soon as the stream
-   * has a leader again, rather than failing its turn (and every command queued behind it) after it.
-   */
   private get(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
-    return rideOut('read', () => (this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query)));
+    return this.direct ? this.jsm.direct.getMessage(this.names.stream, query) : this.jsm.streams.getMessage(this.names.stream, query);
+  }
+
+  /**
+   * One message of an actor's stream, ridden out as the buckets' reads are (election.ts): a get
+   * sent while the stream has no leader is never answered, so it is sent again after a short wait
+   * instead of waiting out the client's time-out. An actor activated during an election then loads
+   * as soon as the stream has a leader again, rather than failing its turn (and every command
+   * queued behind it) after it. The feed's gets are not: up to FEED_PARALLEL go out at once, and
+   * on a busy server sending those again would only add to what it has to answer; a feed reader
+   * that fails reads again after its own backoff.
+   */
+  private load(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
+    return rideOut('read', () => this.get(query));
   }
 
   static async ensureStream(jsm: JetStreamManager, names: JournalNames, replicas: number): Promise<void> {
@@ -129,7 +136,7 @@ export class JetStreamJournal implements Journal {
 
   async read(stream: string, afterVersion: number): Promise<StoredEvent[]> {
     const subject = subjectOf(this.names.prefix, stream);
-    const last = await this.get({ last_by_subj: subject });
+    const last = await this.load({ last_by_subj: subject });
     if (!last) return [];
     const tail = commitOf(last);
     const version = lastVersion(tail);
@@ -189,7 +196,7 @@ export class JetStreamJournal implements Journal {
 
   /** The actor's current version and the sequence of its last message (0, 0 when new). */
   private async tipOf(subject: string): Promise<Tip> {
-    const last = await this.get({ last_by_subj: subject });
+    const last = await this.load({ last_by_subj: subject });
     return last ? { version: lastVersion(commitOf(last)), seq: last.seq, subject } : { version: 0, seq: 0, subject };
   }
 
@@ -221,7 +228,7 @@ export class JetStreamJournal implements Journal {
     const chain = [last];
     let c = last;
     while (c[0] > afterVersion + 1 && c[1] !== 0) {
-      const p = await this.get({ seq: c[1] });
+      const p = await this.load({ seq: c[1] });
       if (!p) throw new Error(`journal message ${c[1]} missing (stream ${this.names.stream})`);
       chain.push((c = commitOf(p)));
     }
