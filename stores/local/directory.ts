@@ -3,7 +3,7 @@
  * version, `lmdb/` holds the environment, `wal/` the write-ahead log (wal.ts), and
  * `platform.lock` says which process serves it.
  */
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -58,9 +58,31 @@ export function prepareDirectory(dir: string): number {
 /** Written whole and renamed into place, so a crash leaves the old record or the new, never half. */
 export function writeFormat(dir: string): void {
   const rec: FormatRecord = { format: FORMAT, engine: 'lmdb', created_at: new Date().toISOString() };
-  const tmp = join(dir, `${FORMAT_FILE}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(rec, null, 2)}\n`);
-  renameSync(tmp, join(dir, FORMAT_FILE));
+  replaceFile(dir, FORMAT_FILE, `${JSON.stringify(rec, null, 2)}\n`);
+}
+
+/**
+ * Replaces `name` in `dir` whole: written under `<name>.tmp` (one process serves a directory, so
+ * one name does), synced, renamed into place, and the directory synced, since the rename is its
+ * change. Whenever the process or the machine stops, a reader finds the old file or the new one,
+ * never a part of either.
+ */
+export function replaceFile(dir: string, name: string, data: string | Uint8Array): void {
+  const tmp = join(dir, `${name}.tmp`);
+  const fd = openSync(tmp, 'w');
+  try {
+    writeFileSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, join(dir, name));
+  const d = openSync(dir, 'r');
+  try {
+    fsyncSync(d);
+  } finally {
+    closeSync(d);
+  }
 }
 
 /** This process's start time in clock ticks since boot (/proc/<pid>/stat field 22): a pid with another start time is another process. */
