@@ -2,10 +2,6 @@ import { asBinary, type Database, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../types.ts';
 import type { LoggedWrite, WriteAheadLog } from './wal.ts';
 
-/** Writers (queued closures) in the transaction before from which the next one waits COMMIT_DELAY_MS more to begin. */
-const COMMIT_SIBLINGS = 16;
-const COMMIT_DELAY_MS = 4;
-
 /** One write transaction's work: the closures queued while it was open, run in order inside it. */
 interface Batch {
   work: Array<() => void>;
@@ -41,9 +37,6 @@ export class Writer {
    * answers turns before their commit, so a write kept after a lost one could build on it.
    */
   private broken: Error | undefined;
-
-  /** Closures the last transaction ran: how many writers share a commit under the load of now. */
-  private siblings = 0;
 
   /** The writes of the transaction running now (logWrites records them), undefined between transactions. */
   private writes: LoggedWrite[] | undefined;
@@ -136,7 +129,6 @@ export class Writer {
       } finally {
         this.writes = undefined;
       }
-      this.siblings = batch.work.length;
       if (!writes.length) return;
       this.state.put('applied', (seq = ++this.seq));
       // The log record is written while LMDB commits, not after: an answer waits for both, so the
@@ -148,14 +140,11 @@ export class Writer {
     });
     // One transaction at a time, begun once the one before is committed and logged: what arrives
     // meanwhile waits in this batch and shares its commit, so under load LMDB and the log sync once
-    // per batch of requests rather than once per transaction LMDB could start.
-    // Under load (the batch before held at least COMMIT_SIBLINGS writers) a transaction waits
-    // COMMIT_DELAY_MS more before it begins, as PostgreSQL's commit_delay does with its
-    // commit_siblings: the requests arriving meanwhile share its commit, and a commit's cost is
-    // mostly per transaction, not per write. A lone write never waits.
-    const delay = this.siblings >= COMMIT_SIBLINGS ? COMMIT_DELAY_MS : 0;
-    const begin = delay ? () => new Promise<void>((resolve) => setTimeout(resolve, delay)).then(txn) : txn;
-    const committed = this.last.then(begin, begin);
+    // per batch of requests rather than once per transaction LMDB could start. It begins at once:
+    // a timed wait for more writers (PostgreSQL's commit_delay) adds its wait to every answer of a
+    // closed-loop client, and the batch a commit gathers is already what arrived while the one
+    // before ran (docs/architecture.md "What a write costs (local stores)").
+    const committed = this.last.then(txn, txn);
     const done = Promise.resolve(committed).then(() => {
       if (!seq) return;
       // the log keeps this transaction until LMDB's own flush has it
