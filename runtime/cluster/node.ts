@@ -80,6 +80,8 @@ export class ClusterNode implements Placement {
   private watchdog: NodeJS.Timeout | undefined;
   /** Writes a dead node's unwritten list and timer changes on the shards taken over from it. */
   private recovery: TakeoverRecovery | undefined;
+  /** The shards being released in this turn, passivated together (passivate). */
+  private releasing: { shards: Set<number>; done: Promise<void> } | undefined;
 
   constructor(opts: ClusterNodeOptions) {
     this.nodeId = opts.nodeId;
@@ -320,8 +322,23 @@ export class ClusterNode implements Placement {
     }
   }
 
-  private async passivate(shard: number): Promise<void> {
-    await this.system?.passivateWhere((kind, id) => shardOf(kind, id, this.shards) === shard);
+  /**
+   * Passivates the actors of `shard`. Shards released in one turn (a drain releases every shard it
+   * holds at once) share one walk over the active actors, each actor's shard worked out once: a
+   * walk per shard would hash every actor once per shard, while the other nodes wait for them.
+   */
+  private passivate(shard: number): Promise<void> {
+    let batch = this.releasing;
+    if (batch === undefined) {
+      const shards = new Set<number>();
+      const done = Promise.resolve().then(async () => {
+        this.releasing = undefined;
+        await this.system?.passivateWhere((kind, id) => shards.has(shardOf(kind, id, this.shards)));
+      });
+      batch = this.releasing = { shards, done };
+    }
+    batch.shards.add(shard);
+    return batch.done;
   }
 
   private async lostShard(shard: number): Promise<void> {

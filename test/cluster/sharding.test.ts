@@ -4,7 +4,7 @@
  * about live processes), so these tests wait on real time with deadlines; actor time stays a
  * ManualClock.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../kernel/index.ts';
 import { ActorSystem, ManualClock, defineActor } from '../../runtime/index.ts';
 import { shardOf } from '../../runtime/cluster/index.ts';
@@ -131,6 +131,21 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     for (const m of ms.slice(0, 2)) for (const shard of m.node.leases.heldShards()) expect(m.node.leases.takenOverAt(shard)).toBeUndefined();
     for (const id of ids) expect(await ms[0].system.get(Counter, id, ORG)).toMatchObject({ total: 30 });
     for (const id of ids) expect(versionsOf(await ms[0].stores.journal.read(`test_counter.${id}`, 0))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+  });
+
+  it('a draining node passivates the actors of every shard it releases in one walk over its active actors, which takes in every one of them (SIGTERM)', async () => {
+    const [only] = await start(1);
+    const ids = Array.from({ length: 64 }, (_, i) => `ctr_w${i}`);
+    for (const id of ids) await only.system.ask(Counter, id, 'open', {}, { org: ORG });
+    expect(new Set(ids.map((id) => shardOf(Counter.kind, id, TEST_SHARDS))).size).toBeGreaterThan(8);
+    expect(only.system.activeCount).toBeGreaterThanOrEqual(ids.length);
+    const walks = vi.spyOn(only.system, 'passivateWhere');
+    await only.node.drain();
+    expect(only.node.leases.heldShards()).toEqual([]);
+    expect(walks).toHaveBeenCalledTimes(1);
+    // the one walk covers every shard released: each of the actors is asked to passivate
+    const which = walks.mock.calls[0][0];
+    for (const id of ids) expect(which(Counter.kind, id)).toBe(true);
   });
 
   it('each reminder fires once and each reaction applies once across the nodes (DESIGN "Reminders", "Reactions")', async () => {
