@@ -18,6 +18,8 @@ import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
 import { forgetOldest } from './oldest-first.ts';
+import { bucketPut, type BucketPut } from './bucket-puts.ts';
+import type { PublishAcks } from './publish-acks.ts';
 import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
 
 /**
@@ -83,11 +85,17 @@ export class JetStreamKeyValue implements KeyValueStore {
   /** Reads of cached keys in flight: a write meanwhile removes its key, and that read is not kept. */
   private readonly reading = new Map<string, object>();
 
+  private readonly put: BucketPut;
+
   constructor(
     private readonly kv: KV,
     private readonly now: Now,
     private readonly cache?: ReadCache,
-  ) {}
+    /** The node's publishes acknowledged through one inbox: the bucket's puts go through it (bucket-puts.ts). */
+    acks?: PublishAcks,
+  ) {
+    this.put = bucketPut(kv, acks);
+  }
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
     const k = kvKeyOf(key);
@@ -114,7 +122,7 @@ export class JetStreamKeyValue implements KeyValueStore {
     const held: Held = { e: this.expiresAt(ttlMs), v: value };
     await this.writing(k, async () => {
       const data = await this.encode(held);
-      await rideOut('put', () => this.kv.put(k, data)).catch(fault);
+      await rideOut('put', () => this.put(k, data)).catch(fault);
     });
   }
 
@@ -170,7 +178,7 @@ export class JetStreamKeyValue implements KeyValueStore {
     if (blob.length <= CHUNK_BYTES) return blob;
     const id = randomBytes(12).toString('base64url');
     const n = Math.ceil(blob.length / CHUNK_BYTES);
-    await Promise.all(Array.from({ length: n }, (_, i) => rideOut('put', () => this.kv.put(`${CHUNK_PREFIX}${id}.${i}`, blob.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES))))).catch(fault);
+    await Promise.all(Array.from({ length: n }, (_, i) => rideOut('put', () => this.put(`${CHUNK_PREFIX}${id}.${i}`, blob.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES))))).catch(fault);
     return pack({ e: held.e, p: [id, n] } satisfies Held);
   }
 
@@ -188,7 +196,7 @@ export class JetStreamKeyValue implements KeyValueStore {
       try {
         if (held) {
           const data = await this.encode(held);
-          await rideOut('cas', () => this.kv.put(k, data, { previousSeq: revision }));
+          await rideOut('cas', () => this.put(k, data, revision));
         } else if (revision > 0) await rideOut('cas', () => this.kv.delete(k, { previousSeq: revision }));
         return true;
       } catch (e) {

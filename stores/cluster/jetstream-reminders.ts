@@ -19,11 +19,13 @@
 import { randomBytes } from 'node:crypto';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
+import { bucketPut, type BucketPut } from './bucket-puts.ts';
 import type { BucketEntry } from './bucket-scan.ts';
 import type { Redis } from 'ioredis';
 import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
+import type { PublishAcks } from './publish-acks.ts';
 import { StoreUnavailableError, type Now, type Reminder, type ReminderStore } from '../types.ts';
 
 /** A build claims the index this long; a node killed mid-build lets another start after it. */
@@ -52,6 +54,7 @@ return 0`;
 export class JetStreamReminders implements ReminderStore {
   private readonly dueKey: string;
   private readonly marker: string;
+  private readonly bucketPut: BucketPut;
 
   constructor(
     private readonly kv: KV,
@@ -60,13 +63,16 @@ export class JetStreamReminders implements ReminderStore {
     private readonly now: Now,
     /** Reads the bucket whole (bucket-scan.ts). */
     private readonly scan: (visit: (e: BucketEntry) => void) => Promise<void>,
+    /** The node's publishes acknowledged through one inbox: the bucket's puts go through it (bucket-puts.ts). */
+    acks?: PublishAcks,
   ) {
+    this.bucketPut = bucketPut(kv, acks);
     this.dueKey = `${prefix}:rem:due`;
     this.marker = `${prefix}:rem:indexed`;
   }
 
   async put(r: Reminder): Promise<void> {
-    await rideOut('put', () => this.kv.put(kvKeyOf(r.key), pack({ r, c: 0 } satisfies Held))).catch(fault);
+    await rideOut('put', () => this.bucketPut(kvKeyOf(r.key), pack({ r, c: 0 } satisfies Held))).catch(fault);
     await this.redis.zadd(this.dueKey, r.dueAt, r.key);
   }
 
@@ -172,7 +178,7 @@ export class JetStreamReminders implements ReminderStore {
   /** Writes (or deletes, for undefined) at `revision`; false when the entry moved past it. */
   private async write(key: string, revision: number, held: Held | undefined): Promise<boolean> {
     try {
-      if (held) await rideOut('cas', () => this.kv.put(kvKeyOf(key), pack(held), { previousSeq: revision }));
+      if (held) await rideOut('cas', () => this.bucketPut(kvKeyOf(key), pack(held), revision));
       else await rideOut('cas', () => this.kv.delete(kvKeyOf(key), { previousSeq: revision }));
       return true;
     } catch (e) {

@@ -4,7 +4,7 @@
  * calls for. Over the shared NATS and a redis-server of this file's own; time is a ManualClock.
  */
 import { jetstreamManager } from '@nats-io/jetstream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../runtime/index.ts';
 import { kvKeyOf } from '../../stores/cluster/names.ts';
 import { createClusterStores, type ClusterStores } from '../../stores/index.ts';
@@ -77,6 +77,28 @@ describe('records larger than a NATS message (max_payload, 1 MiB by default)', (
 });
 
 describe('credential reads kept on the node (stores/cluster/index.ts CREDENTIAL_READS)', () => {
+  it('bucket puts (set, a claim, a compare-and-set, a chunked record, a reminder) are acknowledged through the node\'s inbox, never a request of the client, and keep their revisions (publish-acks.ts)', async () => {
+    const requests = vi.spyOn(stores.nats, 'request');
+    try {
+      await stores.kv.set('cred:acked', { key: 1 });
+      expect(await stores.kv.setIfAbsent('idem:org_a:acked', 'claim')).toBe(true);
+      expect(await stores.kv.setIfAbsent('idem:org_a:acked', 'other')).toBe(false);
+      expect(await stores.kv.compareAndSet('account_email:acked', undefined, 'ada')).toBe(true);
+      expect(await stores.kv.compareAndSet('account_email:acked', undefined, 'obi')).toBe(false);
+      expect(await stores.kv.compareAndSet('account_email:acked', 'ada', 'obi')).toBe(true);
+      await stores.kv.set('payout_doc:acked', 'x'.repeat(600_000));
+      await stores.reminders.put({ key: 'probe.prb_9.acked', kind: 'probe', id: 'prb_9', org: 'org_1', name: 'acked', dueAt: clock.now() + 60_000, command: 'tick', payload: {}, generation: 'g-acked' });
+      expect(requests.mock.calls.map(([subject]) => String(subject)).filter((subject) => subject.startsWith('$KV.'))).toEqual([]);
+    } finally {
+      requests.mockRestore();
+    }
+    expect(await stores.kv.get('cred:acked')).toEqual({ key: 1 });
+    expect(await stores.kv.get('idem:org_a:acked')).toBe('claim');
+    expect(await stores.kv.get('account_email:acked')).toBe('obi');
+    expect(await stores.kv.get('payout_doc:acked')).toBe('x'.repeat(600_000));
+    expect(await stores.reminders.get('probe.prb_9.acked')).toMatchObject({ dueAt: clock.now() + 60_000, generation: 'g-acked' });
+  });
+
   it('a credential issued through another node is found at once, and one deleted through this node is gone at once', async () => {
     const other = await createClusterStores({ natsUrl: natsUrl(), redisUrl: redis.url, now: () => clock.now(), namespace: stores.namespace });
     try {

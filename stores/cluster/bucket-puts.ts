@@ -1,0 +1,21 @@
+/**
+ * A KV bucket's puts through the node's acknowledgement inbox (publish-acks.ts) rather than the
+ * client's kv.put, which is a js.publish and so a request with a timer of its own and an Error made
+ * however it ends: every idempotency claim and record, credential and reminder is such a put. The
+ * put is the message the client would send (the bucket's subject for the key, the expectation
+ * header of a compare-and-set), so the entry and its revision read back the same. A client whose
+ * bucket does not name its subjects keeps kv.put.
+ */
+import type { KV } from '@nats-io/kv';
+import type { PublishAcks } from './publish-acks.ts';
+
+/** Puts `data` at `key`, at revision `previousSeq` when given (a compare-and-set); resolves with the entry's revision. */
+export type BucketPut = (key: string, data: Uint8Array, previousSeq?: number) => Promise<number>;
+
+export function bucketPut(kv: KV, acks: PublishAcks | undefined): BucketPut {
+  const subjectForKey = (kv as unknown as { subjectForKey?: (k: string, edit: boolean) => string }).subjectForKey;
+  if (acks === undefined || typeof subjectForKey !== 'function') return (key, data, previousSeq) => kv.put(key, data, previousSeq === undefined ? undefined : { previousSeq });
+  // the subject of a put of a one-token key, less the key: the bucket's prefix for writes
+  const prefix = subjectForKey.call(kv, 'k', true).slice(0, -'.k'.length);
+  return (key, data, previousSeq) => acks.publish(`${prefix}.${key}`, data, previousSeq).then((a) => a.seq);
+}
