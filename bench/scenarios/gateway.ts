@@ -13,6 +13,11 @@
  *      gateway's own share of 4 (target >= 40% of 3; support/noop-area.ts)
  *   8. the POST of 4 on the local stores `npm start` runs on: every write of the create in the
  *      write-ahead log on disk before the answer (target >= 30% of 3)
+ *   9. the POST of 4 through `npm start` as a cluster node (NATS_URL and REDIS_URL, loopback by
+ *      default; a cluster of one on a namespace of its own, deleted after): every write of the
+ *      create stored by JetStream before the answer; measured after the others, alternating with
+ *      3 again, since a node cannot be paused (informative; left out, with a notice, when the node
+ *      cannot start)
  *
  * Each figure is also given per second of server CPU (read from /proc), which other processes on a
  * shared machine do not move. The seven runs alternate over BENCH_ROUNDS rounds (default 3) against
@@ -25,10 +30,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compared, type BenchResult } from '../report.ts';
+import { createClusterStores } from '../../stores/index.ts';
+import { ROOT, START_ARGS } from '../../support/main-process.ts';
 import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
 import { startRegisteredPlatform } from '../../support/platform.ts';
+import { tempDir } from '../../support/stores.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -246,6 +255,47 @@ async function startServer(kind: 'bare' | 'full' | 'local', areas?: string): Pro
   return { ...info, pid: p.pid!, pause: () => p.kill('SIGSTOP'), resume: () => p.kill('SIGCONT'), stop: () => (p.kill('SIGCONT'), p.kill('SIGKILL')) };
 }
 
+const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * `npm start` as a cluster node (figure 9) on a namespace of its own, with a registered
+ * organisation; `drop` deletes the namespace once the node is stopped. It is never paused: a node
+ * stopped for seconds would lose its shard leases and spend the next run taking them back.
+ */
+async function startClusterServer(): Promise<Server & { drop(): Promise<void> }> {
+  const namespace = `bench_gw_${process.pid}`;
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', NATS_URL, REDIS_URL, STORE_NAMESPACE: namespace, DATA_DIR: tempDir('wf-bench-'), OPERATOR_SOCKET: join(tempDir('wf-bench-op-'), 'op.sock'), METRICS_PORT: '0' };
+  const p = spawn('taskset', ['-c', '0', process.execPath, ...START_ARGS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const drop = async () => {
+    const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: Date.now, namespace, ephemeral: true });
+    await stores.close();
+  };
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      p.stdout!.on('data', (d) => {
+        if (out.length < 65_536) out += d;
+        const m = /listening on port (\d+) /.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      p.on('exit', (code) => reject(new Error(`the cluster node exited ${code} before listening: ${out.slice(-400)}`)));
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/v1/registrations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `bench.cluster${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
+    });
+    if (res.status >= 300) throw new Error(`registration on the cluster node failed: ${res.status} ${await res.text()}`);
+    const key = ((await res.json()) as { api_key: { key: string } }).api_key.key;
+    return { port, key, pid: p.pid!, pause: () => undefined, resume: () => undefined, stop: () => p.kill('SIGKILL'), drop };
+  } catch (e) {
+    p.kill('SIGKILL');
+    await drop().catch(() => undefined);
+    throw e;
+  }
+}
+
 async function runLoad(spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline'>): Promise<LoadResult> {
   const full: LoadSpec = { seconds: SECONDS, warmup: WARMUP_SECONDS, connections: CONNECTIONS, pipeline: PIPELINE, ...spec };
   const p = child(1, ['--load', JSON.stringify(full)]);
@@ -293,7 +343,8 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
   // (sequence, public event, reactions) every create feeds (informative).
   const servers = await Promise.all([startServer('bare'), startServer('full'), startServer('full'), startServer('full'), startServer('full', 'accounts'), startServer('full', 'accounts,noop'), startServer('local')]);
   const [bare, lister, replayer, creator, accounts, noop, localCreator] = servers;
-  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost, noopPost, localPost] = Array.from({ length: 8 }, () => new Series());
+  const [bareGet, listGet, barePost, replayPost, idemPost, accountsPost, noopPost, localPost, clusterPost, clusterBarePost] = Array.from({ length: 10 }, () => new Series());
+  let clusterCreator: (Server & { drop(): Promise<void> }) | undefined;
   const measure = async (series: Series, server: Server, spec: Omit<LoadSpec, 'seconds' | 'warmup' | 'connections' | 'pipeline' | 'serverPid' | 'port'>) => {
     for (const s of servers) if (s !== server) s.pause();
     server.resume();
@@ -311,8 +362,20 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
       await measure(noopPost, noop, { method: 'POST', path: NOOP_PATH, headers: key(noop), body: echoBody, uniqueKey: true });
       await measure(localPost, localCreator, { method: 'POST', path: '/v1/api_keys', headers: key(localCreator), body: echoBody, uniqueKey: true });
     }
+    // Figure 9 after the others, against the bare echo again: a cluster node cannot be paused (its
+    // leases would lapse), and its lease loop and feed readers would run through the other runs.
+    clusterCreator = await startClusterServer().catch((e: Error) => {
+      process.stderr.write(`  gateway: figure 9 left out: ${e.message}\n`);
+      return undefined;
+    });
+    if (clusterCreator) servers.push(clusterCreator);
+    for (let round = 0; clusterCreator && round < ROUNDS; round++) {
+      await measure(clusterBarePost, bare, { method: 'POST', path: '/echo', headers: {}, body: echoBody });
+      await measure(clusterPost, clusterCreator, { method: 'POST', path: '/v1/api_keys', headers: key(clusterCreator), body: echoBody, uniqueKey: true });
+    }
   } finally {
     for (const s of servers) s.stop();
+    await clusterCreator?.drop().catch((e: Error) => process.stderr.write(`  gateway: the cluster node's namespace was not deleted: ${e.message}\n`));
   }
   const shape = `server core 0, load core 1; medians of ${ROUNDS} alternating rounds of ${SECONDS}s`;
   const note = `${shape}; ${CONNECTIONS} keep-alive conns x ${PIPELINE} in flight`;
@@ -325,6 +388,7 @@ export default async function gatewayBench(): Promise<BenchResult[]> {
     compared('idempotent POST replay (same key and body)', Math.round(replayPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; the idempotency layer alone' + rounds(replayPost, barePost) + errs(replayPost)),
     compared('idempotent POST, no-op handler (new key each)', Math.round(noopPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.4, postNote + "; target: the gateway's own share of a first-time idempotent POST: claim, record, JSON, replay copy" + rounds(noopPost, barePost) + errs(noopPost)),
     compared('idempotent POST /v1/api_keys (new key each), local stores', Math.round(localPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), 0.3, postNote + '; acknowledged once on disk (write-ahead log synced)' + rounds(localPost, barePost) + errs(localPost)),
+    ...(clusterCreator ? [compared('idempotent POST /v1/api_keys (new key each), one cluster node', Math.round(clusterPost.rps), 'req/s', 'bare uWS POST echo', Math.round(clusterBarePost.rps), undefined, postNote + `; after the other figures, alternating with the echo; npm start on NATS and Redis, a cluster of one; every write stored by JetStream before the answer; server CPU per create ${Math.round(1e6 / clusterPost.perCpu)} us` + rounds(clusterPost, clusterBarePost) + errs(clusterPost))] : []),
     compared('idempotent POST /v1/api_keys, accounts area alone', Math.round(accountsPost.rps), 'req/s', 'bare uWS POST echo', Math.round(barePost.rps), undefined, postNote + '; no event pipeline mounted' + rounds(accountsPost, barePost) + errs(accountsPost)),
     // The same figures per second of server CPU, i.e. what one saturated server core serves. On a
     // shared machine the load generator often cannot saturate the server, and wall-clock rates then
