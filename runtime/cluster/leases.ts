@@ -51,7 +51,8 @@ interface Held {
   revision: number;
   /** Local time the latest confirmed renewal was sent; the shard is served until sentAt + ttl - margin. */
   sentAt: number;
-  releasing: boolean;
+  /** The release under way, once one began: a drain awaits it whoever began it (a tick or the drain). */
+  releasing?: Promise<void>;
   /** The release is deleting the key: no renewal may move its revision now. */
   deleting?: boolean;
   /** The renewal in flight: one at a time, and a release waits for it so its delete names the latest revision. */
@@ -135,7 +136,7 @@ export class ShardLeases {
   /** This node serves the shard: held, not being released, and its lease surely still valid. */
   holds(shard: number): boolean {
     const h = this.held.get(shard);
-    return !!h && !h.releasing && h.sentAt + this.timings.ttlMs - this.timings.marginMs > this.now();
+    return !!h && h.releasing === undefined && h.sentAt + this.timings.ttlMs - this.timings.marginMs > this.now();
   }
 
   /**
@@ -175,17 +176,13 @@ export class ShardLeases {
   /** Resolves at the next change seen on the bucket, or after `ms`. */
   changed(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        this.changeWaiters.delete(done);
-        resolve();
-      };
+      const done = () => (clearTimeout(t), this.changeWaiters.delete(done), resolve());
       const t = setTimeout(done, ms);
       this.changeWaiters.add(done);
     });
   }
 
-  /** Hand every shard over: leave the member list, then release each held shard. */
+  /** Hand every shard over: leave the member list, then release each held shard, and wait for every release to end. */
   async drain(): Promise<void> {
     this.draining = true;
     await this.bucketStore.delete(`n.${this.nodeId}`).catch(() => {});
@@ -291,7 +288,7 @@ export class ShardLeases {
       const h = this.held.get(shard);
       if (h) {
         // A held lease past its trust is kept, not dropped: renewals go on against its revision.
-        if (!h.releasing && (this.draining || (preferred !== undefined && preferred !== this.nodeId))) work.push(this.release(shard));
+        if (h.releasing === undefined && (this.draining || (preferred !== undefined && preferred !== this.nodeId))) work.push(this.release(shard));
         continue;
       }
       if (this.draining) continue;
@@ -300,7 +297,7 @@ export class ShardLeases {
       const sentAt = this.sentOf(v);
       if (sentAt !== undefined) {
         // An acquire of ours that timed out but landed: the lease is ours, served while it is valid.
-        this.held.set(shard, { revision: seen!.revision, sentAt, releasing: false });
+        this.held.set(shard, { revision: seen!.revision, sentAt });
         if (this.unsure.get(shard) !== false) this.takeovers.set(shard, sentAt);
         this.unsure.delete(shard);
         this.hooks.gained(shard);
@@ -332,7 +329,7 @@ export class ShardLeases {
         const revision = await this.bucketStore.write(`s.${shard}`, this.lease(sentAt), s?.revision ?? 0, writeTimeoutMs(this.timings));
         this.wrote();
         if (this.held.has(shard)) return; // adopted meanwhile from the watch
-        this.held.set(shard, { revision, sentAt, releasing: false });
+        this.held.set(shard, { revision, sentAt });
         this.observe({ key: `s.${shard}`, revision, value: this.lease(sentAt) });
         this.freeSince.delete(shard);
         this.stale.delete(shard);
@@ -404,10 +401,13 @@ export class ShardLeases {
     }
   }
 
-  private async release(shard: number): Promise<void> {
+  /** Releases `shard`; a release under way answers for itself, so a drain waits for one a tick began. */
+  private release(shard: number): Promise<void> {
     const h = this.held.get(shard);
-    if (!h || h.releasing) return;
-    h.releasing = true;
+    return h ? (h.releasing ??= this.releaseHeld(shard, h)) : Promise.resolve();
+  }
+
+  private async releaseHeld(shard: number, h: Held): Promise<void> {
     try {
       await this.hooks.releasing(shard);
     } catch (e) {

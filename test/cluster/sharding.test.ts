@@ -133,7 +133,7 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     for (const id of ids) expect(versionsOf(await ms[0].stores.journal.read(`test_counter.${id}`, 0))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
   });
 
-  it('a draining node passivates the actors of every shard it releases in one walk over its active actors, which takes in every one of them (SIGTERM)', async () => {
+  it('a draining node passivates the actors of every shard it releases in one walk over its active actors, and its drain ends only once every one of them is passivated (SIGTERM)', async () => {
     const [only] = await start(1);
     const ids = Array.from({ length: 64 }, (_, i) => `ctr_w${i}`);
     for (const id of ids) await only.system.ask(Counter, id, 'open', {}, { org: ORG });
@@ -146,6 +146,8 @@ describe('shard leases and remote asks (DESIGN "Sharding")', { timeout: 120_000 
     // the one walk covers every shard released: each of the actors is asked to passivate
     const which = walks.mock.calls[0][0];
     for (const id of ids) expect(which(Counter.kind, id)).toBe(true);
+    // the drain ends once its releases have: each actor passivated, whoever began its shard's release
+    expect(only.system.activeCount).toBe(0);
   });
 
   it('each reminder fires once and each reaction applies once across the nodes (DESIGN "Reminders", "Reactions")', async () => {
