@@ -26,12 +26,16 @@ export async function startRegisteredPlatform(areas?: readonly Area[], family: '
   } else stores = createMemoryStores({ now });
   const platform = await createPlatform({ areas: areas ?? all, stores, clock, config: {} });
   const gw = await startGateway(platform, { host: '127.0.0.1', port: 0 });
-  const res = await fetch(`http://127.0.0.1:${gw.port}/v1/registrations`, {
+  return { port: gw.port, key: await registerBenchOrganisation(gw.port, `bench${process.pid}@example.ng`) };
+}
+
+/** Registers Bench Ltd on the platform at `port` with `email`; its first API key. */
+export async function registerBenchOrganisation(port: number, email: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/v1/registrations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `bench${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
+    body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email, password: 'bench-violet-kettle-77' }),
   });
   if (res.status >= 300) throw new Error(`bench registration failed: ${res.status} ${await res.text()}`);
-  const reg = (await res.json()) as { api_key: { key: string } };
-  return { port: gw.port, key: reg.api_key.key };
+  return ((await res.json()) as { api_key: { key: string } }).api_key.key;
 }

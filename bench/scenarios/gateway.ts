@@ -36,7 +36,7 @@ import { compared, type BenchResult } from '../report.ts';
 import { createClusterStores } from '../../stores/index.ts';
 import { ROOT, START_ARGS } from '../../support/main-process.ts';
 import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
-import { startRegisteredPlatform } from '../../support/platform.ts';
+import { registerBenchOrganisation, startRegisteredPlatform } from '../../support/platform.ts';
 import { tempDir } from '../../support/stores.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -281,13 +281,7 @@ async function startClusterServer(): Promise<Server & { drop(): Promise<void> }>
       });
       p.on('exit', (code) => reject(new Error(`the cluster node exited ${code} before listening: ${out.slice(-400)}`)));
     });
-    const res = await fetch(`http://127.0.0.1:${port}/v1/registrations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ organisation_name: 'Bench Ltd', name: 'Bench Owner', email: `bench.cluster${process.pid}@example.ng`, password: 'bench-violet-kettle-77' }),
-    });
-    if (res.status >= 300) throw new Error(`registration on the cluster node failed: ${res.status} ${await res.text()}`);
-    const key = ((await res.json()) as { api_key: { key: string } }).api_key.key;
+    const key = await registerBenchOrganisation(port, `bench.cluster${process.pid}@example.ng`);
     return { port, key, pid: p.pid!, pause: () => undefined, resume: () => undefined, stop: () => p.kill('SIGKILL'), drop };
   } catch (e) {
     p.kill('SIGKILL');

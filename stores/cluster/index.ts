@@ -17,10 +17,10 @@ import { RedisIndexes } from './indexes.ts';
 import { JetStreamJournal } from './journal.ts';
 import { JetStreamKeyValue, sweepBucket, type ReadCache } from './jetstream-kv.ts';
 import { JetStreamReminders } from './jetstream-reminders.ts';
-import { PublishAcks } from './publish-acks.ts';
 import { RedisKeyValue } from './kv.ts';
 import { IDEMPOTENCY_BUCKET_MAX_AGE_MS, RoutedKeyValue } from './kv-routes.ts';
 import { checkNamespace } from './names.ts';
+import { PublishAcks } from './publish-acks.ts';
 import { JetStreamReadings } from './readings.ts';
 import { RedisSnapshots } from './snapshots.ts';
 import { atTurnEnd } from './turn-outbox.ts';
@@ -98,9 +98,9 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
   const names = { records: `${ns}_records`, idem: `${ns}_idem`, reminders: `${ns}_reminders` };
   const bucket = bucketOpener(nc, jsm, { replicas, allow_direct: direct });
   const [recordsKv, idemKv, remindersKv] = await Promise.all([bucket(names.records), bucket(names.idem, IDEMPOTENCY_BUCKET_MAX_AGE_MS), bucket(names.reminders)]);
-  // the buckets' puts share one acknowledgement inbox, and leave with the turn's appends (bucket-puts.ts)
-  const kvAcks = new PublishAcks(nc);
-  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit), kvAcks);
+  // the journal's appends and the buckets' puts share one acknowledgement inbox (bucket-puts.ts)
+  const acks = new PublishAcks(nc);
+  const reminders = new JetStreamReminders(remindersKv, redis, ns, opts.now, (visit) => scanBucket(js, jsm, names.reminders, visit), acks);
   const sweep = () => sweepBuckets(js, jsm, opts.now, reminders, { records: [recordsKv, names.records], reminders: [remindersKv, names.reminders] });
   const sweeper = sweepNowAndThen(redis, ns, sweep, opts.log ?? standardError);
 
@@ -115,10 +115,10 @@ export async function createClusterStores(opts: ClusterStoreOptions): Promise<Cl
     atTurnEnd: (send) => atTurnEnd(nc, send),
     buckets: Object.values(names),
     sweep,
-    journal: new JetStreamJournal(nc, js, jsm, journalNames, direct),
+    journal: new JetStreamJournal(nc, js, jsm, journalNames, direct, acks),
     snapshots: new RedisSnapshots(redis, ns),
     reminders,
-    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS, kvAcks), new JetStreamKeyValue(idemKv, opts.now, undefined, kvAcks), new RedisKeyValue(redis, ns, opts.now)),
+    kv: new RoutedKeyValue(new JetStreamKeyValue(recordsKv, opts.now, CREDENTIAL_READS, acks), new JetStreamKeyValue(idemKv, opts.now, undefined, acks), new RedisKeyValue(redis, ns, opts.now)),
     indexes: new RedisIndexes(redis, ns),
     derived: new DerivedGeneration(redis, ns),
     readings: new JetStreamReadings(js, jsm, readingNames, opts.now, retention, undefined, direct),

@@ -11,14 +11,14 @@
  * nodes: a write that meets a newer revision reads the key again and decides again.
  */
 import { randomBytes } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
+import { bucketPut, refusedRevision, type BucketPut } from './bucket-puts.ts';
 import { scanBucket, type BucketEntry } from './bucket-scan.ts';
 import { pack, unpack } from './codec.ts';
 import { rideOut } from './election.ts';
 import { kvKeyOf } from './names.ts';
 import { forgetOldest } from './oldest-first.ts';
-import { bucketPut, type BucketPut } from './bucket-puts.ts';
 import type { PublishAcks } from './publish-acks.ts';
 import { StoreUnavailableError, type KeyValueStore, type Now, type Scalar } from '../types.ts';
 
@@ -49,9 +49,6 @@ interface Read {
   held: Held | undefined;
 }
 
-const isStale = (e: unknown): boolean =>
-  (e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) ||
-  /wrong last sequence/i.test(String((e as Error)?.message));
 
 /**
  * A JetStream fault that is not a refused revision, after riding out an election (election.ts):
@@ -200,7 +197,7 @@ export class JetStreamKeyValue implements KeyValueStore {
         } else if (revision > 0) await rideOut('cas', () => this.kv.delete(k, { previousSeq: revision }));
         return true;
       } catch (e) {
-        if (isStale(e)) return false;
+        if (refusedRevision(e)) return false;
         return fault(e);
       }
     });
@@ -280,7 +277,7 @@ export async function sweepBucket(kv: KV, js: JetStreamClient, jsm: JetStreamMan
         await kv.delete(e.key, { previousSeq: e.revision });
         n++;
       } catch (err) {
-        if (!isStale(err)) throw err;
+        if (!refusedRevision(err)) throw err;
       }
     }
     for (const e of markers) await jsm.streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${e.key}`, seq: e.revision + 1 });

@@ -17,9 +17,8 @@
  * that keeps the timer itself can fire it.
  */
 import { randomBytes } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { bucketPut, type BucketPut } from './bucket-puts.ts';
+import { bucketPut, refusedRevision, type BucketPut } from './bucket-puts.ts';
 import type { BucketEntry } from './bucket-scan.ts';
 import type { Redis } from 'ioredis';
 import { pack, unpack } from './codec.ts';
@@ -37,9 +36,6 @@ interface Held {
   c: number;
 }
 
-const isStale = (e: unknown): boolean =>
-  (e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) ||
-  /wrong last sequence/i.test(String((e as Error)?.message));
 
 function fault(e: unknown): never {
   if (e instanceof StoreUnavailableError) throw e;
@@ -182,7 +178,7 @@ export class JetStreamReminders implements ReminderStore {
       else await rideOut('cas', () => this.kv.delete(kvKeyOf(key), { previousSeq: revision }));
       return true;
     } catch (e) {
-      if (isStale(e)) return false;
+      if (refusedRevision(e)) return false;
       return fault(e);
     }
   }

@@ -79,8 +79,10 @@ export class JetStreamJournal implements Journal {
      * go to the leader (STREAM.MSG.GET) so an actor always reads its own appends.
      */
     private readonly direct = true,
+    /** The node's publishes acknowledged through one inbox, shared with its buckets' puts (bucket-puts.ts). */
+    acks?: PublishAcks,
   ) {
-    this.acks = new PublishAcks(nc);
+    this.acks = acks ?? new PublishAcks(nc);
   }
 
   private get(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {

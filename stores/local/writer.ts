@@ -145,7 +145,7 @@ export class Writer {
     // closed-loop client, and the batch a commit gathers is already what arrived while the one
     // before ran (docs/architecture.md "What a write costs (local stores)").
     const committed = this.last.then(txn, txn);
-    const done = Promise.resolve(committed).then(() => {
+    const done = committed.then(() => {
       if (!seq) return;
       // the log keeps this transaction until LMDB's own flush has it
       void Promise.resolve((this.env as unknown as { flushed: Promise<unknown> }).flushed).then(() => this.wal.flushedThrough(seq)).catch(() => undefined);
