@@ -32,12 +32,35 @@ export interface Turn {
   org: string | undefined;
   /** Dedupe ids applied in this turn (allocated on first use). */
   dedupe: string[] | undefined;
+  /** The same ids as a set, made once the turn has applied more than DEDUPE_SCAN of them. */
+  dedupeSet?: Set<string>;
   /** List and timer changes handed to a journal that writes them with the events (Journal.writesEffects). */
   effects?: CommitEffects;
   /** The envelopes taken, in order, linked through `next`, each with its outcome. */
   first: Envelope | undefined;
   last: Envelope | undefined;
   taken: number;
+}
+
+/**
+ * Dedupe ids a turn looks for in its list rather than a set. A turn takes up to `batchSize`
+ * commands, and a mailbox of notices or reactions to one actor brings hundreds, each with its own
+ * id: a scan of the list per command made such a turn quadratic in its commands.
+ */
+const DEDUPE_SCAN = 8;
+
+/** Whether `id` was applied earlier in this turn. */
+function appliedInTurn(turn: Turn, id: string): boolean {
+  const ids = turn.dedupe;
+  if (ids === undefined) return false;
+  if (ids.length <= DEDUPE_SCAN) return ids.includes(id);
+  turn.dedupeSet ??= new Set(ids);
+  return turn.dedupeSet.has(id);
+}
+
+function applied(turn: Turn, id: string): void {
+  (turn.dedupe ??= []).push(id);
+  turn.dedupeSet?.add(id);
 }
 
 function outcome(turn: Turn, env: Envelope, ok: boolean, value: unknown): void {
@@ -111,7 +134,7 @@ export function decideTurn(cell: Cell, now: number, ctx: CommandContext, meta: E
       outcome(turn, env, false, new ApiError('sandbox_record_limit_reached', env.refuseCreate));
       continue;
     }
-    if (env.dedupeId !== undefined && (seen(cell.dedupe, env.dedupeId) || turn.dedupe?.includes(env.dedupeId))) {
+    if (env.dedupeId !== undefined && (seen(cell.dedupe, env.dedupeId) || appliedInTurn(turn, env.dedupeId))) {
       outcome(turn, env, true, exists && !env.noReply ? def.view(state) : undefined);
       continue;
     }
@@ -138,7 +161,7 @@ export function decideTurn(cell: Cell, now: number, ctx: CommandContext, meta: E
         state = next;
         version += events.length;
         org ??= env.org;
-        if (env.dedupeId !== undefined) (turn.dedupe ??= []).push(env.dedupeId);
+        if (env.dedupeId !== undefined) applied(turn, env.dedupeId);
       }
       const reply = Array.isArray(decision) || decision.reply === undefined ? (org !== undefined && !env.noReply ? def.view(state) : undefined) : decision.reply;
       outcome(turn, env, true, reply);
