@@ -39,4 +39,25 @@ describe('device inbox (spec 4.7; docs/gaps.md#allocation)', () => {
     expect(await system.state<InboxState>(DeviceInbox, id, org)).toEqual(live);
     await system.stop();
   });
+
+  it('a recorded notice is the fields of its body, then sequence, worker_id and event_id, in that order, whatever the shape of the body', () => {
+    const offer = { id: 'match_offer_1', object: 'offer' as const, livemode: false, mocked: false as const, work_order_id: 'match_work_order_1', worker_id: 'w1', status: 'pending' as const, rank: 1, score: 0.5, offered_at: null, expires_at: null, decided_at: null, reason: null };
+    const work_order = { id: 'match_work_order_1', location: { latitude: 6.45, longitude: 3.39, radius_metres: 500 }, window: { starts_at: '2026-11-28T09:00:00.000Z', ends_at: '2026-11-28T17:00:00.000Z' }, occupation_code: null };
+    const assignment = { id: 'match_assignment_1', object: 'assignment' as const, work_order_id: 'match_work_order_1', offer_id: 'match_offer_1', worker_id: 'w1', status: 'assigned' as const, location: work_order.location, reason: null };
+    const bodies = [
+      { type: 'offer.made' as const, occurred_at: '2026-11-28T08:00:00.000Z', offer, work_order },
+      { type: 'assignment.changed' as const, occurred_at: '2026-11-28T08:00:01.000Z', assignment },
+      // a shape neither of those: kept whole all the same
+      { type: 'offer.made' as const, occurred_at: '2026-11-28T08:00:02.000Z', offer },
+    ];
+    const state: InboxState = { id: inboxIdOf(org, 'w1'), org, worker_id: 'w1', sequence: 41, notices: [], acknowledged: [{ offer_id: 'match_offer_0', at: 1, device: 'match_device_credential_a' }] };
+    for (const b of bodies) {
+      const [event] = DeviceInbox.decide.record(state, { worker_id: 'w1', event_id: 'evt_1', body: b }) as { type: string; notice: unknown }[];
+      expect(JSON.stringify(event.notice)).toBe(JSON.stringify({ ...b, sequence: 42, worker_id: 'w1', event_id: 'evt_1' }));
+      const after = DeviceInbox.evolve(state, event as never, { at: 2, version: 42, eventId: 'evt_1', org } as never);
+      // the rest of the state is kept as it was
+      expect(after).toEqual({ ...state, sequence: 42, notices: [event.notice] });
+      expect(state.notices).toEqual([]);
+    }
+  });
 });

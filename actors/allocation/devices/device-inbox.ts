@@ -63,6 +63,23 @@ export interface RecordCommand {
   body: NoticeBody;
 }
 
+/**
+ * The notice as recorded: the body's fields, then its number, worker and event. One literal per
+ * body shape rather than a spread of the body: a spread builds each notice on V8's slow path, and
+ * an inbox records one per offer made, withdrawn or decided.
+ */
+function numbered(cmd: RecordCommand, sequence: number): Notice {
+  const b = cmd.body;
+  const { worker_id, event_id } = cmd;
+  if (b.assignment !== undefined && b.offer === undefined && b.work_order === undefined) {
+    return { type: b.type, occurred_at: b.occurred_at, assignment: b.assignment, sequence, worker_id, event_id };
+  }
+  if (b.assignment === undefined && b.offer !== undefined && b.work_order !== undefined) {
+    return { type: b.type, occurred_at: b.occurred_at, offer: b.offer, work_order: b.work_order, sequence, worker_id, event_id };
+  }
+  return { ...b, sequence, worker_id, event_id };
+}
+
 export const DeviceInbox = defineActor({
   kind: 'allocation_device_inbox',
   prefix: DEVICE_INBOX_PREFIX,
@@ -71,8 +88,9 @@ export const DeviceInbox = defineActor({
   initial: (id: string, org: string): InboxState => ({ id, org, worker_id: '', sequence: 0, notices: [], acknowledged: [] }),
   decide: {
     record(s: InboxState, cmd: RecordCommand): InboxEvent[] {
-      if (s.notices.some((n) => n.event_id === cmd.event_id)) return [];
-      return [{ type: 'inbox.notice_recorded', notice: { ...cmd.body, sequence: s.sequence + 1, worker_id: cmd.worker_id, event_id: cmd.event_id } }];
+      const backlog = s.notices;
+      for (let i = backlog.length - 1; i >= 0; i--) if (backlog[i].event_id === cmd.event_id) return [];
+      return [{ type: 'inbox.notice_recorded', notice: numbered(cmd, s.sequence + 1) }];
     },
     acknowledge(s: InboxState, cmd: { offer_id: string; device: string; worker_id: string }): InboxEvent[] {
       if (s.acknowledged.some((a) => a.offer_id === cmd.offer_id)) return [];
@@ -82,12 +100,14 @@ export const DeviceInbox = defineActor({
   evolve(s: InboxState, e: InboxEvent, meta): InboxState {
     switch (e.type) {
       case 'inbox.notice_recorded': {
-        const notices = s.notices.length >= BACKLOG ? [...s.notices.slice(s.notices.length - BACKLOG + 1), e.notice] : [...s.notices, e.notice];
-        return { ...s, worker_id: e.notice.worker_id, sequence: e.notice.sequence, notices };
+        // one copy of the backlog per notice: the state before keeps its own
+        const notices = s.notices.slice(s.notices.length >= BACKLOG ? s.notices.length - BACKLOG + 1 : 0);
+        notices.push(e.notice);
+        return { id: s.id, org: s.org, worker_id: e.notice.worker_id, sequence: e.notice.sequence, notices, acknowledged: s.acknowledged };
       }
       case 'inbox.offer_acknowledged': {
         const kept = s.acknowledged.length >= ACKNOWLEDGED_KEPT ? s.acknowledged.slice(1) : s.acknowledged;
-        return { ...s, worker_id: s.worker_id || (e.worker_id ?? ''), acknowledged: [...kept, { offer_id: e.offer_id, at: meta.at, device: e.device }] };
+        return { id: s.id, org: s.org, worker_id: s.worker_id || (e.worker_id ?? ''), sequence: s.sequence, notices: s.notices, acknowledged: [...kept, { offer_id: e.offer_id, at: meta.at, device: e.device }] };
       }
       default:
         return assertNever(e);

@@ -92,7 +92,10 @@ const ASSIGNMENT_STATUS_AFTER: Record<string, AssignmentStatus> = {
 
 /** The notice a work order's event makes for its worker, if any (the opening and closing events make none of their own). */
 export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | undefined {
-  const ev = { ...(e.data as object), type: e.type } as WorkOrderEvent;
+  // The runtime stores the decided event whole, its type with it (runtime/turns.ts); a copy only
+  // for data stored without it.
+  const data = e.data as WorkOrderEvent;
+  const ev = data.type === e.type ? data : ({ ...data, type: e.type } as WorkOrderEvent);
   const at = iso(e.at);
   let type: NoticeType;
   let status: OfferStatus;
@@ -136,8 +139,23 @@ export function workOrderNotice(s: WorkOrderState, e: StoredEvent): Derived | un
     decided_at: made ? null : at,
     reason,
   });
-  const workOrder = { id: s.id, location: s.location, window: { starts_at: iso(s.window.starts_at), ends_at: iso(s.window.ends_at) }, occupation_code: s.occupation_code };
-  return { org: e.org, worker_id: ev.worker_id, event_id: e.id, body: { type, occurred_at: at, offer, work_order: workOrder } };
+  return { org: e.org, worker_id: ev.worker_id, event_id: e.id, body: { type, occurred_at: at, offer, work_order: workOrderPart(s) } };
+}
+
+type WorkOrderPart = NonNullable<NoticeBody['work_order']>;
+/**
+ * The work order as its notices show it, one object for every notice of the work order: each
+ * offer it makes, withdraws or sees decided carries the same facts, which never change. Kept by
+ * the state's window (one object from the opening event on, so while the work order is active).
+ */
+const workOrderParts = new WeakMap<WorkOrderState['window'], WorkOrderPart>();
+
+function workOrderPart(s: WorkOrderState): WorkOrderPart {
+  const kept = workOrderParts.get(s.window);
+  if (kept !== undefined && kept.id === s.id && kept.location === s.location && kept.occupation_code === s.occupation_code) return kept;
+  const part = { id: s.id, location: s.location, window: { starts_at: iso(s.window.starts_at), ends_at: iso(s.window.ends_at) }, occupation_code: s.occupation_code };
+  workOrderParts.set(s.window, part);
+  return part;
 }
 
 /** The notice an assignment's event makes for its worker. */
