@@ -34,8 +34,10 @@
  * (d) Offers to the phone (allocation-devices.ts, on a platform of its own after (b)): offer made to
  *     its frame received at one of 19,800 connected devices, p99 <= 50 ms, beside the cascade's own
  *     decision time; (e) the same across three cluster node processes, p99 <= 150 ms.
- * BENCH_CPU_PROF=<dir> writes .cpuprofile files of the server's open and accept runs and of the
- * ranking child. BENCH_RANK_WORKERS, BENCH_RANK_QUERIES, BENCH_SECONDS, BENCH_ACCEPTS override sizes.
+ * BENCH_CPU_PROF=<dir> writes .cpuprofile files of the server's open and accept runs, of the
+ * cascade's revocations and of the ranking child. BENCH_RANK_WORKERS, BENCH_RANK_QUERIES,
+ * BENCH_SECONDS, BENCH_ACCEPTS override sizes; BENCH_ALLOCATION_PARTS (letters, default `abcd`)
+ * runs only the parts named.
  *
  * Each part is a file of allocation/: ranking.ts (a), cascade-removal.ts (b), open-accept.ts (c),
  * on the embedded platforms of embedded.ts; this file runs them in turn and writes the rows.
@@ -82,23 +84,36 @@ function openAcceptRows(rows: OpenAcceptRows, notes: string[], pin: string, cLoa
   ];
 }
 
+/** The parts to run (BENCH_ALLOCATION_PARTS, letters of the header's parts; (d) runs (e) with it). */
+const PARTS = process.env.BENCH_ALLOCATION_PARTS ?? 'abcd';
+
 export default async function allocationBench(): Promise<BenchResult[]> {
-  process.stderr.write(`  (a) ranking over ${RANK_WORKERS.toLocaleString('en-US')} workers (child on core 0)\n`);
-  const a = await runRanking();
-  const aLoad = load();
+  const rows: BenchResult[] = [];
+  if (PARTS.includes('a')) {
+    process.stderr.write(`  (a) ranking over ${RANK_WORKERS.toLocaleString('en-US')} workers (child on core 0)\n`);
+    const a = await runRanking();
+    rows.push(...rankingRows(a, load()));
+  }
   const { SystemClock } = await import('../../runtime/index.ts');
   const clock = new SystemClock();
   // (c) first, then (b) on a platform of its own: (c) leaves some 150,000 live work orders behind,
   // and a full collection of that heap landing in a revocation is (c)'s cost, not the cascade rule's.
-  const cPlatform = await embedded('Allocation', clock);
-  const c = await openAndAccept(cPlatform, clock);
-  await closeEmbedded(cPlatform);
-  const bPlatform = await embedded('Cascade', clock);
-  const b = await cascadeRemoval(bPlatform, clock);
-  const bLoad = load();
-  await closeEmbedded(bPlatform);
-  const pin = loadPinning();
-  process.stderr.write('  (d) offers to the phone\n');
-  const d = [...(await deviceRows()), ...(await clusterRows())];
-  return [...rankingRows(a, aLoad), cascadeRow(b, bLoad), ...openAcceptRows(c.rows, c.notes, pin, c.load), ...d];
+  let c: Awaited<ReturnType<typeof openAndAccept>> | undefined;
+  if (PARTS.includes('c')) {
+    const cPlatform = await embedded('Allocation', clock);
+    c = await openAndAccept(cPlatform, clock);
+    await closeEmbedded(cPlatform);
+  }
+  if (PARTS.includes('b')) {
+    const bPlatform = await embedded('Cascade', clock);
+    const b = await cascadeRemoval(bPlatform, clock);
+    rows.push(cascadeRow(b, load()));
+    await closeEmbedded(bPlatform);
+  }
+  if (c) rows.push(...openAcceptRows(c.rows, c.notes, loadPinning(), c.load));
+  if (PARTS.includes('d')) {
+    process.stderr.write('  (d) offers to the phone\n');
+    rows.push(...(await deviceRows()), ...(await clusterRows()));
+  }
+  return rows;
 }
