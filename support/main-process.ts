@@ -1,6 +1,7 @@
 /**
- * `npm start`'s entry (main.ts) as a child process for tests: on loopback, a port of its own, an
- * operator socket and a data directory of its own (DATA_DIR, unless given), never NATS or Redis.
+ * `npm start`'s entry (main.ts) as a child process for tests and benches: on loopback, a port of
+ * its own, an operator socket and a data directory of its own (DATA_DIR, unless given), NATS and
+ * Redis only when named.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,11 +25,16 @@ export const START_ARGS: readonly string[] = (() => {
   return args.slice(args.indexOf('node') + 1);
 })();
 
-/** Resolves once it prints its listening line; rejects with its output if it exits first. */
+/**
+ * Resolves once it prints its listening line; rejects with its output if it exits first. NATS_URL
+ * and REDIS_URL are never inherited (the test projects set them for the cluster family), only
+ * taken from `extra`: a cluster node is started by naming them.
+ */
 export function startMain(extra: NodeJS.ProcessEnv = {}, command: string[] = [process.execPath, ...START_ARGS]): Promise<MainProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(tempDir('wf-main-'), 'operator.sock'), DATA_DIR: tempDir('wf-data-'), ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', OPERATOR_SOCKET: join(tempDir('wf-main-'), 'operator.sock'), DATA_DIR: tempDir('wf-data-') };
   delete env.NATS_URL;
   delete env.REDIS_URL;
+  Object.assign(env, extra);
   const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {

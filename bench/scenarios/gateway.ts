@@ -30,14 +30,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compared, type BenchResult } from '../report.ts';
 import { createClusterStores } from '../../stores/index.ts';
-import { ROOT, START_ARGS } from '../../support/main-process.ts';
+import { type MainProcess, START_ARGS, startMain } from '../../support/main-process.ts';
 import { NOOP_PATH, noopArea } from '../../support/noop-area.ts';
 import { registerBenchOrganisation, startRegisteredPlatform } from '../../support/platform.ts';
-import { tempDir } from '../../support/stores.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -265,26 +263,18 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  */
 async function startClusterServer(): Promise<Server & { drop(): Promise<void> }> {
   const namespace = `bench_gw_${process.pid}`;
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', NATS_URL, REDIS_URL, STORE_NAMESPACE: namespace, DATA_DIR: tempDir('wf-bench-'), OPERATOR_SOCKET: join(tempDir('wf-bench-op-'), 'op.sock'), METRICS_PORT: '0' };
-  const p = spawn('taskset', ['-c', '0', process.execPath, ...START_ARGS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const drop = async () => {
     const stores = await createClusterStores({ natsUrl: NATS_URL, redisUrl: REDIS_URL, now: Date.now, namespace, ephemeral: true });
     await stores.close();
   };
+  let node: MainProcess | undefined;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      p.stdout!.on('data', (d) => {
-        if (out.length < 65_536) out += d;
-        const m = /listening on port (\d+) /.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      p.on('exit', (code) => reject(new Error(`the cluster node exited ${code} before listening: ${out.slice(-400)}`)));
-    });
+    node = await startMain({ NATS_URL, REDIS_URL, STORE_NAMESPACE: namespace, METRICS_PORT: '0' }, ['taskset', '-c', '0', process.execPath, ...START_ARGS]);
+    const { child, port } = node;
     const key = await registerBenchOrganisation(port, `bench.cluster${process.pid}@example.ng`);
-    return { port, key, pid: p.pid!, pause: () => undefined, resume: () => undefined, stop: () => p.kill('SIGKILL'), drop };
+    return { port, key, pid: child.pid!, pause: () => undefined, resume: () => undefined, stop: () => child.kill('SIGKILL'), drop };
   } catch (e) {
-    p.kill('SIGKILL');
+    node?.child.kill('SIGKILL');
     await drop().catch(() => undefined);
     throw e;
   }

@@ -49,7 +49,6 @@ interface Read {
   held: Held | undefined;
 }
 
-
 /**
  * A JetStream fault that is not a refused revision, after riding out an election (election.ts):
  * the caller may retry (a 503, never a 500).

@@ -36,7 +36,6 @@ interface Held {
   c: number;
 }
 
-
 function fault(e: unknown): never {
   if (e instanceof StoreUnavailableError) throw e;
   throw new StoreUnavailableError(`JetStream reminders: ${(e as Error)?.message ?? String(e)}`, { cause: e });
